@@ -1,0 +1,2 @@
+//! The perflab command as a library.
+#![deny(missing_docs)]

@@ -1,0 +1,1 @@
+//! The profile file written by the instrumentation library (`perflab-profile/1`).

@@ -1,0 +1,2 @@
+//! Attribute macros for perflab.
+#![deny(missing_docs)]

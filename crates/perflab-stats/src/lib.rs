@@ -1,0 +1,2 @@
+//! Pure statistics for perflab.
+#![deny(missing_docs)]

@@ -1,0 +1,2 @@
+//! Instrumentation for Rust programs.
+#![deny(missing_docs)]
