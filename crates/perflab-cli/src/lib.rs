@@ -1,2 +1,41 @@
-//! The perflab command as a library.
+//! The perflab command as a library: everything `main.rs` calls, where the
+//! tests can reach it.
+//!
+//! One module per concept: [`cli`] (flags), [`experiment`] (validated
+//! configuration), [`runner`] (processes, interleaving, metrics), [`decide`]
+//! (verdicts from perflab-stats), [`store`] (SQLite), [`report`] (terminal,
+//! Markdown, JSON) and [`commands`] (the glue of each subcommand).
 #![deny(missing_docs)]
+
+pub mod ab;
+pub mod cli;
+pub mod commands;
+pub mod decide;
+pub mod document;
+pub mod error;
+pub mod experiment;
+pub mod progress;
+pub mod provenance;
+pub mod report;
+pub mod runner;
+pub mod samples;
+pub mod store;
+pub mod units;
+
+pub use error::{Error, Result};
+
+use cli::{Cli, Command};
+use store::Store;
+
+/// Runs a parsed command line; returns the process exit code.
+pub fn run(cli: Cli) -> Result<i32> {
+    runner::install_interrupt_handler();
+    let store = Store::open(&Store::default_path(cli.store.as_deref()))?;
+    let mut executor = commands::real_executor();
+    match &cli.command {
+        Command::Ab(args) => commands::ab(args, &store, &mut executor),
+        Command::Compare(args) => commands::compare(args, &store),
+        Command::Run(args) => commands::run(args, &store, &mut executor),
+        Command::History(args) => commands::history(args, &store),
+    }
+}

@@ -1,1 +1,195 @@
-//! The result document written by `perflab ab --json` and friends (`perflab-result/1`).
+//! The result document written by `perflab ab`, `run` and `compare` with
+//! `--json`, and kept in the store (`perflab-result/1`).
+//!
+//! Every number says what it rests on: variants carry their run count and
+//! all samples, the change carries its interval, confidence and method.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// The format tag of this version.
+pub const RESULT_FORMAT: &str = "perflab-result/1";
+
+/// A complete result.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ResultDocument {
+    /// Always [`RESULT_FORMAT`].
+    pub format: String,
+    /// `ab`, `run` or `compare`.
+    pub kind: String,
+    /// The experiment's name, if given.
+    pub name: Option<String>,
+    /// The id in the store, if stored.
+    pub experiment_id: Option<i64>,
+    /// `complete`, or `incomplete` when stopped early (Ctrl-C, a failed run).
+    pub status: String,
+    /// The metric the result is about.
+    pub metric: MetricInfo,
+    /// The decision, for comparisons.
+    pub decision: Option<DecisionDoc>,
+    /// Verdict shortcut: `GO`, `NO-GO`, `NEUTRAL`, `INCONCLUSIVE` (same as `decision.verdict`).
+    pub verdict: Option<String>,
+    /// Relative change shortcut (fraction, positive is better).
+    pub change: Option<f64>,
+    /// Interval shortcut `[lo, hi]` for the change.
+    pub ci: Option<[f64; 2]>,
+    /// Guard metrics that may veto a GO.
+    #[serde(default)]
+    pub guards: Vec<GuardDoc>,
+    /// Each variant with its samples.
+    pub variants: Vec<VariantDoc>,
+    /// Seed of the run schedule, to reproduce the order.
+    pub seed: Option<u64>,
+    /// Where the measurement came from.
+    pub provenance: Option<BTreeMap<String, serde_json::Value>>,
+}
+
+/// What a metric is.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct MetricInfo {
+    /// `wall`, `cpu`, `peak-memory` or an extracted name.
+    pub name: String,
+    /// Unit of the samples (`s`, `KiB`, or as printed).
+    pub unit: String,
+    /// `higher` or `lower`.
+    pub better: String,
+}
+
+/// A decision with everything it rests on.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct DecisionDoc {
+    /// The verdict.
+    pub verdict: String,
+    /// One sentence saying why.
+    pub reason: String,
+    /// Relative change, positive is better.
+    pub change: f64,
+    /// Interval for the change.
+    pub ci: [f64; 2],
+    /// Confidence level of the interval.
+    pub confidence: f64,
+    /// The statistical method of the interval.
+    pub method: String,
+    /// GO threshold (fraction).
+    pub go: f64,
+    /// NO-GO threshold (fraction).
+    pub nogo: f64,
+    /// Runs per variant the decision rests on.
+    pub runs: usize,
+    /// For INCONCLUSIVE: further runs per variant likely to decide, if estimable.
+    pub runs_needed: Option<u64>,
+    /// For INCONCLUSIVE: the projection in words.
+    pub runs_needed_note: Option<String>,
+    /// Mann-Whitney U two-sided p-value, for reference only (not used to decide).
+    pub mann_whitney_p: Option<f64>,
+}
+
+/// A guard's outcome.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct GuardDoc {
+    /// The metric.
+    pub metric: String,
+    /// Largest worsening allowed (fraction).
+    pub max_worsening: f64,
+    /// Relative change, positive is better.
+    pub change: f64,
+    /// Interval for the change.
+    pub ci: [f64; 2],
+    /// `pass`, `violated` or `uncertain`.
+    pub status: String,
+}
+
+/// One variant.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct VariantDoc {
+    /// Name.
+    pub name: String,
+    /// Command, if it was run by perflab.
+    pub command: Option<String>,
+    /// Environment overrides.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Number of measured runs.
+    pub runs: usize,
+    /// Summary of the decision metric.
+    pub summary: SummaryDoc,
+    /// The decision metric of every run, in run order.
+    pub samples: Vec<f64>,
+    /// Every run in detail, when perflab ran them.
+    #[serde(default)]
+    pub run_details: Vec<RunDoc>,
+}
+
+/// Summary statistics of a sample.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SummaryDoc {
+    /// Number of values.
+    pub n: usize,
+    /// Mean.
+    pub mean: f64,
+    /// Sample standard deviation.
+    pub sd: f64,
+    /// Median.
+    pub median: f64,
+    /// Smallest value.
+    pub min: f64,
+    /// Largest value.
+    pub max: f64,
+    /// Median absolute deviation (unscaled).
+    pub mad: f64,
+    /// First quartile.
+    pub q1: f64,
+    /// Third quartile.
+    pub q3: f64,
+    /// Values beyond 1.5 IQR but within 3 IQR of the quartiles (Tukey).
+    pub outliers_mild: usize,
+    /// Values beyond 3 IQR of the quartiles (Tukey).
+    pub outliers_severe: usize,
+}
+
+/// One run.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RunDoc {
+    /// Wall time, seconds.
+    pub wall_s: f64,
+    /// User CPU, seconds.
+    pub user_s: f64,
+    /// System CPU, seconds.
+    pub sys_s: f64,
+    /// Peak memory, KiB.
+    pub peak_memory_kib: f64,
+    /// Exit code, if it exited.
+    pub exit_code: Option<i32>,
+    /// Extracted metrics.
+    #[serde(default)]
+    pub metrics: BTreeMap<String, f64>,
+}
+
+impl ResultDocument {
+    /// Parses a result, refusing other formats with a message saying what was found.
+    pub fn from_json_str(text: &str) -> Result<Self, FormatError> {
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| FormatError::Json(e.to_string()))?;
+        match value.get("format").and_then(|f| f.as_str()) {
+            Some(RESULT_FORMAT) => serde_json::from_value(value).map_err(|e| FormatError::Json(e.to_string())),
+            Some(other) => Err(FormatError::WrongFormat { expected: RESULT_FORMAT, found: other.to_string() }),
+            None => Err(FormatError::WrongFormat { expected: RESULT_FORMAT, found: "no \"format\" field".into() }),
+        }
+    }
+}
+
+/// Why a document could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum FormatError {
+    /// Not JSON, or not the expected shape.
+    #[error("not valid JSON for this format: {0}")]
+    Json(String),
+    /// Another format or version.
+    #[error("expected a {expected} document, found {found}")]
+    WrongFormat {
+        /// The format this reader understands.
+        expected: &'static str,
+        /// What the document said.
+        found: String,
+    },
+}

@@ -1,0 +1,203 @@
+//! `perflab ab`: A and B interleaved in randomised blocks until the
+//! decision is reached, a run limit or the time limit.
+
+use std::time::Instant;
+
+use perflab_stats::Verdict;
+
+use crate::decide::{Evaluation, evaluate, missing_metric};
+use crate::error::{Error, Result};
+use crate::experiment::Experiment;
+use crate::progress::Progress;
+use crate::provenance::Provenance;
+use crate::runner::{Executor, ExitState, RunOutcome, RunSpec, Schedule, interrupted};
+use crate::store::{Store, VariantRecord};
+
+/// Why the experiment stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    /// A verdict other than INCONCLUSIVE was reached.
+    Decided,
+    /// `--max-runs` was reached.
+    MaxRuns,
+    /// `--max-time` was reached.
+    MaxTime,
+    /// The user pressed Ctrl-C.
+    Interrupted,
+}
+
+/// What an A/B experiment produced.
+#[derive(Debug)]
+pub struct AbRun {
+    /// Measured runs of A and B, in the order of their blocks.
+    pub runs: [Vec<RunOutcome>; 2],
+    /// The final evaluation, if at least two pairs were measured.
+    pub evaluation: Option<Evaluation>,
+    /// Why it stopped.
+    pub stop: StopReason,
+    /// The experiment's id in the store.
+    pub experiment_id: Option<i64>,
+    /// The schedule's seed.
+    pub seed: u64,
+    /// Provenance of the experiment.
+    pub provenance: Provenance,
+}
+
+/// Runs the experiment. Runs are stored as they finish; on an error the
+/// experiment is marked incomplete and the error says how many runs were kept.
+pub fn run_ab(
+    exp: &Experiment,
+    executor: &mut dyn Executor,
+    store: Option<&Store>,
+    progress: &mut dyn Progress,
+) -> Result<AbRun> {
+    let provenance = Provenance::collect(exp.variants[0].cwd.as_deref().unwrap_or(std::path::Path::new(".")));
+    let mut schedule = Schedule::new(2, exp.seed);
+    let commands: Vec<String> = exp.variants.iter().map(|v| v.command.display()).collect();
+    let records: Vec<_> = exp
+        .variants
+        .iter()
+        .zip(&commands)
+        .map(|(v, command)| VariantRecord { name: &v.name, command, env: &v.env, cwd: v.cwd.as_deref() })
+        .collect();
+    let config = serde_json::json!({
+        "measure": exp.metric.name, "go": exp.thresholds.go, "nogo": exp.thresholds.nogo,
+        "confidence": exp.confidence, "min_runs": exp.min_runs, "max_runs": exp.max_runs,
+        "warmup": exp.warmup, "seed": schedule.seed(),
+    });
+    let ids = match store {
+        Some(s) => Some(s.begin_experiment("ab", exp.name.as_deref(), Some(&exp.metric.name), &provenance, &config.to_string(), &records)?),
+        None => None,
+    };
+    let mut state = AbState { exp, store, ids: ids.clone(), runs: [Vec::new(), Vec::new()], sequence: 0 };
+    let outcome = state.drive(executor, &mut schedule, progress);
+    progress.finish();
+    let experiment_id = ids.map(|(id, _)| id);
+    match outcome {
+        Ok((stop, evaluation)) => Ok(AbRun { runs: state.runs, evaluation, stop, experiment_id, seed: schedule.seed(), provenance }),
+        Err(e) => {
+            if let (Some(store), Some(id)) = (store, experiment_id) {
+                store.finish_experiment(id, "incomplete", None, None, None)?;
+                let kept = store.count_runs(id)?;
+                return Err(annotate(e, &format!("{kept} finished runs are kept in {} as experiment #{id}, marked incomplete", store.path().display())));
+            }
+            Err(e)
+        }
+    }
+}
+
+fn annotate(e: Error, note: &str) -> Error {
+    match e {
+        Error::Run { run, message } => Error::Run { run, message: format!("{message}\n({note})") },
+        other => other,
+    }
+}
+
+struct AbState<'a> {
+    exp: &'a Experiment,
+    store: Option<&'a Store>,
+    ids: Option<(i64, Vec<i64>)>,
+    runs: [Vec<RunOutcome>; 2],
+    sequence: usize,
+}
+
+impl AbState<'_> {
+    fn drive(
+        &mut self,
+        executor: &mut dyn Executor,
+        schedule: &mut Schedule,
+        progress: &mut dyn Progress,
+    ) -> Result<(StopReason, Option<Evaluation>)> {
+        let started = Instant::now();
+        for variant in 0..2 {
+            for i in 0..self.exp.warmup {
+                if self.perform(executor, variant, i, true)?.is_none() {
+                    return Ok((StopReason::Interrupted, None));
+                }
+            }
+        }
+        let mut evaluation = None;
+        for iteration in 0..self.exp.max_runs {
+            for variant in schedule.next_block() {
+                let Some(run) = self.perform(executor, variant, iteration, false)? else {
+                    let eval = self.evaluate_if_possible()?;
+                    return Ok((StopReason::Interrupted, eval));
+                };
+                self.runs[variant].push(run);
+            }
+            let pairs = iteration + 1;
+            if pairs >= 2 {
+                evaluation = Some(evaluate(self.exp, [&self.runs[0], &self.runs[1]])?);
+            }
+            progress.update(pairs, self.exp.max_runs, evaluation.as_ref());
+            if pairs >= self.exp.min_runs && evaluation.as_ref().is_some_and(|e| e.verdict != Verdict::Inconclusive) {
+                return Ok((StopReason::Decided, evaluation));
+            }
+            if self.exp.max_time.is_some_and(|t| started.elapsed() >= t) && pairs >= 2 {
+                return Ok((StopReason::MaxTime, evaluation));
+            }
+        }
+        Ok((StopReason::MaxRuns, evaluation))
+    }
+
+    fn evaluate_if_possible(&self) -> Result<Option<Evaluation>> {
+        let pairs = self.runs[0].len().min(self.runs[1].len());
+        if pairs < 2 {
+            return Ok(None);
+        }
+        evaluate(self.exp, [&self.runs[0][..pairs], &self.runs[1][..pairs]]).map(Some)
+    }
+
+    /// One run; `None` when Ctrl-C stopped it (such a run is not kept).
+    fn perform(&mut self, executor: &mut dyn Executor, variant: usize, iteration: usize, warmup: bool) -> Result<Option<RunOutcome>> {
+        if interrupted() {
+            return Ok(None);
+        }
+        let v = &self.exp.variants[variant];
+        let spec = RunSpec {
+            command: v.command.clone(),
+            env: v.env.clone(),
+            cwd: v.cwd.clone(),
+            timeout: self.exp.timeout,
+            extractor: self.exp.extractor.clone(),
+            profile_path: None,
+        };
+        let run = executor.execute(&spec)?;
+        if run.exit == ExitState::Interrupted {
+            return Ok(None);
+        }
+        self.sequence += 1;
+        if let (Some(store), Some((id, variant_ids))) = (self.store, &self.ids) {
+            store.record_run(*id, variant_ids[variant], self.sequence, iteration, warmup, &run)?;
+        }
+        let label = format!("{}run {} of variant \"{}\"", if warmup { "warm-up " } else { "" }, iteration + 1, v.name);
+        if !run.exit.success() && !self.exp.ignore_failure {
+            return Err(failed_run(label, &v.command.display(), &run));
+        }
+        if !warmup {
+            let needed = std::iter::once(&self.exp.metric).chain(self.exp.guards.iter().map(|g| &g.metric));
+            for metric in needed {
+                if run.metric(&metric.name).is_none() {
+                    return Err(missing_metric(&metric.name, &v.name, iteration, &run));
+                }
+            }
+        }
+        Ok(Some(run))
+    }
+}
+
+/// The error for a run that failed, with a hint for the usual causes.
+pub fn failed_run(label: String, command: &str, run: &RunOutcome) -> Error {
+    let hint = match run.exit {
+        ExitState::Code(127) => format!("\nThe shell could not find the program of '{command}': check its spelling and PATH, or give a path like ./prog."),
+        ExitState::Code(126) => format!("\nThe shell found '{command}' but could not execute it: check its permissions (chmod +x)."),
+        ExitState::TimedOut => "\nRaise --timeout if the run legitimately takes this long.".to_string(),
+        _ => "\nFix the command, or pass --ignore-failure to measure failing runs too.".to_string(),
+    };
+    let tail = if run.output_tail.trim().is_empty() {
+        "  (no output)".to_string()
+    } else {
+        run.output_tail.lines().map(|l| format!("  | {l}")).collect::<Vec<_>>().join("\n")
+    };
+    Error::Run { run: label, message: format!("'{command}' {}.{hint}\nThe end of its output:\n{tail}", run.exit.describe()) }
+}

@@ -1,0 +1,185 @@
+//! Command-line definitions (clap only: no logic here).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// perflab: measure, compare and decide, with statistics that do not lie quietly.
+#[derive(Debug, Parser)]
+#[command(name = "perflab", version, about, long_about = None)]
+#[command(after_help = "Exit codes: 0 GO / NEUTRAL / plain measurement, 1 perflab failed, \
+2 bad usage or input, 3 NO-GO, 4 INCONCLUSIVE, 130 interrupted (finished runs are kept).")]
+pub struct Cli {
+    /// The SQLite store [default: .perflab/perflab.db, or $PERFLAB_STORE].
+    #[arg(long, global = true, value_name = "PATH")]
+    pub store: Option<PathBuf>,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Compare a baseline (A) and a candidate (B), interleaved, until the statistics decide.
+    #[command(after_help = "Examples:\n  perflab ab './old' './new'\n  \
+perflab ab './prog' --env-b FAST=1\n  perflab ab -f perflab.toml\n  \
+perflab ab './a' './b' --measure throughput --metric 'throughput=([0-9.]+[KMG]?) ops/s' --better higher")]
+    Ab(AbArgs),
+    /// Decide on samples that already exist (numbers, a perflab JSON result, a hyperfine JSON export).
+    #[command(after_help = "Each input is a PATH, optionally followed by #SELECTOR to pick one variant \
+of a perflab JSON result or one command of a hyperfine export (by name or 0-based index).\n\
+A text file holds one number per line (K/M/G suffixes allowed, # starts a comment).")]
+    Compare(CompareArgs),
+    /// Measure one command (no decision).
+    Run(RunArgs),
+    /// List past experiments and their verdicts.
+    History(HistoryArgs),
+}
+
+/// Options shared by every command that runs processes.
+#[derive(Debug, Args, Clone, Default)]
+pub struct RunOptions {
+    /// Extract a metric from the output: NAME=REGEX, the first capture group (or the whole match)
+    /// is the value; K/M/G suffixes are understood. Repeatable.
+    #[arg(long = "metric", value_name = "NAME=REGEX")]
+    pub metrics: Vec<String>,
+    /// Runs of each variant before measuring (not counted).
+    #[arg(long, value_name = "N")]
+    pub warmup: Option<usize>,
+    /// Kill a run that takes longer than this (e.g. 30s, 2m).
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
+    /// Run the command directly instead of through `sh -c` (split on whitespace).
+    #[arg(short = 'N', long)]
+    pub no_shell: bool,
+    /// Keep measuring when a run exits with a non-zero status.
+    #[arg(long)]
+    pub ignore_failure: bool,
+    /// Working directory of the runs.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Write the result as JSON.
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+    /// Write the result as a Markdown table.
+    #[arg(long, value_name = "PATH")]
+    pub markdown: Option<PathBuf>,
+    /// Do not show the progress display.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// `perflab ab`.
+#[derive(Debug, Args)]
+pub struct AbArgs {
+    /// Baseline command (A), and candidate command (B). With one command, use --env-a/--env-b.
+    #[arg(value_name = "CMD", num_args = 0..=2)]
+    pub commands: Vec<String>,
+    /// Experiment file (perflab.toml); flags given here override it.
+    #[arg(short = 'f', long = "file", value_name = "PATH")]
+    pub file: Option<PathBuf>,
+    /// Environment override for A: KEY=VALUE. Repeatable.
+    #[arg(long = "env-a", value_name = "KEY=VALUE")]
+    pub env_a: Vec<String>,
+    /// Environment override for B: KEY=VALUE. Repeatable.
+    #[arg(long = "env-b", value_name = "KEY=VALUE")]
+    pub env_b: Vec<String>,
+    /// Name of the baseline variant.
+    #[arg(long, value_name = "NAME")]
+    pub name_a: Option<String>,
+    /// Name of the candidate variant.
+    #[arg(long, value_name = "NAME")]
+    pub name_b: Option<String>,
+    /// The metric the decision rests on: wall, cpu, peak-memory, or a metric name.
+    #[arg(long, value_name = "METRIC")]
+    pub measure: Option<String>,
+    /// Whether higher or lower values of the metric are better.
+    #[arg(long, value_name = "higher|lower")]
+    pub better: Option<String>,
+    /// A metric that may veto a GO: METRIC:LIMIT, e.g. peak-memory:5% (may not worsen by more). Repeatable.
+    #[arg(long = "guard", value_name = "METRIC:LIMIT")]
+    pub guards: Vec<String>,
+    /// GO threshold, in percent of improvement [default: 1%].
+    #[arg(long, value_name = "PERCENT", allow_hyphen_values = true)]
+    pub go: Option<String>,
+    /// NO-GO threshold, in percent (negative) [default: -0.5%].
+    #[arg(long, value_name = "PERCENT", allow_hyphen_values = true)]
+    pub nogo: Option<String>,
+    /// Confidence level of the interval [default: 0.95].
+    #[arg(long, value_name = "LEVEL")]
+    pub confidence: Option<f64>,
+    /// Runs per variant before the first decision [default: 10].
+    #[arg(long, value_name = "N")]
+    pub min_runs: Option<usize>,
+    /// Runs per variant at most [default: 60].
+    #[arg(long, value_name = "N")]
+    pub max_runs: Option<usize>,
+    /// Stop deciding after this long (e.g. 10m); the verdict may then be INCONCLUSIVE.
+    #[arg(long, value_name = "DURATION")]
+    pub max_time: Option<String>,
+    /// Seed for the order of A and B within each block (for reproducing a schedule).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// The shared run options.
+    #[command(flatten)]
+    pub run: RunOptions,
+}
+
+/// `perflab compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Baseline samples: PATH[#SELECTOR].
+    pub baseline: String,
+    /// Candidate samples: PATH[#SELECTOR].
+    pub candidate: String,
+    /// Whether higher or lower values are better [default: lower].
+    #[arg(long, value_name = "higher|lower", default_value = "lower")]
+    pub better: String,
+    /// GO threshold in percent [default: 1%].
+    #[arg(long, value_name = "PERCENT", allow_hyphen_values = true)]
+    pub go: Option<String>,
+    /// NO-GO threshold in percent [default: -0.5%].
+    #[arg(long, value_name = "PERCENT", allow_hyphen_values = true)]
+    pub nogo: Option<String>,
+    /// Confidence level [default: 0.95].
+    #[arg(long, value_name = "LEVEL")]
+    pub confidence: Option<f64>,
+    /// For perflab JSON results: the metric to compare [default: the result's own].
+    #[arg(long, value_name = "METRIC")]
+    pub measure: Option<String>,
+    /// Write the result as JSON.
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+    /// Write the result as a Markdown table.
+    #[arg(long, value_name = "PATH")]
+    pub markdown: Option<PathBuf>,
+}
+
+/// `perflab run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The command to measure.
+    #[arg(value_name = "CMD", required = true)]
+    pub command: String,
+    /// Number of measured runs [default: 10].
+    #[arg(short = 'r', long, value_name = "N")]
+    pub runs: Option<usize>,
+    /// Environment override: KEY=VALUE. Repeatable.
+    #[arg(long = "env", value_name = "KEY=VALUE")]
+    pub env: Vec<String>,
+    /// Name shown for the command.
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// The shared run options.
+    #[command(flatten)]
+    pub run: RunOptions,
+}
+
+/// `perflab history`.
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// Show at most this many experiments, newest first.
+    #[arg(short = 'n', long, default_value_t = 20, value_name = "N")]
+    pub limit: usize,
+}

@@ -1,0 +1,180 @@
+//! Building the result document (`perflab-result/1`) that every output
+//! format and the store are made from, so that they cannot disagree.
+
+use std::collections::BTreeMap;
+
+use perflab_format::result::{
+    DecisionDoc, GuardDoc, MetricInfo, RESULT_FORMAT, ResultDocument, RunDoc, SummaryDoc, VariantDoc,
+};
+use perflab_stats::{Better, Interval, Thresholds, Verdict, summarize};
+
+use crate::ab::{AbRun, StopReason};
+use crate::decide::{PAIRED_METHOD, describe_runs_needed};
+use crate::error::Result;
+use crate::experiment::{Experiment, MetricChoice};
+use crate::provenance::Provenance;
+use crate::runner::RunOutcome;
+
+/// Summary statistics of a sample as stored in documents.
+pub fn summary_doc(values: &[f64]) -> Result<SummaryDoc> {
+    let s = summarize(values)?;
+    Ok(SummaryDoc {
+        n: s.n,
+        mean: s.mean,
+        sd: s.sd,
+        median: s.median,
+        min: s.min,
+        max: s.max,
+        mad: s.mad,
+        q1: s.q1,
+        q3: s.q3,
+        outliers_mild: s.outliers.mild.len(),
+        outliers_severe: s.outliers.severe.len(),
+    })
+}
+
+/// The metric description of a document.
+pub fn metric_info(metric: &MetricChoice, unit_from_runs: Option<&str>) -> MetricInfo {
+    MetricInfo {
+        name: metric.name.clone(),
+        unit: if metric.unit.is_empty() { unit_from_runs.unwrap_or_default().to_string() } else { metric.unit.clone() },
+        better: match metric.better {
+            Better::Higher => "higher",
+            Better::Lower => "lower",
+        }
+        .to_string(),
+    }
+}
+
+/// One run in detail.
+pub fn run_doc(run: &RunOutcome) -> RunDoc {
+    RunDoc {
+        wall_s: run.wall_s,
+        user_s: run.user_s,
+        sys_s: run.sys_s,
+        peak_memory_kib: run.max_rss_kib,
+        exit_code: match run.exit {
+            crate::runner::ExitState::Code(c) => Some(c),
+            _ => None,
+        },
+        metrics: run.metrics.iter().map(|(k, v)| (k.clone(), v.value)).collect(),
+    }
+}
+
+/// A variant's document from its runs.
+pub fn variant_doc(
+    name: &str,
+    command: Option<String>,
+    env: &[(String, String)],
+    metric: &str,
+    runs: &[RunOutcome],
+) -> Result<VariantDoc> {
+    let samples: Vec<f64> = runs.iter().filter_map(|r| r.metric(metric)).collect();
+    Ok(VariantDoc {
+        name: name.to_string(),
+        command,
+        env: env.iter().cloned().collect(),
+        runs: runs.len(),
+        summary: summary_doc(&samples)?,
+        samples,
+        run_details: runs.iter().map(run_doc).collect(),
+    })
+}
+
+/// The decision part of a document.
+#[allow(clippy::too_many_arguments)]
+pub fn decision_doc(
+    verdict: Verdict,
+    reason: String,
+    interval: &Interval,
+    thresholds: &Thresholds,
+    method: &str,
+    runs: usize,
+    runs_needed: Option<&perflab_stats::RunsNeeded>,
+    mann_whitney_p: Option<f64>,
+) -> DecisionDoc {
+    DecisionDoc {
+        verdict: verdict.to_string(),
+        reason,
+        change: interval.estimate,
+        ci: [interval.lo, interval.hi],
+        confidence: interval.confidence,
+        method: method.to_string(),
+        go: thresholds.go,
+        nogo: thresholds.nogo,
+        runs,
+        runs_needed: runs_needed.and_then(|n| match n {
+            perflab_stats::RunsNeeded::Additional(k) => Some(*k as u64),
+            _ => None,
+        }),
+        runs_needed_note: runs_needed.map(describe_runs_needed),
+        mann_whitney_p,
+    }
+}
+
+/// Provenance as a JSON map.
+pub fn provenance_map(p: &Provenance) -> BTreeMap<String, serde_json::Value> {
+    match serde_json::to_value(p) {
+        Ok(serde_json::Value::Object(map)) => map.into_iter().collect(),
+        _ => BTreeMap::new(),
+    }
+}
+
+/// The document of an A/B experiment.
+pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
+    let unit = ab.runs[0].iter().find_map(|r| r.metrics.get(&exp.metric.name)).map(|m| m.unit.clone());
+    let mut variants = Vec::new();
+    for (v, runs) in exp.variants.iter().zip(&ab.runs) {
+        if runs.is_empty() {
+            continue;
+        }
+        variants.push(variant_doc(&v.name, Some(v.command.display()), &v.env, &exp.metric.name, runs)?);
+    }
+    let decision = ab.evaluation.as_ref().map(|e| {
+        let mw = mann_whitney_p(&variants);
+        let mut reason = e.reason.clone();
+        match ab.stop {
+            StopReason::Interrupted => reason.push_str(" (interrupted: the experiment did not finish)"),
+            StopReason::MaxTime if e.verdict == Verdict::Inconclusive => reason.push_str(" (stopped at --max-time)"),
+            StopReason::MaxRuns if e.verdict == Verdict::Inconclusive => reason.push_str(" (stopped at --max-runs)"),
+            _ => {}
+        }
+        decision_doc(e.verdict, reason, &e.interval, &exp.thresholds, PAIRED_METHOD, e.pairs, e.runs_needed.as_ref(), mw)
+    });
+    let guards = ab
+        .evaluation
+        .iter()
+        .flat_map(|e| &e.guards)
+        .map(|g| GuardDoc {
+            metric: g.guard.metric.name.clone(),
+            max_worsening: g.guard.max_worsening,
+            change: g.interval.estimate,
+            ci: [g.interval.lo, g.interval.hi],
+            status: g.status.as_str().to_string(),
+        })
+        .collect();
+    Ok(ResultDocument {
+        format: RESULT_FORMAT.to_string(),
+        kind: "ab".into(),
+        name: exp.name.clone(),
+        experiment_id: ab.experiment_id,
+        status: if ab.stop == StopReason::Interrupted { "incomplete" } else { "complete" }.into(),
+        metric: metric_info(&exp.metric, unit.as_deref()),
+        verdict: decision.as_ref().map(|d| d.verdict.clone()),
+        change: decision.as_ref().map(|d| d.change),
+        ci: decision.as_ref().map(|d| d.ci),
+        decision,
+        guards,
+        variants,
+        seed: Some(ab.seed),
+        provenance: Some(provenance_map(&ab.provenance)),
+    })
+}
+
+/// Mann-Whitney U p-value of the first two variants' samples, for reference.
+pub fn mann_whitney_p(variants: &[VariantDoc]) -> Option<f64> {
+    match variants {
+        [a, b, ..] => perflab_stats::mann_whitney(&a.samples, &b.samples).ok().map(|m| m.p_value),
+        _ => None,
+    }
+}

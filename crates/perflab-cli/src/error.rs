@@ -1,0 +1,109 @@
+//! The errors of the perflab command and the exit codes they map to.
+//!
+//! Every message says what was wrong (naming the flag, file, line or run at
+//! fault) and how to fix it, because the person reading it is in the middle
+//! of an investigation and should not have to guess.
+
+use std::path::PathBuf;
+
+/// Exit code: a decision was reached and nothing regressed, or a plain measurement.
+pub const EXIT_OK: i32 = 0;
+/// Exit code: perflab itself failed (store, I/O, a bug).
+pub const EXIT_FAILURE: i32 = 1;
+/// Exit code: bad usage or bad input.
+pub const EXIT_USAGE: i32 = 2;
+/// Exit code: the verdict is NO-GO.
+pub const EXIT_NO_GO: i32 = 3;
+/// Exit code: the verdict is INCONCLUSIVE.
+pub const EXIT_INCONCLUSIVE: i32 = 4;
+/// Exit code: interrupted by Ctrl-C; the runs already finished are kept.
+pub const EXIT_INTERRUPTED: i32 = 130;
+
+/// An error of the perflab command.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A flag or argument is wrong.
+    #[error("{flag}: {message}")]
+    Usage {
+        /// The flag or argument at fault, e.g. `--go`.
+        flag: String,
+        /// What was wrong and how to fix it.
+        message: String,
+    },
+    /// An input file is wrong.
+    #[error("{}: {message}", path.display())]
+    Input {
+        /// The file at fault, with a `:line:column` suffix where known.
+        path: PathBuf,
+        /// What was wrong and how to fix it.
+        message: String,
+    },
+    /// A measured run went wrong (failed, timed out, missed a metric).
+    #[error("{run}: {message}")]
+    Run {
+        /// Which run, e.g. `run 3 of variant "B"`.
+        run: String,
+        /// What happened and how to fix it, with the tail of the run's output.
+        message: String,
+    },
+    /// The statistics cannot be computed from these samples.
+    #[error("{0}")]
+    Stats(String),
+    /// The user pressed Ctrl-C; finished runs are kept.
+    #[error("interrupted: {0}")]
+    Interrupted(String),
+    /// An I/O error on a file perflab writes or reads.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file at fault.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The SQLite store failed.
+    #[error("store {}: {source}", path.display())]
+    Store {
+        /// The store file.
+        path: PathBuf,
+        /// The underlying error.
+        source: rusqlite::Error,
+    },
+}
+
+impl Error {
+    /// The process exit code for this error (see README, "Exit codes").
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Usage { .. } | Error::Input { .. } | Error::Run { .. } | Error::Stats(_) => {
+                EXIT_USAGE
+            }
+            Error::Interrupted(_) => EXIT_INTERRUPTED,
+            Error::Io { .. } | Error::Store { .. } => EXIT_FAILURE,
+        }
+    }
+
+    /// A usage error for `flag`.
+    pub fn usage(flag: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::Usage {
+            flag: flag.into(),
+            message: message.into(),
+        }
+    }
+
+    /// An input error for `path`.
+    pub fn input(path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
+        Error::Input {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl From<perflab_stats::StatsError> for Error {
+    fn from(e: perflab_stats::StatsError) -> Self {
+        Error::Stats(e.to_string())
+    }
+}
+
+/// The result type of the perflab command library.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

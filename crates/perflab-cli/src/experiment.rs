@@ -1,0 +1,124 @@
+//! A validated experiment: the variants, the metric the decision rests on,
+//! thresholds, guards and run limits, from flags, from `perflab.toml`, or
+//! both (flags win).
+
+mod file;
+pub mod settings;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use perflab_stats::{Better, Thresholds};
+
+pub use settings::{Settings, parse_better, parse_env, parse_guard};
+
+use crate::runner::{CommandLine, MetricExtractor, builtin_metric};
+
+/// Default runs per variant before the first decision.
+pub const DEFAULT_MIN_RUNS: usize = 10;
+/// Default runs per variant at most.
+pub const DEFAULT_MAX_RUNS: usize = 60;
+/// Default confidence level.
+pub const DEFAULT_CONFIDENCE: f64 = 0.95;
+
+/// One side of a comparison.
+#[derive(Debug, Clone)]
+pub struct Variant {
+    /// Its name in tables ("A", "baseline", ...).
+    pub name: String,
+    /// What to run.
+    pub command: CommandLine,
+    /// Environment variables set for its runs only.
+    pub env: Vec<(String, String)>,
+    /// Its working directory.
+    pub cwd: Option<PathBuf>,
+}
+
+/// The metric a decision rests on, and which direction is better.
+#[derive(Debug, Clone)]
+pub struct MetricChoice {
+    /// `wall`, `cpu`, `peak-memory` or an extracted metric's name.
+    pub name: String,
+    /// Whether higher or lower is better.
+    pub better: Better,
+    /// Unit for printing (`s`, `KiB`, or as the program printed it).
+    pub unit: String,
+}
+
+impl MetricChoice {
+    /// Resolves a metric name; extracted metrics must say which way is better.
+    pub fn resolve(name: &str, better: Option<Better>, flag: &str) -> crate::Result<Self> {
+        if let Some((_, unit)) = builtin_metric(name) {
+            return Ok(Self {
+                name: name.to_string(),
+                better: better.unwrap_or(Better::Lower),
+                unit: unit.to_string(),
+            });
+        }
+        let Some(better) = better else {
+            return Err(crate::Error::usage(
+                flag,
+                format!(
+                    "metric '{name}' is not built in, so perflab cannot know which way is better; \
+                     add --better higher (throughput) or --better lower (latency, size)"
+                ),
+            ));
+        };
+        Ok(Self { name: name.to_string(), better, unit: String::new() })
+    }
+
+    /// A readable name with its direction, e.g. "wall time (lower is better)".
+    pub fn describe(&self) -> String {
+        let label = builtin_metric(&self.name).map_or(self.name.as_str(), |(label, _)| label);
+        let direction = match self.better {
+            Better::Higher => "higher",
+            Better::Lower => "lower",
+        };
+        format!("{label} ({direction} is better)")
+    }
+}
+
+/// A metric that may veto a GO if it worsens by more than a limit.
+#[derive(Debug, Clone)]
+pub struct Guard {
+    /// The metric watched.
+    pub metric: MetricChoice,
+    /// The largest worsening allowed, as a fraction (0.05 = 5%).
+    pub max_worsening: f64,
+}
+
+/// Everything `perflab ab` needs to run and decide.
+#[derive(Debug, Clone)]
+pub struct Experiment {
+    /// A name for the history, if given.
+    pub name: Option<String>,
+    /// Baseline first, candidate second.
+    pub variants: Vec<Variant>,
+    /// The metric the decision rests on.
+    pub metric: MetricChoice,
+    /// Metrics that may veto a GO.
+    pub guards: Vec<Guard>,
+    /// GO and NO-GO thresholds.
+    pub thresholds: Thresholds,
+    /// Confidence level of the interval.
+    pub confidence: f64,
+    /// Runs per variant before the first decision.
+    pub min_runs: usize,
+    /// Runs per variant at most.
+    pub max_runs: usize,
+    /// Stop after this long.
+    pub max_time: Option<Duration>,
+    /// Unmeasured runs of each variant first.
+    pub warmup: usize,
+    /// Per-run timeout.
+    pub timeout: Option<Duration>,
+    /// Metric patterns for the output.
+    pub extractor: Arc<MetricExtractor>,
+    /// Keep going when a run fails.
+    pub ignore_failure: bool,
+    /// Seed of the schedule.
+    pub seed: Option<u64>,
+}
+
+pub use file::{parse_experiment, read_experiment_file};

@@ -1,0 +1,232 @@
+//! The experiment file, `perflab.toml`.
+//!
+//! ```toml
+//! name = "quickstart"
+//! measure = "wall"          # or cpu, peak-memory, or a metric name
+//! go = "1%"                 # or a number of percent: go = 1
+//! nogo = "-0.5%"
+//! max_runs = 40
+//!
+//! [metrics]                 # NAME = REGEX, for output perflab cannot change
+//! throughput = 'Throughput = ([0-9.]+[KMG]?)'
+//!
+//! [[guard]]
+//! metric = "peak-memory"
+//! max_worsening = "5%"
+//!
+//! [[variant]]
+//! name = "baseline"
+//! command = "./prog"
+//!
+//! [[variant]]
+//! name = "candidate"
+//! command = "./prog"
+//! env = { FAST = "1" }
+//! ```
+//!
+//! Every error names the file, line and column. Relative working
+//! directories, and the default working directory, are the file's folder, so
+//! an experiment runs the same from wherever it is started.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use regex::Regex;
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::settings::{Settings, VariantSettings, parse_better};
+use crate::error::{Error, Result};
+use crate::runner::MetricExtractor;
+use crate::units::{parse_duration, parse_percent};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileDoc {
+    name: Option<String>,
+    measure: Option<String>,
+    better: Option<Spanned<String>>,
+    go: Option<Spanned<toml::Value>>,
+    nogo: Option<Spanned<toml::Value>>,
+    confidence: Option<f64>,
+    min_runs: Option<usize>,
+    max_runs: Option<usize>,
+    max_time: Option<Spanned<String>>,
+    warmup: Option<usize>,
+    timeout: Option<Spanned<String>>,
+    shell: Option<bool>,
+    cwd: Option<String>,
+    ignore_failure: Option<bool>,
+    seed: Option<u64>,
+    #[serde(default)]
+    metrics: BTreeMap<String, Spanned<String>>,
+    #[serde(default)]
+    guard: Vec<GuardDoc>,
+    #[serde(default)]
+    variant: Vec<Spanned<VariantDoc>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GuardDoc {
+    metric: String,
+    max_worsening: Spanned<toml::Value>,
+    better: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct VariantDoc {
+    name: Option<String>,
+    command: String,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    cwd: Option<String>,
+}
+
+/// Reads an experiment file into settings.
+pub fn read_experiment_file(path: &Path) -> Result<Settings> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Error::input(path, format!("cannot read the experiment file: {e}; check the path given to -f"))
+    })?;
+    parse_experiment(&text, path)
+}
+
+/// Parses experiment text; `path` is for messages and relative directories.
+pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
+    let at = |span: Option<Range<usize>>, message: String| {
+        let location = span.map(|s| line_column(text, s.start)).map(|(l, c)| format!(":{l}:{c}")).unwrap_or_default();
+        Error::input(format!("{}{location}", path.display()), message)
+    };
+    let doc: FileDoc = toml::from_str(text).map_err(|e| at(e.span(), e.message().trim().to_string()))?;
+    let base = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let dir = |d: &str| -> PathBuf { base.join(d) };
+
+    let percent = |v: &Spanned<toml::Value>, key: &str| -> Result<f64> {
+        let parsed = match v.get_ref() {
+            toml::Value::String(s) => parse_percent(s),
+            toml::Value::Integer(i) => Ok(*i as f64 / 100.0),
+            toml::Value::Float(f) => Ok(f / 100.0),
+            _ => Err(format!("{key} must be a percentage like \"1%\" or a number of percent")),
+        };
+        parsed.map_err(|m| at(Some(v.span()), format!("{key}: {m}")))
+    };
+    let duration = |v: &Spanned<String>, key: &str| {
+        parse_duration(v.get_ref()).map_err(|m| at(Some(v.span()), format!("{key}: {m}")))
+    };
+    let better = |v: &Spanned<String>| {
+        parse_better(v.get_ref(), "better").map_err(|_| {
+            at(Some(v.span()), format!("better: '{}' is neither \"higher\" nor \"lower\"", v.get_ref()))
+        })
+    };
+
+    let mut metrics = Vec::new();
+    for (name, pattern) in &doc.metrics {
+        MetricExtractor::check_name(name, "[metrics]").map_err(|e| at(Some(pattern.span()), e.to_string()))?;
+        let regex = Regex::new(pattern.get_ref())
+            .map_err(|e| at(Some(pattern.span()), format!("metric '{name}': not a valid regular expression: {e}")))?;
+        metrics.push((name.clone(), regex));
+    }
+    let mut guards = Vec::new();
+    for g in &doc.guard {
+        let direction = g.better.as_ref().map(better).transpose()?;
+        guards.push((g.metric.clone(), percent(&g.max_worsening, "max_worsening")?, direction));
+    }
+    if !doc.variant.is_empty() && doc.variant.len() != 2 {
+        let span = doc.variant.get(2).or(doc.variant.first()).map(|v| v.span());
+        return Err(at(
+            span,
+            format!("{} [[variant]] tables found; an experiment has exactly two: the baseline first, the candidate second", doc.variant.len()),
+        ));
+    }
+    let variants = doc
+        .variant
+        .into_iter()
+        .map(|v| {
+            let v = v.into_inner();
+            VariantSettings {
+                name: v.name,
+                command: Some(v.command),
+                env: v.env.into_iter().collect(),
+                cwd: v.cwd.as_deref().map(dir),
+            }
+        })
+        .collect();
+    Ok(Settings {
+        name: doc.name,
+        measure: doc.measure,
+        better: doc.better.as_ref().map(better).transpose()?,
+        go: doc.go.as_ref().map(|v| percent(v, "go")).transpose()?,
+        nogo: doc.nogo.as_ref().map(|v| percent(v, "nogo")).transpose()?,
+        confidence: doc.confidence,
+        min_runs: doc.min_runs,
+        max_runs: doc.max_runs,
+        max_time: doc.max_time.as_ref().map(|v| duration(v, "max_time")).transpose()?,
+        warmup: doc.warmup,
+        timeout: doc.timeout.as_ref().map(|v| duration(v, "timeout")).transpose()?,
+        shell: doc.shell,
+        cwd: Some(doc.cwd.as_deref().map_or_else(|| base.clone(), dir)),
+        ignore_failure: doc.ignore_failure,
+        metrics,
+        guards,
+        variants,
+        seed: doc.seed,
+    })
+}
+
+/// 1-based line and column of a byte offset.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rfind('\n').map_or(before.len(), |i| before.len() - i - 1) + 1;
+    (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Settings> {
+        parse_experiment(text, Path::new("exp/perflab.toml"))
+    }
+
+    const TWO: &str = "[[variant]]\ncommand = \"a\"\n[[variant]]\ncommand = \"b\"\nenv = { X = \"1\" }\n";
+
+    #[test]
+    fn a_minimal_file_gives_two_variants_run_from_its_folder() {
+        let s = parse(TWO).unwrap();
+        assert_eq!(s.variants.len(), 2);
+        assert_eq!(s.variants[1].env, vec![("X".to_string(), "1".to_string())]);
+        assert_eq!(s.cwd, Some(PathBuf::from("exp")));
+    }
+
+    #[test]
+    fn a_misspelt_key_is_reported_with_line_and_column() {
+        let err = parse(&format!("{TWO}max_rnus = 3\n")).unwrap_err().to_string();
+        assert!(err.starts_with("exp/perflab.toml:"), "{err}");
+        assert!(err.contains("max_rnus"), "{err}");
+    }
+
+    #[test]
+    fn a_bad_percentage_points_at_its_value() {
+        let err = parse(&format!("go = \"lots\"\n{TWO}")).unwrap_err().to_string();
+        assert!(err.starts_with("exp/perflab.toml:1:6"), "{err}");
+    }
+
+    #[test]
+    fn three_variants_are_refused() {
+        let err = parse(&format!("{TWO}[[variant]]\ncommand = \"c\"\n")).unwrap_err().to_string();
+        assert!(err.contains("exactly two"), "{err}");
+    }
+
+    #[test]
+    fn percentages_may_be_numbers_or_strings() {
+        let s = parse(&format!("go = 2\nnogo = \"-1%\"\n{TWO}")).unwrap();
+        assert_eq!(s.go, Some(0.02));
+        assert_eq!(s.nogo, Some(-0.01));
+    }
+}

@@ -1,0 +1,256 @@
+//! Settings as given (every field optional), merged from the experiment file
+//! and the flags, then validated into an [`Experiment`] with defaults.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use perflab_stats::{Better, Thresholds};
+use regex::Regex;
+
+use super::{
+    DEFAULT_CONFIDENCE, DEFAULT_MAX_RUNS, DEFAULT_MIN_RUNS, Experiment, Guard, MetricChoice,
+    Variant,
+};
+use crate::cli::AbArgs;
+use crate::error::{Error, Result};
+use crate::runner::{CommandLine, MetricExtractor};
+use crate::units::{parse_duration, parse_percent};
+
+/// A variant as given, before defaults.
+#[derive(Debug, Clone, Default)]
+pub struct VariantSettings {
+    /// Name, if given.
+    pub name: Option<String>,
+    /// Command text.
+    pub command: Option<String>,
+    /// Environment overrides.
+    pub env: Vec<(String, String)>,
+    /// Working directory.
+    pub cwd: Option<PathBuf>,
+}
+
+/// Settings from one source; `None` means "not said here".
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    /// Experiment name.
+    pub name: Option<String>,
+    /// Metric name.
+    pub measure: Option<String>,
+    /// Direction of the metric.
+    pub better: Option<Better>,
+    /// GO threshold (fraction).
+    pub go: Option<f64>,
+    /// NO-GO threshold (fraction).
+    pub nogo: Option<f64>,
+    /// Confidence level.
+    pub confidence: Option<f64>,
+    /// Minimum runs per variant.
+    pub min_runs: Option<usize>,
+    /// Maximum runs per variant.
+    pub max_runs: Option<usize>,
+    /// Time limit for the experiment.
+    pub max_time: Option<Duration>,
+    /// Warm-up runs per variant.
+    pub warmup: Option<usize>,
+    /// Per-run timeout.
+    pub timeout: Option<Duration>,
+    /// Run through `sh -c`.
+    pub shell: Option<bool>,
+    /// Working directory for every variant without its own.
+    pub cwd: Option<PathBuf>,
+    /// Keep going on failed runs.
+    pub ignore_failure: Option<bool>,
+    /// Extracted metrics.
+    pub metrics: Vec<(String, Regex)>,
+    /// Guards as (metric, limit, direction).
+    pub guards: Vec<(String, f64, Option<Better>)>,
+    /// The two variants (or none, if this source does not name them).
+    pub variants: Vec<VariantSettings>,
+    /// Schedule seed.
+    pub seed: Option<u64>,
+}
+
+/// Parses `higher` or `lower`.
+pub fn parse_better(text: &str, flag: &str) -> Result<Better> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "higher" | "high" | "more" => Ok(Better::Higher),
+        "lower" | "low" | "less" => Ok(Better::Lower),
+        other => Err(Error::usage(flag, format!("'{other}' is neither 'higher' nor 'lower'"))),
+    }
+}
+
+/// Parses `KEY=VALUE`.
+pub fn parse_env(text: &str, flag: &str) -> Result<(String, String)> {
+    match text.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+        _ => Err(Error::usage(flag, format!("'{text}' is not KEY=VALUE"))),
+    }
+}
+
+/// Parses a guard `METRIC:LIMIT[:higher|lower]`, e.g. `peak-memory:5%`.
+pub fn parse_guard(text: &str) -> Result<(String, f64, Option<Better>)> {
+    let parts: Vec<&str> = text.split(':').collect();
+    let usage = || Error::usage("--guard", format!("'{text}' is not METRIC:LIMIT; write e.g. peak-memory:5%"));
+    let (metric, limit, better) = match parts.as_slice() {
+        [m, l] => (*m, *l, None),
+        [m, l, b] => (*m, *l, Some(parse_better(b, "--guard")?)),
+        _ => return Err(usage()),
+    };
+    let limit = parse_percent(limit).map_err(|e| Error::usage("--guard", e))?;
+    if metric.is_empty() || limit < 0.0 {
+        return Err(usage());
+    }
+    Ok((metric.to_string(), limit, better))
+}
+
+fn percent_flag(value: &Option<String>, flag: &str) -> Result<Option<f64>> {
+    value.as_deref().map(|v| parse_percent(v).map_err(|e| Error::usage(flag, e))).transpose()
+}
+
+fn duration_flag(value: &Option<String>, flag: &str) -> Result<Option<Duration>> {
+    value.as_deref().map(|v| parse_duration(v).map_err(|e| Error::usage(flag, e))).transpose()
+}
+
+impl Settings {
+    /// The settings the flags of `perflab ab` give.
+    pub fn from_ab_args(args: &AbArgs) -> Result<Self> {
+        let extractor_check = MetricExtractor::from_definitions(&args.run.metrics)?;
+        drop(extractor_check);
+        let metrics = args
+            .run
+            .metrics
+            .iter()
+            .map(|d| {
+                let (name, pattern) = d.split_once('=').unwrap_or_default();
+                Regex::new(pattern).map(|r| (name.to_string(), r))
+            })
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(|e| Error::usage("--metric", e.to_string()))?;
+        let mut variants = Vec::new();
+        let commands = &args.commands;
+        let env_a = args.env_a.iter().map(|e| parse_env(e, "--env-a")).collect::<Result<Vec<_>>>()?;
+        let env_b = args.env_b.iter().map(|e| parse_env(e, "--env-b")).collect::<Result<Vec<_>>>()?;
+        if !commands.is_empty() {
+            let command_b = commands.get(1).unwrap_or(&commands[0]).clone();
+            variants.push(VariantSettings { name: args.name_a.clone(), command: Some(commands[0].clone()), env: env_a, cwd: None });
+            variants.push(VariantSettings { name: args.name_b.clone(), command: Some(command_b), env: env_b, cwd: None });
+        } else if !env_a.is_empty() || !env_b.is_empty() || args.name_a.is_some() || args.name_b.is_some() {
+            // Overrides for the variants of an experiment file.
+            variants.push(VariantSettings { name: args.name_a.clone(), command: None, env: env_a, cwd: None });
+            variants.push(VariantSettings { name: args.name_b.clone(), command: None, env: env_b, cwd: None });
+        }
+        Ok(Settings {
+            name: None,
+            measure: args.measure.clone(),
+            better: args.better.as_deref().map(|b| parse_better(b, "--better")).transpose()?,
+            go: percent_flag(&args.go, "--go")?,
+            nogo: percent_flag(&args.nogo, "--nogo")?,
+            confidence: args.confidence,
+            min_runs: args.min_runs,
+            max_runs: args.max_runs,
+            max_time: duration_flag(&args.max_time, "--max-time")?,
+            warmup: args.run.warmup,
+            timeout: duration_flag(&args.run.timeout, "--timeout")?,
+            shell: args.run.no_shell.then_some(false),
+            cwd: args.run.cwd.clone(),
+            ignore_failure: args.run.ignore_failure.then_some(true),
+            metrics,
+            guards: args.guards.iter().map(|g| parse_guard(g)).collect::<Result<_>>()?,
+            variants,
+            seed: args.seed,
+        })
+    }
+
+    /// These settings with `over`'s given values taking precedence.
+    pub fn overlay(mut self, over: Settings) -> Self {
+        macro_rules! take {
+            ($($field:ident),*) => { $( if over.$field.is_some() { self.$field = over.$field; } )* };
+        }
+        take!(name, measure, better, go, nogo, confidence, min_runs, max_runs, max_time, warmup, timeout, shell, cwd, ignore_failure, seed);
+        self.metrics.extend(over.metrics);
+        self.guards.extend(over.guards);
+        if self.variants.is_empty() {
+            self.variants = over.variants;
+        } else {
+            for (mine, theirs) in self.variants.iter_mut().zip(over.variants) {
+                if theirs.name.is_some() {
+                    mine.name = theirs.name;
+                }
+                if theirs.command.is_some() {
+                    mine.command = theirs.command;
+                }
+                mine.env.extend(theirs.env);
+                if theirs.cwd.is_some() {
+                    mine.cwd = theirs.cwd;
+                }
+            }
+        }
+        self
+    }
+
+    /// Validates and fills in defaults.
+    pub fn into_experiment(self) -> Result<Experiment> {
+        if self.variants.len() != 2 || self.variants.iter().any(|v| v.command.is_none()) {
+            return Err(Error::usage(
+                "CMD",
+                "perflab ab needs a baseline and a candidate: give two commands ('CMD_A' 'CMD_B'), \
+                 one command with --env-a/--env-b, or -f perflab.toml with two [[variant]] tables",
+            ));
+        }
+        let go = self.go.unwrap_or(0.01);
+        let nogo = self.nogo.unwrap_or(-0.005);
+        let thresholds = Thresholds::new(go, nogo).map_err(|e| Error::usage("--go/--nogo", e.to_string()))?;
+        let confidence = self.confidence.unwrap_or(DEFAULT_CONFIDENCE);
+        if !(0.5..1.0).contains(&confidence) {
+            return Err(Error::usage("--confidence", format!("{confidence} is not a level between 0.5 and 1 (e.g. 0.95)")));
+        }
+        let min_runs = self.min_runs.unwrap_or(DEFAULT_MIN_RUNS);
+        let max_runs = self.max_runs.unwrap_or(DEFAULT_MAX_RUNS.max(min_runs));
+        if min_runs < 2 {
+            return Err(Error::usage("--min-runs", "at least 2 runs per variant are needed to estimate the noise"));
+        }
+        if max_runs < min_runs {
+            return Err(Error::usage("--max-runs", format!("{max_runs} is below --min-runs {min_runs}")));
+        }
+        let metric = MetricChoice::resolve(self.measure.as_deref().unwrap_or("wall"), self.better, "--better")?;
+        let guards = self
+            .guards
+            .into_iter()
+            .map(|(name, max_worsening, better)| {
+                Ok(Guard { metric: MetricChoice::resolve(&name, better, "--guard")?, max_worsening })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let shell = self.shell.unwrap_or(true);
+        let variants = self
+            .variants
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| Variant {
+                name: v.name.unwrap_or_else(|| ["A", "B"][i].to_string()),
+                command: CommandLine::new(v.command.as_deref().unwrap_or_default(), shell),
+                env: v.env,
+                cwd: v.cwd.or_else(|| self.cwd.clone()),
+            })
+            .collect::<Vec<_>>();
+        if variants[0].name == variants[1].name {
+            return Err(Error::usage("--name-a/--name-b", format!("both variants are named '{}'; give them different names", variants[0].name)));
+        }
+        Ok(Experiment {
+            name: self.name,
+            variants,
+            metric,
+            guards,
+            thresholds,
+            confidence,
+            min_runs,
+            max_runs,
+            max_time: self.max_time,
+            warmup: self.warmup.unwrap_or(1),
+            timeout: self.timeout,
+            extractor: Arc::new(MetricExtractor::from_pairs(self.metrics)),
+            ignore_failure: self.ignore_failure.unwrap_or(false),
+            seed: self.seed,
+        })
+    }
+}

@@ -1,0 +1,74 @@
+//! Progress on a terminal: runs done and the interval as it narrows.
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::decide::Evaluation;
+use crate::units::format_percent;
+
+/// Something that shows progress.
+pub trait Progress {
+    /// `done` of at most `total` steps are finished; `evaluation` is the latest decision state.
+    fn update(&mut self, done: usize, total: usize, evaluation: Option<&Evaluation>);
+    /// The work is over.
+    fn finish(&mut self);
+}
+
+/// Shows nothing (not a terminal, `--quiet`, tests).
+#[derive(Debug, Default)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn update(&mut self, _: usize, _: usize, _: Option<&Evaluation>) {}
+    fn finish(&mut self) {}
+}
+
+/// A progress bar on stderr.
+pub struct TerminalProgress {
+    bar: ProgressBar,
+}
+
+impl TerminalProgress {
+    /// A bar for `total` steps labelled `what`; `None` when stderr is not a terminal.
+    pub fn new(what: &str, total: usize) -> Option<Self> {
+        use std::io::IsTerminal;
+        if !std::io::stderr().is_terminal() {
+            return None;
+        }
+        let bar = ProgressBar::new(total as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{prefix} {bar:25.cyan/blue} {pos}/{len} {msg} [{elapsed}]")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar.set_prefix(what.to_string());
+        bar.enable_steady_tick(std::time::Duration::from_millis(200));
+        Some(Self { bar })
+    }
+}
+
+impl Progress for TerminalProgress {
+    fn update(&mut self, done: usize, total: usize, evaluation: Option<&Evaluation>) {
+        self.bar.set_length(total as u64);
+        self.bar.set_position(done as u64);
+        if let Some(e) = evaluation {
+            self.bar.set_message(format!(
+                "change {} [{}, {}] {}",
+                format_percent(e.interval.estimate),
+                format_percent(e.interval.lo),
+                format_percent(e.interval.hi),
+                e.verdict
+            ));
+        }
+    }
+
+    fn finish(&mut self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// A terminal progress bar when possible and wanted, else nothing.
+pub fn progress_for(what: &str, total: usize, quiet: bool) -> Box<dyn Progress> {
+    match (quiet, TerminalProgress::new(what, total)) {
+        (false, Some(p)) => Box::new(p),
+        _ => Box::new(NoProgress),
+    }
+}

@@ -1,0 +1,92 @@
+//! The Markdown form, for a pull request or an issue.
+
+use std::fmt::Write;
+
+use perflab_format::result::ResultDocument;
+
+use super::{Render, direction_words, value};
+use crate::units::format_percent;
+
+/// Renders a Markdown section.
+pub struct MarkdownReport;
+
+/// Escapes text for a Markdown table cell.
+fn cell(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('|', "\\|").replace('\n', " ").replace('`', "'")
+}
+
+impl Render for MarkdownReport {
+    fn render(&self, doc: &ResultDocument) -> String {
+        let mut out = String::new();
+        let title = doc.name.as_deref().map(|n| format!(": {}", cell(n))).unwrap_or_default();
+        let _ = writeln!(out, "### perflab {}{title}\n", doc.kind);
+        if let Some(d) = &doc.decision {
+            let _ = writeln!(
+                out,
+                "**{}**: {} is {} {} ({:.0}% interval {} to {}, {} runs per variant). {}.\n",
+                d.verdict,
+                doc.metric.name,
+                format_percent(d.change),
+                direction_words(doc, d.change),
+                d.confidence * 100.0,
+                format_percent(d.ci[0]),
+                format_percent(d.ci[1]),
+                d.runs,
+                cell(&d.reason)
+            );
+        }
+        let _ = writeln!(out, "| variant | command | runs | median | mean ± sd | min … max | outliers |");
+        let _ = writeln!(out, "| --- | --- | ---: | ---: | ---: | ---: | ---: |");
+        for v in &doc.variants {
+            let s = &v.summary;
+            let env: Vec<String> = v.env.iter().map(|(k, val)| format!("{k}={val}")).collect();
+            let command = v.command.as_deref().map(|c| format!("`{}`", cell(&format!("{} {c}", env.join(" ")).trim().to_string()))).unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} ± {} | {} … {} | {} |",
+                cell(&v.name),
+                command,
+                v.runs,
+                value(doc, s.median),
+                value(doc, s.mean),
+                value(doc, s.sd),
+                value(doc, s.min),
+                value(doc, s.max),
+                s.outliers_mild + s.outliers_severe
+            );
+        }
+        if !doc.guards.is_empty() {
+            let _ = writeln!(out, "\n| guard | change | interval | limit | status |\n| --- | ---: | ---: | ---: | --- |");
+            for g in &doc.guards {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} … {} | -{:.1}% | {} |",
+                    cell(&g.metric),
+                    format_percent(g.change),
+                    format_percent(g.ci[0]),
+                    format_percent(g.ci[1]),
+                    g.max_worsening * 100.0,
+                    g.status
+                );
+            }
+        }
+        if let Some(d) = &doc.decision {
+            let _ = writeln!(
+                out,
+                "\nMetric: {} ({} is better). Thresholds: GO at {} or better, NO-GO at {} or worse. Method: {}.",
+                cell(&doc.metric.name),
+                doc.metric.better,
+                format_percent(d.go),
+                format_percent(d.nogo),
+                cell(&d.method)
+            );
+            if let Some(note) = &d.runs_needed_note {
+                let _ = writeln!(out, "Next: {note}.");
+            }
+        }
+        if doc.status != "complete" {
+            let _ = writeln!(out, "\n> This result is {}: it rests only on the runs listed.", doc.status);
+        }
+        out
+    }
+}

@@ -1,0 +1,131 @@
+//! Finding metrics in a run's output: `PERFLAB_METRIC <name> <value> [<unit>]`
+//! lines, and `--metric NAME=REGEX` for programs that cannot be changed.
+
+use std::collections::BTreeMap;
+
+use regex::Regex;
+
+use super::MetricValue;
+use crate::error::{Error, Result};
+use crate::units::parse_si_number;
+
+/// The metrics every run has without looking at its output, with their units.
+pub fn builtin_metric(name: &str) -> Option<(&'static str, &'static str)> {
+    match name {
+        "wall" => Some(("wall time", "s")),
+        "cpu" => Some(("CPU time (user+sys)", "s")),
+        "user" => Some(("user CPU time", "s")),
+        "sys" => Some(("system CPU time", "s")),
+        "peak-memory" => Some(("peak memory", "KiB")),
+        _ => None,
+    }
+}
+
+/// The patterns a run's output is searched for.
+#[derive(Debug, Default)]
+pub struct MetricExtractor {
+    patterns: Vec<(String, Regex)>,
+}
+
+impl MetricExtractor {
+    /// Builds an extractor from `NAME=REGEX` definitions (the `--metric` flag).
+    pub fn from_definitions(definitions: &[String]) -> Result<Self> {
+        let mut patterns = Vec::new();
+        for definition in definitions {
+            let Some((name, pattern)) = definition.split_once('=') else {
+                return Err(Error::usage(
+                    "--metric",
+                    format!("'{definition}' has no '='; write NAME=REGEX, e.g. 'throughput=([0-9.]+[KMG]?) ops/s'"),
+                ));
+            };
+            Self::check_name(name, "--metric")?;
+            let regex = Regex::new(pattern).map_err(|e| {
+                Error::usage("--metric", format!("the pattern for '{name}' is not a valid regular expression: {e}"))
+            })?;
+            patterns.push((name.to_string(), regex));
+        }
+        Ok(Self { patterns })
+    }
+
+    /// Builds an extractor from named patterns (the experiment file's `[metrics]`).
+    pub fn from_pairs(pairs: Vec<(String, Regex)>) -> Self {
+        Self { patterns: pairs }
+    }
+
+    /// Rejects names that clash with built-in metrics or cannot be typed on a command line.
+    pub fn check_name(name: &str, flag: &str) -> Result<()> {
+        if builtin_metric(name).is_some() {
+            return Err(Error::usage(flag, format!("'{name}' is a built-in metric; give the extracted one another name")));
+        }
+        if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || "_-.".contains(c)) {
+            return Err(Error::usage(flag, format!("'{name}' is not a usable metric name; use letters, digits, '_', '-' or '.'")));
+        }
+        Ok(())
+    }
+
+    /// The names of the patterns.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.patterns.iter().map(|(n, _)| n.as_str())
+    }
+
+    /// Looks at one line of output; the last value seen for a metric wins.
+    pub fn scan_line(&self, line: &str, found: &mut BTreeMap<String, MetricValue>) {
+        if let Some((name, value)) = parse_metric_line(line) {
+            found.insert(name.to_string(), value);
+        }
+        for (name, regex) in &self.patterns {
+            let Some(captures) = regex.captures(line) else { continue };
+            let text = captures.get(1).or_else(|| captures.get(0)).map_or("", |m| m.as_str());
+            if let Some(value) = parse_si_number(text) {
+                found.insert(name.clone(), MetricValue { value, unit: String::new() });
+            }
+        }
+    }
+}
+
+/// Parses `PERFLAB_METRIC <name> <value> [<unit>]`, wherever the line has it.
+fn parse_metric_line(line: &str) -> Option<(&str, MetricValue)> {
+    let start = line.find("PERFLAB_METRIC ")?;
+    let mut words = line[start + "PERFLAB_METRIC ".len()..].split_whitespace();
+    let name = words.next()?;
+    let value = parse_si_number(words.next()?)?;
+    let unit = words.collect::<Vec<_>>().join(" ");
+    Some((name, MetricValue { value, unit }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan(extractor: &MetricExtractor, text: &str) -> BTreeMap<String, MetricValue> {
+        let mut found = BTreeMap::new();
+        for line in text.lines() {
+            extractor.scan_line(line, &mut found);
+        }
+        found
+    }
+
+    #[test]
+    fn metric_lines_give_name_value_and_unit() {
+        let found = scan(&MetricExtractor::default(), "hello\nPERFLAB_METRIC throughput 46.94M ops/s\n");
+        assert_eq!(found["throughput"], MetricValue { value: 46.94e6, unit: "ops/s".into() });
+    }
+
+    #[test]
+    fn regex_metrics_understand_suffixes() {
+        let extractor = MetricExtractor::from_definitions(&["tp=Throughput = ([0-9.]+[KMG]?)".into()]).unwrap();
+        let found = scan(&extractor, "Throughput = 46.94M ops/s");
+        assert_eq!(found["tp"].value, 46.94e6);
+    }
+
+    #[test]
+    fn a_definition_without_equals_is_a_usage_error() {
+        let err = MetricExtractor::from_definitions(&["throughput".into()]).unwrap_err();
+        assert!(err.to_string().contains("NAME=REGEX"), "{err}");
+    }
+
+    #[test]
+    fn builtin_names_cannot_be_redefined() {
+        assert!(MetricExtractor::from_definitions(&["wall=x".into()]).is_err());
+    }
+}

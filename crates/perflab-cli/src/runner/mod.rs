@@ -1,0 +1,148 @@
+//! Starting measured runs: the [`Executor`] trait with a real, process-based
+//! implementation and a deterministic fake for tests, the capture of output,
+//! metric extraction and the interleaving schedule.
+
+mod capture;
+mod fake;
+mod interrupt;
+mod metrics;
+mod process;
+mod schedule;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use fake::FakeExecutor;
+pub use interrupt::{install_interrupt_handler, interrupted};
+pub use metrics::{MetricExtractor, builtin_metric};
+pub use process::ProcessExecutor;
+pub use schedule::Schedule;
+
+use crate::error::Result;
+
+/// How a command is started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandLine {
+    /// Through `sh -c`, so that pipes, globs and `&&` work.
+    Shell(String),
+    /// Directly, with these arguments (the first is the program).
+    Direct(Vec<String>),
+}
+
+impl CommandLine {
+    /// Builds the command line from the text the user gave.
+    pub fn new(text: &str, shell: bool) -> Self {
+        if shell {
+            CommandLine::Shell(text.to_string())
+        } else {
+            CommandLine::Direct(text.split_whitespace().map(str::to_string).collect())
+        }
+    }
+
+    /// The command as the user wrote it.
+    pub fn display(&self) -> String {
+        match self {
+            CommandLine::Shell(s) => s.clone(),
+            CommandLine::Direct(args) => args.join(" "),
+        }
+    }
+}
+
+/// Everything needed to start one run.
+#[derive(Debug, Clone)]
+pub struct RunSpec {
+    /// What to start.
+    pub command: CommandLine,
+    /// Environment variables set on top of perflab's own environment.
+    pub env: Vec<(String, String)>,
+    /// Working directory, if not the current one.
+    pub cwd: Option<PathBuf>,
+    /// Kill the run after this long.
+    pub timeout: Option<Duration>,
+    /// Which metrics to look for in the output.
+    pub extractor: Arc<MetricExtractor>,
+    /// Where the run's instrumentation library should write its profile.
+    pub profile_path: Option<PathBuf>,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitState {
+    /// It exited with this code.
+    Code(i32),
+    /// A signal ended it.
+    Signal(i32),
+    /// perflab killed it at its timeout.
+    TimedOut,
+    /// perflab killed it because the user pressed Ctrl-C.
+    Interrupted,
+}
+
+impl ExitState {
+    /// True for exit code 0.
+    pub fn success(&self) -> bool {
+        matches!(self, ExitState::Code(0))
+    }
+
+    /// A short description for messages.
+    pub fn describe(&self) -> String {
+        match self {
+            ExitState::Code(c) => format!("exited with code {c}"),
+            ExitState::Signal(s) => format!("was killed by signal {s}"),
+            ExitState::TimedOut => "was killed at its timeout".to_string(),
+            ExitState::Interrupted => "was stopped by Ctrl-C".to_string(),
+        }
+    }
+}
+
+/// A metric value found in a run's output, with its unit if one was given.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricValue {
+    /// The value, with K/M/G suffixes applied.
+    pub value: f64,
+    /// The unit printed after the value (`PERFLAB_METRIC` lines), or empty.
+    pub unit: String,
+}
+
+/// What one run measured.
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    /// Wall-clock time from start to exit, in seconds.
+    pub wall_s: f64,
+    /// User CPU time of the process tree, in seconds.
+    pub user_s: f64,
+    /// System CPU time of the process tree, in seconds.
+    pub sys_s: f64,
+    /// Peak resident memory of the largest process of the tree, in KiB.
+    pub max_rss_kib: f64,
+    /// How it ended.
+    pub exit: ExitState,
+    /// Metrics found in the output.
+    pub metrics: BTreeMap<String, MetricValue>,
+    /// The last lines of stdout and stderr, for error messages.
+    pub output_tail: String,
+    /// The profile the run wrote, as JSON text, if any.
+    pub profile_json: Option<String>,
+}
+
+impl RunOutcome {
+    /// The value of a metric: `wall`, `cpu`, `user`, `sys`, `peak-memory` or an extracted one.
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        match name {
+            "wall" => Some(self.wall_s),
+            "cpu" => Some(self.user_s + self.sys_s),
+            "user" => Some(self.user_s),
+            "sys" => Some(self.sys_s),
+            "peak-memory" => Some(self.max_rss_kib),
+            other => self.metrics.get(other).map(|m| m.value),
+        }
+    }
+}
+
+/// Something that can perform a run: real processes, or a script in tests.
+pub trait Executor {
+    /// Performs one run. Errors are for runs that could not be started at all.
+    fn execute(&mut self, spec: &RunSpec) -> Result<RunOutcome>;
+}

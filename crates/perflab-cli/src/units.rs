@@ -1,0 +1,164 @@
+//! Parsing and printing of the quantities users type and read: durations,
+//! percentages, numbers with K/M/G suffixes, and metric values with units.
+
+use std::time::Duration;
+
+/// Parses a percentage: `1`, `1%`, `-0.5%`, `+2.5` all mean percent.
+///
+/// A bare number is read as percent too, because `--go 1` meaning +100%
+/// would be a trap; the result is a fraction (`1%` gives 0.01).
+pub fn parse_percent(text: &str) -> Result<f64, String> {
+    let trimmed = text.trim();
+    let number = trimmed.strip_suffix('%').unwrap_or(trimmed).trim();
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("'{text}' is not a percentage; write it like 1% or -0.5%"))?;
+    if !value.is_finite() {
+        return Err(format!("'{text}' is not a finite percentage"));
+    }
+    Ok(value / 100.0)
+}
+
+/// Parses a duration such as `500ms`, `30s`, `2m`, `1h` or a bare number of seconds.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("'{text}' is not a duration; write it like 500ms, 30s, 2m or 1h"))?;
+    let seconds = match unit.trim() {
+        "" | "s" => value,
+        "ms" => value / 1e3,
+        "us" | "µs" => value / 1e6,
+        "m" | "min" => value * 60.0,
+        "h" => value * 3600.0,
+        other => {
+            return Err(format!(
+                "'{text}' has the unknown unit '{other}'; use ms, s, m or h"
+            ));
+        }
+    };
+    if !seconds.is_finite() || seconds < 0.0 {
+        return Err(format!("'{text}' is not a usable duration"));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+/// Parses a number with an optional K, M or G suffix (`46.94M` is 46,940,000).
+///
+/// Programs print figures like `Throughput = 46.94M ops/s`; reading the
+/// suffix is what keeps `46.94M` from being read as 46.94.
+pub fn parse_si_number(text: &str) -> Option<f64> {
+    let t = text.trim().replace(',', "_");
+    let t = t.replace('_', "");
+    let (number, scale) = match t.chars().last()? {
+        'k' | 'K' => (&t[..t.len() - 1], 1e3),
+        'M' => (&t[..t.len() - 1], 1e6),
+        'G' => (&t[..t.len() - 1], 1e9),
+        _ => (t.as_str(), 1.0),
+    };
+    let value: f64 = number.trim().parse().ok()?;
+    let scaled = value * scale;
+    scaled.is_finite().then_some(scaled)
+}
+
+/// Prints a duration in seconds with a unit that keeps three significant digits.
+pub fn format_seconds(seconds: f64) -> String {
+    let a = seconds.abs();
+    if a >= 100.0 {
+        format!("{seconds:.1} s")
+    } else if a >= 1.0 {
+        format!("{seconds:.3} s")
+    } else if a >= 1e-3 {
+        format!("{:.3} ms", seconds * 1e3)
+    } else {
+        format!("{:.3} µs", seconds * 1e6)
+    }
+}
+
+/// Prints a metric value in its unit: seconds and kibibytes get scaled units,
+/// anything else a compact number followed by the unit.
+pub fn format_value(value: f64, unit: &str) -> String {
+    match unit {
+        "s" => format_seconds(value),
+        "KiB" => {
+            if value >= 1024.0 * 1024.0 {
+                format!("{:.2} GiB", value / (1024.0 * 1024.0))
+            } else if value >= 1024.0 {
+                format!("{:.1} MiB", value / 1024.0)
+            } else {
+                format!("{value:.0} KiB")
+            }
+        }
+        _ => {
+            let number = format_number(value);
+            if unit.is_empty() {
+                number
+            } else {
+                format!("{number} {unit}")
+            }
+        }
+    }
+}
+
+/// Prints a plain number compactly: K/M/G suffixes for large magnitudes.
+pub fn format_number(value: f64) -> String {
+    let a = value.abs();
+    if a >= 1e9 {
+        format!("{:.3}G", value / 1e9)
+    } else if a >= 1e6 {
+        format!("{:.3}M", value / 1e6)
+    } else if a >= 1e4 {
+        format!("{:.2}K", value / 1e3)
+    } else if a >= 100.0 || a == a.trunc() {
+        format!("{value:.0}")
+    } else {
+        format!("{value:.4}")
+    }
+}
+
+/// Prints a fraction as a signed percentage (`0.0123` gives `+1.23%`).
+pub fn format_percent(fraction: f64) -> String {
+    format!("{:+.2}%", fraction * 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentages_are_read_as_percent_with_or_without_the_sign() {
+        assert_eq!(parse_percent("1%").unwrap(), 0.01);
+        assert_eq!(parse_percent("1").unwrap(), 0.01);
+        assert_eq!(parse_percent("-0.5%").unwrap(), -0.005);
+        assert!(parse_percent("one").is_err());
+    }
+
+    #[test]
+    fn durations_accept_the_usual_units() {
+        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_duration("3").unwrap(), Duration::from_secs(3));
+        assert!(parse_duration("3 weeks").is_err());
+    }
+
+    #[test]
+    fn si_suffixes_scale_the_number() {
+        assert_eq!(parse_si_number("46.94M"), Some(46_940_000.0));
+        assert_eq!(parse_si_number("1.5K"), Some(1500.0));
+        assert_eq!(parse_si_number("2G"), Some(2e9));
+        assert_eq!(parse_si_number("12"), Some(12.0));
+        assert_eq!(parse_si_number("abc"), None);
+    }
+
+    #[test]
+    fn values_print_with_scaled_units() {
+        assert_eq!(format_value(0.0123, "s"), "12.300 ms");
+        assert_eq!(format_value(2048.0, "KiB"), "2.0 MiB");
+        assert_eq!(format_value(46_940_000.0, "ops/s"), "46.940M ops/s");
+        assert_eq!(format_percent(0.0123), "+1.23%");
+    }
+}

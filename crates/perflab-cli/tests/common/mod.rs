@@ -1,0 +1,53 @@
+//! Shared helpers for the integration tests: a temporary directory with its
+//! own store, and the real perflab binary started in it.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+/// A scratch directory holding the store and any files a test writes.
+pub struct Scratch {
+    pub dir: tempfile::TempDir,
+}
+
+impl Scratch {
+    pub fn new() -> Self {
+        Self { dir: tempfile::tempdir().expect("temporary directory") }
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    pub fn write(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.path(name);
+        std::fs::write(&path, text).expect("write test file");
+        path
+    }
+
+    /// The perflab binary, run in the scratch directory with its store there.
+    pub fn perflab(&self) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_perflab"));
+        cmd.current_dir(self.dir.path()).env_remove("PERFLAB_STORE");
+        cmd
+    }
+
+    pub fn store(&self) -> PathBuf {
+        self.dir.path().join(".perflab/perflab.db")
+    }
+
+    pub fn json(&self, name: &str) -> serde_json::Value {
+        let text = std::fs::read_to_string(self.path(name)).expect("result JSON written");
+        serde_json::from_str(&text).expect("valid JSON")
+    }
+}
+
+/// A shell command that burns CPU for `iterations` loop turns (about 1 µs each in dash).
+pub fn busy(iterations: u32) -> String {
+    format!("i=0; while [ $i -lt {iterations} ]; do i=$((i+1)); done")
+}
+
+pub fn exists(path: &Path) -> bool {
+    path.exists()
+}
