@@ -51,14 +51,24 @@ pub fn run_ab(
     store: Option<&Store>,
     progress: &mut dyn Progress,
 ) -> Result<AbRun> {
-    let provenance = Provenance::collect(exp.variants[0].cwd.as_deref().unwrap_or(std::path::Path::new(".")));
+    let provenance = Provenance::collect(
+        exp.variants[0]
+            .cwd
+            .as_deref()
+            .unwrap_or(std::path::Path::new(".")),
+    );
     let mut schedule = Schedule::new(2, exp.seed);
     let commands: Vec<String> = exp.variants.iter().map(|v| v.command.display()).collect();
     let records: Vec<_> = exp
         .variants
         .iter()
         .zip(&commands)
-        .map(|(v, command)| VariantRecord { name: &v.name, command, env: &v.env, cwd: v.cwd.as_deref() })
+        .map(|(v, command)| VariantRecord {
+            name: &v.name,
+            command,
+            env: &v.env,
+            cwd: v.cwd.as_deref(),
+        })
         .collect();
     let config = serde_json::json!({
         "measure": exp.metric.name, "go": exp.thresholds.go, "nogo": exp.thresholds.nogo,
@@ -66,20 +76,46 @@ pub fn run_ab(
         "warmup": exp.warmup, "seed": schedule.seed(),
     });
     let ids = match store {
-        Some(s) => Some(s.begin_experiment("ab", exp.name.as_deref(), Some(&exp.metric.name), &provenance, &config.to_string(), &records)?),
+        Some(s) => Some(s.begin_experiment(
+            "ab",
+            exp.name.as_deref(),
+            Some(&exp.metric.name),
+            &provenance,
+            &config.to_string(),
+            &records,
+        )?),
         None => None,
     };
-    let mut state = AbState { exp, store, ids: ids.clone(), runs: [Vec::new(), Vec::new()], sequence: 0 };
+    let mut state = AbState {
+        exp,
+        store,
+        ids: ids.clone(),
+        runs: [Vec::new(), Vec::new()],
+        sequence: 0,
+    };
     let outcome = state.drive(executor, &mut schedule, progress);
     progress.finish();
     let experiment_id = ids.map(|(id, _)| id);
     match outcome {
-        Ok((stop, evaluation)) => Ok(AbRun { runs: state.runs, evaluation, stop, experiment_id, seed: schedule.seed(), provenance }),
+        Ok((stop, evaluation)) => Ok(AbRun {
+            runs: state.runs,
+            evaluation,
+            stop,
+            experiment_id,
+            seed: schedule.seed(),
+            provenance,
+        }),
         Err(e) => {
             if let (Some(store), Some(id)) = (store, experiment_id) {
                 store.finish_experiment(id, "incomplete", None, None, None)?;
                 let kept = store.count_runs(id)?;
-                return Err(annotate(e, &format!("{kept} finished runs are kept in {} as experiment #{id}, marked incomplete", store.path().display())));
+                return Err(annotate(
+                    e,
+                    &format!(
+                        "{kept} finished runs are kept in {} as experiment #{id}, marked incomplete",
+                        store.path().display()
+                    ),
+                ));
             }
             Err(e)
         }
@@ -88,7 +124,10 @@ pub fn run_ab(
 
 fn annotate(e: Error, note: &str) -> Error {
     match e {
-        Error::Run { run, message } => Error::Run { run, message: format!("{message}\n({note})") },
+        Error::Run { run, message } => Error::Run {
+            run,
+            message: format!("{message}\n({note})"),
+        },
         other => other,
     }
 }
@@ -130,7 +169,11 @@ impl AbState<'_> {
                 evaluation = Some(evaluate(self.exp, [&self.runs[0], &self.runs[1]])?);
             }
             progress.update(pairs, self.exp.max_runs, evaluation.as_ref());
-            if pairs >= self.exp.min_runs && evaluation.as_ref().is_some_and(|e| e.verdict != Verdict::Inconclusive) {
+            if pairs >= self.exp.min_runs
+                && evaluation
+                    .as_ref()
+                    .is_some_and(|e| e.verdict != Verdict::Inconclusive)
+            {
                 return Ok((StopReason::Decided, evaluation));
             }
             if self.exp.max_time.is_some_and(|t| started.elapsed() >= t) && pairs >= 2 {
@@ -149,7 +192,13 @@ impl AbState<'_> {
     }
 
     /// One run; `None` when Ctrl-C stopped it (such a run is not kept).
-    fn perform(&mut self, executor: &mut dyn Executor, variant: usize, iteration: usize, warmup: bool) -> Result<Option<RunOutcome>> {
+    fn perform(
+        &mut self,
+        executor: &mut dyn Executor,
+        variant: usize,
+        iteration: usize,
+        warmup: bool,
+    ) -> Result<Option<RunOutcome>> {
         if interrupted() {
             return Ok(None);
         }
@@ -168,14 +217,27 @@ impl AbState<'_> {
         }
         self.sequence += 1;
         if let (Some(store), Some((id, variant_ids))) = (self.store, &self.ids) {
-            store.record_run(*id, variant_ids[variant], self.sequence, iteration, warmup, &run)?;
+            store.record_run(
+                *id,
+                variant_ids[variant],
+                self.sequence,
+                iteration,
+                warmup,
+                &run,
+            )?;
         }
-        let label = format!("{}run {} of variant \"{}\"", if warmup { "warm-up " } else { "" }, iteration + 1, v.name);
+        let label = format!(
+            "{}run {} of variant \"{}\"",
+            if warmup { "warm-up " } else { "" },
+            iteration + 1,
+            v.name
+        );
         if !run.exit.success() && !self.exp.ignore_failure {
             return Err(failed_run(label, &v.command.display(), &run));
         }
         if !warmup {
-            let needed = std::iter::once(&self.exp.metric).chain(self.exp.guards.iter().map(|g| &g.metric));
+            let needed =
+                std::iter::once(&self.exp.metric).chain(self.exp.guards.iter().map(|g| &g.metric));
             for metric in needed {
                 if run.metric(&metric.name).is_none() {
                     return Err(missing_metric(&metric.name, &v.name, iteration, &run));
@@ -189,15 +251,31 @@ impl AbState<'_> {
 /// The error for a run that failed, with a hint for the usual causes.
 pub fn failed_run(label: String, command: &str, run: &RunOutcome) -> Error {
     let hint = match run.exit {
-        ExitState::Code(127) => format!("\nThe shell could not find the program of '{command}': check its spelling and PATH, or give a path like ./prog."),
-        ExitState::Code(126) => format!("\nThe shell found '{command}' but could not execute it: check its permissions (chmod +x)."),
-        ExitState::TimedOut => "\nRaise --timeout if the run legitimately takes this long.".to_string(),
+        ExitState::Code(127) => format!(
+            "\nThe shell could not find the program of '{command}': check its spelling and PATH, or give a path like ./prog."
+        ),
+        ExitState::Code(126) => format!(
+            "\nThe shell found '{command}' but could not execute it: check its permissions (chmod +x)."
+        ),
+        ExitState::TimedOut => {
+            "\nRaise --timeout if the run legitimately takes this long.".to_string()
+        }
         _ => "\nFix the command, or pass --ignore-failure to measure failing runs too.".to_string(),
     };
     let tail = if run.output_tail.trim().is_empty() {
         "  (no output)".to_string()
     } else {
-        run.output_tail.lines().map(|l| format!("  | {l}")).collect::<Vec<_>>().join("\n")
+        run.output_tail
+            .lines()
+            .map(|l| format!("  | {l}"))
+            .collect::<Vec<_>>()
+            .join("\n")
     };
-    Error::Run { run: label, message: format!("'{command}' {}.{hint}\nThe end of its output:\n{tail}", run.exit.describe()) }
+    Error::Run {
+        run: label,
+        message: format!(
+            "'{command}' {}.{hint}\nThe end of its output:\n{tail}",
+            run.exit.describe()
+        ),
+    }
 }

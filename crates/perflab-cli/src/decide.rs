@@ -16,8 +16,7 @@ use crate::runner::RunOutcome;
 use crate::units::format_percent;
 
 /// The method named in results and reports.
-pub const PAIRED_METHOD: &str =
-    "asymptotic confidence sequence (Waudby-Smith et al. 2024) on paired log ratios, valid under optional stopping";
+pub const PAIRED_METHOD: &str = "asymptotic confidence sequence (Waudby-Smith et al. 2024) on paired log ratios, valid under optional stopping";
 
 /// How a guard came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,14 +78,20 @@ pub fn paired_values(
     let mut values = [Vec::with_capacity(pairs), Vec::with_capacity(pairs)];
     for side in 0..2 {
         for (i, run) in runs[side][..pairs].iter().enumerate() {
-            let value = run.metric(&metric.name).ok_or_else(|| missing_metric(&metric.name, names[side], i, run))?;
+            let value = run
+                .metric(&metric.name)
+                .ok_or_else(|| missing_metric(&metric.name, names[side], i, run))?;
             if !(value > 0.0 && value.is_finite()) {
                 return Err(Error::Run {
                     run: format!("run {} of variant \"{}\"", i + 1, names[side]),
                     message: format!(
                         "metric '{}' is {value}; relative changes need positive values{}",
                         metric.name,
-                        if metric.name == "cpu" { " (the run was too short to register CPU time: measure wall time or a longer workload)" } else { "" }
+                        if metric.name == "cpu" {
+                            " (the run was too short to register CPU time: measure wall time or a longer workload)"
+                        } else {
+                            ""
+                        }
                     ),
                 });
             }
@@ -101,7 +106,11 @@ pub fn missing_metric(metric: &str, variant: &str, index: usize, run: &RunOutcom
     let tail = if run.output_tail.trim().is_empty() {
         "(it printed nothing)".to_string()
     } else {
-        run.output_tail.lines().map(|l| format!("  | {l}")).collect::<Vec<_>>().join("\n")
+        run.output_tail
+            .lines()
+            .map(|l| format!("  | {l}"))
+            .collect::<Vec<_>>()
+            .join("\n")
     };
     Error::Run {
         run: format!("run {} of variant \"{variant}\"", index + 1),
@@ -123,7 +132,12 @@ fn log_gains(values: &[Vec<f64>; 2], better: Better) -> Vec<f64> {
         .collect()
 }
 
-fn change_of(metric: &MetricChoice, exp: &Experiment, runs: [&[RunOutcome]; 2], cs: &ConfidenceSequence) -> Result<(Interval, Vec<f64>)> {
+fn change_of(
+    metric: &MetricChoice,
+    exp: &Experiment,
+    runs: [&[RunOutcome]; 2],
+    cs: &ConfidenceSequence,
+) -> Result<(Interval, Vec<f64>)> {
     let names = [exp.variants[0].name.as_str(), exp.variants[1].name.as_str()];
     let values = paired_values(metric, runs, names)?;
     let interval = paired_change(&values[0], &values[1], metric.better, cs)?;
@@ -148,20 +162,47 @@ pub fn evaluate(exp: &Experiment, runs: [&[RunOutcome]; 2]) -> Result<Evaluation
             } else {
                 GuardStatus::Uncertain
             };
-            Ok(GuardOutcome { guard: guard.clone(), interval: iv, status })
+            Ok(GuardOutcome {
+                guard: guard.clone(),
+                interval: iv,
+                status,
+            })
         })
         .collect::<Result<Vec<_>>>()?;
 
     let th = &exp.thresholds;
-    let band = format!("[{}, {}]", format_percent(interval.lo), format_percent(interval.hi));
+    let band = format!(
+        "[{}, {}]",
+        format_percent(interval.lo),
+        format_percent(interval.hi)
+    );
     let (mut verdict, mut reason) = match primary {
-        Verdict::Go => (Verdict::Go, format!("the whole interval {band} lies at or above the GO threshold {}", format_percent(th.go))),
-        Verdict::NoGo => (Verdict::NoGo, format!("the whole interval {band} lies at or below the NO-GO threshold {}", format_percent(th.nogo))),
+        Verdict::Go => (
+            Verdict::Go,
+            format!(
+                "the whole interval {band} lies at or above the GO threshold {}",
+                format_percent(th.go)
+            ),
+        ),
+        Verdict::NoGo => (
+            Verdict::NoGo,
+            format!(
+                "the whole interval {band} lies at or below the NO-GO threshold {}",
+                format_percent(th.nogo)
+            ),
+        ),
         Verdict::Neutral => (
             Verdict::Neutral,
-            format!("the whole interval {band} lies inside ({}, {}): equivalent within the band", format_percent(th.nogo), format_percent(th.go)),
+            format!(
+                "the whole interval {band} lies inside ({}, {}): equivalent within the band",
+                format_percent(th.nogo),
+                format_percent(th.go)
+            ),
         ),
-        Verdict::Inconclusive => (Verdict::Inconclusive, format!("the interval {band} straddles a threshold; more runs are needed")),
+        Verdict::Inconclusive => (
+            Verdict::Inconclusive,
+            format!("the interval {band} straddles a threshold; more runs are needed"),
+        ),
     };
     if verdict == Verdict::Go {
         if let Some(g) = guards.iter().find(|g| g.status == GuardStatus::Violated) {
@@ -190,19 +231,36 @@ pub fn evaluate(exp: &Experiment, runs: [&[RunOutcome]; 2]) -> Result<Evaluation
         let sd = perflab_stats::std_dev(&gains).unwrap_or(0.0);
         runs_needed_paired(pairs, mean, sd, th, &cs)
     });
-    Ok(Evaluation { verdict, reason, interval, pairs, runs_needed, guards })
+    Ok(Evaluation {
+        verdict,
+        reason,
+        interval,
+        pairs,
+        runs_needed,
+        guards,
+    })
 }
 
 /// Describes a projection of further runs in words.
 pub fn describe_runs_needed(needed: &RunsNeeded) -> String {
     match needed {
-        RunsNeeded::Additional(n) => format!("about {n} more runs per variant would likely decide it"),
-        RunsNeeded::MoreThan(n) => format!("more than {n} further runs per variant would be needed: the change sits too close to a threshold for this noise"),
-        RunsNeeded::Unknown => "the estimate sits on a threshold, so no number of runs can be projected".to_string(),
+        RunsNeeded::Additional(n) => {
+            format!("about {n} more runs per variant would likely decide it")
+        }
+        RunsNeeded::MoreThan(n) => format!(
+            "more than {n} further runs per variant would be needed: the change sits too close to a threshold for this noise"
+        ),
+        RunsNeeded::Unknown => {
+            "the estimate sits on a threshold, so no number of runs can be projected".to_string()
+        }
     }
 }
 
 /// Thresholds as text, for headers.
 pub fn describe_thresholds(th: &Thresholds) -> String {
-    format!("GO at {} or better, NO-GO at {} or worse", format_percent(th.go), format_percent(th.nogo))
+    format!(
+        "GO at {} or better, NO-GO at {} or worse",
+        format_percent(th.go),
+        format_percent(th.nogo)
+    )
 }

@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 
 use perflab_format::result::{
-    DecisionDoc, GuardDoc, MetricInfo, RESULT_FORMAT, ResultDocument, RunDoc, SummaryDoc, VariantDoc,
+    DecisionDoc, GuardDoc, MetricInfo, RESULT_FORMAT, ResultDocument, RunDoc, SummaryDoc,
+    VariantDoc,
 };
 use perflab_stats::{Better, Interval, Thresholds, Verdict, summarize};
 
@@ -37,7 +38,11 @@ pub fn summary_doc(values: &[f64]) -> Result<SummaryDoc> {
 pub fn metric_info(metric: &MetricChoice, unit_from_runs: Option<&str>) -> MetricInfo {
     MetricInfo {
         name: metric.name.clone(),
-        unit: if metric.unit.is_empty() { unit_from_runs.unwrap_or_default().to_string() } else { metric.unit.clone() },
+        unit: if metric.unit.is_empty() {
+            unit_from_runs.unwrap_or_default().to_string()
+        } else {
+            metric.unit.clone()
+        },
         better: match metric.better {
             Better::Higher => "higher",
             Better::Lower => "lower",
@@ -57,7 +62,11 @@ pub fn run_doc(run: &RunOutcome) -> RunDoc {
             crate::runner::ExitState::Code(c) => Some(c),
             _ => None,
         },
-        metrics: run.metrics.iter().map(|(k, v)| (k.clone(), v.value)).collect(),
+        metrics: run
+            .metrics
+            .iter()
+            .map(|(k, v)| (k.clone(), v.value))
+            .collect(),
     }
 }
 
@@ -122,24 +131,48 @@ pub fn provenance_map(p: &Provenance) -> BTreeMap<String, serde_json::Value> {
 
 /// The document of an A/B experiment.
 pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
-    let unit = ab.runs[0].iter().find_map(|r| r.metrics.get(&exp.metric.name)).map(|m| m.unit.clone());
+    let unit = ab.runs[0]
+        .iter()
+        .find_map(|r| r.metrics.get(&exp.metric.name))
+        .map(|m| m.unit.clone());
     let mut variants = Vec::new();
     for (v, runs) in exp.variants.iter().zip(&ab.runs) {
         if runs.is_empty() {
             continue;
         }
-        variants.push(variant_doc(&v.name, Some(v.command.display()), &v.env, &exp.metric.name, runs)?);
+        variants.push(variant_doc(
+            &v.name,
+            Some(v.command.display()),
+            &v.env,
+            &exp.metric.name,
+            runs,
+        )?);
     }
     let decision = ab.evaluation.as_ref().map(|e| {
         let mw = mann_whitney_p(&variants);
         let mut reason = e.reason.clone();
         match ab.stop {
-            StopReason::Interrupted => reason.push_str(" (interrupted: the experiment did not finish)"),
-            StopReason::MaxTime if e.verdict == Verdict::Inconclusive => reason.push_str(" (stopped at --max-time)"),
-            StopReason::MaxRuns if e.verdict == Verdict::Inconclusive => reason.push_str(" (stopped at --max-runs)"),
+            StopReason::Interrupted => {
+                reason.push_str(" (interrupted: the experiment did not finish)")
+            }
+            StopReason::MaxTime if e.verdict == Verdict::Inconclusive => {
+                reason.push_str(" (stopped at --max-time)")
+            }
+            StopReason::MaxRuns if e.verdict == Verdict::Inconclusive => {
+                reason.push_str(" (stopped at --max-runs)")
+            }
             _ => {}
         }
-        decision_doc(e.verdict, reason, &e.interval, &exp.thresholds, PAIRED_METHOD, e.pairs, e.runs_needed.as_ref(), mw)
+        decision_doc(
+            e.verdict,
+            reason,
+            &e.interval,
+            &exp.thresholds,
+            PAIRED_METHOD,
+            e.pairs,
+            e.runs_needed.as_ref(),
+            mw,
+        )
     });
     let guards = ab
         .evaluation
@@ -158,7 +191,12 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
         kind: "ab".into(),
         name: exp.name.clone(),
         experiment_id: ab.experiment_id,
-        status: if ab.stop == StopReason::Interrupted { "incomplete" } else { "complete" }.into(),
+        status: if ab.stop == StopReason::Interrupted {
+            "incomplete"
+        } else {
+            "complete"
+        }
+        .into(),
         metric: metric_info(&exp.metric, unit.as_deref()),
         verdict: decision.as_ref().map(|d| d.verdict.clone()),
         change: decision.as_ref().map(|d| d.change),
@@ -174,7 +212,9 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
 /// Mann-Whitney U p-value of the first two variants' samples, for reference.
 pub fn mann_whitney_p(variants: &[VariantDoc]) -> Option<f64> {
     match variants {
-        [a, b, ..] => perflab_stats::mann_whitney(&a.samples, &b.samples).ok().map(|m| m.p_value),
+        [a, b, ..] => perflab_stats::mann_whitney(&a.samples, &b.samples)
+            .ok()
+            .map(|m| m.p_value),
         _ => None,
     }
 }

@@ -65,7 +65,11 @@ impl MetricChoice {
                 ),
             ));
         };
-        Ok(Self { name: name.to_string(), better, unit: String::new() })
+        Ok(Self {
+            name: name.to_string(),
+            better,
+            unit: String::new(),
+        })
     }
 
     /// A readable name with its direction, e.g. "wall time (lower is better)".

@@ -36,8 +36,10 @@ impl TerminalProgress {
         }
         let bar = ProgressBar::new(total as u64);
         bar.set_style(
-            ProgressStyle::with_template("{prefix} {bar:25.cyan/blue} {pos}/{len} {msg} [{elapsed}]")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            ProgressStyle::with_template(
+                "{prefix} {bar:25.cyan/blue} {pos}/{len} {msg} [{elapsed}]",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         bar.set_prefix(what.to_string());
         bar.enable_steady_tick(std::time::Duration::from_millis(200));

@@ -5,16 +5,27 @@ mod common;
 use common::{Scratch, busy};
 
 fn verdict(s: &Scratch) -> String {
-    s.json("r.json")["verdict"].as_str().unwrap_or("").to_string()
+    s.json("r.json")["verdict"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
 }
 
 #[test]
 fn identical_commands_give_neutral_or_inconclusive_never_go_or_nogo() {
     let s = Scratch::new();
     let cmd = busy(20_000);
-    let out = s.perflab().args(["ab", &cmd, &cmd, "--max-runs", "20", "--json", "r.json"]).output().unwrap();
+    let out = s
+        .perflab()
+        .args(["ab", &cmd, &cmd, "--max-runs", "20", "--json", "r.json"])
+        .output()
+        .unwrap();
     let code = out.status.code().unwrap();
-    assert!(code == 0 || code == 4, "exit {code}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        code == 0 || code == 4,
+        "exit {code}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v = verdict(&s);
     assert!(v == "NEUTRAL" || v == "INCONCLUSIVE", "verdict {v}");
 }
@@ -24,10 +35,23 @@ fn a_candidate_doing_clearly_more_work_gives_nogo_with_exit_3() {
     let s = Scratch::new();
     let out = s
         .perflab()
-        .args(["ab", &busy(20_000), &busy(40_000), "--json", "r.json", "--max-runs", "40"])
+        .args([
+            "ab",
+            &busy(20_000),
+            &busy(40_000),
+            "--json",
+            "r.json",
+            "--max-runs",
+            "40",
+        ])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     assert_eq!(verdict(&s), "NO-GO");
     let json = s.json("r.json");
     let change = json["change"].as_f64().unwrap();
@@ -39,10 +63,25 @@ fn a_candidate_doing_clearly_less_work_gives_go_and_the_json_holds_every_sample(
     let s = Scratch::new();
     let out = s
         .perflab()
-        .args(["ab", &busy(40_000), &busy(20_000), "--json", "r.json", "--markdown", "r.md", "--max-runs", "40"])
+        .args([
+            "ab",
+            &busy(40_000),
+            &busy(20_000),
+            "--json",
+            "r.json",
+            "--markdown",
+            "r.md",
+            "--max-runs",
+            "40",
+        ])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let json = s.json("r.json");
     assert_eq!(json["verdict"], "GO");
     let ci = json["ci"].as_array().unwrap();
@@ -64,10 +103,26 @@ fn environment_overrides_make_the_variants_and_metric_lines_decide() {
     let cmd = r#"if [ "$FAST" = 1 ]; then echo 'PERFLAB_METRIC tp 120 ops/s'; else echo 'PERFLAB_METRIC tp 100 ops/s'; fi"#;
     let out = s
         .perflab()
-        .args(["ab", cmd, "--env-b", "FAST=1", "--measure", "tp", "--better", "higher", "--json", "r.json"])
+        .args([
+            "ab",
+            cmd,
+            "--env-b",
+            "FAST=1",
+            "--measure",
+            "tp",
+            "--better",
+            "higher",
+            "--json",
+            "r.json",
+        ])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let json = s.json("r.json");
     assert_eq!(json["verdict"], "GO");
     assert!((json["change"].as_f64().unwrap() - 0.2).abs() < 1e-9);
@@ -80,12 +135,26 @@ fn a_regex_metric_with_a_suffix_is_extracted_and_decides_nogo() {
     let out = s
         .perflab()
         .args([
-            "ab", "echo 'Throughput = 46.94M ops/s'", "echo 'Throughput = 40.00M ops/s'",
-            "--metric", "tp=Throughput = ([0-9.]+[KMG]?)", "--measure", "tp", "--better", "higher", "--json", "r.json",
+            "ab",
+            "echo 'Throughput = 46.94M ops/s'",
+            "echo 'Throughput = 40.00M ops/s'",
+            "--metric",
+            "tp=Throughput = ([0-9.]+[KMG]?)",
+            "--measure",
+            "tp",
+            "--better",
+            "higher",
+            "--json",
+            "r.json",
         ])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let json = s.json("r.json");
     assert_eq!(json["variants"][0]["samples"][0].as_f64(), Some(46.94e6));
 }
@@ -93,7 +162,11 @@ fn a_regex_metric_with_a_suffix_is_extracted_and_decides_nogo() {
 #[test]
 fn a_command_that_does_not_exist_is_named_with_exit_2() {
     let s = Scratch::new();
-    let out = s.perflab().args(["ab", "no-such-program-xyz", "true"]).output().unwrap();
+    let out = s
+        .perflab()
+        .args(["ab", "no-such-program-xyz", "true"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("could not find the program"), "{err}");
@@ -103,15 +176,26 @@ fn a_command_that_does_not_exist_is_named_with_exit_2() {
 #[test]
 fn a_failing_run_stops_with_exit_2_and_its_runs_stay_in_the_store() {
     let s = Scratch::new();
-    let out = s.perflab().args(["ab", "true", "echo oops; exit 3", "--warmup", "0"]).output().unwrap();
+    let out = s
+        .perflab()
+        .args(["ab", "true", "echo oops; exit 3", "--warmup", "0"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("exited with code 3") && err.contains("| oops"), "{err}");
+    assert!(
+        err.contains("exited with code 3") && err.contains("| oops"),
+        "{err}"
+    );
     assert!(err.contains("marked incomplete"), "{err}");
     let db = rusqlite::Connection::open(s.store()).unwrap();
-    let status: String = db.query_row("SELECT status FROM experiments", [], |r| r.get(0)).unwrap();
+    let status: String = db
+        .query_row("SELECT status FROM experiments", [], |r| r.get(0))
+        .unwrap();
     assert_eq!(status, "incomplete");
-    let runs: i64 = db.query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0)).unwrap();
+    let runs: i64 = db
+        .query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))
+        .unwrap();
     assert!(runs >= 1);
 }
 
@@ -120,10 +204,23 @@ fn ignore_failure_measures_failing_runs_too() {
     let s = Scratch::new();
     let out = s
         .perflab()
-        .args(["ab", "exit 1", "exit 1", "--ignore-failure", "--max-runs", "10", "--json", "r.json"])
+        .args([
+            "ab",
+            "exit 1",
+            "exit 1",
+            "--ignore-failure",
+            "--max-runs",
+            "10",
+            "--json",
+            "r.json",
+        ])
         .output()
         .unwrap();
-    assert!(matches!(out.status.code(), Some(0 | 4)), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        matches!(out.status.code(), Some(0 | 4)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
@@ -131,18 +228,33 @@ fn a_metric_the_run_did_not_print_is_an_error_that_shows_its_output() {
     let s = Scratch::new();
     let out = s
         .perflab()
-        .args(["ab", "echo hello", "echo hello", "--measure", "latency", "--better", "lower"])
+        .args([
+            "ab",
+            "echo hello",
+            "echo hello",
+            "--measure",
+            "latency",
+            "--better",
+            "lower",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("PERFLAB_METRIC latency") && err.contains("| hello"), "{err}");
+    assert!(
+        err.contains("PERFLAB_METRIC latency") && err.contains("| hello"),
+        "{err}"
+    );
 }
 
 #[test]
 fn an_extracted_metric_without_a_direction_is_refused() {
     let s = Scratch::new();
-    let out = s.perflab().args(["ab", "true", "true", "--measure", "tp"]).output().unwrap();
+    let out = s
+        .perflab()
+        .args(["ab", "true", "true", "--measure", "tp"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--better higher"));
 }
@@ -151,7 +263,19 @@ fn an_extracted_metric_without_a_direction_is_refused() {
 fn a_run_past_its_timeout_is_killed_and_reported() {
     let s = Scratch::new();
     let started = std::time::Instant::now();
-    let out = s.perflab().args(["ab", "sleep 30", "true", "--timeout", "300ms", "--warmup", "0"]).output().unwrap();
+    let out = s
+        .perflab()
+        .args([
+            "ab",
+            "sleep 30",
+            "true",
+            "--timeout",
+            "300ms",
+            "--warmup",
+            "0",
+        ])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("timeout"));
     assert!(started.elapsed().as_secs() < 20, "the sleep was not killed");
@@ -160,7 +284,11 @@ fn a_run_past_its_timeout_is_killed_and_reported() {
 #[test]
 fn bad_thresholds_and_missing_commands_are_usage_errors() {
     let s = Scratch::new();
-    let out = s.perflab().args(["ab", "true", "true", "--go", "-1%", "--nogo", "1%"]).output().unwrap();
+    let out = s
+        .perflab()
+        .args(["ab", "true", "true", "--go", "-1%", "--nogo", "1%"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let out = s.perflab().args(["ab"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -170,11 +298,17 @@ fn bad_thresholds_and_missing_commands_are_usage_errors() {
 #[test]
 fn history_lists_the_experiment_with_its_verdict() {
     let s = Scratch::new();
-    s.perflab().args(["ab", &busy(30_000), &busy(10_000), "--max-runs", "30"]).output().unwrap();
+    s.perflab()
+        .args(["ab", &busy(30_000), &busy(10_000), "--max-runs", "30"])
+        .output()
+        .unwrap();
     let out = s.perflab().args(["history"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains(" ab ") && text.contains("GO") && text.contains("A vs B"), "{text}");
+    assert!(
+        text.contains(" ab ") && text.contains("GO") && text.contains("A vs B"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -182,7 +316,15 @@ fn ctrl_c_stops_the_experiment_and_keeps_the_finished_runs_marked_incomplete() {
     let s = Scratch::new();
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_perflab"))
         .current_dir(s.dir.path())
-        .args(["ab", "sleep 0.1", "sleep 0.1", "--warmup", "0", "--max-runs", "200"])
+        .args([
+            "ab",
+            "sleep 0.1",
+            "sleep 0.1",
+            "--warmup",
+            "0",
+            "--max-runs",
+            "200",
+        ])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -190,11 +332,20 @@ fn ctrl_c_stops_the_experiment_and_keeps_the_finished_runs_marked_incomplete() {
     std::thread::sleep(std::time::Duration::from_millis(1500));
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("kept"));
     let db = rusqlite::Connection::open(s.store()).unwrap();
     let (status, runs): (String, i64) = db
-        .query_row("SELECT status, (SELECT COUNT(*) FROM runs) FROM experiments", [], |r| Ok((r.get(0)?, r.get(1)?)))
+        .query_row(
+            "SELECT status, (SELECT COUNT(*) FROM runs) FROM experiments",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
         .unwrap();
     assert_eq!(status, "incomplete");
     assert!(runs >= 4, "only {runs} runs kept");

@@ -4,8 +4,10 @@ mod common;
 
 use common::Scratch;
 
-const SEED_BASELINE: &str = "[45.52M, 44.88M, 44.95M, 45.83M, 45.84M, 45.32M, 45.31M, 45.20M, 45.55M, 45.06M]";
-const SEED_OPTIMISED: &str = "[48.19M, 44.62M, 47.32M, 46.39M, 46.93M, 47.42M, 47.19M, 47.12M, 47.32M, 46.89M]";
+const SEED_BASELINE: &str =
+    "[45.52M, 44.88M, 44.95M, 45.83M, 45.84M, 45.32M, 45.31M, 45.20M, 45.55M, 45.06M]";
+const SEED_OPTIMISED: &str =
+    "[48.19M, 44.62M, 47.32M, 46.39M, 46.93M, 47.42M, 47.19M, 47.12M, 47.32M, 46.89M]";
 
 #[test]
 fn the_seed_allocator_samples_give_go_at_the_seed_thresholds() {
@@ -14,10 +16,19 @@ fn the_seed_allocator_samples_give_go_at_the_seed_thresholds() {
     s.write("b.txt", SEED_OPTIMISED);
     let out = s
         .perflab()
-        .args(["compare", "a.txt", "b.txt", "--better", "higher", "--go", "1%", "--nogo", "-0.5%", "--json", "r.json"])
+        .args([
+            "compare", "a.txt", "b.txt", "--better", "higher", "--go", "1%", "--nogo", "-0.5%",
+            "--json", "r.json",
+        ])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     let json = s.json("r.json");
     assert_eq!(json["verdict"], "GO");
     assert!(json["ci"][0].as_f64().unwrap() >= 0.01);
@@ -28,7 +39,11 @@ fn a_sample_file_with_a_word_names_the_line() {
     let s = Scratch::new();
     s.write("a.txt", "1.0\n1.1\nfast\n");
     s.write("b.txt", "1.0\n1.2\n");
-    let out = s.perflab().args(["compare", "a.txt", "b.txt"]).output().unwrap();
+    let out = s
+        .perflab()
+        .args(["compare", "a.txt", "b.txt"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("a.txt:3"));
 }
@@ -38,7 +53,11 @@ fn a_sample_file_with_one_value_is_refused() {
     let s = Scratch::new();
     s.write("a.txt", "1.0\n");
     s.write("b.txt", "1.0\n1.2\n");
-    let out = s.perflab().args(["compare", "a.txt", "b.txt"]).output().unwrap();
+    let out = s
+        .perflab()
+        .args(["compare", "a.txt", "b.txt"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("at least 2"));
 }
@@ -48,7 +67,11 @@ fn constant_samples_are_refused_without_nan() {
     let s = Scratch::new();
     s.write("a.txt", "5\n5\n5\n");
     s.write("b.txt", "5\n5\n5\n");
-    let out = s.perflab().args(["compare", "a.txt", "b.txt"]).output().unwrap();
+    let out = s
+        .perflab()
+        .args(["compare", "a.txt", "b.txt"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("constant") && !err.contains("NaN"), "{err}");
@@ -62,14 +85,36 @@ fn a_hyperfine_export_and_a_perflab_result_can_be_compared() {
         r#"{"results":[{"command":"old","times":[1.00,1.02,0.99,1.01,1.00,1.03,0.98,1.01,1.00,1.02]},
                        {"command":"new","times":[0.80,0.81,0.79,0.82,0.80,0.81,0.80,0.79,0.81,0.80]}]}"#,
     );
-    let out = s.perflab().args(["compare", "h.json#old", "h.json#new", "--json", "r.json"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = s
+        .perflab()
+        .args(["compare", "h.json#old", "h.json#new", "--json", "r.json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(s.json("r.json")["verdict"], "GO");
     // The result itself is a valid input: each variant selected by name.
-    let out = s.perflab().args(["compare", "r.json#new", "r.json#old"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = s
+        .perflab()
+        .args(["compare", "r.json#new", "r.json#old"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // Without a selector, the choices are listed.
-    let out = s.perflab().args(["compare", "h.json", "h.json#new"]).output().unwrap();
+    let out = s
+        .perflab()
+        .args(["compare", "h.json", "h.json#new"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("#0 old, #1 new"));
 }

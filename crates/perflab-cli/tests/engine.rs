@@ -2,8 +2,8 @@
 //! interleaving and run limits.
 
 use perflab_cli::ab::{StopReason, run_ab};
-use perflab_cli::experiment::{Experiment, Settings};
 use perflab_cli::experiment::settings::VariantSettings;
+use perflab_cli::experiment::{Experiment, Settings};
 use perflab_cli::progress::NoProgress;
 use perflab_cli::runner::{FakeExecutor, RunSpec};
 use perflab_cli::store::Store;
@@ -12,8 +12,14 @@ use perflab_stats::Verdict;
 fn experiment(tweak: impl FnOnce(&mut Settings)) -> Experiment {
     let mut s = Settings {
         variants: vec![
-            VariantSettings { command: Some("a".into()), ..Default::default() },
-            VariantSettings { command: Some("b".into()), ..Default::default() },
+            VariantSettings {
+                command: Some("a".into()),
+                ..Default::default()
+            },
+            VariantSettings {
+                command: Some("b".into()),
+                ..Default::default()
+            },
         ],
         seed: Some(1),
         warmup: Some(2),
@@ -37,15 +43,29 @@ fn noisy(rng: &mut fastrand::Rng, mean: f64, sd: f64) -> f64 {
 fn a_clear_improvement_stops_at_the_minimum_number_of_runs_with_go() {
     let exp = experiment(|_| {});
     let mut rng = fastrand::Rng::with_seed(3);
-    let mut exec = FakeExecutor::new(move |spec, _| Ok(FakeExecutor::outcome(noisy(&mut rng, if is_b(spec) { 0.8 } else { 1.0 }, 0.01))));
+    let mut exec = FakeExecutor::new(move |spec, _| {
+        Ok(FakeExecutor::outcome(noisy(
+            &mut rng,
+            if is_b(spec) { 0.8 } else { 1.0 },
+            0.01,
+        )))
+    });
     let store = Store::in_memory().unwrap();
     let ab = run_ab(&exp, &mut exec, Some(&store), &mut NoProgress).unwrap();
     let e = ab.evaluation.unwrap();
     assert_eq!(e.verdict, Verdict::Go);
     assert_eq!(ab.stop, StopReason::Decided);
     assert_eq!(ab.runs[0].len(), 10);
-    assert_eq!(exec.performed(), 2 * 2 + 2 * 10, "warm-ups are run but not counted");
-    assert!(e.interval.lo > 0.2 && e.interval.hi < 0.3, "{:?}", e.interval);
+    assert_eq!(
+        exec.performed(),
+        2 * 2 + 2 * 10,
+        "warm-ups are run but not counted"
+    );
+    assert!(
+        e.interval.lo > 0.2 && e.interval.hi < 0.3,
+        "{:?}",
+        e.interval
+    );
     assert_eq!(store.count_runs(ab.experiment_id.unwrap()).unwrap(), 20);
 }
 
@@ -53,7 +73,13 @@ fn a_clear_improvement_stops_at_the_minimum_number_of_runs_with_go() {
 fn a_change_too_small_for_the_noise_runs_to_the_limit_and_says_how_many_more_runs() {
     let exp = experiment(|s| s.max_runs = Some(30));
     let mut rng = fastrand::Rng::with_seed(5);
-    let mut exec = FakeExecutor::new(move |spec, _| Ok(FakeExecutor::outcome(noisy(&mut rng, if is_b(spec) { 0.99 } else { 1.0 }, 0.03))));
+    let mut exec = FakeExecutor::new(move |spec, _| {
+        Ok(FakeExecutor::outcome(noisy(
+            &mut rng,
+            if is_b(spec) { 0.99 } else { 1.0 },
+            0.03,
+        )))
+    });
     let ab = run_ab(&exp, &mut exec, None, &mut NoProgress).unwrap();
     let e = ab.evaluation.unwrap();
     assert_eq!(e.verdict, Verdict::Inconclusive);
@@ -67,7 +93,8 @@ fn a_guard_that_worsens_beyond_its_limit_vetoes_a_go() {
     let exp = experiment(|s| s.guards = vec![("peak-memory".into(), 0.05, None)]);
     let mut rng = fastrand::Rng::with_seed(7);
     let mut exec = FakeExecutor::new(move |spec, _| {
-        let mut o = FakeExecutor::outcome(noisy(&mut rng, if is_b(spec) { 0.8 } else { 1.0 }, 0.01));
+        let mut o =
+            FakeExecutor::outcome(noisy(&mut rng, if is_b(spec) { 0.8 } else { 1.0 }, 0.01));
         o.max_rss_kib = if is_b(spec) { 5000.0 } else { 4000.0 };
         Ok(o)
     });
@@ -94,8 +121,14 @@ fn runs_are_interleaved_in_blocks_of_both_orders() {
     assert_eq!(ab.evaluation.unwrap().verdict, Verdict::Neutral);
     let order = order.borrow();
     let blocks: Vec<_> = order.chunks(2).collect();
-    assert!(blocks.iter().all(|b| b[0] != b[1]), "each block runs A and B once");
-    assert!(blocks.iter().any(|b| b[0]) && blocks.iter().any(|b| !b[0]), "both orders occur");
+    assert!(
+        blocks.iter().all(|b| b[0] != b[1]),
+        "each block runs A and B once"
+    );
+    assert!(
+        blocks.iter().any(|b| b[0]) && blocks.iter().any(|b| !b[0]),
+        "both orders occur"
+    );
 }
 
 #[test]
@@ -106,7 +139,12 @@ fn a_missing_metric_stops_with_an_error_naming_the_run() {
     });
     let mut exec = FakeExecutor::new(|_, _| Ok(FakeExecutor::outcome(1.0)));
     let store = Store::in_memory().unwrap();
-    let err = run_ab(&exp, &mut exec, Some(&store), &mut NoProgress).unwrap_err().to_string();
-    assert!(err.contains("run 1 of variant") && err.contains("'tp'"), "{err}");
+    let err = run_ab(&exp, &mut exec, Some(&store), &mut NoProgress)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("run 1 of variant") && err.contains("'tp'"),
+        "{err}"
+    );
     assert!(err.contains("marked incomplete"), "{err}");
 }

@@ -9,16 +9,34 @@ fn run_measures_a_command_and_reports_every_run() {
     let s = Scratch::new();
     let out = s
         .perflab()
-        .args(["run", "echo PERFLAB_METRIC items 42 items", "-r", "5", "--json", "r.json"])
+        .args([
+            "run",
+            "echo PERFLAB_METRIC items 42 items",
+            "-r",
+            "5",
+            "--json",
+            "r.json",
+        ])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let json = s.json("r.json");
     assert_eq!(json["variants"][0]["runs"], 5);
     assert_eq!(json["variants"][0]["samples"].as_array().unwrap().len(), 5);
-    assert_eq!(json["variants"][0]["run_details"][0]["metrics"]["items"], 42.0);
+    assert_eq!(
+        json["variants"][0]["run_details"][0]["metrics"]["items"],
+        42.0
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("peak-memory") && stdout.contains("items"), "{stdout}");
+    assert!(
+        stdout.contains("peak-memory") && stdout.contains("items"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -32,8 +50,17 @@ fn an_experiment_file_runs_from_its_own_folder() {
          [[variant]]\nname = \"old\"\ncommand = \"test -f marker && echo PERFLAB_METRIC tp 100\"\n\
          [[variant]]\nname = \"new\"\ncommand = \"test -f marker && echo PERFLAB_METRIC tp $TP\"\nenv = { TP = \"150\" }\n",
     );
-    let out = s.perflab().args(["ab", "-f", "exp/perflab.toml", "--json", "r.json"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = s
+        .perflab()
+        .args(["ab", "-f", "exp/perflab.toml", "--json", "r.json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let json = s.json("r.json");
     assert_eq!(json["name"], "files");
     assert_eq!(json["variants"][1]["name"], "new");
@@ -43,7 +70,11 @@ fn an_experiment_file_runs_from_its_own_folder() {
 fn a_malformed_experiment_file_is_reported_with_line_and_column() {
     let s = Scratch::new();
     s.write("perflab.toml", "measure = \"wall\"\nmax_runs = \"many\"\n");
-    let out = s.perflab().args(["ab", "-f", "perflab.toml"]).output().unwrap();
+    let out = s
+        .perflab()
+        .args(["ab", "-f", "perflab.toml"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("perflab.toml:2:"), "{err}");
@@ -52,7 +83,11 @@ fn a_malformed_experiment_file_is_reported_with_line_and_column() {
 #[test]
 fn a_missing_experiment_file_says_which_path() {
     let s = Scratch::new();
-    let out = s.perflab().args(["ab", "-f", "nope.toml"]).output().unwrap();
+    let out = s
+        .perflab()
+        .args(["ab", "-f", "nope.toml"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("nope.toml"));
 }

@@ -88,7 +88,10 @@ struct VariantDoc {
 /// Reads an experiment file into settings.
 pub fn read_experiment_file(path: &Path) -> Result<Settings> {
     let text = std::fs::read_to_string(path).map_err(|e| {
-        Error::input(path, format!("cannot read the experiment file: {e}; check the path given to -f"))
+        Error::input(
+            path,
+            format!("cannot read the experiment file: {e}; check the path given to -f"),
+        )
     })?;
     parse_experiment(&text, path)
 }
@@ -96,10 +99,14 @@ pub fn read_experiment_file(path: &Path) -> Result<Settings> {
 /// Parses experiment text; `path` is for messages and relative directories.
 pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
     let at = |span: Option<Range<usize>>, message: String| {
-        let location = span.map(|s| line_column(text, s.start)).map(|(l, c)| format!(":{l}:{c}")).unwrap_or_default();
+        let location = span
+            .map(|s| line_column(text, s.start))
+            .map(|(l, c)| format!(":{l}:{c}"))
+            .unwrap_or_default();
         Error::input(format!("{}{location}", path.display()), message)
     };
-    let doc: FileDoc = toml::from_str(text).map_err(|e| at(e.span(), e.message().trim().to_string()))?;
+    let doc: FileDoc =
+        toml::from_str(text).map_err(|e| at(e.span(), e.message().trim().to_string()))?;
     let base = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -111,7 +118,9 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
             toml::Value::String(s) => parse_percent(s),
             toml::Value::Integer(i) => Ok(*i as f64 / 100.0),
             toml::Value::Float(f) => Ok(f / 100.0),
-            _ => Err(format!("{key} must be a percentage like \"1%\" or a number of percent")),
+            _ => Err(format!(
+                "{key} must be a percentage like \"1%\" or a number of percent"
+            )),
         };
         parsed.map_err(|m| at(Some(v.span()), format!("{key}: {m}")))
     };
@@ -120,27 +129,45 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
     };
     let better = |v: &Spanned<String>| {
         parse_better(v.get_ref(), "better").map_err(|_| {
-            at(Some(v.span()), format!("better: '{}' is neither \"higher\" nor \"lower\"", v.get_ref()))
+            at(
+                Some(v.span()),
+                format!(
+                    "better: '{}' is neither \"higher\" nor \"lower\"",
+                    v.get_ref()
+                ),
+            )
         })
     };
 
     let mut metrics = Vec::new();
     for (name, pattern) in &doc.metrics {
-        MetricExtractor::check_name(name, "[metrics]").map_err(|e| at(Some(pattern.span()), e.to_string()))?;
-        let regex = Regex::new(pattern.get_ref())
-            .map_err(|e| at(Some(pattern.span()), format!("metric '{name}': not a valid regular expression: {e}")))?;
+        MetricExtractor::check_name(name, "[metrics]")
+            .map_err(|e| at(Some(pattern.span()), e.to_string()))?;
+        let regex = Regex::new(pattern.get_ref()).map_err(|e| {
+            at(
+                Some(pattern.span()),
+                format!("metric '{name}': not a valid regular expression: {e}"),
+            )
+        })?;
         metrics.push((name.clone(), regex));
     }
     let mut guards = Vec::new();
     for g in &doc.guard {
         let direction = g.better.as_ref().map(better).transpose()?;
-        guards.push((g.metric.clone(), percent(&g.max_worsening, "max_worsening")?, direction));
+        guards.push((
+            g.metric.clone(),
+            percent(&g.max_worsening, "max_worsening")?,
+            direction,
+        ));
     }
     if !doc.variant.is_empty() && doc.variant.len() != 2 {
         let span = doc.variant.get(2).or(doc.variant.first()).map(|v| v.span());
         return Err(at(
             span,
-            format!("{} [[variant]] tables found; an experiment has exactly two: the baseline first, the candidate second", doc.variant.len()),
+            format!(
+                "{} [[variant]] tables found; an experiment has exactly two: the baseline first, the candidate second",
+                doc.variant.len()
+            ),
         ));
     }
     let variants = doc
@@ -165,9 +192,17 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
         confidence: doc.confidence,
         min_runs: doc.min_runs,
         max_runs: doc.max_runs,
-        max_time: doc.max_time.as_ref().map(|v| duration(v, "max_time")).transpose()?,
+        max_time: doc
+            .max_time
+            .as_ref()
+            .map(|v| duration(v, "max_time"))
+            .transpose()?,
         warmup: doc.warmup,
-        timeout: doc.timeout.as_ref().map(|v| duration(v, "timeout")).transpose()?,
+        timeout: doc
+            .timeout
+            .as_ref()
+            .map(|v| duration(v, "timeout"))
+            .transpose()?,
         shell: doc.shell,
         cwd: Some(doc.cwd.as_deref().map_or_else(|| base.clone(), dir)),
         ignore_failure: doc.ignore_failure,
@@ -182,7 +217,10 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
 fn line_column(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
     let line = before.matches('\n').count() + 1;
-    let column = before.rfind('\n').map_or(before.len(), |i| before.len() - i - 1) + 1;
+    let column = before
+        .rfind('\n')
+        .map_or(before.len(), |i| before.len() - i - 1)
+        + 1;
     (line, column)
 }
 
@@ -194,7 +232,8 @@ mod tests {
         parse_experiment(text, Path::new("exp/perflab.toml"))
     }
 
-    const TWO: &str = "[[variant]]\ncommand = \"a\"\n[[variant]]\ncommand = \"b\"\nenv = { X = \"1\" }\n";
+    const TWO: &str =
+        "[[variant]]\ncommand = \"a\"\n[[variant]]\ncommand = \"b\"\nenv = { X = \"1\" }\n";
 
     #[test]
     fn a_minimal_file_gives_two_variants_run_from_its_folder() {
@@ -206,20 +245,26 @@ mod tests {
 
     #[test]
     fn a_misspelt_key_is_reported_with_line_and_column() {
-        let err = parse(&format!("{TWO}max_rnus = 3\n")).unwrap_err().to_string();
+        let err = parse(&format!("{TWO}max_rnus = 3\n"))
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("exp/perflab.toml:"), "{err}");
         assert!(err.contains("max_rnus"), "{err}");
     }
 
     #[test]
     fn a_bad_percentage_points_at_its_value() {
-        let err = parse(&format!("go = \"lots\"\n{TWO}")).unwrap_err().to_string();
+        let err = parse(&format!("go = \"lots\"\n{TWO}"))
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("exp/perflab.toml:1:6"), "{err}");
     }
 
     #[test]
     fn three_variants_are_refused() {
-        let err = parse(&format!("{TWO}[[variant]]\ncommand = \"c\"\n")).unwrap_err().to_string();
+        let err = parse(&format!("{TWO}[[variant]]\ncommand = \"c\"\n"))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("exactly two"), "{err}");
     }
 

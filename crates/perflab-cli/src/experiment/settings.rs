@@ -76,7 +76,10 @@ pub fn parse_better(text: &str, flag: &str) -> Result<Better> {
     match text.trim().to_ascii_lowercase().as_str() {
         "higher" | "high" | "more" => Ok(Better::Higher),
         "lower" | "low" | "less" => Ok(Better::Lower),
-        other => Err(Error::usage(flag, format!("'{other}' is neither 'higher' nor 'lower'"))),
+        other => Err(Error::usage(
+            flag,
+            format!("'{other}' is neither 'higher' nor 'lower'"),
+        )),
     }
 }
 
@@ -91,7 +94,12 @@ pub fn parse_env(text: &str, flag: &str) -> Result<(String, String)> {
 /// Parses a guard `METRIC:LIMIT[:higher|lower]`, e.g. `peak-memory:5%`.
 pub fn parse_guard(text: &str) -> Result<(String, f64, Option<Better>)> {
     let parts: Vec<&str> = text.split(':').collect();
-    let usage = || Error::usage("--guard", format!("'{text}' is not METRIC:LIMIT; write e.g. peak-memory:5%"));
+    let usage = || {
+        Error::usage(
+            "--guard",
+            format!("'{text}' is not METRIC:LIMIT; write e.g. peak-memory:5%"),
+        )
+    };
     let (metric, limit, better) = match parts.as_slice() {
         [m, l] => (*m, *l, None),
         [m, l, b] => (*m, *l, Some(parse_better(b, "--guard")?)),
@@ -105,11 +113,17 @@ pub fn parse_guard(text: &str) -> Result<(String, f64, Option<Better>)> {
 }
 
 fn percent_flag(value: &Option<String>, flag: &str) -> Result<Option<f64>> {
-    value.as_deref().map(|v| parse_percent(v).map_err(|e| Error::usage(flag, e))).transpose()
+    value
+        .as_deref()
+        .map(|v| parse_percent(v).map_err(|e| Error::usage(flag, e)))
+        .transpose()
 }
 
 fn duration_flag(value: &Option<String>, flag: &str) -> Result<Option<Duration>> {
-    value.as_deref().map(|v| parse_duration(v).map_err(|e| Error::usage(flag, e))).transpose()
+    value
+        .as_deref()
+        .map(|v| parse_duration(v).map_err(|e| Error::usage(flag, e)))
+        .transpose()
 }
 
 impl Settings {
@@ -129,21 +143,57 @@ impl Settings {
             .map_err(|e| Error::usage("--metric", e.to_string()))?;
         let mut variants = Vec::new();
         let commands = &args.commands;
-        let env_a = args.env_a.iter().map(|e| parse_env(e, "--env-a")).collect::<Result<Vec<_>>>()?;
-        let env_b = args.env_b.iter().map(|e| parse_env(e, "--env-b")).collect::<Result<Vec<_>>>()?;
+        let env_a = args
+            .env_a
+            .iter()
+            .map(|e| parse_env(e, "--env-a"))
+            .collect::<Result<Vec<_>>>()?;
+        let env_b = args
+            .env_b
+            .iter()
+            .map(|e| parse_env(e, "--env-b"))
+            .collect::<Result<Vec<_>>>()?;
         if !commands.is_empty() {
             let command_b = commands.get(1).unwrap_or(&commands[0]).clone();
-            variants.push(VariantSettings { name: args.name_a.clone(), command: Some(commands[0].clone()), env: env_a, cwd: None });
-            variants.push(VariantSettings { name: args.name_b.clone(), command: Some(command_b), env: env_b, cwd: None });
-        } else if !env_a.is_empty() || !env_b.is_empty() || args.name_a.is_some() || args.name_b.is_some() {
+            variants.push(VariantSettings {
+                name: args.name_a.clone(),
+                command: Some(commands[0].clone()),
+                env: env_a,
+                cwd: None,
+            });
+            variants.push(VariantSettings {
+                name: args.name_b.clone(),
+                command: Some(command_b),
+                env: env_b,
+                cwd: None,
+            });
+        } else if !env_a.is_empty()
+            || !env_b.is_empty()
+            || args.name_a.is_some()
+            || args.name_b.is_some()
+        {
             // Overrides for the variants of an experiment file.
-            variants.push(VariantSettings { name: args.name_a.clone(), command: None, env: env_a, cwd: None });
-            variants.push(VariantSettings { name: args.name_b.clone(), command: None, env: env_b, cwd: None });
+            variants.push(VariantSettings {
+                name: args.name_a.clone(),
+                command: None,
+                env: env_a,
+                cwd: None,
+            });
+            variants.push(VariantSettings {
+                name: args.name_b.clone(),
+                command: None,
+                env: env_b,
+                cwd: None,
+            });
         }
         Ok(Settings {
             name: None,
             measure: args.measure.clone(),
-            better: args.better.as_deref().map(|b| parse_better(b, "--better")).transpose()?,
+            better: args
+                .better
+                .as_deref()
+                .map(|b| parse_better(b, "--better"))
+                .transpose()?,
             go: percent_flag(&args.go, "--go")?,
             nogo: percent_flag(&args.nogo, "--nogo")?,
             confidence: args.confidence,
@@ -156,7 +206,11 @@ impl Settings {
             cwd: args.run.cwd.clone(),
             ignore_failure: args.run.ignore_failure.then_some(true),
             metrics,
-            guards: args.guards.iter().map(|g| parse_guard(g)).collect::<Result<_>>()?,
+            guards: args
+                .guards
+                .iter()
+                .map(|g| parse_guard(g))
+                .collect::<Result<_>>()?,
             variants,
             seed: args.seed,
         })
@@ -167,7 +221,23 @@ impl Settings {
         macro_rules! take {
             ($($field:ident),*) => { $( if over.$field.is_some() { self.$field = over.$field; } )* };
         }
-        take!(name, measure, better, go, nogo, confidence, min_runs, max_runs, max_time, warmup, timeout, shell, cwd, ignore_failure, seed);
+        take!(
+            name,
+            measure,
+            better,
+            go,
+            nogo,
+            confidence,
+            min_runs,
+            max_runs,
+            max_time,
+            warmup,
+            timeout,
+            shell,
+            cwd,
+            ignore_failure,
+            seed
+        );
         self.metrics.extend(over.metrics);
         self.guards.extend(over.guards);
         if self.variants.is_empty() {
@@ -200,25 +270,42 @@ impl Settings {
         }
         let go = self.go.unwrap_or(0.01);
         let nogo = self.nogo.unwrap_or(-0.005);
-        let thresholds = Thresholds::new(go, nogo).map_err(|e| Error::usage("--go/--nogo", e.to_string()))?;
+        let thresholds =
+            Thresholds::new(go, nogo).map_err(|e| Error::usage("--go/--nogo", e.to_string()))?;
         let confidence = self.confidence.unwrap_or(DEFAULT_CONFIDENCE);
         if !(0.5..1.0).contains(&confidence) {
-            return Err(Error::usage("--confidence", format!("{confidence} is not a level between 0.5 and 1 (e.g. 0.95)")));
+            return Err(Error::usage(
+                "--confidence",
+                format!("{confidence} is not a level between 0.5 and 1 (e.g. 0.95)"),
+            ));
         }
         let min_runs = self.min_runs.unwrap_or(DEFAULT_MIN_RUNS);
         let max_runs = self.max_runs.unwrap_or(DEFAULT_MAX_RUNS.max(min_runs));
         if min_runs < 2 {
-            return Err(Error::usage("--min-runs", "at least 2 runs per variant are needed to estimate the noise"));
+            return Err(Error::usage(
+                "--min-runs",
+                "at least 2 runs per variant are needed to estimate the noise",
+            ));
         }
         if max_runs < min_runs {
-            return Err(Error::usage("--max-runs", format!("{max_runs} is below --min-runs {min_runs}")));
+            return Err(Error::usage(
+                "--max-runs",
+                format!("{max_runs} is below --min-runs {min_runs}"),
+            ));
         }
-        let metric = MetricChoice::resolve(self.measure.as_deref().unwrap_or("wall"), self.better, "--better")?;
+        let metric = MetricChoice::resolve(
+            self.measure.as_deref().unwrap_or("wall"),
+            self.better,
+            "--better",
+        )?;
         let guards = self
             .guards
             .into_iter()
             .map(|(name, max_worsening, better)| {
-                Ok(Guard { metric: MetricChoice::resolve(&name, better, "--guard")?, max_worsening })
+                Ok(Guard {
+                    metric: MetricChoice::resolve(&name, better, "--guard")?,
+                    max_worsening,
+                })
             })
             .collect::<Result<Vec<_>>>()?;
         let shell = self.shell.unwrap_or(true);
@@ -234,7 +321,13 @@ impl Settings {
             })
             .collect::<Vec<_>>();
         if variants[0].name == variants[1].name {
-            return Err(Error::usage("--name-a/--name-b", format!("both variants are named '{}'; give them different names", variants[0].name)));
+            return Err(Error::usage(
+                "--name-a/--name-b",
+                format!(
+                    "both variants are named '{}'; give them different names",
+                    variants[0].name
+                ),
+            ));
         }
         Ok(Experiment {
             name: self.name,

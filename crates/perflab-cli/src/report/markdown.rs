@@ -12,13 +12,20 @@ pub struct MarkdownReport;
 
 /// Escapes text for a Markdown table cell.
 fn cell(text: &str) -> String {
-    text.replace('\\', "\\\\").replace('|', "\\|").replace('\n', " ").replace('`', "'")
+    text.replace('\\', "\\\\")
+        .replace('|', "\\|")
+        .replace('\n', " ")
+        .replace('`', "'")
 }
 
 impl Render for MarkdownReport {
     fn render(&self, doc: &ResultDocument) -> String {
         let mut out = String::new();
-        let title = doc.name.as_deref().map(|n| format!(": {}", cell(n))).unwrap_or_default();
+        let title = doc
+            .name
+            .as_deref()
+            .map(|n| format!(": {}", cell(n)))
+            .unwrap_or_default();
         let _ = writeln!(out, "### perflab {}{title}\n", doc.kind);
         if let Some(d) = &doc.decision {
             let _ = writeln!(
@@ -35,12 +42,19 @@ impl Render for MarkdownReport {
                 cell(&d.reason)
             );
         }
-        let _ = writeln!(out, "| variant | command | runs | median | mean ± sd | min … max | outliers |");
+        let _ = writeln!(
+            out,
+            "| variant | command | runs | median | mean ± sd | min … max | outliers |"
+        );
         let _ = writeln!(out, "| --- | --- | ---: | ---: | ---: | ---: | ---: |");
         for v in &doc.variants {
             let s = &v.summary;
             let env: Vec<String> = v.env.iter().map(|(k, val)| format!("{k}={val}")).collect();
-            let command = v.command.as_deref().map(|c| format!("`{}`", cell(&format!("{} {c}", env.join(" ")).trim().to_string()))).unwrap_or_default();
+            let command = v
+                .command
+                .as_deref()
+                .map(|c| format!("`{}`", cell(format!("{} {c}", env.join(" ")).trim())))
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
                 "| {} | {} | {} | {} | {} ± {} | {} … {} | {} |",
@@ -56,7 +70,10 @@ impl Render for MarkdownReport {
             );
         }
         if !doc.guards.is_empty() {
-            let _ = writeln!(out, "\n| guard | change | interval | limit | status |\n| --- | ---: | ---: | ---: | --- |");
+            let _ = writeln!(
+                out,
+                "\n| guard | change | interval | limit | status |\n| --- | ---: | ---: | ---: | --- |"
+            );
             for g in &doc.guards {
                 let _ = writeln!(
                     out,
@@ -85,7 +102,11 @@ impl Render for MarkdownReport {
             }
         }
         if doc.status != "complete" {
-            let _ = writeln!(out, "\n> This result is {}: it rests only on the runs listed.", doc.status);
+            let _ = writeln!(
+                out,
+                "\n> This result is {}: it rests only on the runs listed.",
+                doc.status
+            );
         }
         out
     }

@@ -24,13 +24,23 @@ pub trait Render {
 /// Writes `doc` to `path` in `format`.
 pub fn write_to(path: &Path, format: &dyn Render, doc: &ResultDocument) -> Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.to_path_buf(), source })?;
+        std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
     }
-    std::fs::write(path, format.render(doc)).map_err(|source| Error::Io { path: path.to_path_buf(), source })
+    std::fs::write(path, format.render(doc)).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// Writes the `--json` and `--markdown` files that were asked for.
-pub fn write_requested(doc: &ResultDocument, json: Option<&Path>, markdown: Option<&Path>) -> Result<()> {
+pub fn write_requested(
+    doc: &ResultDocument,
+    json: Option<&Path>,
+    markdown: Option<&Path>,
+) -> Result<()> {
     if let Some(path) = json {
         write_to(path, &JsonReport, doc)?;
     }
@@ -61,19 +71,30 @@ pub fn other_metrics(runs: &[crate::runner::RunOutcome]) -> String {
     use std::fmt::Write;
     let mut names: Vec<(String, String)> = ["cpu", "user", "sys", "peak-memory"]
         .iter()
-        .map(|n| (n.to_string(), crate::runner::builtin_metric(n).map(|(_, u)| u.to_string()).unwrap_or_default()))
+        .map(|n| {
+            (
+                n.to_string(),
+                crate::runner::builtin_metric(n)
+                    .map(|(_, u)| u.to_string())
+                    .unwrap_or_default(),
+            )
+        })
         .collect();
     let mut extracted = std::collections::BTreeMap::new();
     for run in runs {
         for (name, value) in &run.metrics {
-            extracted.entry(name.clone()).or_insert_with(|| value.unit.clone());
+            extracted
+                .entry(name.clone())
+                .or_insert_with(|| value.unit.clone());
         }
     }
     names.extend(extracted);
     let mut out = String::new();
     for (name, unit) in names {
         let values: Vec<f64> = runs.iter().filter_map(|r| r.metric(&name)).collect();
-        let Ok(s) = perflab_stats::summarize(&values) else { continue };
+        let Ok(s) = perflab_stats::summarize(&values) else {
+            continue;
+        };
         let _ = writeln!(
             out,
             "  {name:>12}: median {} (min {} … max {}), {} of {} runs",

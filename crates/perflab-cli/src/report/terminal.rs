@@ -14,9 +14,23 @@ pub struct TerminalReport;
 impl Render for TerminalReport {
     fn render(&self, doc: &ResultDocument) -> String {
         let mut out = String::new();
-        let title = doc.name.as_deref().map(|n| format!(" {n}")).unwrap_or_default();
-        let _ = writeln!(out, "perflab {}{title}: {} ({} is better)", doc.kind, doc.metric.name, doc.metric.better);
-        let width = doc.variants.iter().map(|v| v.name.len()).max().unwrap_or(1).max(7);
+        let title = doc
+            .name
+            .as_deref()
+            .map(|n| format!(" {n}"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "perflab {}{title}: {} ({} is better)",
+            doc.kind, doc.metric.name, doc.metric.better
+        );
+        let width = doc
+            .variants
+            .iter()
+            .map(|v| v.name.len())
+            .max()
+            .unwrap_or(1)
+            .max(7);
         let _ = writeln!(
             out,
             "  {:width$}  {:>5}  {:>12}  {:>26}  {:>27}  outliers",
@@ -40,7 +54,11 @@ impl Render for TerminalReport {
             );
             if let Some(cmd) = &v.command {
                 let env: Vec<String> = v.env.iter().map(|(k, val)| format!("{k}={val}")).collect();
-                let env = if env.is_empty() { String::new() } else { format!("{} ", env.join(" ")) };
+                let env = if env.is_empty() {
+                    String::new()
+                } else {
+                    format!("{} ", env.join(" "))
+                };
                 let _ = writeln!(out, "  {:width$}  $ {env}{cmd}", "");
             }
         }
@@ -73,7 +91,11 @@ impl Render for TerminalReport {
             }
         }
         if doc.status != "complete" {
-            let _ = writeln!(out, "  note: this result is {}: it rests only on the runs listed", doc.status);
+            let _ = writeln!(
+                out,
+                "  note: this result is {}: it rests only on the runs listed",
+                doc.status
+            );
         }
         out
     }

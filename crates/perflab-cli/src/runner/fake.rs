@@ -17,7 +17,10 @@ pub struct FakeExecutor {
 impl FakeExecutor {
     /// An executor that answers every run with `script`.
     pub fn new(script: impl FnMut(&RunSpec, usize) -> Result<RunOutcome> + 'static) -> Self {
-        Self { script: Box::new(script), performed: 0 }
+        Self {
+            script: Box::new(script),
+            performed: 0,
+        }
     }
 
     /// How many runs were performed.

@@ -35,12 +35,17 @@ impl MetricExtractor {
             let Some((name, pattern)) = definition.split_once('=') else {
                 return Err(Error::usage(
                     "--metric",
-                    format!("'{definition}' has no '='; write NAME=REGEX, e.g. 'throughput=([0-9.]+[KMG]?) ops/s'"),
+                    format!(
+                        "'{definition}' has no '='; write NAME=REGEX, e.g. 'throughput=([0-9.]+[KMG]?) ops/s'"
+                    ),
                 ));
             };
             Self::check_name(name, "--metric")?;
             let regex = Regex::new(pattern).map_err(|e| {
-                Error::usage("--metric", format!("the pattern for '{name}' is not a valid regular expression: {e}"))
+                Error::usage(
+                    "--metric",
+                    format!("the pattern for '{name}' is not a valid regular expression: {e}"),
+                )
             })?;
             patterns.push((name.to_string(), regex));
         }
@@ -55,10 +60,22 @@ impl MetricExtractor {
     /// Rejects names that clash with built-in metrics or cannot be typed on a command line.
     pub fn check_name(name: &str, flag: &str) -> Result<()> {
         if builtin_metric(name).is_some() {
-            return Err(Error::usage(flag, format!("'{name}' is a built-in metric; give the extracted one another name")));
+            return Err(Error::usage(
+                flag,
+                format!("'{name}' is a built-in metric; give the extracted one another name"),
+            ));
         }
-        if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || "_-.".contains(c)) {
-            return Err(Error::usage(flag, format!("'{name}' is not a usable metric name; use letters, digits, '_', '-' or '.'")));
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_alphanumeric() || "_-.".contains(c))
+        {
+            return Err(Error::usage(
+                flag,
+                format!(
+                    "'{name}' is not a usable metric name; use letters, digits, '_', '-' or '.'"
+                ),
+            ));
         }
         Ok(())
     }
@@ -74,10 +91,21 @@ impl MetricExtractor {
             found.insert(name.to_string(), value);
         }
         for (name, regex) in &self.patterns {
-            let Some(captures) = regex.captures(line) else { continue };
-            let text = captures.get(1).or_else(|| captures.get(0)).map_or("", |m| m.as_str());
+            let Some(captures) = regex.captures(line) else {
+                continue;
+            };
+            let text = captures
+                .get(1)
+                .or_else(|| captures.get(0))
+                .map_or("", |m| m.as_str());
             if let Some(value) = parse_si_number(text) {
-                found.insert(name.clone(), MetricValue { value, unit: String::new() });
+                found.insert(
+                    name.clone(),
+                    MetricValue {
+                        value,
+                        unit: String::new(),
+                    },
+                );
             }
         }
     }
@@ -107,13 +135,23 @@ mod tests {
 
     #[test]
     fn metric_lines_give_name_value_and_unit() {
-        let found = scan(&MetricExtractor::default(), "hello\nPERFLAB_METRIC throughput 46.94M ops/s\n");
-        assert_eq!(found["throughput"], MetricValue { value: 46.94e6, unit: "ops/s".into() });
+        let found = scan(
+            &MetricExtractor::default(),
+            "hello\nPERFLAB_METRIC throughput 46.94M ops/s\n",
+        );
+        assert_eq!(
+            found["throughput"],
+            MetricValue {
+                value: 46.94e6,
+                unit: "ops/s".into()
+            }
+        );
     }
 
     #[test]
     fn regex_metrics_understand_suffixes() {
-        let extractor = MetricExtractor::from_definitions(&["tp=Throughput = ([0-9.]+[KMG]?)".into()]).unwrap();
+        let extractor =
+            MetricExtractor::from_definitions(&["tp=Throughput = ([0-9.]+[KMG]?)".into()]).unwrap();
         let found = scan(&extractor, "Throughput = 46.94M ops/s");
         assert_eq!(found["tp"].value, 46.94e6);
     }

@@ -33,8 +33,14 @@ impl Executor for ProcessExecutor {
 
         let (out_tx, out_rx) = mpsc::channel();
         for stream in [
-            child.stdout.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
-            child.stderr.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+            child
+                .stdout
+                .take()
+                .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+            child
+                .stderr
+                .take()
+                .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
         ]
         .into_iter()
         .flatten()
@@ -97,7 +103,10 @@ fn build_command(spec: &RunSpec) -> Result<Command> {
         }
         CommandLine::Direct(args) => {
             let Some((program, rest)) = args.split_first() else {
-                return Err(Error::usage("CMD", "the command is empty; give the program to run"));
+                return Err(Error::usage(
+                    "CMD",
+                    "the command is empty; give the program to run",
+                ));
             };
             let mut c = Command::new(program);
             c.args(rest);
@@ -125,17 +134,25 @@ fn spawn_error(spec: &RunSpec, e: std::io::Error) -> Error {
     let what = spec.command.display();
     let message = match (e.kind(), &spec.cwd) {
         (std::io::ErrorKind::NotFound, Some(dir)) if !dir.is_dir() => {
-            format!("the working directory {} does not exist; fix --cwd or the experiment file's cwd", dir.display())
+            format!(
+                "the working directory {} does not exist; fix --cwd or the experiment file's cwd",
+                dir.display()
+            )
         }
         (std::io::ErrorKind::NotFound, _) => {
-            "the program was not found; check the spelling and PATH, or give a path like ./prog".to_string()
+            "the program was not found; check the spelling and PATH, or give a path like ./prog"
+                .to_string()
         }
         (std::io::ErrorKind::PermissionDenied, _) => {
-            "the program is not executable; chmod +x it or run it through an interpreter".to_string()
+            "the program is not executable; chmod +x it or run it through an interpreter"
+                .to_string()
         }
         _ => format!("it could not be started: {e}"),
     };
-    Error::Run { run: format!("command '{what}'"), message }
+    Error::Run {
+        run: format!("command '{what}'"),
+        message,
+    }
 }
 
 /// Kills the run's process group at its timeout or on Ctrl-C, and says which.
@@ -182,7 +199,10 @@ fn wait_for(pid: libc::pid_t) -> Result<(libc::c_int, libc::rusage)> {
         }
         let err = std::io::Error::last_os_error();
         if err.kind() != std::io::ErrorKind::Interrupted {
-            return Err(Error::Run { run: format!("process {pid}"), message: format!("waiting for it failed: {err}") });
+            return Err(Error::Run {
+                run: format!("process {pid}"),
+                message: format!("waiting for it failed: {err}"),
+            });
         }
     }
 }
@@ -191,7 +211,12 @@ fn timeval_seconds(t: libc::timeval) -> f64 {
     t.tv_sec as f64 + t.tv_usec as f64 / 1e6
 }
 
-fn merge(captured: Vec<Captured>) -> (std::collections::BTreeMap<String, super::MetricValue>, String) {
+fn merge(
+    captured: Vec<Captured>,
+) -> (
+    std::collections::BTreeMap<String, super::MetricValue>,
+    String,
+) {
     let mut metrics = std::collections::BTreeMap::new();
     let mut tail = Vec::new();
     for c in captured {

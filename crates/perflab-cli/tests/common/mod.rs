@@ -13,7 +13,9 @@ pub struct Scratch {
 
 impl Scratch {
     pub fn new() -> Self {
-        Self { dir: tempfile::tempdir().expect("temporary directory") }
+        Self {
+            dir: tempfile::tempdir().expect("temporary directory"),
+        }
     }
 
     pub fn path(&self, name: &str) -> PathBuf {

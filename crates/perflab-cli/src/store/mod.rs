@@ -71,7 +71,7 @@ CREATE INDEX IF NOT EXISTS runs_by_experiment ON runs(experiment_id);
 
 /// An open store.
 pub struct Store {
-    conn: Connection,
+    pub(crate) conn: Connection,
     path: PathBuf,
 }
 
@@ -125,25 +125,39 @@ impl Store {
     /// Opens (creating if needed) the store at `path`.
     pub fn open(path: &Path) -> Result<Self> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.to_path_buf(), source })?;
+            std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+                path: dir.to_path_buf(),
+                source,
+            })?;
         }
-        let conn = Connection::open(path).map_err(|source| Error::Store { path: path.to_path_buf(), source })?;
+        let conn = Connection::open(path).map_err(|source| Error::Store {
+            path: path.to_path_buf(),
+            source,
+        })?;
         Self::init(conn, path.to_path_buf())
     }
 
     /// A store in memory, for tests.
     pub fn in_memory() -> Result<Self> {
-        let conn = Connection::open_in_memory().map_err(|source| Error::Store { path: ":memory:".into(), source })?;
+        let conn = Connection::open_in_memory().map_err(|source| Error::Store {
+            path: ":memory:".into(),
+            source,
+        })?;
         Self::init(conn, PathBuf::from(":memory:"))
     }
 
     fn init(conn: Connection, path: PathBuf) -> Result<Self> {
         let store = Self { conn, path };
-        let version: i64 = store.conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| store.err(e))?;
+        let version: i64 = store
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|e| store.err(e))?;
         if version > SCHEMA_VERSION {
             return Err(Error::input(
                 &store.path,
-                format!("this store was written by a newer perflab (schema {version}); upgrade perflab or use another --store"),
+                format!(
+                    "this store was written by a newer perflab (schema {version}); upgrade perflab or use another --store"
+                ),
             ));
         }
         store
@@ -155,8 +169,11 @@ impl Store {
         Ok(store)
     }
 
-    fn err(&self, source: rusqlite::Error) -> Error {
-        Error::Store { path: self.path.clone(), source }
+    pub(crate) fn err(&self, source: rusqlite::Error) -> Error {
+        Error::Store {
+            path: self.path.clone(),
+            source,
+        }
     }
 
     /// The store's file.
@@ -174,7 +191,9 @@ impl Store {
         config_json: &str,
         variants: &[VariantRecord<'_>],
     ) -> Result<(i64, Vec<i64>)> {
-        let cwd = std::env::current_dir().ok().map(|d| d.display().to_string());
+        let cwd = std::env::current_dir()
+            .ok()
+            .map(|d| d.display().to_string());
         self.conn
             .execute(
                 "INSERT INTO experiments (kind, name, status, metric, started_at, cwd, git_commit, git_dirty, host,
@@ -214,7 +233,11 @@ impl Store {
         warmup: bool,
         run: &RunOutcome,
     ) -> Result<()> {
-        let metrics: std::collections::BTreeMap<_, _> = run.metrics.iter().map(|(k, v)| (k.clone(), v.value)).collect();
+        let metrics: std::collections::BTreeMap<_, _> = run
+            .metrics
+            .iter()
+            .map(|(k, v)| (k.clone(), v.value))
+            .collect();
         let (code, signal) = match run.exit {
             crate::runner::ExitState::Code(c) => (Some(c), None),
             crate::runner::ExitState::Signal(s) => (None, Some(s)),
@@ -270,11 +293,20 @@ impl Store {
             .map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map([limit as i64], |r| {
-                let change = match (r.get::<_, Option<f64>>(6)?, r.get::<_, Option<f64>>(7)?, r.get::<_, Option<f64>>(8)?) {
+                let change = match (
+                    r.get::<_, Option<f64>>(6)?,
+                    r.get::<_, Option<f64>>(7)?,
+                    r.get::<_, Option<f64>>(8)?,
+                ) {
                     (Some(c), Some(lo), Some(hi)) => Some((c, lo, hi)),
                     _ => None,
                 };
-                let git = r.get::<_, Option<String>>(10)?.map(|c| (c, r.get::<_, Option<bool>>(11).ok().flatten().unwrap_or(false)));
+                let git = r.get::<_, Option<String>>(10)?.map(|c| {
+                    (
+                        c,
+                        r.get::<_, Option<bool>>(11).ok().flatten().unwrap_or(false),
+                    )
+                });
                 Ok(ExperimentRow {
                     id: r.get(0)?,
                     kind: r.get(1)?,
@@ -303,7 +335,9 @@ impl Store {
     fn variant_names(&self, experiment_id: i64) -> Result<Vec<(String, String)>> {
         let mut stmt = self
             .conn
-            .prepare("SELECT name, command FROM variants WHERE experiment_id = ?1 ORDER BY position")
+            .prepare(
+                "SELECT name, command FROM variants WHERE experiment_id = ?1 ORDER BY position",
+            )
             .map_err(|e| self.err(e))?;
         stmt.query_map([experiment_id], |r| Ok((r.get(0)?, r.get(1)?)))
             .map_err(|e| self.err(e))?
@@ -314,7 +348,11 @@ impl Store {
     /// The stored result document of an experiment, if it finished with one.
     pub fn result_json(&self, id: i64) -> Result<Option<String>> {
         self.conn
-            .query_row("SELECT result_json FROM experiments WHERE id = ?1", [id], |r| r.get(0))
+            .query_row(
+                "SELECT result_json FROM experiments WHERE id = ?1",
+                [id],
+                |r| r.get(0),
+            )
             .optional()
             .map(Option::flatten)
             .map_err(|e| self.err(e))
@@ -323,7 +361,11 @@ impl Store {
     /// Number of measured runs stored for an experiment (for tests and messages).
     pub fn count_runs(&self, experiment_id: i64) -> Result<i64> {
         self.conn
-            .query_row("SELECT COUNT(*) FROM runs WHERE experiment_id = ?1 AND warmup = 0", [experiment_id], |r| r.get(0))
+            .query_row(
+                "SELECT COUNT(*) FROM runs WHERE experiment_id = ?1 AND warmup = 0",
+                [experiment_id],
+                |r| r.get(0),
+            )
             .map_err(|e| self.err(e))
     }
 }

@@ -7,8 +7,10 @@ use clap::{Args, Parser, Subcommand};
 /// perflab: measure, compare and decide, with statistics that do not lie quietly.
 #[derive(Debug, Parser)]
 #[command(name = "perflab", version, about, long_about = None)]
-#[command(after_help = "Exit codes: 0 GO / NEUTRAL / plain measurement, 1 perflab failed, \
-2 bad usage or input, 3 NO-GO, 4 INCONCLUSIVE, 130 interrupted (finished runs are kept).")]
+#[command(
+    after_help = "Exit codes: 0 GO / NEUTRAL / plain measurement, 1 perflab failed, \
+2 bad usage or input, 3 NO-GO, 4 INCONCLUSIVE, 130 interrupted (finished runs are kept)."
+)]
 pub struct Cli {
     /// The SQLite store [default: .perflab/perflab.db, or $PERFLAB_STORE].
     #[arg(long, global = true, value_name = "PATH")]
@@ -25,11 +27,13 @@ pub enum Command {
     #[command(after_help = "Examples:\n  perflab ab './old' './new'\n  \
 perflab ab './prog' --env-b FAST=1\n  perflab ab -f perflab.toml\n  \
 perflab ab './a' './b' --measure throughput --metric 'throughput=([0-9.]+[KMG]?) ops/s' --better higher")]
-    Ab(AbArgs),
+    Ab(Box<AbArgs>),
     /// Decide on samples that already exist (numbers, a perflab JSON result, a hyperfine JSON export).
-    #[command(after_help = "Each input is a PATH, optionally followed by #SELECTOR to pick one variant \
+    #[command(
+        after_help = "Each input is a PATH, optionally followed by #SELECTOR to pick one variant \
 of a perflab JSON result or one command of a hyperfine export (by name or 0-based index).\n\
-A text file holds one number per line (K/M/G suffixes allowed, # starts a comment).")]
+A text file holds one number per line (K/M/G suffixes allowed, # starts a comment)."
+    )]
     Compare(CompareArgs),
     /// Measure one command (no decision).
     Run(RunArgs),

@@ -1,0 +1,192 @@
+//! `perflab compare`: the decision on samples that already exist.
+
+use perflab_format::result::{MetricInfo, RESULT_FORMAT, ResultDocument, VariantDoc};
+use perflab_stats::{Better, Thresholds, Verdict, classify, hodges_lehmann_change};
+
+use crate::cli::CompareArgs;
+use crate::decide::describe_runs_needed;
+use crate::document::{decision_doc, mann_whitney_p, provenance_map, summary_doc};
+use crate::error::{Error, Result};
+use crate::experiment::parse_better;
+use crate::provenance::Provenance;
+use crate::report::{Render, TerminalReport, write_requested};
+use crate::samples::read_samples;
+use crate::store::{Store, VariantRecord};
+use crate::units::{format_percent, parse_percent};
+
+use super::exit_code_for;
+
+/// `perflab compare`.
+pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
+    let better = parse_better(&args.better, "--better")?;
+    let go = args
+        .go
+        .as_deref()
+        .map(parse_percent)
+        .transpose()
+        .map_err(|e| Error::usage("--go", e))?
+        .unwrap_or(0.01);
+    let nogo = args
+        .nogo
+        .as_deref()
+        .map(parse_percent)
+        .transpose()
+        .map_err(|e| Error::usage("--nogo", e))?
+        .unwrap_or(-0.005);
+    let thresholds =
+        Thresholds::new(go, nogo).map_err(|e| Error::usage("--go/--nogo", e.to_string()))?;
+    let confidence = args.confidence.unwrap_or(0.95);
+    if !(0.5..1.0).contains(&confidence) {
+        return Err(Error::usage(
+            "--confidence",
+            format!("{confidence} is not a level between 0.5 and 1 (e.g. 0.95)"),
+        ));
+    }
+    let a = read_samples(&args.baseline, args.measure.as_deref())?;
+    let b = read_samples(&args.candidate, args.measure.as_deref())?;
+    let spread = |v: &[f64]| {
+        v.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
+            - v.iter().cloned().fold(f64::INFINITY, f64::min)
+    };
+    if spread(&a.values) == 0.0 && spread(&b.values) == 0.0 {
+        return Err(Error::Stats(format!(
+            "both samples are constant ({} values of {} in {}, {} values of {} in {}): there is no noise to judge a change against. \
+             If these are exact counts, their difference is exact; if they are timings, check that the files hold measurements",
+            a.values.len(),
+            a.values[0],
+            args.baseline,
+            b.values.len(),
+            b.values[0],
+            args.candidate
+        )));
+    }
+    let interval = hodges_lehmann_change(&a.values, &b.values, better, confidence)?;
+    let verdict = classify(&interval, &thresholds);
+    let band = format!(
+        "[{}, {}]",
+        format_percent(interval.lo),
+        format_percent(interval.hi)
+    );
+    let reason = match verdict {
+        Verdict::Go => format!(
+            "the whole interval {band} lies at or above the GO threshold {}",
+            format_percent(go)
+        ),
+        Verdict::NoGo => format!(
+            "the whole interval {band} lies at or below the NO-GO threshold {}",
+            format_percent(nogo)
+        ),
+        Verdict::Neutral => format!(
+            "the whole interval {band} lies inside ({}, {}): equivalent within the band",
+            format_percent(nogo),
+            format_percent(go)
+        ),
+        Verdict::Inconclusive => {
+            format!("the interval {band} straddles a threshold; more samples are needed")
+        }
+    };
+    let runs_needed = (verdict == Verdict::Inconclusive)
+        .then(|| {
+            perflab_stats::runs_needed_independent(
+                &a.values,
+                &b.values,
+                better,
+                &thresholds,
+                confidence,
+            )
+            .ok()
+        })
+        .flatten();
+    let runs = a.values.len().min(b.values.len());
+    let method = "Hodges-Lehmann shift of log values with the Moses/Bauer distribution-free interval (fixed samples, no optional stopping)";
+    let unit = if a.unit.is_empty() {
+        b.unit.clone()
+    } else {
+        a.unit.clone()
+    };
+    let variant = |s: &crate::samples::Samples| -> Result<VariantDoc> {
+        Ok(VariantDoc {
+            name: s.name.clone(),
+            command: None,
+            env: Default::default(),
+            runs: s.values.len(),
+            summary: summary_doc(&s.values)?,
+            samples: s.values.clone(),
+            run_details: Vec::new(),
+        })
+    };
+    let mut variants = vec![variant(&a)?, variant(&b)?];
+    if variants[0].name == variants[1].name {
+        variants[0].name = format!("{} (A)", variants[0].name);
+        variants[1].name = format!("{} (B)", variants[1].name);
+    }
+    let decision = decision_doc(
+        verdict,
+        reason,
+        &interval,
+        &thresholds,
+        method,
+        runs,
+        runs_needed.as_ref(),
+        mann_whitney_p(&variants),
+    );
+    let metric = MetricInfo {
+        name: args.measure.clone().unwrap_or_else(|| "value".into()),
+        unit,
+        better: if better == Better::Higher {
+            "higher"
+        } else {
+            "lower"
+        }
+        .into(),
+    };
+    let doc = ResultDocument {
+        format: RESULT_FORMAT.into(),
+        kind: "compare".into(),
+        name: None,
+        experiment_id: None,
+        status: "complete".into(),
+        metric,
+        verdict: Some(decision.verdict.clone()),
+        change: Some(decision.change),
+        ci: Some(decision.ci),
+        decision: Some(decision),
+        guards: Vec::new(),
+        variants,
+        seed: None,
+        provenance: None,
+    };
+    let provenance = Provenance::collect(std::path::Path::new("."));
+    let records: Vec<VariantRecord<'_>> = doc
+        .variants
+        .iter()
+        .map(|v| VariantRecord {
+            name: &v.name,
+            command: "",
+            env: &[],
+            cwd: None,
+        })
+        .collect();
+    let (id, _) = store.begin_experiment(
+        "compare",
+        None,
+        Some(&doc.metric.name),
+        &provenance,
+        "{}",
+        &records,
+    )?;
+    let mut doc = doc;
+    doc.experiment_id = Some(id);
+    doc.provenance = Some(provenance_map(&provenance));
+    store.finish_experiment(
+        id,
+        "complete",
+        doc.verdict.as_deref(),
+        Some((interval.estimate, interval.lo, interval.hi)),
+        Some(&serde_json::to_string(&doc).unwrap_or_default()),
+    )?;
+    print!("{}", TerminalReport.render(&doc));
+    write_requested(&doc, args.json.as_deref(), args.markdown.as_deref())?;
+    let _ = describe_runs_needed;
+    Ok(exit_code_for(Some(verdict)))
+}

@@ -1,0 +1,58 @@
+//! `perflab history`: past experiments.
+
+use crate::cli::HistoryArgs;
+use crate::error::{EXIT_OK, Result};
+use crate::store::Store;
+use crate::units::format_percent;
+
+/// `perflab history`.
+pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {
+    let rows = store.list_experiments(args.limit)?;
+    if rows.is_empty() {
+        println!(
+            "No experiments in {} yet. Run `perflab ab CMD_A CMD_B` or `perflab run CMD` first.",
+            store.path().display()
+        );
+        return Ok(EXIT_OK);
+    }
+    println!(
+        "{:>4}  {:20}  {:7}  {:10}  {:12}  {:>5}  {:28}  {:10}  variants",
+        "id", "started", "kind", "status", "verdict", "runs", "change [interval]", "commit"
+    );
+    for r in rows {
+        let change = r
+            .change
+            .map(|(c, lo, hi)| {
+                format!(
+                    "{} [{}, {}]",
+                    format_percent(c),
+                    format_percent(lo),
+                    format_percent(hi)
+                )
+            })
+            .unwrap_or_default();
+        let commit = r
+            .git
+            .map(|(c, dirty)| format!("{}{}", &c[..c.len().min(8)], if dirty { "+" } else { "" }))
+            .unwrap_or_default();
+        let variants = r
+            .variants
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .collect::<Vec<_>>()
+            .join(" vs ");
+        let name = r.name.map(|n| format!("{n}: ")).unwrap_or_default();
+        println!(
+            "{:>4}  {:20}  {:7}  {:10}  {:12}  {:>5}  {:28}  {:10}  {name}{variants}",
+            r.id,
+            r.started_at,
+            r.kind,
+            r.status,
+            r.verdict.unwrap_or_else(|| "-".into()),
+            r.runs,
+            change,
+            commit
+        );
+    }
+    Ok(EXIT_OK)
+}
