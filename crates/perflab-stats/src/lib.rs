@@ -1,2 +1,57 @@
-//! Pure statistics for perflab.
+//! Pure statistics for perflab: summaries, tests, intervals, confidence
+//! sequences and the A/B decision rule. No clocks, no I/O, no printing.
+//!
+//! # Conventions
+//!
+//! * Relative changes are fractions (0.03 = +3 %) oriented so that **positive
+//!   means better**: for [`Better::Higher`] change = candidate/baseline - 1, for
+//!   [`Better::Lower`] change = baseline/candidate - 1 (the change in rate).
+//! * Inference runs on log gains (ln of the oriented ratio) and is mapped back
+//!   by exp(x) - 1; estimates are ratios of geometric means or medians.
+//! * Functions taking logarithms require values that are finite and > 0, and
+//!   report the sample and index of the first value that is not.
+//! * No function panics on user data or returns NaN: bad input is a
+//!   [`StatsError`] whose message says how to fix it.
+//!
+//! # Which interval when
+//!
+//! * Runs collected by perflab itself, interleaved, possibly stopped early:
+//!   [`SequentialTest`] / [`paired_change`] (asymptotic confidence sequence,
+//!   valid under optional stopping).
+//! * Two samples that already exist, of fixed size: [`hodges_lehmann_change`]
+//!   (Hodges-Lehmann shift with the distribution-free Moses interval).
+//!
+//! Both feed [`classify`], the decision table of DESIGN.md.
 #![deny(missing_docs)]
+
+mod change;
+mod confidence_sequence;
+mod decision;
+mod descriptive;
+mod error;
+mod hodges_lehmann;
+mod mann_whitney;
+mod normal;
+mod paired;
+mod pairwise;
+mod proportion;
+mod runs_needed;
+mod sequential;
+mod summary;
+mod validate;
+
+pub use change::{Better, change_from_log_gain, log_gain_from_change, log_gains, relative_change};
+pub use confidence_sequence::{ConfidenceSequence, DEFAULT_OPTIMISE_AT};
+pub use decision::{Interval, LogInterval, Thresholds, Verdict, classify};
+pub use descriptive::{mad, mean, median, quantile_sorted, std_dev};
+pub use error::{Sample, StatsError};
+pub use hodges_lehmann::{hodges_lehmann_change, hodges_lehmann_log_shift};
+pub use mann_whitney::{MannWhitney, mann_whitney};
+pub use paired::{paired_change, paired_log_interval};
+pub use proportion::{ProportionInterval, wilson_interval};
+pub use runs_needed::{RUNS_NEEDED_CAP, RunsNeeded, runs_needed_independent, runs_needed_paired};
+pub use sequential::{
+    DEFAULT_CONFIDENCE, DEFAULT_MAX_RUNS, DEFAULT_MIN_RUNS, Decision, SequentialConfig,
+    SequentialTest,
+};
+pub use summary::{Summary, TukeyOutliers, summarize};

@@ -1,0 +1,216 @@
+//! Verdicts, thresholds, intervals and the decision table of DESIGN.md.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{StatsError, change_from_log_gain};
+
+/// The outcome of a comparison (DESIGN.md, "The decision").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Verdict {
+    /// The whole interval lies at or above the GO threshold.
+    #[serde(rename = "GO")]
+    Go,
+    /// The whole interval lies at or below the NO-GO threshold.
+    #[serde(rename = "NO-GO")]
+    NoGo,
+    /// The whole interval lies strictly inside the band (nogo, go): equivalent.
+    #[serde(rename = "NEUTRAL")]
+    Neutral,
+    /// The interval straddles a threshold: more runs are needed.
+    #[serde(rename = "INCONCLUSIVE")]
+    Inconclusive,
+}
+
+impl Verdict {
+    /// The label used in output and JSON: `GO`, `NO-GO`, `NEUTRAL`, `INCONCLUSIVE`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Go => "GO",
+            Verdict::NoGo => "NO-GO",
+            Verdict::Neutral => "NEUTRAL",
+            Verdict::Inconclusive => "INCONCLUSIVE",
+        }
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Decision thresholds on the relative change (fractions, positive = better).
+///
+/// Build with [`Thresholds::new`], which validates. The fields are public for
+/// reading and for serde; a value deserialised or assembled by hand should be
+/// checked with [`Thresholds::validate`] (the sequential test does so).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Thresholds {
+    /// Changes at or above this are an improvement worth taking (default +1 %).
+    pub go: f64,
+    /// Changes at or below this are a regression (default -0.5 %).
+    pub nogo: f64,
+}
+
+impl Default for Thresholds {
+    /// go = +1 %, nogo = -0.5 % (DESIGN.md).
+    fn default() -> Self {
+        Thresholds {
+            go: 0.01,
+            nogo: -0.005,
+        }
+    }
+}
+
+impl Thresholds {
+    /// Validated thresholds.
+    ///
+    /// # Errors
+    /// [`StatsError::InvalidThresholds`] unless both are finite and
+    /// -1 < nogo < go (the NEUTRAL band must be non-empty, and a change of
+    /// -100 % or less cannot happen).
+    pub fn new(go: f64, nogo: f64) -> Result<Self, StatsError> {
+        let th = Thresholds { go, nogo };
+        th.validate()?;
+        Ok(th)
+    }
+
+    /// Checks the invariants documented on [`Thresholds::new`].
+    ///
+    /// # Errors
+    /// [`StatsError::InvalidThresholds`] saying which invariant fails.
+    pub fn validate(&self) -> Result<(), StatsError> {
+        let reason = if !self.go.is_finite() || !self.nogo.is_finite() {
+            Some("both must be finite fractions (0.01 means +1 %)")
+        } else if self.nogo >= self.go {
+            Some("nogo must be smaller than go (for example go=0.01, nogo=-0.005)")
+        } else if self.nogo <= -1.0 {
+            Some("nogo must be greater than -1 (a change of -100 % or less is impossible)")
+        } else {
+            None
+        };
+        match reason {
+            Some(reason) => Err(StatsError::InvalidThresholds {
+                go: self.go,
+                nogo: self.nogo,
+                reason,
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A confidence interval for a relative change (fractions, positive = better).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Interval {
+    /// Point estimate (a ratio of geometric means, or the Hodges-Lehmann shift, minus one).
+    pub estimate: f64,
+    /// Lower end.
+    pub lo: f64,
+    /// Upper end.
+    pub hi: f64,
+    /// Confidence level, for example 0.95.
+    pub confidence: f64,
+}
+
+/// A confidence interval on the log scale (for a mean or shift of log gains).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LogInterval {
+    /// Point estimate of the log gain.
+    pub estimate: f64,
+    /// Lower end.
+    pub lo: f64,
+    /// Upper end.
+    pub hi: f64,
+    /// Confidence level, for example 0.95.
+    pub confidence: f64,
+}
+
+impl LogInterval {
+    /// Maps every field through exp(x) - 1 (monotone, so ends stay ends).
+    ///
+    /// # Errors
+    /// [`StatsError::ChangeOutOfRange`] if an end overflows (a ratio beyond e^709).
+    pub fn to_change(&self) -> Result<Interval, StatsError> {
+        Ok(Interval {
+            estimate: change_from_log_gain(self.estimate)?,
+            lo: change_from_log_gain(self.lo)?,
+            hi: change_from_log_gain(self.hi)?,
+            confidence: self.confidence,
+        })
+    }
+}
+
+/// The verdict for an interval (DESIGN.md decision table).
+///
+/// Method: a confidence interval inside one region decides; it is the
+/// interval-inclusion form of equivalence/superiority testing (two one-sided
+/// tests; Schuirmann 1987, J. Pharmacokinetics and Biopharmaceutics 15(6)).
+/// * `lo >= go` → GO
+/// * `hi <= nogo` → NO-GO
+/// * `nogo < lo` and `hi < go` → NEUTRAL
+/// * otherwise (including any NaN) → INCONCLUSIVE
+///
+/// Assumes the interval comes from a method valid for how the data were
+/// collected: [`crate::paired_change`] for sequential, interleaved runs;
+/// [`crate::hodges_lehmann_change`] for samples of fixed size.
+pub fn classify(iv: &Interval, th: &Thresholds) -> Verdict {
+    if iv.lo >= th.go {
+        Verdict::Go
+    } else if iv.hi <= th.nogo {
+        Verdict::NoGo
+    } else if iv.lo > th.nogo && iv.hi < th.go {
+        Verdict::Neutral
+    } else {
+        Verdict::Inconclusive
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn iv(lo: f64, hi: f64) -> Interval {
+        Interval {
+            estimate: (lo + hi) / 2.0,
+            lo,
+            hi,
+            confidence: 0.95,
+        }
+    }
+
+    #[test]
+    fn classify_follows_the_design_table() {
+        let th = Thresholds::default();
+        assert_eq!(classify(&iv(0.01, 0.05), &th), Verdict::Go);
+        assert_eq!(classify(&iv(-0.05, -0.005), &th), Verdict::NoGo);
+        assert_eq!(classify(&iv(-0.004, 0.009), &th), Verdict::Neutral);
+        assert_eq!(classify(&iv(-0.005, 0.009), &th), Verdict::Inconclusive);
+        assert_eq!(classify(&iv(0.0, 0.02), &th), Verdict::Inconclusive);
+        assert_eq!(
+            classify(&iv(f64::NAN, f64::NAN), &th),
+            Verdict::Inconclusive
+        );
+    }
+
+    #[test]
+    fn thresholds_reject_inverted_or_impossible_values() {
+        assert!(Thresholds::new(0.01, -0.005).is_ok());
+        assert!(Thresholds::new(0.01, 0.01).is_err());
+        assert!(Thresholds::new(0.01, -1.0).is_err());
+        assert!(Thresholds::new(f64::NAN, -0.005).is_err());
+    }
+
+    #[test]
+    fn verdict_serialises_as_its_label() {
+        for v in [
+            Verdict::Go,
+            Verdict::NoGo,
+            Verdict::Neutral,
+            Verdict::Inconclusive,
+        ] {
+            assert_eq!(v.to_string(), v.as_str());
+        }
+        assert_eq!(Verdict::NoGo.to_string(), "NO-GO");
+    }
+}

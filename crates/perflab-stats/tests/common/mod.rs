@@ -1,0 +1,234 @@
+//! Synthetic A/B experiments of known truth, shared by the simulation tests and
+//! the `decision_simulation` benchmark (which includes this file by path).
+#![allow(dead_code)]
+
+use perflab_stats::{
+    Better, SequentialConfig, SequentialTest, Thresholds, Verdict, mean, relative_change,
+};
+
+/// How runs of one experiment are generated.
+#[derive(Debug, Clone, Copy)]
+pub struct Scenario {
+    /// Which direction is better for the simulated metric.
+    pub better: Better,
+    /// True relative change of the candidate (positive = better), e.g. 0.03.
+    pub true_change: f64,
+    /// Multiplicative Gaussian noise: value * (1 + noise * Z).
+    pub noise: f64,
+    /// Heavy tail: with this probability a run is `tail_penalty` worse (slower).
+    pub tail_probability: f64,
+    /// How much worse a tail run is, e.g. 0.2 for 20 %.
+    pub tail_penalty: f64,
+    /// Machine drift: each run (in wall-clock order) is this fraction worse than the one before.
+    pub drift_per_run: f64,
+}
+
+impl Scenario {
+    /// Gaussian noise only.
+    pub fn gaussian(better: Better, true_change: f64, noise: f64) -> Self {
+        Scenario {
+            better,
+            true_change,
+            noise,
+            tail_probability: 0.0,
+            tail_penalty: 0.0,
+            drift_per_run: 0.0,
+        }
+    }
+
+    /// One run of a variant with the given performance factor (1 for A,
+    /// 1 + true_change for B) started at wall-clock slot `slot`.
+    fn run(&self, rng: &mut fastrand::Rng, performance: f64, slot: usize) -> f64 {
+        let mut perf = performance * (1.0 + self.noise * gaussian(rng));
+        if rng.f64() < self.tail_probability {
+            perf /= 1.0 + self.tail_penalty;
+        }
+        perf /= 1.0 + self.drift_per_run * slot as f64;
+        let base = 1000.0;
+        match self.better {
+            Better::Higher => base * perf,
+            Better::Lower => base / perf,
+        }
+    }
+}
+
+/// Standard normal deviate (Box-Muller).
+pub fn gaussian(rng: &mut fastrand::Rng) -> f64 {
+    let u1 = 1.0 - rng.f64(); // (0, 1]
+    let u2 = rng.f64();
+    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+}
+
+/// Outcome of one simulated experiment.
+#[derive(Debug, Clone, Copy)]
+pub struct Outcome {
+    /// Verdict of the sequential procedure.
+    pub verdict: Verdict,
+    /// Pairs it used.
+    pub runs: usize,
+    /// Verdict of the seed's rule (10 runs of A, then 10 of B, mean gain vs thresholds).
+    pub seed_rule: Verdict,
+}
+
+/// Runs one experiment: the sequential procedure on interleaved pairs (random
+/// order inside each pair) and, on the first ten runs of each variant measured
+/// all-A-then-all-B, the seed's fixed rule.
+pub fn experiment(
+    rng: &mut fastrand::Rng,
+    scenario: &Scenario,
+    config: SequentialConfig,
+) -> Outcome {
+    let mut test = SequentialTest::new(config).expect("valid configuration");
+    let candidate_perf = 1.0 + scenario.true_change;
+    let mut decision = None;
+    for pair in 0..config.max_runs {
+        let (slot_a, slot_b) = if rng.bool() {
+            (2 * pair, 2 * pair + 1)
+        } else {
+            (2 * pair + 1, 2 * pair)
+        };
+        let a = scenario.run(rng, 1.0, slot_a);
+        let b = scenario.run(rng, candidate_perf, slot_b);
+        if let Some(d) = test.push(a, b).expect("synthetic values are positive") {
+            decision = Some(d);
+            break;
+        }
+    }
+    let d = decision.expect("the procedure stops by max_runs");
+    let a: Vec<f64> = (0..10).map(|i| scenario.run(rng, 1.0, i)).collect();
+    let b: Vec<f64> = (0..10)
+        .map(|i| scenario.run(rng, candidate_perf, 10 + i))
+        .collect();
+    Outcome {
+        verdict: d.verdict,
+        runs: d.runs,
+        seed_rule: seed_rule(&a, &b, scenario.better, &config.thresholds),
+    }
+}
+
+/// The rule of the seed investigation: GO if the mean gain >= go, NO-GO if <= nogo, else NEUTRAL.
+pub fn seed_rule(a: &[f64], b: &[f64], better: Better, th: &Thresholds) -> Verdict {
+    let gain = relative_change(mean(a).unwrap(), mean(b).unwrap(), better).unwrap();
+    if gain >= th.go {
+        Verdict::Go
+    } else if gain <= th.nogo {
+        Verdict::NoGo
+    } else {
+        Verdict::Neutral
+    }
+}
+
+/// Counts of verdicts over many experiments.
+#[derive(Debug, Clone, Default)]
+pub struct Tally {
+    pub experiments: u64,
+    pub go: u64,
+    pub nogo: u64,
+    pub neutral: u64,
+    pub inconclusive: u64,
+    pub runs: Vec<usize>,
+    pub seed_go: u64,
+    pub seed_nogo: u64,
+    pub seed_neutral: u64,
+}
+
+impl Tally {
+    pub fn add(&mut self, o: &Outcome) {
+        self.experiments += 1;
+        match o.verdict {
+            Verdict::Go => self.go += 1,
+            Verdict::NoGo => self.nogo += 1,
+            Verdict::Neutral => self.neutral += 1,
+            Verdict::Inconclusive => self.inconclusive += 1,
+        }
+        match o.seed_rule {
+            Verdict::Go => self.seed_go += 1,
+            Verdict::NoGo => self.seed_nogo += 1,
+            _ => self.seed_neutral += 1,
+        }
+        self.runs.push(o.runs);
+    }
+
+    pub fn count(&self, v: Verdict) -> u64 {
+        match v {
+            Verdict::Go => self.go,
+            Verdict::NoGo => self.nogo,
+            Verdict::Neutral => self.neutral,
+            Verdict::Inconclusive => self.inconclusive,
+        }
+    }
+
+    pub fn seed_count(&self, v: Verdict) -> u64 {
+        match v {
+            Verdict::Go => self.seed_go,
+            Verdict::NoGo => self.seed_nogo,
+            Verdict::Neutral => self.seed_neutral,
+            Verdict::Inconclusive => 0,
+        }
+    }
+
+    /// Median number of pairs over all experiments.
+    pub fn median_runs(&self) -> f64 {
+        let xs: Vec<f64> = self.runs.iter().map(|&r| r as f64).collect();
+        perflab_stats::median(&xs).unwrap_or(0.0)
+    }
+
+    /// Fraction of the experiments.
+    pub fn rate(&self, n: u64) -> f64 {
+        n as f64 / self.experiments as f64
+    }
+}
+
+/// Runs `experiments` experiments of `scenario` with a fixed seed.
+pub fn simulate(
+    seed: u64,
+    experiments: usize,
+    scenario: &Scenario,
+    config: SequentialConfig,
+) -> Tally {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut tally = Tally::default();
+    for _ in 0..experiments {
+        tally.add(&experiment(&mut rng, scenario, config));
+    }
+    tally
+}
+
+/// Runs the confidence sequence on `max_runs` interleaved pairs without
+/// stopping and reports whether, at any look from `min_runs` on, its interval
+/// excluded the true relative change (a miss). The CS promises this happens
+/// with probability of about 1 - confidence or less.
+pub fn cs_misses(rng: &mut fastrand::Rng, scenario: &Scenario, config: SequentialConfig) -> bool {
+    let cs = perflab_stats::ConfidenceSequence::new(config.confidence, config.optimise_at).unwrap();
+    // True mean log gain. Heavy tails hit both variants alike, so they cancel in
+    // expectation; multiplicative Gaussian noise shifts E[ln(1 + sZ)] equally too.
+    let truth = (1.0 + scenario.true_change).ln();
+    let mut gains = Vec::with_capacity(config.max_runs);
+    let candidate_perf = 1.0 + scenario.true_change;
+    for pair in 0..config.max_runs {
+        let a = scenario.run(rng, 1.0, 2 * pair);
+        let b = scenario.run(rng, candidate_perf, 2 * pair + 1);
+        gains.push(perflab_stats::log_gains(&[a], &[b], scenario.better).unwrap()[0]);
+        if gains.len() >= config.min_runs {
+            let (_, lo, hi) = cs.interval_for_mean(&gains).unwrap();
+            if truth < lo || truth > hi {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Fraction of `experiments` runs of [`cs_misses`] that missed, as (misses, experiments).
+pub fn cs_miss_count(
+    seed: u64,
+    experiments: usize,
+    scenario: &Scenario,
+    config: SequentialConfig,
+) -> (u64, u64) {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let misses = (0..experiments)
+        .filter(|_| cs_misses(&mut rng, scenario, config))
+        .count();
+    (misses as u64, experiments as u64)
+}
