@@ -12,6 +12,12 @@ use crate::{
 /// Default confidence level (DESIGN.md).
 pub const DEFAULT_CONFIDENCE: f64 = 0.95;
 /// Default minimum number of pairs before a verdict may stop the experiment.
+///
+/// The confidence sequence is only asymptotically valid; in the simulation
+/// benchmark its time-uniform miss rate (nominal 5 %) was 3.6 % when looks start
+/// at 10 pairs but 5.7 % when they start at 5, so 10 is the smallest minimum
+/// that keeps the promise (15 lowers the false-decision rate further at a cost
+/// of about three pairs for clear effects).
 pub const DEFAULT_MIN_RUNS: usize = 10;
 /// Default maximum number of pairs (runs per variant).
 pub const DEFAULT_MAX_RUNS: usize = 60;
@@ -27,7 +33,8 @@ pub struct SequentialConfig {
     pub min_runs: usize,
     /// The test stops INCONCLUSIVE at this many pairs (at least `min_runs`).
     pub max_runs: usize,
-    /// Pair count at which the confidence sequence is tightest.
+    /// Pair count at which the confidence sequence is tightest; recommended:
+    /// equal to `max_runs` (see [`DEFAULT_OPTIMISE_AT`]).
     pub optimise_at: usize,
     /// Which direction of the metric is better.
     pub better: Better,
@@ -45,6 +52,14 @@ impl SequentialConfig {
             optimise_at: DEFAULT_OPTIMISE_AT,
             better,
         }
+    }
+
+    /// Sets `max_runs` and, as recommended (see [`DEFAULT_OPTIMISE_AT`]),
+    /// `optimise_at` to the same value.
+    pub fn with_max_runs(mut self, max_runs: usize) -> Self {
+        self.max_runs = max_runs;
+        self.optimise_at = max_runs.max(1);
+        self
     }
 
     /// Checks every field.

@@ -1,21 +1,23 @@
 //! The real executor: one process (group) per run, reaped with `wait4` so
 //! that CPU time and peak memory cover the whole process tree.
+//!
+//! One thread does everything: it polls the two output pipes and a pidfd
+//! of the child, so a run costs perflab no thread creation, the exit is
+//! seen the moment it happens, and the timeout and Ctrl-C are checked
+//! between wake-ups.
 
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
-use std::thread;
 use std::time::{Duration, Instant};
 
-use super::capture::{Captured, capture};
+use super::capture::LineScanner;
 use super::interrupt::interrupted;
 use super::{CommandLine, Executor, ExitState, RunOutcome, RunSpec};
 use crate::error::{Error, Result};
 
-/// How often the watchdog looks at the timeout and the Ctrl-C flag.
-const WATCH_INTERVAL: Duration = Duration::from_millis(20);
+/// How often the loop wakes up to look at the timeout and the Ctrl-C flag.
+const WATCH_INTERVAL_MS: i32 = 20;
 /// How long to wait for output after the run exited, in case a grandchild
 /// still holds the pipes open.
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
@@ -30,53 +32,70 @@ impl Executor for ProcessExecutor {
         let started = Instant::now();
         let mut child = command.spawn().map_err(|e| spawn_error(spec, e))?;
         let pid = child.id() as libc::pid_t;
-
-        let (out_tx, out_rx) = mpsc::channel();
-        for stream in [
-            child
-                .stdout
-                .take()
-                .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
-            child
-                .stderr
-                .take()
-                .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+        let pipes: Vec<OwnedFd> = [
+            child.stdout.take().map(OwnedFd::from),
+            child.stderr.take().map(OwnedFd::from),
         ]
         .into_iter()
         .flatten()
-        {
-            let extractor = Arc::clone(&spec.extractor);
-            let tx = out_tx.clone();
-            thread::spawn(move || {
-                let _ = tx.send(capture(stream, extractor));
-            });
-        }
-        drop(out_tx);
+        .collect();
+        drop(child); // reaped below with wait4, which std's Child would not report rusage for
+        let mut streams: Vec<Stream> = pipes.into_iter().map(Stream::new).collect();
+        let pidfd = pidfd_open(pid);
 
-        let killed = Arc::new(AtomicBool::new(false));
-        let (done_tx, watchdog) = start_watchdog(pid, spec.timeout, Arc::clone(&killed));
-        let (status, usage) = wait_for(pid)?;
-        let wall_s = started.elapsed().as_secs_f64();
-        let _ = done_tx.send(());
-        let by_watchdog = watchdog.join().unwrap_or(None);
-        drop(child);
-
-        let mut captured = Vec::new();
-        let deadline = Instant::now() + DRAIN_GRACE;
-        while captured.len() < 2 {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match out_rx.recv_timeout(left) {
-                Ok(c) => captured.push(c),
-                Err(_) => break,
+        let mut ended: Option<(libc::c_int, libc::rusage, f64)> = None;
+        let mut killed_for: Option<ExitState> = None;
+        let mut drain_deadline = None;
+        loop {
+            if ended.is_none() {
+                if let Some(reaped) = try_reap(pid)? {
+                    ended = Some((reaped.0, reaped.1, started.elapsed().as_secs_f64()));
+                    drain_deadline = Some(Instant::now() + DRAIN_GRACE);
+                }
             }
+            let open = streams.iter().any(|s| s.open);
+            if ended.is_some() && (!open || drain_deadline.is_some_and(|d| Instant::now() >= d)) {
+                break;
+            }
+            if ended.is_none() && killed_for.is_none() {
+                killed_for = if interrupted() {
+                    Some(ExitState::Interrupted)
+                } else if spec.timeout.is_some_and(|t| started.elapsed() >= t) {
+                    Some(ExitState::TimedOut)
+                } else {
+                    None
+                };
+                if killed_for.is_some() {
+                    // SAFETY: kill(2) on our own child's process group.
+                    unsafe { libc::kill(-pid, libc::SIGKILL) };
+                }
+            }
+            let wait_ms = match (&pidfd, ended.is_some()) {
+                (Some(_), false) | (_, true) => WATCH_INTERVAL_MS,
+                (None, false) => 1, // no pidfd: poll for the exit often
+            };
+            poll_once(
+                &mut streams,
+                pidfd.as_ref().filter(|_| ended.is_none()),
+                wait_ms,
+                &spec.extractor,
+            );
         }
-
-        let exit = match by_watchdog {
+        let Some((status, usage, wall_s)) = ended else {
+            unreachable!("loop ends only after the child was reaped")
+        };
+        let exit = match killed_for {
             Some(reason) => reason,
             None if libc::WIFSIGNALED(status) => ExitState::Signal(libc::WTERMSIG(status)),
             None => ExitState::Code(libc::WEXITSTATUS(status)),
         };
-        let (metrics, output_tail) = merge(captured);
+        let mut metrics = std::collections::BTreeMap::new();
+        let mut tail = Vec::new();
+        for mut stream in streams {
+            stream.scanner.finish(&spec.extractor);
+            metrics.extend(stream.scanner.metrics);
+            tail.extend(stream.scanner.tail);
+        }
         let profile_json = spec
             .profile_path
             .as_ref()
@@ -88,9 +107,137 @@ impl Executor for ProcessExecutor {
             max_rss_kib: usage.ru_maxrss as f64,
             exit,
             metrics,
-            output_tail,
+            output_tail: tail.join("\n"),
             profile_json,
         })
+    }
+}
+
+/// One output pipe of the child.
+struct Stream {
+    fd: OwnedFd,
+    open: bool,
+    scanner: LineScanner,
+}
+
+impl Stream {
+    fn new(fd: OwnedFd) -> Self {
+        // SAFETY: fcntl on a pipe we own.
+        unsafe {
+            let flags = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
+            libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK);
+        }
+        Self {
+            fd,
+            open: true,
+            scanner: LineScanner::default(),
+        }
+    }
+
+    /// Reads what is available; marks the stream closed at end of file.
+    fn drain(&mut self, extractor: &super::MetricExtractor) {
+        let mut buffer = [0u8; 16 * 1024];
+        loop {
+            // SAFETY: reading into a local buffer of the given length.
+            let n = unsafe {
+                libc::read(
+                    self.fd.as_raw_fd(),
+                    buffer.as_mut_ptr().cast(),
+                    buffer.len(),
+                )
+            };
+            match n {
+                0 => {
+                    self.open = false;
+                    return;
+                }
+                n if n > 0 => self.scanner.feed(&buffer[..n as usize], extractor),
+                _ => {
+                    let err = std::io::Error::last_os_error();
+                    if err.kind() != std::io::ErrorKind::Interrupted {
+                        if err.kind() != std::io::ErrorKind::WouldBlock {
+                            self.open = false;
+                        }
+                        return;
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn poll_once(
+    streams: &mut [Stream],
+    pidfd: Option<&OwnedFd>,
+    timeout_ms: i32,
+    extractor: &super::MetricExtractor,
+) {
+    let mut fds: Vec<libc::pollfd> = streams
+        .iter()
+        .filter(|s| s.open)
+        .map(|s| libc::pollfd {
+            fd: s.fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    if let Some(p) = pidfd {
+        fds.push(libc::pollfd {
+            fd: p.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        });
+    }
+    if fds.is_empty() {
+        std::thread::sleep(Duration::from_millis(timeout_ms as u64));
+        return;
+    }
+    // SAFETY: fds is a valid array of pollfd of the given length.
+    let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) };
+    if ready <= 0 {
+        return;
+    }
+    let readable: Vec<RawFd> = fds
+        .iter()
+        .filter(|f| f.revents != 0)
+        .map(|f| f.fd)
+        .collect();
+    for stream in streams
+        .iter_mut()
+        .filter(|s| s.open && readable.contains(&s.fd.as_raw_fd()))
+    {
+        stream.drain(extractor);
+    }
+}
+
+/// A pidfd for the child, so poll can wake the moment it exits (Linux 5.3+).
+fn pidfd_open(pid: libc::pid_t) -> Option<OwnedFd> {
+    // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    // SAFETY: a non-negative result is a fresh fd that we now own.
+    (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
+}
+
+/// Reaps the child if it has exited.
+fn try_reap(pid: libc::pid_t) -> Result<Option<(libc::c_int, libc::rusage)>> {
+    let mut status: libc::c_int = 0;
+    // SAFETY: rusage is plain data; wait4 fills it for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if r == pid {
+            return Ok(Some((status, usage)));
+        }
+        if r == 0 {
+            return Ok(None);
+        }
+        let err = std::io::Error::last_os_error();
+        if err.kind() != std::io::ErrorKind::Interrupted {
+            return Err(Error::Run {
+                run: format!("process {pid}"),
+                message: format!("waiting for it failed: {err}"),
+            });
+        }
     }
 }
 
@@ -155,73 +302,6 @@ fn spawn_error(spec: &RunSpec, e: std::io::Error) -> Error {
     }
 }
 
-/// Kills the run's process group at its timeout or on Ctrl-C, and says which.
-fn start_watchdog(
-    pid: libc::pid_t,
-    timeout: Option<Duration>,
-    killed: Arc<AtomicBool>,
-) -> (mpsc::Sender<()>, thread::JoinHandle<Option<ExitState>>) {
-    let (done_tx, done_rx) = mpsc::channel::<()>();
-    let started = Instant::now();
-    let handle = thread::spawn(move || {
-        loop {
-            match done_rx.recv_timeout(WATCH_INTERVAL) {
-                Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => return None,
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-            }
-            let reason = if interrupted() {
-                Some(ExitState::Interrupted)
-            } else if timeout.is_some_and(|t| started.elapsed() >= t) {
-                Some(ExitState::TimedOut)
-            } else {
-                None
-            };
-            if let Some(reason) = reason {
-                killed.store(true, Ordering::SeqCst);
-                // SAFETY: kill(2) on our own child's process group.
-                unsafe { libc::kill(-pid, libc::SIGKILL) };
-                let _ = done_rx.recv();
-                return Some(reason);
-            }
-        }
-    });
-    (done_tx, handle)
-}
-
-fn wait_for(pid: libc::pid_t) -> Result<(libc::c_int, libc::rusage)> {
-    let mut status: libc::c_int = 0;
-    // SAFETY: rusage is plain data; wait4 fills it for our own child.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    loop {
-        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-        if r == pid {
-            return Ok((status, usage));
-        }
-        let err = std::io::Error::last_os_error();
-        if err.kind() != std::io::ErrorKind::Interrupted {
-            return Err(Error::Run {
-                run: format!("process {pid}"),
-                message: format!("waiting for it failed: {err}"),
-            });
-        }
-    }
-}
-
 fn timeval_seconds(t: libc::timeval) -> f64 {
     t.tv_sec as f64 + t.tv_usec as f64 / 1e6
-}
-
-fn merge(
-    captured: Vec<Captured>,
-) -> (
-    std::collections::BTreeMap<String, super::MetricValue>,
-    String,
-) {
-    let mut metrics = std::collections::BTreeMap::new();
-    let mut tail = Vec::new();
-    for c in captured {
-        metrics.extend(c.metrics);
-        tail.extend(c.tail);
-    }
-    (metrics, tail.join("\n"))
 }

@@ -1,0 +1,113 @@
+//! Deterministic simulations of known truth (fixed seeds). These can fail if
+//! the method is wrong; the bounds leave room only for seed-to-seed variation.
+
+mod common;
+
+use common::{Scenario, simulate};
+use perflab_stats::{Better, SequentialConfig, hodges_lehmann_change};
+
+fn config() -> SequentialConfig {
+    let c = SequentialConfig::new(Better::Higher);
+    assert_eq!((c.min_runs, c.max_runs, c.confidence), (10, 60, 0.95));
+    c
+}
+
+#[test]
+fn a_against_itself_rarely_gives_go_or_no_go() {
+    let t = simulate(
+        2024,
+        500,
+        &Scenario::gaussian(Better::Higher, 0.0, 0.02),
+        config(),
+    );
+    let false_decisions = t.go + t.nogo;
+    assert!(
+        false_decisions <= 10,
+        "{false_decisions} of 500 were GO or NO-GO: {t:?}"
+    );
+}
+
+#[test]
+fn a_true_three_percent_gain_gives_go_in_nine_of_ten_experiments() {
+    let t = simulate(
+        2025,
+        500,
+        &Scenario::gaussian(Better::Higher, 0.03, 0.02),
+        config(),
+    );
+    assert!(t.go >= 450, "only {} of 500 were GO", t.go);
+    assert_eq!(t.nogo, 0);
+}
+
+#[test]
+fn a_true_three_percent_loss_in_time_gives_no_go_in_nine_of_ten_experiments() {
+    let mut c = config();
+    c.better = Better::Lower;
+    let t = simulate(
+        2026,
+        500,
+        &Scenario::gaussian(Better::Lower, -0.03, 0.02),
+        c,
+    );
+    assert!(t.nogo >= 450, "only {} of 500 were NO-GO", t.nogo);
+    assert_eq!(t.go, 0);
+}
+
+#[test]
+fn heavy_tails_do_not_cause_false_decisions() {
+    let s = Scenario {
+        tail_probability: 0.05,
+        tail_penalty: 0.2,
+        ..Scenario::gaussian(Better::Lower, 0.0, 0.02)
+    };
+    let mut c = config();
+    c.better = Better::Lower;
+    let t = simulate(2027, 500, &s, c);
+    assert!(t.go + t.nogo <= 10, "{t:?}");
+}
+
+#[test]
+fn the_seed_rule_is_fooled_by_noise_that_the_sequential_test_is_not() {
+    let t = simulate(
+        2028,
+        500,
+        &Scenario::gaussian(Better::Higher, 0.0, 0.02),
+        config(),
+    );
+    // About one GO in eight (seeds/README.md) plus more NO-GOs, against almost none.
+    assert!(t.seed_go >= 40, "{t:?}");
+    assert!(t.go + t.nogo < t.seed_go / 5, "{t:?}");
+}
+
+#[test]
+fn hodges_lehmann_interval_covers_the_true_change_at_its_confidence() {
+    let mut rng = fastrand::Rng::with_seed(2029);
+    let truth = 0.03;
+    let (mut covered, experiments) = (0, 1000);
+    for _ in 0..experiments {
+        let draw = |rng: &mut fastrand::Rng, mu: f64| -> Vec<f64> {
+            (0..10)
+                .map(|_| mu * (1.0 + 0.02 * common::gaussian(rng)))
+                .collect()
+        };
+        let b = draw(&mut rng, 100.0);
+        let c = draw(&mut rng, 100.0 * (1.0 + truth));
+        let iv = hodges_lehmann_change(&b, &c, Better::Higher, 0.95).unwrap();
+        if iv.lo <= truth && truth <= iv.hi {
+            covered += 1;
+        }
+    }
+    // Nominal 95 %; the floor() in the critical rank makes it a little conservative.
+    assert!(covered >= 935, "coverage {covered} / {experiments}");
+}
+
+#[test]
+fn confidence_sequence_misses_the_truth_at_most_at_its_error_rate() {
+    let mut rng = fastrand::Rng::with_seed(2030);
+    let s = Scenario::gaussian(Better::Higher, 0.0, 0.02);
+    let misses = (0..1000)
+        .filter(|_| common::cs_misses(&mut rng, &s, config()))
+        .count();
+    // Promised <= 5 % (asymptotically) over all looks from 10 to 60 pairs.
+    assert!(misses <= 55, "{misses} of 1000 missed");
+}
