@@ -56,6 +56,15 @@ impl MetricChoice {
                 unit: unit.to_string(),
             });
         }
+        if let Some(builtin) = close_builtin(name) {
+            return Err(crate::Error::usage(
+                flag.replace("--better", "--measure"),
+                format!(
+                    "unknown metric '{name}'; did you mean '{builtin}'? Built in: wall, cpu, user, sys, peak-memory; \
+                     any other name must come from PERFLAB_METRIC lines or a --metric pattern"
+                ),
+            ));
+        }
         let Some(better) = better else {
             return Err(crate::Error::usage(
                 flag,
@@ -81,6 +90,13 @@ impl MetricChoice {
         };
         format!("{label} ({direction} is better)")
     }
+}
+
+/// A built-in metric name within two edits of `name`, for "did you mean".
+fn close_builtin(name: &str) -> Option<&'static str> {
+    ["wall", "cpu", "user", "sys", "peak-memory"]
+        .into_iter()
+        .find(|b| strsim::levenshtein(b, name) <= 2 && name.len() > 2)
 }
 
 /// A metric that may veto a GO if it worsens by more than a limit.

@@ -18,6 +18,11 @@ pub fn ab(args: &AbArgs, store: &Store, executor: &mut dyn Executor) -> Result<i
         Some(path) => read_experiment_file(path)?,
         None => Settings::default(),
     };
+    if args.commands.len() == 1 && args.env_a.is_empty() && args.env_b.is_empty() {
+        eprintln!(
+            "perflab: note: one command and no --env-a/--env-b: both variants run the same thing (an A/A test of the noise)"
+        );
+    }
     let exp = from_file
         .overlay(Settings::from_ab_args(args)?)
         .into_experiment()?;

@@ -19,10 +19,12 @@ impl Render for TerminalReport {
             .as_deref()
             .map(|n| format!(" {n}"))
             .unwrap_or_default();
+        let label = crate::runner::builtin_metric(&doc.metric.name)
+            .map_or(doc.metric.name.as_str(), |(l, _)| l);
         let _ = writeln!(
             out,
-            "perflab {}{title}: {} ({} is better)",
-            doc.kind, doc.metric.name, doc.metric.better
+            "perflab {}{title}: {label} ({} is better)",
+            doc.kind, doc.metric.better
         );
         let width = doc
             .variants
@@ -41,6 +43,7 @@ impl Render for TerminalReport {
             let outliers = match (s.outliers_mild, s.outliers_severe) {
                 (0, 0) => "none".to_string(),
                 (m, 0) => format!("{m} mild"),
+                (0, x) => format!("{x} severe"),
                 (m, x) => format!("{m} mild, {x} severe"),
             };
             let _ = writeln!(
@@ -65,7 +68,7 @@ impl Render for TerminalReport {
         if let Some(d) = &doc.decision {
             let _ = writeln!(
                 out,
-                "  change: {} {} [{:.0}% interval {} … {}], {} runs per variant",
+                "  change: {} ({}) [{:.0}% interval {} … {}], {} runs per variant",
                 format_percent(d.change),
                 direction_words(doc, d.change),
                 d.confidence * 100.0,
