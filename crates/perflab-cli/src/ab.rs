@@ -86,12 +86,14 @@ pub fn run_ab(
         )?),
         None => None,
     };
+    let profiles = profile_dir()?;
     let mut state = AbState {
         exp,
         store,
         ids: ids.clone(),
         runs: [Vec::new(), Vec::new()],
         sequence: 0,
+        profile_dir: profiles.path().to_path_buf(),
     };
     let outcome = state.drive(executor, &mut schedule, progress);
     progress.finish();
@@ -122,6 +124,17 @@ pub fn run_ab(
     }
 }
 
+/// A private folder for the profiles that instrumented runs write.
+pub fn profile_dir() -> Result<tempfile::TempDir> {
+    tempfile::Builder::new()
+        .prefix("perflab-profiles-")
+        .tempdir()
+        .map_err(|source| Error::Io {
+            path: std::env::temp_dir(),
+            source,
+        })
+}
+
 fn annotate(e: Error, note: &str) -> Error {
     match e {
         Error::Run { run, message } => Error::Run {
@@ -138,6 +151,7 @@ struct AbState<'a> {
     ids: Option<(i64, Vec<i64>)>,
     runs: [Vec<RunOutcome>; 2],
     sequence: usize,
+    profile_dir: std::path::PathBuf,
 }
 
 impl AbState<'_> {
@@ -209,9 +223,16 @@ impl AbState<'_> {
             cwd: v.cwd.clone(),
             timeout: self.exp.timeout,
             extractor: self.exp.extractor.clone(),
-            profile_path: None,
+            profile_path: Some(
+                self.profile_dir
+                    .join(format!("run-{}.json", self.sequence + 1)),
+            ),
         };
-        let run = executor.execute(&spec)?;
+        let run = executor.execute(&spec);
+        if let Some(path) = &spec.profile_path {
+            let _ = std::fs::remove_file(path);
+        }
+        let run = run?;
         if run.exit == ExitState::Interrupted {
             return Ok(None);
         }

@@ -186,7 +186,7 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
             status: g.status.as_str().to_string(),
         })
         .collect();
-    Ok(ResultDocument {
+    let mut doc = ResultDocument {
         format: RESULT_FORMAT.to_string(),
         kind: "ab".into(),
         name: exp.name.clone(),
@@ -206,7 +206,41 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
         variants,
         seed: Some(ab.seed),
         provenance: Some(provenance_map(&ab.provenance)),
-    })
+        spans: Vec::new(),
+        profile_warnings: Vec::new(),
+    };
+    let cs =
+        perflab_stats::ConfidenceSequence::new(exp.confidence, perflab_stats::DEFAULT_OPTIMISE_AT)?;
+    let names = [exp.variants[0].name.as_str(), exp.variants[1].name.as_str()];
+    attach_spans(&mut doc, &ab.runs, &names, Some(&cs));
+    Ok(doc)
+}
+
+/// Adds span figures and profile warnings from the runs' profiles, if any.
+pub fn attach_spans(
+    doc: &mut ResultDocument,
+    runs: &[Vec<RunOutcome>],
+    names: &[&str],
+    cs: Option<&perflab_stats::ConfidenceSequence>,
+) {
+    let mut problems = Vec::new();
+    let profiles: Vec<Vec<_>> = runs
+        .iter()
+        .map(|rs| {
+            let (p, mut errs) =
+                crate::spans::parse_profiles(rs.iter().map(|r| r.profile_json.as_deref()));
+            problems.append(&mut errs);
+            p
+        })
+        .collect();
+    doc.spans = crate::spans::span_docs(&profiles, cs);
+    let labelled: Vec<(&str, &[_])> = names
+        .iter()
+        .copied()
+        .zip(profiles.iter().map(Vec::as_slice))
+        .collect();
+    doc.profile_warnings = crate::spans::profile_warnings(&labelled);
+    doc.profile_warnings.extend(problems);
 }
 
 /// Mann-Whitney U p-value of the first two variants' samples, for reference.

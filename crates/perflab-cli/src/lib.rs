@@ -19,6 +19,7 @@ pub mod provenance;
 pub mod report;
 pub mod runner;
 pub mod samples;
+pub mod spans;
 pub mod store;
 pub mod units;
 

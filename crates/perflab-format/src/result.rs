@@ -39,6 +39,12 @@ pub struct ResultDocument {
     pub guards: Vec<GuardDoc>,
     /// Each variant with its samples.
     pub variants: Vec<VariantDoc>,
+    /// Spans from the runs' profiles, when the program is instrumented.
+    #[serde(default)]
+    pub spans: Vec<SpanDoc>,
+    /// Warnings from the runs' profiles, each once, with how many runs gave it.
+    #[serde(default)]
+    pub profile_warnings: Vec<String>,
     /// Seed of the run schedule, to reproduce the order.
     pub seed: Option<u64>,
     /// Where the measurement came from.
@@ -169,11 +175,20 @@ pub struct RunDoc {
 impl ResultDocument {
     /// Parses a result, refusing other formats with a message saying what was found.
     pub fn from_json_str(text: &str) -> Result<Self, FormatError> {
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| FormatError::Json(e.to_string()))?;
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| FormatError::Json(e.to_string()))?;
         match value.get("format").and_then(|f| f.as_str()) {
-            Some(RESULT_FORMAT) => serde_json::from_value(value).map_err(|e| FormatError::Json(e.to_string())),
-            Some(other) => Err(FormatError::WrongFormat { expected: RESULT_FORMAT, found: other.to_string() }),
-            None => Err(FormatError::WrongFormat { expected: RESULT_FORMAT, found: "no \"format\" field".into() }),
+            Some(RESULT_FORMAT) => {
+                serde_json::from_value(value).map_err(|e| FormatError::Json(e.to_string()))
+            }
+            Some(other) => Err(FormatError::WrongFormat {
+                expected: RESULT_FORMAT,
+                found: other.to_string(),
+            }),
+            None => Err(FormatError::WrongFormat {
+                expected: RESULT_FORMAT,
+                found: "no \"format\" field".into(),
+            }),
         }
     }
 }
@@ -192,4 +207,39 @@ pub enum FormatError {
         /// What the document said.
         found: String,
     },
+}
+
+/// A span of the instrumentation library, summarised over the runs of each
+/// variant that wrote a profile (`perflab-profile/1`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SpanDoc {
+    /// Span name; `(unattributed)` is the time of threads outside any top-level span.
+    pub name: String,
+    /// Per variant, in the order of `variants`; `None` where the span never appeared.
+    pub per_variant: Vec<Option<SpanStatsDoc>>,
+    /// For comparisons: change of self time, positive when the candidate spends less.
+    pub change: Option<f64>,
+    /// Interval for `change`.
+    pub ci: Option<[f64; 2]>,
+    /// True when the interval excludes zero.
+    pub moved: Option<bool>,
+}
+
+/// Medians over runs of one span in one variant.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SpanStatsDoc {
+    /// Runs whose profile had this span.
+    pub runs: usize,
+    /// Median calls per run.
+    pub calls: f64,
+    /// Median self (exclusive) time per run, seconds.
+    pub self_s: f64,
+    /// Median inclusive time per run, seconds.
+    pub inclusive_s: f64,
+    /// Median self time as a share of the session's wall time; above 1 when threads overlap.
+    pub self_share_of_wall: f64,
+    /// Median over runs of the span's own p50 call time, seconds.
+    pub p50_s: f64,
+    /// Median over runs of the span's own p99 call time, seconds.
+    pub p99_s: f64,
 }

@@ -155,6 +155,8 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
         variants,
         seed: None,
         provenance: None,
+        spans: Vec::new(),
+        profile_warnings: Vec::new(),
     };
     let provenance = Provenance::collect(std::path::Path::new("."));
     let records: Vec<VariantRecord<'_>> = doc

@@ -51,7 +51,8 @@ pub fn run(args: &RunArgs, store: &Store, executor: &mut dyn Executor) -> Result
             cwd: args.run.cwd.as_deref(),
         }],
     )?;
-    let spec = RunSpec {
+    let profile_dir = crate::ab::profile_dir()?;
+    let mut spec = RunSpec {
         command,
         env: env.clone(),
         cwd: args.run.cwd.clone(),
@@ -68,7 +69,12 @@ pub fn run(args: &RunArgs, store: &Store, executor: &mut dyn Executor) -> Result
             if interrupted() {
                 break;
             }
-            let outcome = executor.execute(&spec)?;
+            spec.profile_path = Some(profile_dir.path().join(format!("run-{}.json", i + 1)));
+            let outcome = executor.execute(&spec);
+            if let Some(path) = &spec.profile_path {
+                let _ = std::fs::remove_file(path);
+            }
+            let outcome = outcome?;
             if outcome.exit == ExitState::Interrupted {
                 break;
             }
@@ -106,7 +112,7 @@ pub fn run(args: &RunArgs, store: &Store, executor: &mut dyn Executor) -> Result
         return Err(Error::Interrupted("no run finished".into()));
     }
     let wall = MetricChoice::resolve("wall", None, "")?;
-    let doc = ResultDocument {
+    let mut doc = ResultDocument {
         format: RESULT_FORMAT.into(),
         kind: "run".into(),
         name: args.name.clone(),
@@ -132,7 +138,10 @@ pub fn run(args: &RunArgs, store: &Store, executor: &mut dyn Executor) -> Result
         )?],
         seed: None,
         provenance: Some(provenance_map(&provenance)),
+        spans: Vec::new(),
+        profile_warnings: Vec::new(),
     };
+    crate::document::attach_spans(&mut doc, std::slice::from_ref(&outcomes), &[&name], None);
     store.finish_experiment(
         id,
         &doc.status,

@@ -11,7 +11,7 @@ use crate::units::format_percent;
 pub struct MarkdownReport;
 
 /// Escapes text for a Markdown table cell.
-fn cell(text: &str) -> String {
+pub(super) fn cell(text: &str) -> String {
     text.replace('\\', "\\\\")
         .replace('|', "\\|")
         .replace('\n', " ")
@@ -87,6 +87,7 @@ impl Render for MarkdownReport {
                 );
             }
         }
+        out.push_str(&super::spans::markdown_spans(doc));
         if let Some(d) = &doc.decision {
             let _ = writeln!(
                 out,

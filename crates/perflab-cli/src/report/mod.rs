@@ -2,6 +2,7 @@
 
 mod json;
 mod markdown;
+mod spans;
 mod terminal;
 
 use std::path::Path;

@@ -1,0 +1,171 @@
+//! Span figures across runs, from the profiles that instrumented programs
+//! write (`perflab-profile/1`): medians per variant and, for A/B, which
+//! spans moved, with the same confidence sequence as the main decision.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use perflab_format::profile::Profile;
+use perflab_format::result::{SpanDoc, SpanStatsDoc};
+use perflab_stats::{Better, ConfidenceSequence, median, paired_change};
+
+/// The pseudo-span for time outside any top-level span.
+pub const UNATTRIBUTED: &str = "(unattributed)";
+
+/// Parses the profiles of runs; runs without one (or with an unreadable one) give `None`.
+pub fn parse_profiles<'a>(
+    texts: impl Iterator<Item = Option<&'a str>>,
+) -> (Vec<Option<Profile>>, Vec<String>) {
+    let mut problems = Vec::new();
+    let profiles = texts
+        .enumerate()
+        .map(|(i, text)| {
+            text.and_then(|t| match Profile::from_json_str(t) {
+                Ok(p) => Some(p),
+                Err(e) => {
+                    problems.push(format!("run {}: its profile could not be read: {e}", i + 1));
+                    None
+                }
+            })
+        })
+        .collect();
+    (profiles, problems)
+}
+
+/// Per-run self, inclusive, calls, share and percentiles of one span (seconds).
+fn figures(profile: &Profile, name: &str) -> Option<[f64; 6]> {
+    let wall = profile.session.wall_ns.max(1) as f64;
+    if name == UNATTRIBUTED {
+        let ns: u64 = profile.threads.iter().map(|t| t.unattributed_ns).sum();
+        return Some([
+            ns as f64 / 1e9,
+            ns as f64 / 1e9,
+            0.0,
+            ns as f64 / wall,
+            0.0,
+            0.0,
+        ]);
+    }
+    let s = profile.span(name)?;
+    Some([
+        s.self_ns as f64 / 1e9,
+        s.inclusive_ns as f64 / 1e9,
+        s.calls as f64,
+        s.self_ns as f64 / wall,
+        s.p50_ns as f64 / 1e9,
+        s.p99_ns as f64 / 1e9,
+    ])
+}
+
+fn stats(profiles: &[&Profile], name: &str) -> Option<SpanStatsDoc> {
+    let rows: Vec<[f64; 6]> = profiles.iter().filter_map(|p| figures(p, name)).collect();
+    if rows.is_empty() {
+        return None;
+    }
+    let column = |k: usize| median(&rows.iter().map(|r| r[k]).collect::<Vec<_>>()).unwrap_or(0.0);
+    Some(SpanStatsDoc {
+        runs: rows.len(),
+        self_s: column(0),
+        inclusive_s: column(1),
+        calls: column(2),
+        self_share_of_wall: column(3),
+        p50_s: column(4),
+        p99_s: column(5),
+    })
+}
+
+/// Summarises spans per variant; with two variants whose runs are paired by
+/// position, adds the change of each span's self time with its interval.
+pub fn span_docs(
+    variants: &[Vec<Option<Profile>>],
+    cs: Option<&ConfidenceSequence>,
+) -> Vec<SpanDoc> {
+    let mut names = BTreeSet::new();
+    for profile in variants.iter().flatten().flatten() {
+        names.extend(
+            profile
+                .spans
+                .iter()
+                .filter(|s| s.calls > 0)
+                .map(|s| s.name.clone()),
+        );
+    }
+    if names.is_empty() {
+        return Vec::new();
+    }
+    let mut docs: Vec<SpanDoc> = names
+        .into_iter()
+        .chain([UNATTRIBUTED.to_string()])
+        .map(|name| {
+            let per_variant = variants
+                .iter()
+                .map(|runs| stats(&runs.iter().flatten().collect::<Vec<_>>(), &name))
+                .collect();
+            let (change, ci) = match (variants, cs) {
+                ([a, b], Some(cs)) => paired_self_change(a, b, &name, cs),
+                _ => (None, None),
+            };
+            SpanDoc {
+                moved: ci.map(|[lo, hi]: [f64; 2]| lo > 0.0 || hi < 0.0),
+                name,
+                per_variant,
+                change,
+                ci,
+            }
+        })
+        .collect();
+    // Largest first, by the baseline's self time; unattributed stays last.
+    let key = |d: &SpanDoc| {
+        d.per_variant
+            .iter()
+            .flatten()
+            .next()
+            .map_or(0.0, |s| s.self_s)
+    };
+    let unattributed = docs.pop();
+    docs.sort_by(|x, y| key(y).total_cmp(&key(x)));
+    docs.extend(unattributed);
+    docs
+}
+
+fn paired_self_change(
+    a: &[Option<Profile>],
+    b: &[Option<Profile>],
+    name: &str,
+    cs: &ConfidenceSequence,
+) -> (Option<f64>, Option<[f64; 2]>) {
+    let pairs: Vec<(f64, f64)> = a
+        .iter()
+        .zip(b)
+        .filter_map(|(x, y)| {
+            Some((
+                figures(x.as_ref()?, name)?[0],
+                figures(y.as_ref()?, name)?[0],
+            ))
+        })
+        .filter(|(x, y)| *x > 0.0 && *y > 0.0)
+        .collect();
+    if pairs.len() < 2 {
+        return (None, None);
+    }
+    let (xs, ys): (Vec<f64>, Vec<f64>) = pairs.into_iter().unzip();
+    match paired_change(&xs, &ys, Better::Lower, cs) {
+        Ok(iv) => (Some(iv.estimate), Some([iv.lo, iv.hi])),
+        Err(_) => (None, None),
+    }
+}
+
+/// Warnings of all profiles, each message once, with the number of runs that gave it.
+pub fn profile_warnings(variants: &[(&str, &[Option<Profile>])]) -> Vec<String> {
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for (name, runs) in variants {
+        for profile in runs.iter().flatten() {
+            for w in &profile.warnings {
+                *counts.entry(format!("{name}: {}", w.message)).or_default() += 1;
+            }
+        }
+    }
+    counts
+        .into_iter()
+        .map(|(message, n)| format!("{message} ({n} run{})", if n == 1 { "" } else { "s" }))
+        .collect()
+}
