@@ -1,2 +1,290 @@
-//! Instrumentation for Rust programs.
+//! Instrumentation for Rust programs: where the time goes, at near the cost
+//! of two clock reads per span.
+//!
+//! ```no_run
+//! #[perflab::measure]
+//! fn parse(input: &str) -> usize {
+//!     input.lines().count()
+//! }
+//!
+//! #[perflab::main]
+//! fn main() {
+//!     let lines = {
+//!         let _phase = perflab::span!("read");
+//!         std::fs::read_to_string("input.txt").unwrap_or_default()
+//!     };
+//!     let count = parse(&lines);
+//!     perflab::count!("lines", count);
+//!     perflab::gauge!("lines per byte", count as f64 / lines.len().max(1) as f64);
+//! }
+//! ```
+//!
+//! At the end of the session a table goes to stderr and, if
+//! `PERFLAB_PROFILE` names a path, a `perflab-profile/1` JSON document is
+//! written there (see [`profile`]). See the crate's README for what each
+//! figure means and what it costs.
+//!
+//! With the default feature `enabled` off, every probe compiles to nothing
+//! and the API stays the same.
 #![deny(missing_docs)]
+
+#[cfg(feature = "enabled")]
+mod binding;
+#[cfg(feature = "enabled")]
+mod calibrate;
+#[cfg(feature = "enabled")]
+mod clock;
+#[cfg(feature = "enabled")]
+mod collect;
+#[cfg(feature = "enabled")]
+mod counter;
+#[cfg(feature = "enabled")]
+mod cpu_time;
+#[cfg(not(feature = "enabled"))]
+mod disabled;
+#[cfg(feature = "enabled")]
+mod exit_hook;
+#[cfg(feature = "enabled")]
+mod future;
+mod histogram;
+#[cfg(feature = "enabled")]
+mod metric_totals;
+mod output;
+#[cfg(feature = "enabled")]
+mod registry;
+#[cfg(feature = "enabled")]
+mod session;
+#[cfg(feature = "enabled")]
+mod site;
+#[cfg(feature = "enabled")]
+mod span;
+#[cfg(feature = "enabled")]
+mod span_totals;
+#[cfg(feature = "enabled")]
+mod table;
+mod table_text;
+mod warnings;
+
+#[cfg(feature = "alloc")]
+mod alloc;
+
+#[cfg(feature = "alloc")]
+pub use alloc::CountingAllocator;
+#[cfg(feature = "enabled")]
+pub use counter::{CountAmount, GaugeValue};
+#[cfg(not(feature = "enabled"))]
+pub use disabled::{
+    AttachGuard, CountAmount, DEFAULT_UNATTRIBUTED_THRESHOLD, GaugeValue, Session, SessionBuilder,
+    SessionHandle, SpanGuard, TABLE_ENV,
+};
+pub use histogram::PERCENTILE_RELATIVE_ERROR;
+pub use output::write_profile;
+pub use perflab_format::profile;
+pub use perflab_format::profile::Profile;
+/// Runs `main` inside a process-wide [`Session`] that reports when main
+/// returns or the program calls `std::process::exit`.
+/// `#[perflab::main(name = "name")]` names the session.
+pub use perflab_macros::main;
+/// Measures a function, method or async function as a span.
+///
+/// `#[measure]` names the span `module::path::function`; `#[measure("name")]`
+/// or `#[measure(name = "name")]` names it. Methods are named by module and
+/// method, not by type: give them a name if two types share one.
+pub use perflab_macros::measure;
+#[cfg(feature = "enabled")]
+pub use session::{
+    AttachGuard, DEFAULT_UNATTRIBUTED_THRESHOLD, Session, SessionBuilder, SessionHandle, TABLE_ENV,
+};
+#[cfg(feature = "enabled")]
+pub use span::SpanGuard;
+pub use table_text::render_table;
+pub use warnings::{INSTRUMENTATION_COST_SHARE, NEAR_SPAN_COST_FACTOR};
+
+/// Whether probes record (the `enabled` feature is on).
+pub const ENABLED: bool = cfg!(feature = "enabled");
+
+/// Items the macros expand to; not part of the API.
+#[doc(hidden)]
+pub mod __private {
+    #[cfg(feature = "enabled")]
+    pub use crate::counter::{count, gauge};
+    #[cfg(feature = "enabled")]
+    pub use crate::future::MeasuredFuture;
+    #[cfg(feature = "enabled")]
+    pub use crate::site::{
+        COUNTER_SITES, CounterSite, GAUGE_SITES, GaugeSite, SPAN_SITES, SpanKind, SpanSite,
+    };
+    #[cfg(feature = "enabled")]
+    pub use crate::span::enter;
+    #[cfg(feature = "enabled")]
+    pub use linkme;
+}
+
+/// Declares the static call site of a span; expands to `&'static SpanSite`.
+#[cfg(feature = "enabled")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __span_site {
+    ($name:expr, $kind:ident) => {{
+        #[$crate::__private::linkme::distributed_slice($crate::__private::SPAN_SITES)]
+        #[linkme(crate = $crate::__private::linkme)]
+        static __PERFLAB_SPAN_SITE: $crate::__private::SpanSite = $crate::__private::SpanSite::new(
+            $name,
+            $crate::__private::SpanKind::$kind,
+            ::core::file!(),
+            ::core::line!(),
+            ::core::module_path!(),
+        );
+        &__PERFLAB_SPAN_SITE
+    }};
+}
+
+/// Enters a span named `$name` and returns its guard: the span lasts until
+/// the guard is dropped. With a block, runs the block inside the span and
+/// returns its value.
+///
+/// ```
+/// let _phase = perflab::span!("parse");
+/// let sum = perflab::span!("sum", { (1..=10).sum::<u32>() });
+/// # assert_eq!(sum, 55);
+/// ```
+///
+/// Bind the guard to a named variable (`let _phase`); `let _ = span!(..)`
+/// drops it at once and measures nothing. A guard cannot cross threads or
+/// be held across `.await`; put `#[measure]` on async functions instead.
+#[cfg(feature = "enabled")]
+#[macro_export]
+macro_rules! span {
+    ($name:expr) => {
+        $crate::__private::enter($crate::__span_site!($name, Span))
+    };
+    ($name:expr, $body:block) => {{
+        let __perflab_span = $crate::span!($name);
+        $body
+    }};
+}
+
+/// Enters a span named `$name` (disabled build: nothing).
+#[cfg(not(feature = "enabled"))]
+#[macro_export]
+macro_rules! span {
+    ($name:expr) => {{
+        const _: &str = $name;
+        $crate::SpanGuard::disabled()
+    }};
+    ($name:expr, $body:block) => {{
+        const _: &str = $name;
+        $body
+    }};
+}
+
+/// Counts an event: `count!("retries")` adds 1, `count!("bytes", n)` adds `n`
+/// (any integer; negative amounts count as zero).
+///
+/// A counter that exists in the code but is never reached in a session is
+/// reported as never incremented.
+#[cfg(feature = "enabled")]
+#[macro_export]
+macro_rules! count {
+    ($name:expr) => {
+        $crate::count!($name, 1u64)
+    };
+    ($name:expr, $amount:expr) => {{
+        #[$crate::__private::linkme::distributed_slice($crate::__private::COUNTER_SITES)]
+        #[linkme(crate = $crate::__private::linkme)]
+        static __PERFLAB_COUNTER_SITE: $crate::__private::CounterSite =
+            $crate::__private::CounterSite::new(
+                $name,
+                ::core::file!(),
+                ::core::line!(),
+                ::core::module_path!(),
+            );
+        $crate::__private::count(&__PERFLAB_COUNTER_SITE, $amount)
+    }};
+}
+
+/// Counts an event (disabled build: the amount is type-checked, not evaluated).
+#[cfg(not(feature = "enabled"))]
+#[macro_export]
+macro_rules! count {
+    ($name:expr) => {{
+        const _: &str = $name;
+    }};
+    ($name:expr, $amount:expr) => {{
+        const _: &str = $name;
+        if false {
+            let _ = $amount;
+        }
+    }};
+}
+
+/// Sets a gauge (a level: queue depth, pool utilisation) to a number. The
+/// report gives the last, smallest, largest and mean value set.
+#[cfg(feature = "enabled")]
+#[macro_export]
+macro_rules! gauge {
+    ($name:expr, $value:expr) => {{
+        #[$crate::__private::linkme::distributed_slice($crate::__private::GAUGE_SITES)]
+        #[linkme(crate = $crate::__private::linkme)]
+        static __PERFLAB_GAUGE_SITE: $crate::__private::GaugeSite =
+            $crate::__private::GaugeSite::new(
+                $name,
+                ::core::file!(),
+                ::core::line!(),
+                ::core::module_path!(),
+            );
+        $crate::__private::gauge(&__PERFLAB_GAUGE_SITE, $value)
+    }};
+}
+
+/// Sets a gauge (disabled build: the value is type-checked, not evaluated).
+#[cfg(not(feature = "enabled"))]
+#[macro_export]
+macro_rules! gauge {
+    ($name:expr, $value:expr) => {{
+        const _: &str = $name;
+        if false {
+            let _ = $value;
+        }
+    }};
+}
+
+/// Enters the span of a `#[measure]` function; used by the attribute.
+#[cfg(feature = "enabled")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __enter_function {
+    ($name:expr) => {
+        $crate::__private::enter($crate::__span_site!($name, Function))
+    };
+}
+
+/// Enters the span of a `#[measure]` function (disabled build: nothing).
+#[cfg(not(feature = "enabled"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __enter_function {
+    ($name:expr) => {
+        $crate::SpanGuard::disabled()
+    };
+}
+
+/// Wraps the body of a `#[measure]` async function; used by the attribute.
+#[cfg(feature = "enabled")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __measure_future {
+    ($name:expr, $future:expr) => {
+        $crate::__private::MeasuredFuture::new($crate::__span_site!($name, Async), $future)
+    };
+}
+
+/// Wraps the body of a `#[measure]` async function (disabled build: unchanged).
+#[cfg(not(feature = "enabled"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __measure_future {
+    ($name:expr, $future:expr) => {
+        $future
+    };
+}

@@ -1,0 +1,228 @@
+//! Which table a thread records into.
+//!
+//! The hot path reads two thread-local cells (table pointer, generation) and
+//! one global generation number. Everything else, choosing the session,
+//! creating the table, noting the thread's end, is in cold functions here.
+//!
+//! A thread records into the innermost session it started or attached to
+//! that is still running; failing that, into the most recently started
+//! process-wide session; failing that, nowhere (probes are then no-ops).
+
+use std::cell::{Cell, RefCell};
+use std::ptr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+
+use crate::clock::timer;
+use crate::cpu_time::{ThreadCpuClock, os_thread_id};
+use crate::registry::{self, GENERATION, SessionShared};
+use crate::site::{COUNTER_SITES, GAUGE_SITES, SPAN_SITES};
+use crate::table::{ThreadIdentity, ThreadTable};
+
+/// Generation value of a binding that must be looked up again.
+const STALE: u64 = 0;
+
+struct Binding {
+    table: Cell<*const ThreadTable>,
+    generation: Cell<u64>,
+}
+
+thread_local! {
+    // Const-initialised and without a destructor: accessing it is a plain
+    // thread-pointer-relative load, with no lazy-initialisation check.
+    static BINDING: Binding = const {
+        Binding { table: Cell::new(ptr::null()), generation: Cell::new(STALE) }
+    };
+    static THREAD_STATE: RefCell<Option<ThreadState>> = const { RefCell::new(None) };
+}
+
+static NEXT_THREAD_ID: AtomicU64 = AtomicU64::new(1);
+
+/// The table the calling thread records into, or null when no session wants
+/// its data.
+#[inline(always)]
+pub(crate) fn current_table() -> *const ThreadTable {
+    BINDING.with(|binding| {
+        if binding.generation.get() == GENERATION.load(Ordering::Relaxed) {
+            binding.table.get()
+        } else {
+            rebind(binding)
+        }
+    })
+}
+
+#[cold]
+#[inline(never)]
+fn rebind(binding: &Binding) -> *const ThreadTable {
+    #[cfg(feature = "alloc")]
+    return crate::alloc::uncounted(|| rebind_counted(binding));
+    #[cfg(not(feature = "alloc"))]
+    rebind_counted(binding)
+}
+
+fn rebind_counted(binding: &Binding) -> *const ThreadTable {
+    let generation = GENERATION.load(Ordering::Acquire);
+    let found = THREAD_STATE.try_with(|state| {
+        let mut state = state.try_borrow_mut().ok()?;
+        Some(
+            state
+                .get_or_insert_with(ThreadState::new)
+                .table_for_current_session(),
+        )
+    });
+    match found {
+        Ok(Some(table)) => {
+            binding.table.set(table);
+            binding.generation.set(generation);
+            table
+        }
+        // Re-entered while the state is borrowed: record nothing this once
+        // and look again next time.
+        Ok(None) => ptr::null(),
+        // The thread is ending and its state is gone: stop recording.
+        Err(_) => {
+            binding.table.set(ptr::null());
+            binding.generation.set(generation);
+            ptr::null()
+        }
+    }
+}
+
+/// Makes the calling thread look its session up again on its next probe.
+fn mark_stale() {
+    let _ = BINDING.try_with(|binding| binding.generation.set(STALE));
+}
+
+/// Binds the calling thread to `session` (innermost) and creates its table now,
+/// so that the thread's wall time starts with the session.
+pub(crate) fn bind(session: &Arc<SessionShared>) {
+    let _ = THREAD_STATE.try_with(|state| {
+        if let Ok(mut state) = state.try_borrow_mut() {
+            let state = state.get_or_insert_with(ThreadState::new);
+            state.bound.push(session.clone());
+            state.table_for_current_session();
+        }
+    });
+    mark_stale();
+}
+
+/// Undoes the innermost [`bind`] of `session` on the calling thread.
+pub(crate) fn unbind(session: &Arc<SessionShared>) {
+    let _ = THREAD_STATE.try_with(|state| {
+        if let Ok(mut state) = state.try_borrow_mut() {
+            if let Some(state) = state.as_mut() {
+                if let Some(at) = state
+                    .bound
+                    .iter()
+                    .rposition(|bound| Arc::ptr_eq(bound, session))
+                {
+                    state.bound.remove(at);
+                }
+            }
+        }
+    });
+    mark_stale();
+}
+
+/// perflab's number for the calling thread, if it has one (not during thread exit).
+pub(crate) fn current_thread_id() -> Option<u64> {
+    THREAD_STATE
+        .try_with(|state| {
+            state
+                .try_borrow()
+                .ok()
+                .and_then(|state| state.as_ref().map(|state| state.identity.id))
+        })
+        .ok()
+        .flatten()
+}
+
+/// Cold-path state of one thread; dropping it (at thread exit) closes its tables.
+struct ThreadState {
+    identity: ThreadIdentity,
+    /// Sessions this thread started or attached to, innermost last.
+    bound: Vec<Arc<SessionShared>>,
+    /// This thread's table in each session it recorded into. Holding the
+    /// `Arc` keeps a table alive while a guard on this thread points into it.
+    tables: Vec<(Weak<SessionShared>, Arc<ThreadTable>)>,
+}
+
+impl ThreadState {
+    fn new() -> Self {
+        let thread = std::thread::current();
+        ThreadState {
+            identity: ThreadIdentity {
+                id: NEXT_THREAD_ID.fetch_add(1, Ordering::Relaxed),
+                name: thread.name().map(str::to_string),
+                os_tid: os_thread_id(),
+                cpu_clock: ThreadCpuClock::of_this_thread(),
+            },
+            bound: Vec::new(),
+            tables: Vec::new(),
+        }
+    }
+
+    fn table_for_current_session(&mut self) -> *const ThreadTable {
+        self.forget_finished();
+        let session = match self
+            .bound
+            .iter()
+            .rev()
+            .find(|session| !session.is_finished())
+        {
+            Some(session) => session.clone(),
+            None => match registry::default_session() {
+                Some(session) => session,
+                None => return ptr::null(),
+            },
+        };
+        if let Some((_, table)) = self
+            .tables
+            .iter()
+            .find(|(owner, _)| ptr::eq(owner.as_ptr(), Arc::as_ptr(&session)))
+        {
+            return Arc::as_ptr(table);
+        }
+        let table = Arc::new(ThreadTable::new(
+            timer(),
+            self.identity.clone(),
+            SPAN_SITES.len(),
+            COUNTER_SITES.len(),
+            GAUGE_SITES.len(),
+        ));
+        session.lock_tables().push(table.clone());
+        self.tables.push((Arc::downgrade(&session), table.clone()));
+        Arc::as_ptr(&table)
+    }
+
+    /// Lets go of tables of finished sessions, once no span is open in them.
+    fn forget_finished(&mut self) {
+        self.bound.retain(|session| !session.is_finished());
+        self.tables.retain(|(owner, table)| {
+            let running = owner
+                .upgrade()
+                .is_some_and(|session| !session.is_finished());
+            running || table.depth.load(Ordering::Relaxed) != 0
+        });
+    }
+}
+
+impl Drop for ThreadState {
+    fn drop(&mut self) {
+        for (owner, table) in &self.tables {
+            match owner.upgrade() {
+                // Under the session's lock, so that a session reading this
+                // thread's CPU clock knows the thread is still there.
+                Some(session) => {
+                    let _tables = session.lock_tables();
+                    table.mark_ended();
+                }
+                None => table.mark_ended(),
+            }
+        }
+        let _ = BINDING.try_with(|binding| {
+            binding.table.set(ptr::null());
+            binding.generation.set(STALE);
+        });
+    }
+}

@@ -1,0 +1,113 @@
+//! The wall-clock timer behind every span: raw ticks on the hot path,
+//! nanoseconds only when a report is built.
+//!
+//! Recording raw ticks keeps the conversion (a multiply and a shift) off the
+//! hot path. Conversion is linear, so sums, extremes and histogram bucket
+//! bounds kept in ticks convert to nanoseconds with the same relative error.
+
+use std::sync::OnceLock;
+
+/// How ticks are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TickSource {
+    /// `rdtsc` directly: quanta found an invariant TSC and calibrated it.
+    #[cfg(target_arch = "x86_64")]
+    Tsc,
+    /// Whatever quanta's clock reads (ARM counter, or `CLOCK_MONOTONIC` in nanoseconds).
+    Quanta,
+}
+
+/// The process-wide timer.
+#[derive(Debug)]
+pub(crate) struct Timer {
+    source: TickSource,
+    clock: quanta::Clock,
+    ns_per_tick: f64,
+    name: &'static str,
+}
+
+static TIMER: OnceLock<Timer> = OnceLock::new();
+
+/// The timer, set up (and calibrated by quanta, a few milliseconds) on first use.
+pub(crate) fn timer() -> &'static Timer {
+    TIMER.get_or_init(Timer::new)
+}
+
+impl Timer {
+    #[cold]
+    fn new() -> Timer {
+        let clock = quanta::Clock::new();
+        // quanta does not say which source it picked; its Debug output does.
+        let uses_counter = format!("{clock:?}").contains("Counter");
+        let (source, name) = match (uses_counter, cfg!(target_arch = "x86_64")) {
+            #[cfg(target_arch = "x86_64")]
+            (true, true) => (TickSource::Tsc, "tsc"),
+            (true, _) => (TickSource::Quanta, "cntvct"),
+            (false, _) => (TickSource::Quanta, "clock_monotonic"),
+        };
+        let probe = 1u64 << 40;
+        let ns_per_tick = clock.delta_as_nanos(0, probe) as f64 / probe as f64;
+        Timer {
+            source,
+            clock,
+            ns_per_tick,
+            name,
+        }
+    }
+
+    /// Current time in ticks of the timer's source.
+    #[inline(always)]
+    pub(crate) fn ticks(&self) -> u64 {
+        match self.source {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: quanta only picks its counter on x86_64 after checking
+            // that the CPU has an invariant TSC, so the instruction exists.
+            TickSource::Tsc => unsafe { core::arch::x86_64::_rdtsc() },
+            TickSource::Quanta => self.clock.raw(),
+        }
+    }
+
+    /// A number of ticks as whole nanoseconds.
+    pub(crate) fn ns(&self, ticks: u64) -> u64 {
+        self.clock.delta_as_nanos(0, ticks)
+    }
+
+    /// A fractional number of ticks (a mean, a bucket midpoint) as nanoseconds.
+    pub(crate) fn ns_f64(&self, ticks: f64) -> f64 {
+        ticks * self.ns_per_tick
+    }
+
+    /// Whether ticks are read with `rdtsc` directly (tables keep a copy of
+    /// this flag so that the hot path does not follow a pointer to learn it).
+    pub(crate) fn reads_tsc(&self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        return self.source == TickSource::Tsc;
+        #[cfg(not(target_arch = "x86_64"))]
+        false
+    }
+
+    /// Name of the source, as written to the profile.
+    pub(crate) fn name(&self) -> &'static str {
+        self.name
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_advance_and_convert_to_plausible_nanoseconds() {
+        let timer = timer();
+        let start = timer.ticks();
+        let wall = std::time::Instant::now();
+        while wall.elapsed() < std::time::Duration::from_millis(20) {}
+        let ticks = timer.ticks().saturating_sub(start);
+        let ns = timer.ns(ticks);
+        // Generous bounds: 20 ms of busy waiting, measured by another clock.
+        assert!(ns >= 15_000_000, "{ns} ns for a 20 ms wait");
+        assert!(ns < 2_000_000_000, "{ns} ns for a 20 ms wait");
+        let float = timer.ns_f64(ticks as f64);
+        assert!((float - ns as f64).abs() <= ns as f64 * 1e-6 + 2.0);
+    }
+}

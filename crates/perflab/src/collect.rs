@@ -1,0 +1,110 @@
+//! Turning the tables of a finished session into a profile: the session's
+//! and each thread's time; spans, counters and gauges are summed in
+//! [`crate::span_totals`] and [`crate::metric_totals`].
+
+use std::sync::atomic::Ordering::{Acquire, Relaxed};
+
+use perflab_format::profile::{
+    PROFILE_FORMAT, Profile, SessionEnd, SessionInfo, ThreadRecord, TimerInfo,
+};
+
+use crate::clock::{Timer, timer};
+use crate::histogram::PERCENTILE_RELATIVE_ERROR;
+use crate::metric_totals::{counter_records, gauge_records};
+use crate::registry::SessionShared;
+use crate::span_totals::span_records;
+use crate::table::ThreadTable;
+
+/// Builds the profile of a session that ended at `end_ticks`.
+pub(crate) fn build_profile(
+    session: &SessionShared,
+    end_ticks: u64,
+    end_process_cpu_ns: Option<u64>,
+    ended_by: SessionEnd,
+) -> Profile {
+    let timer = timer();
+    let (threads, tables) = {
+        // Held while reading the CPU clocks of threads still running: an
+        // ending thread takes this lock first, so none can vanish meanwhile.
+        let tables = session.lock_tables();
+        let threads = tables
+            .iter()
+            .map(|table| thread_record(table, end_ticks, timer))
+            .collect::<Vec<_>>();
+        (threads, tables.clone())
+    };
+    let program_lossy = session.program.to_string_lossy().into_owned();
+    let mut profile = Profile {
+        format: PROFILE_FORMAT.to_string(),
+        program: program_lossy,
+        pid: std::process::id(),
+        session: SessionInfo {
+            name: session.config.name.clone(),
+            scope: session.config.scope,
+            wall_ns: timer.ns(end_ticks.saturating_sub(session.start_ticks)),
+            cpu_ns: session
+                .start_process_cpu_ns
+                .zip(end_process_cpu_ns)
+                .map(|(start, end)| end.saturating_sub(start)),
+            ended_by,
+            started_unix_ms: session.started_unix_ms,
+            unattributed_threshold: session.config.unattributed_threshold,
+        },
+        timer: TimerInfo {
+            name: timer.name().to_string(),
+            span_cost_ns: thousandths(crate::calibrate::span_cost_ns()),
+            percentile_relative_error: PERCENTILE_RELATIVE_ERROR,
+            instrumentation_ns: 0,
+        },
+        spans: span_records(&tables, timer),
+        threads,
+        counters: counter_records(&tables),
+        gauges: gauge_records(&tables),
+        warnings: Vec::new(),
+    };
+    let calls: u64 = profile
+        .spans
+        .iter()
+        .map(|span| span.calls + span.async_stats.as_ref().map_or(0, |a| a.polls))
+        .sum();
+    profile.timer.instrumentation_ns = (calls as f64 * profile.timer.span_cost_ns).round() as u64;
+    profile.warnings = crate::warnings::find(&profile, session.program.to_str().is_none());
+    profile
+}
+
+/// Rounds to 0.001 (picoseconds are noise), so that the number reads back
+/// from JSON exactly as written.
+pub(crate) fn thousandths(ns: f64) -> f64 {
+    (ns * 1000.0).round() / 1000.0
+}
+
+fn thread_record(table: &ThreadTable, session_end_ticks: u64, timer: &Timer) -> ThreadRecord {
+    let ended = table.ended.load(Acquire);
+    let end_ticks = if ended {
+        table.end_ticks.load(Relaxed).min(session_end_ticks)
+    } else {
+        session_end_ticks
+    };
+    let end_cpu_ns = if ended {
+        Some(table.end_cpu_ns.load(Relaxed))
+    } else if crate::binding::current_thread_id() == Some(table.thread.id) {
+        crate::cpu_time::this_thread_ns()
+    } else {
+        table.thread.cpu_clock.read_ns()
+    };
+    let wall_ns = timer.ns(end_ticks.saturating_sub(table.start_ticks));
+    let attributed_ns = timer.ns(table.attributed_ticks.load(Relaxed)).min(wall_ns);
+    ThreadRecord {
+        id: table.thread.id,
+        name: table.thread.name.clone(),
+        os_tid: table.thread.os_tid,
+        wall_ns,
+        cpu_ns: table
+            .start_cpu_ns
+            .zip(end_cpu_ns)
+            .map(|(start, end)| end.saturating_sub(start)),
+        attributed_ns,
+        unattributed_ns: wall_ns - attributed_ns,
+        ended,
+    }
+}

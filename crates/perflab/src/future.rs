@@ -1,0 +1,121 @@
+//! `#[measure]` on async functions: a wrapper future.
+//!
+//! One call is the future's life from first poll to completion (its wall
+//! time, which includes waiting). Each poll is also a frame on the polling
+//! thread's stack, so time inside polls shows as self time, attributes the
+//! thread's time, and nests sync spans beneath it, on whichever thread polls.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use crate::binding::current_table;
+use crate::site::SpanSite;
+use crate::span::{Frame, note_unwound};
+use crate::table::{SpanSlot, ThreadTable, bump};
+
+/// A future measured as one call of an async span.
+#[must_use = "futures do nothing unless polled"]
+pub struct MeasuredFuture<F> {
+    inner: F,
+    site: &'static SpanSite,
+    /// Tick of the first recorded poll; 0 until then.
+    first_poll_ticks: u64,
+    completed: bool,
+}
+
+impl<F> MeasuredFuture<F> {
+    /// Wraps `inner`; used by `#[measure]`.
+    pub fn new(site: &'static SpanSite, inner: F) -> Self {
+        MeasuredFuture {
+            inner,
+            site,
+            first_poll_ticks: 0,
+            completed: false,
+        }
+    }
+}
+
+/// One poll as a frame on the polling thread's stack; closed explicitly on
+/// return, or by its drop when the poll panics.
+struct PollFrame<'a> {
+    table: &'a ThreadTable,
+    slot: &'a SpanSlot,
+    frame: Frame,
+    open: bool,
+}
+
+impl PollFrame<'_> {
+    /// Closes the frame and returns the tick at which the poll ended.
+    fn close(&mut self) -> u64 {
+        self.open = false;
+        let closed = self.frame.close(self.table, self.slot);
+        bump(&self.slot.polls, 1);
+        bump(&self.slot.poll_ticks, closed.elapsed_ticks);
+        closed.end_ticks
+    }
+}
+
+impl Drop for PollFrame<'_> {
+    fn drop(&mut self) {
+        if self.open {
+            self.close();
+            note_unwound(self.slot);
+        }
+    }
+}
+
+impl<F: Future> Future for MeasuredFuture<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        // SAFETY: `inner` is structurally pinned: it is never moved out of
+        // `self` and is dropped in place; the other fields are plain data.
+        let this = unsafe { self.get_unchecked_mut() };
+        let inner = unsafe { Pin::new_unchecked(&mut this.inner) };
+        let table = current_table();
+        // SAFETY: as in `span::enter`: the thread keeps its bound table alive.
+        let recording = unsafe { table.as_ref() }
+            .and_then(|table| Some((table, table.slot(this.site.index())?)));
+        let Some((table, slot)) = recording else {
+            let result = inner.poll(cx);
+            this.completed |= result.is_ready();
+            return result;
+        };
+        let mut poll_frame = PollFrame {
+            table,
+            slot,
+            frame: Frame::open(table),
+            open: true,
+        };
+        if this.first_poll_ticks == 0 {
+            this.first_poll_ticks = poll_frame.frame.start_ticks.max(1);
+        }
+        let result = inner.poll(cx);
+        let end_ticks = poll_frame.close();
+        if result.is_ready() {
+            this.completed = true;
+            let wall = end_ticks.saturating_sub(this.first_poll_ticks);
+            bump(&slot.inclusive_ticks, wall);
+            slot.record_call(wall);
+        }
+        result
+    }
+}
+
+impl<F> Drop for MeasuredFuture<F> {
+    fn drop(&mut self) {
+        if self.first_poll_ticks != 0 && !self.completed {
+            note_cancelled(self.site);
+        }
+    }
+}
+
+#[cold]
+fn note_cancelled(site: &'static SpanSite) {
+    let table = current_table();
+    // SAFETY: as in `span::enter`.
+    if let Some(slot) = unsafe { table.as_ref() }.and_then(|table| table.slot(site.index())) {
+        bump(&slot.cancelled, 1);
+    }
+}

@@ -1,0 +1,229 @@
+//! Sessions: the span of a program's life whose probes are collected and reported.
+//!
+//! Several sessions may run at once (parallel tests); each span records into
+//! exactly one of them, chosen per thread (see [`crate::binding`]), so their
+//! data never mix. A session reports when it is finished or dropped, and, if
+//! the program calls `std::process::exit` first, from an exit hook.
+
+use std::marker::PhantomData;
+use std::path::PathBuf;
+use std::sync::{Arc, Weak};
+
+use perflab_format::profile::{PROFILE_ENV, Profile, SessionEnd, SessionScope};
+
+use crate::binding;
+use crate::clock::timer;
+use crate::registry::{self, SessionConfig, SessionShared};
+
+/// Default share of a thread's wall time left outside spans above which the report warns.
+pub const DEFAULT_UNATTRIBUTED_THRESHOLD: f64 = 0.10;
+
+/// Environment variable that, set to `0`, stops sessions from printing their table.
+pub const TABLE_ENV: &str = "PERFLAB_TABLE";
+
+/// A running session. Dropping it (or calling [`Session::finish`]) ends it:
+/// the span table is printed to stderr and the profile written to the path
+/// in `PERFLAB_PROFILE`, unless the builder said otherwise.
+///
+/// The thread that starts a session always records into it. A process-wide
+/// session ([`Session::start`]) also collects from every thread that is not
+/// bound to another session; a thread-only session
+/// ([`SessionBuilder::this_thread_only`]) collects from its thread and from
+/// threads that [attach](SessionHandle::attach) to it.
+#[must_use = "the session ends (and reports) when this value is dropped"]
+pub struct Session {
+    shared: Option<Arc<SessionShared>>,
+    /// A session is bound to the thread that started it.
+    _not_send: PhantomData<*const ()>,
+}
+
+/// Options for a [`Session`].
+#[derive(Debug, Clone)]
+pub struct SessionBuilder {
+    name: Option<String>,
+    scope: SessionScope,
+    print_table: Option<bool>,
+    profile_path: Option<Option<PathBuf>>,
+    unattributed_threshold: f64,
+}
+
+impl SessionBuilder {
+    /// Names the session in the table and the profile (default: the program's file name).
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Collects only from this thread and threads that attach to the session.
+    pub fn this_thread_only(mut self) -> Self {
+        self.scope = SessionScope::Thread;
+        self
+    }
+
+    /// Whether to print the span table to stderr at the end (default: yes,
+    /// unless `PERFLAB_TABLE=0`).
+    pub fn print_table(mut self, print: bool) -> Self {
+        self.print_table = Some(print);
+        self
+    }
+
+    /// Writes the profile to `path` (default: the path in `PERFLAB_PROFILE`, if set).
+    pub fn profile_path(mut self, path: impl Into<PathBuf>) -> Self {
+        self.profile_path = Some(Some(path.into()));
+        self
+    }
+
+    /// Writes no profile file, whatever `PERFLAB_PROFILE` says.
+    pub fn no_profile_file(mut self) -> Self {
+        self.profile_path = Some(None);
+        self
+    }
+
+    /// Warns about threads whose time outside spans exceeds this share of their wall time.
+    pub fn unattributed_threshold(mut self, share: f64) -> Self {
+        self.unattributed_threshold = share;
+        self
+    }
+
+    /// Starts the session.
+    pub fn start(self) -> Session {
+        // Measured before the session's clock starts, so that its few
+        // milliseconds are not charged to the session.
+        crate::calibrate::span_cost_ns();
+        crate::exit_hook::install();
+        let config = SessionConfig {
+            name: self.name.unwrap_or_else(default_name),
+            scope: self.scope,
+            print_table: self
+                .print_table
+                .unwrap_or_else(|| std::env::var_os(TABLE_ENV).is_none_or(|value| value != "0")),
+            profile_path: self
+                .profile_path
+                .unwrap_or_else(|| std::env::var_os(PROFILE_ENV).map(PathBuf::from)),
+            unattributed_threshold: self.unattributed_threshold,
+        };
+        let shared = Arc::new(SessionShared::new(config, timer().ticks()));
+        registry::register(shared.clone());
+        binding::bind(&shared);
+        Session {
+            shared: Some(shared),
+            _not_send: PhantomData,
+        }
+    }
+}
+
+fn default_name() -> String {
+    std::env::args_os()
+        .next()
+        .and_then(|arg0| {
+            std::path::Path::new(&arg0)
+                .file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| "session".to_string())
+}
+
+impl Session {
+    /// Starts a process-wide session with default options.
+    pub fn start() -> Session {
+        Session::builder().start()
+    }
+
+    /// Options for a session.
+    pub fn builder() -> SessionBuilder {
+        SessionBuilder {
+            name: None,
+            scope: SessionScope::Process,
+            print_table: None,
+            profile_path: None,
+            unattributed_threshold: DEFAULT_UNATTRIBUTED_THRESHOLD,
+        }
+    }
+
+    /// A handle other threads can use to record into this session.
+    pub fn handle(&self) -> SessionHandle {
+        SessionHandle {
+            shared: self.shared.as_ref().map(Arc::downgrade).unwrap_or_default(),
+        }
+    }
+
+    /// Ends the session, reports it, and returns its profile. `None` if the
+    /// session had already been ended by the exit hook.
+    pub fn finish(mut self) -> Option<Profile> {
+        self.end()
+    }
+
+    fn end(&mut self) -> Option<Profile> {
+        let shared = self.shared.take()?;
+        binding::unbind(&shared);
+        finish_shared(&shared, SessionEnd::Finished)
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.end();
+    }
+}
+
+/// Ends a session once: collects, prints, writes. Safe to call from any
+/// thread and from the exit hook; later calls return `None`.
+pub(crate) fn finish_shared(shared: &Arc<SessionShared>, ended_by: SessionEnd) -> Option<Profile> {
+    if shared
+        .finished
+        .swap(true, std::sync::atomic::Ordering::AcqRel)
+    {
+        return None;
+    }
+    let end_ticks = timer().ticks();
+    let end_process_cpu_ns = crate::cpu_time::process_ns();
+    registry::unregister(shared.id);
+    let profile = crate::collect::build_profile(shared, end_ticks, end_process_cpu_ns, ended_by);
+    crate::output::emit(&profile, &shared.config);
+    Some(profile)
+}
+
+/// Lets another thread record into a session (clone it into the thread).
+#[derive(Debug, Clone, Default)]
+pub struct SessionHandle {
+    shared: Weak<SessionShared>,
+}
+
+impl SessionHandle {
+    /// Binds the calling thread to the session until the guard is dropped.
+    /// Does nothing if the session has ended.
+    pub fn attach(&self) -> AttachGuard {
+        let shared = self.shared.upgrade().filter(|shared| !shared.is_finished());
+        if let Some(shared) = &shared {
+            binding::bind(shared);
+        }
+        AttachGuard {
+            shared,
+            _not_send: PhantomData,
+        }
+    }
+}
+
+impl std::fmt::Debug for SessionShared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("id", &self.id)
+            .field("name", &self.config.name)
+            .finish()
+    }
+}
+
+/// Keeps a thread attached to a session; see [`SessionHandle::attach`].
+#[must_use = "the thread is detached when this value is dropped"]
+pub struct AttachGuard {
+    shared: Option<Arc<SessionShared>>,
+    _not_send: PhantomData<*const ()>,
+}
+
+impl Drop for AttachGuard {
+    fn drop(&mut self) {
+        if let Some(shared) = self.shared.take() {
+            binding::unbind(&shared);
+        }
+    }
+}
