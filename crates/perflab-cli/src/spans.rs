@@ -154,18 +154,32 @@ fn paired_self_change(
     }
 }
 
-/// Warnings of all profiles, each message once, with the number of runs that gave it.
+/// Warnings of all profiles, one per kind and subject (their figures differ
+/// from run to run), naming the variants and how many runs gave it.
 pub fn profile_warnings(variants: &[(&str, &[Option<Profile>])]) -> Vec<String> {
-    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    let mut seen: BTreeMap<(String, String), (String, BTreeSet<String>, usize)> = BTreeMap::new();
+    let total: usize = variants
+        .iter()
+        .map(|(_, runs)| runs.iter().flatten().count())
+        .sum();
     for (name, runs) in variants {
         for profile in runs.iter().flatten() {
             for w in &profile.warnings {
-                *counts.entry(format!("{name}: {}", w.message)).or_default() += 1;
+                let entry = seen
+                    .entry((format!("{:?}", w.kind), w.subject.clone()))
+                    .or_insert_with(|| (w.message.clone(), BTreeSet::new(), 0));
+                entry.1.insert(name.to_string());
+                entry.2 += 1;
             }
         }
     }
-    counts
-        .into_iter()
-        .map(|(message, n)| format!("{message} ({n} run{})", if n == 1 { "" } else { "s" }))
+    seen.into_values()
+        .map(|(message, names, n)| {
+            let names: Vec<String> = names.into_iter().collect();
+            format!(
+                "{}: {message} ({n} of {total} profiles; figures from the first)",
+                names.join(", ")
+            )
+        })
         .collect()
 }

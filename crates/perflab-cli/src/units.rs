@@ -74,8 +74,10 @@ pub fn format_seconds(seconds: f64) -> String {
         format!("{seconds:.3} s")
     } else if a >= 1e-3 {
         format!("{:.3} ms", seconds * 1e3)
-    } else {
+    } else if a >= 1e-6 || a == 0.0 {
         format!("{:.3} µs", seconds * 1e6)
+    } else {
+        format!("{:.1} ns", seconds * 1e9)
     }
 }
 

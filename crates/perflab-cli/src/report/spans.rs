@@ -10,6 +10,9 @@ use crate::units::{format_percent, format_seconds};
 pub fn terminal_spans(doc: &ResultDocument) -> String {
     let mut out = String::new();
     if doc.spans.is_empty() {
+        for w in &doc.profile_warnings {
+            let _ = writeln!(out, "  warning: {w}");
+        }
         return out;
     }
     let width = doc
@@ -111,6 +114,9 @@ pub fn terminal_spans(doc: &ResultDocument) -> String {
 pub fn markdown_spans(doc: &ResultDocument) -> String {
     let mut out = String::new();
     if doc.spans.is_empty() {
+        for w in &doc.profile_warnings {
+            let _ = writeln!(out, "\n> warning: {}", super::markdown::cell(w));
+        }
         return out;
     }
     let names: Vec<String> = doc

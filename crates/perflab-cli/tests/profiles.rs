@@ -1,0 +1,144 @@
+//! Profiles written by instrumented runs: perflab sets PERFLAB_PROFILE for
+//! each run, stores what comes back and shows span figures across runs.
+//! The runs here copy profiles recorded from the `spans` example into the
+//! path perflab gives them, so the figures are known.
+
+mod common;
+
+use common::Scratch;
+
+fn fixture(name: &str) -> String {
+    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn copy_profile(name: &str) -> String {
+    format!("cp '{}' \"$PERFLAB_PROFILE\"", fixture(name))
+}
+
+#[test]
+fn run_shows_the_span_table_across_runs_with_the_unattributed_time() {
+    let s = Scratch::new();
+    let out = s
+        .perflab()
+        .args([
+            "run",
+            &copy_profile("spans-baseline.json"),
+            "-r",
+            "3",
+            "--json",
+            "r.json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("compute")
+            && stdout.contains("(unattributed)")
+            && stdout.contains("% wall"),
+        "{stdout}"
+    );
+    let json = s.json("r.json");
+    let spans = json["spans"].as_array().unwrap();
+    let compute = spans.iter().find(|s| s["name"] == "compute").unwrap();
+    assert_eq!(compute["per_variant"][0]["runs"], 3);
+    assert!((compute["per_variant"][0]["self_s"].as_f64().unwrap() - 924_474e-9).abs() < 1e-12);
+    assert_eq!(spans.last().unwrap()["name"], "(unattributed)");
+    // Warnings of the profile (a counter never incremented) are shown once, not per run.
+    assert_eq!(
+        stdout.matches("paths_over_error_budget").count(),
+        1,
+        "{stdout}"
+    );
+}
+
+#[test]
+fn ab_shows_which_spans_moved_and_stores_every_profile() {
+    let s = Scratch::new();
+    let out = s
+        .perflab()
+        .args([
+            "ab",
+            &copy_profile("spans-baseline.json"),
+            &copy_profile("spans-slow-compute.json"),
+            "--max-runs",
+            "12",
+            "--json",
+            "r.json",
+            "--markdown",
+            "r.md",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        matches!(out.status.code(), Some(0 | 3 | 4)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json = s.json("r.json");
+    let span = |name: &str| {
+        json["spans"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    let compute = span("compute");
+    assert_eq!(compute["moved"], true);
+    let expected = 924_474.0 / 2_063_448.0 - 1.0;
+    assert!(
+        (compute["change"].as_f64().unwrap() - expected).abs() < 1e-9,
+        "{compute}"
+    );
+    assert_eq!(span("generate")["per_variant"].as_array().unwrap().len(), 2);
+    let md = std::fs::read_to_string(s.path("r.md")).unwrap();
+    assert!(
+        md.contains("| compute |") && md.contains("**moved**"),
+        "{md}"
+    );
+    let db = rusqlite::Connection::open(s.store()).unwrap();
+    let with_profile: i64 = db
+        .query_row(
+            "SELECT COUNT(*) FROM runs WHERE profile_json LIKE '%perflab-profile/1%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let runs: i64 = db
+        .query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(with_profile, runs, "every run's profile is stored");
+}
+
+#[test]
+fn an_unreadable_profile_is_reported_but_does_not_stop_the_measurement() {
+    let s = Scratch::new();
+    let out = s
+        .perflab()
+        .args([
+            "run",
+            "echo '{\"format\":\"other/9\"}' > \"$PERFLAB_PROFILE\"",
+            "-r",
+            "2",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("its profile could not be read") && stdout.contains("other/9"),
+        "{stdout}"
+    );
+}
