@@ -4,7 +4,7 @@
 //! One module per concept: [`cli`] (flags), [`experiment`] (validated
 //! configuration), [`runner`] (processes, interleaving, metrics), [`decide`]
 //! (verdicts from perflab-stats), [`store`] (SQLite), [`report`] (terminal,
-//! Markdown, JSON) and [`commands`] (the glue of each subcommand).
+//! Markdown, JSON), [`profile`] (perf and valgrind adapters) and [`commands`] (the glue of each subcommand).
 #![deny(missing_docs)]
 
 pub mod ab;
@@ -14,6 +14,7 @@ pub mod decide;
 pub mod document;
 pub mod error;
 pub mod experiment;
+pub mod profile;
 pub mod progress;
 pub mod provenance;
 pub mod report;
@@ -37,5 +38,6 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Compare(args) => commands::compare(args, &store),
         Command::Run(args) => commands::run(args, &store, &mut executor),
         Command::History(args) => commands::history(args, &store),
+        Command::Profile(args) => commands::profile(args, &store, &mut executor),
     }
 }

@@ -4,6 +4,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+mod profile;
+
+pub use profile::ProfileArgs;
+
 /// perflab: measure, compare and decide, with statistics that do not lie quietly.
 #[derive(Debug, Parser)]
 #[command(name = "perflab", version, about, long_about = None)]
@@ -39,6 +43,13 @@ A text file holds one number per line (K/M/G suffixes allowed, # starts a commen
     Run(RunArgs),
     /// List past experiments and their verdicts.
     History(HistoryArgs),
+    /// Sample where the CPU time of a program goes (perf record), with a flame graph.
+    #[command(after_help = "Examples:\n  perflab profile -- ./prog --size 1000\n  \
+perflab profile --call-graph dwarf -- ./prog\n  \
+perflab profile --baseline './old 1000' -- ./new 1000\n\n\
+Shares are fractions of all samples, each with a Wilson interval; a function's self share \
+counts samples in its own code, its inclusive share samples anywhere under it.")]
+    Profile(ProfileArgs),
 }
 
 /// Options shared by every command that runs processes.

@@ -3,11 +3,13 @@
 mod ab;
 mod compare;
 mod history;
+mod profile;
 mod run;
 
 pub use ab::ab;
 pub use compare::compare;
 pub use history::history;
+pub use profile::profile;
 pub use run::run;
 
 use perflab_stats::Verdict;
