@@ -44,5 +44,8 @@ fn main() {
     let digest = hash_blocks(blocks);
     let seconds = started.elapsed().as_secs_f64();
     println!("hashed {blocks} blocks, digest {digest:016x}");
-    println!("PERFLAB_METRIC items_per_s {:.0} blocks/s", blocks as f64 / seconds);
+    println!(
+        "PERFLAB_METRIC items_per_s {:.0} blocks/s",
+        blocks as f64 / seconds
+    );
 }
