@@ -32,7 +32,11 @@ use store::Store;
 pub fn run(cli: Cli) -> Result<i32> {
     runner::install_interrupt_handler();
     let store = Store::open(&Store::default_path(cli.store.as_deref()))?;
-    let mut executor = commands::real_executor();
+    let mut executor = match &cli.command {
+        Command::Ab(args) if args.run.counters => counting_executor()?,
+        Command::Run(args) if args.run.counters => counting_executor()?,
+        _ => commands::real_executor(),
+    };
     match &cli.command {
         Command::Ab(args) => commands::ab(args, &store, &mut executor),
         Command::Compare(args) => commands::compare(args, &store),
@@ -40,4 +44,13 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::History(args) => commands::history(args, &store),
         Command::Profile(args) => commands::profile(args, &store, &mut executor),
     }
+}
+
+/// Real processes with performance counters; what the machine lacks is said once, here.
+fn counting_executor() -> Result<runner::ProcessExecutor> {
+    let counters = runner::CounterSet::probe()?;
+    for note in &counters.notes {
+        eprintln!("perflab: note: {note}");
+    }
+    Ok(runner::ProcessExecutor::with_counters(counters))
 }

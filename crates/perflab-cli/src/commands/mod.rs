@@ -28,5 +28,5 @@ pub fn exit_code_for(verdict: Option<Verdict>) -> i32 {
 
 /// Runs perflab's own executor: real processes.
 pub fn real_executor() -> ProcessExecutor {
-    ProcessExecutor
+    ProcessExecutor::default()
 }

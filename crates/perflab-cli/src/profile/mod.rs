@@ -7,6 +7,7 @@ pub mod callgrind;
 pub mod diff;
 pub mod flamegraph;
 pub mod folded;
+pub mod instructions;
 pub mod perf;
 pub mod render;
 pub mod shares;

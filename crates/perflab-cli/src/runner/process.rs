@@ -10,6 +10,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use super::capture::{Captured, capture};
+use super::counters::CounterSet;
 use super::interrupt::interrupted;
 use super::{CommandLine, Executor, ExitState, RunOutcome, RunSpec};
 use crate::error::{Error, Result};
@@ -20,15 +21,32 @@ const WATCH_INTERVAL: Duration = Duration::from_millis(20);
 /// still holds the pipes open.
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
 
-/// Starts real processes.
+/// Starts real processes, optionally with performance counters attached.
 #[derive(Debug, Default)]
-pub struct ProcessExecutor;
+pub struct ProcessExecutor {
+    counters: Option<CounterSet>,
+}
+
+impl ProcessExecutor {
+    /// An executor that reads these counters of every run (`counter.*` metrics).
+    pub fn with_counters(counters: CounterSet) -> Self {
+        Self {
+            counters: Some(counters),
+        }
+    }
+}
 
 impl Executor for ProcessExecutor {
     fn execute(&mut self, spec: &RunSpec) -> Result<RunOutcome> {
         let mut command = build_command(spec)?;
+        let attaching = match &self.counters {
+            Some(set) => Some(set.attach_to(&mut command)?),
+            None => None,
+        };
         let started = Instant::now();
-        let mut child = command.spawn().map_err(|e| spawn_error(spec, e))?;
+        let spawned = command.spawn();
+        let counters = attaching.map(|a| a.attached());
+        let mut child = spawned.map_err(|e| spawn_error(spec, e))?;
         let pid = child.id() as libc::pid_t;
 
         let (out_tx, out_rx) = mpsc::channel();
@@ -76,7 +94,18 @@ impl Executor for ProcessExecutor {
             None if libc::WIFSIGNALED(status) => ExitState::Signal(libc::WTERMSIG(status)),
             None => ExitState::Code(libc::WEXITSTATUS(status)),
         };
-        let (metrics, output_tail) = merge(captured);
+        let (mut metrics, output_tail) = merge(captured);
+        for (name, value) in counters.iter().flat_map(|c| c.read()) {
+            metrics.insert(
+                name.to_string(),
+                super::MetricValue {
+                    value,
+                    unit: super::counter_metric(name)
+                        .map_or("", |(_, unit)| unit)
+                        .to_string(),
+                },
+            );
+        }
         let profile_json = spec
             .profile_path
             .as_ref()

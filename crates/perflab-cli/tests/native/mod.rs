@@ -65,3 +65,16 @@ int main(int argc, char **argv) {{
 "#
     )
 }
+
+/// A program whose loop runs argv[1] times through a function of a fixed
+/// number of instructions; printing its result keeps the loop alive.
+pub const LOOP_SOURCE: &str = r#"#include <stdio.h>
+#include <stdlib.h>
+__attribute__((noinline)) unsigned long step(unsigned long x) { return x * 2654435761u + 7; }
+int main(int argc, char **argv) {
+    unsigned long n = strtoul(argv[1], 0, 10), x = 1;
+    for (unsigned long i = 0; i < n; i++) x = step(x);
+    printf("%lu\n", x & 0xff);
+    return 0;
+}
+"#;
