@@ -62,7 +62,8 @@ pub struct RunOptions {
     /// Runs of each variant before measuring (not counted).
     #[arg(long, value_name = "N")]
     pub warmup: Option<usize>,
-    /// Kill a run that takes longer than this (e.g. 30s, 2m).
+    /// Kill a run that takes longer than this (e.g. 30s, 2m); a counted run under valgrind
+    /// (--measure instructions) gets 100 times as long.
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
     /// Run the command directly instead of through `sh -c` (split on whitespace).

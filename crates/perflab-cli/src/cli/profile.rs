@@ -23,8 +23,10 @@ pub struct ProfileArgs {
     /// Samples per second of CPU time.
     #[arg(short = 'F', long, value_name = "HZ", default_value_t = 999)]
     pub frequency: u32,
-    /// Stack unwinding: fp (frame pointers: cheap, needs code built with them) or dwarf (works
-    /// without frame pointers, larger and slower).
+    /// Stack unwinding: fp (frame pointers: cheap, needs code built with them, e.g. C with
+    /// -fno-omit-frame-pointer, Rust with -C force-frame-pointers=yes; the caller of a leaf
+    /// function that sets up no frame of its own is skipped) or dwarf (works without frame
+    /// pointers and sees inlined frames; larger and slower).
     #[arg(long, value_name = "fp|dwarf", default_value = "fp")]
     pub call_graph: String,
     /// Functions shown, by self and by inclusive share.
