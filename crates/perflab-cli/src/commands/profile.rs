@@ -12,16 +12,13 @@ use crate::experiment::parse_env;
 use crate::profile::diff::share_changes;
 use crate::profile::flamegraph::{write_differential, write_flamegraph};
 use crate::profile::render::render_sampling;
-use crate::profile::shares::precision_warning;
 use crate::profile::tools::resolve_program;
-use crate::profile::{CallGraph, FoldedStacks, FunctionCounts, Perf, symbols};
+use crate::profile::warnings::{profile_warnings, symbol_warnings};
+use crate::profile::{CallGraph, FoldedStacks, FunctionCounts, Perf};
 use crate::provenance::Provenance;
 use crate::runner::{Executor, ExitState, RunOutcome};
 use crate::store::{Store, VariantRecord};
 use crate::units::parse_duration;
-
-/// Share of samples without a function name above which the user is told.
-const UNKNOWN_WARNING: f64 = 0.10;
 
 /// One command to profile.
 struct Target {
@@ -153,12 +150,17 @@ pub fn profile(args: &ProfileArgs, store: &Store, executor: &mut dyn Executor) -
         store.record_folded(id, variant_ids[index], folded.total(), &folded.to_text())?;
         let counts = FunctionCounts::of(&folded);
         let functions = counts.top(args.top, args.confidence)?;
+        let prefix = if targets.len() > 1 {
+            format!("{}: ", target.name)
+        } else {
+            String::new()
+        };
         warnings.extend(profile_warnings(
-            &target.name,
-            targets.len(),
+            &prefix,
             &counts,
             &functions,
-            args,
+            args.frequency,
+            args.confidence,
         ));
         profiles.push(sampled_profile(
             target,
@@ -248,70 +250,6 @@ fn sampled_profile(
         flamegraph: None,
         functions,
     }
-}
-
-/// What the executable's sections say the profile will lack.
-fn symbol_warnings(program: &str, path: &Path, call_graph: CallGraph) -> Vec<String> {
-    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let Some(info) = symbols::inspect(&real) else {
-        return Vec::new();
-    };
-    let mut warnings = Vec::new();
-    if !info.symtab {
-        warnings.push(format!(
-            "{program} has no symbol table (it was stripped): unless perf finds its symbols \
-             elsewhere (a debug file in /usr/lib/debug, its build-id cache), the samples in its own \
-             functions will show as [{}] in the table and the flame graph, without function names; \
-             calls into shared libraries keep theirs. Rebuild it without stripping (no `strip`, no \
-             `-s`; for Rust, `strip = false` in the profile) to see its functions",
-            real.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
-        ));
-    }
-    if call_graph == CallGraph::Dwarf && !info.unwind_tables {
-        warnings.push(format!(
-            "{program} has no unwind tables (.eh_frame or .debug_frame), so --call-graph dwarf \
-             cannot walk its stacks: callers will be missing. Rebuild it with unwind tables, or use \
-             --call-graph fp with frame pointers"
-        ));
-    }
-    warnings
-}
-
-/// Too few samples, or too many without a name.
-fn profile_warnings(
-    name: &str,
-    profiles: usize,
-    counts: &FunctionCounts,
-    functions: &[perflab_format::sampling::FunctionShare],
-    args: &ProfileArgs,
-) -> Vec<String> {
-    let prefix = if profiles > 1 {
-        format!("{name}: ")
-    } else {
-        String::new()
-    };
-    let mut warnings = Vec::new();
-    if counts.total == 0 {
-        warnings.push(format!(
-            "{prefix}no samples were taken: the program used less CPU time than one sampling period \
-             ({:.1} ms at {} Hz); run it longer or raise --frequency",
-            1000.0 / args.frequency as f64,
-            args.frequency
-        ));
-        return warnings;
-    }
-    if let Some(w) = precision_warning(counts.total, functions, args.confidence) {
-        warnings.push(format!("{prefix}{w}"));
-    }
-    let unknown = counts.unknown as f64 / counts.total as f64;
-    if unknown > UNKNOWN_WARNING {
-        warnings.push(format!(
-            "{prefix}{:.0}% of the samples are in code perf could not name (shown as [unknown] or \
-             [object]): a stripped binary, JIT-compiled code, or a library without symbols",
-            unknown * 100.0
-        ));
-    }
-    warnings
 }
 
 fn write_svg(

@@ -13,6 +13,7 @@ pub mod render;
 pub mod shares;
 pub mod symbols;
 pub mod tools;
+pub mod warnings;
 
 pub use folded::FoldedStacks;
 pub use perf::{CallGraph, Perf};

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use counters::{Counter, CounterSet, counter_metric};
+pub use counters::{Attached, Attaching, Counter, CounterSet, counter_metric};
 pub use fake::FakeExecutor;
 pub use interrupt::{install_interrupt_handler, interrupted};
 pub use metrics::{MetricExtractor, builtin_metric};
