@@ -6,6 +6,11 @@ set -euo pipefail
 need=()
 command -v cc >/dev/null || need+=(gcc)
 command -v git >/dev/null || need+=(git)
+# perflab profile and --measure instructions drive perf and valgrind; their
+# tests run the real tools.
+command -v perf >/dev/null || need+=(linux-perf)
+command -v valgrind >/dev/null || need+=(valgrind)
+command -v setarch >/dev/null || need+=(util-linux)
 
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi

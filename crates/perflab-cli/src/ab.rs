@@ -179,7 +179,7 @@ impl AbState<'_> {
                 self.runs[variant].push(run);
             }
             let pairs = iteration + 1;
-            if pairs >= 2 {
+            if pairs >= 2.min(self.exp.min_runs) {
                 evaluation = Some(evaluate(self.exp, [&self.runs[0], &self.runs[1]])?);
             }
             progress.update(pairs, self.exp.max_runs, evaluation.as_ref());
@@ -199,7 +199,7 @@ impl AbState<'_> {
 
     fn evaluate_if_possible(&self) -> Result<Option<Evaluation>> {
         let pairs = self.runs[0].len().min(self.runs[1].len());
-        if pairs < 2 {
+        if pairs < 2.min(self.exp.min_runs) || pairs == 0 {
             return Ok(None);
         }
         evaluate(self.exp, [&self.runs[0][..pairs], &self.runs[1][..pairs]]).map(Some)

@@ -15,6 +15,11 @@ use crate::experiment::{Experiment, Guard, MetricChoice};
 use crate::runner::RunOutcome;
 use crate::units::format_percent;
 
+/// The method named when every run of each variant gave the same value
+/// (instruction counts of a deterministic program): the change is a ratio of
+/// two exact numbers and has no sampling uncertainty.
+pub const EXACT_METHOD: &str = "exact: every run of each variant gave the same value, so the change is the ratio of the two values, with no sampling uncertainty";
+
 /// The method named in results and reports.
 pub const PAIRED_METHOD: &str = "asymptotic confidence sequence (Waudby-Smith et al. 2024) on paired log ratios, valid under optional stopping";
 
@@ -66,6 +71,20 @@ pub struct Evaluation {
     pub runs_needed: Option<RunsNeeded>,
     /// Guards.
     pub guards: Vec<GuardOutcome>,
+    /// True when every run of each variant gave the same value of the
+    /// decision metric: the interval is then a point ([`EXACT_METHOD`]).
+    pub exact: bool,
+}
+
+impl Evaluation {
+    /// The method of the decision's interval.
+    pub fn method(&self) -> &'static str {
+        if self.exact {
+            EXACT_METHOD
+        } else {
+            PAIRED_METHOD
+        }
+    }
 }
 
 /// The values of `metric` over paired runs, checked to be usable on a log scale.
@@ -140,8 +159,21 @@ fn change_of(
 ) -> Result<(Interval, Vec<f64>)> {
     let names = [exp.variants[0].name.as_str(), exp.variants[1].name.as_str()];
     let values = paired_values(metric, runs, names)?;
+    let gains = log_gains(&values, metric.better);
+    if let [gain] = gains.as_slice() {
+        // One pair: allowed only for exact counts (`--min-runs 1` with
+        // instructions), where a second run would repeat the first.
+        let change = perflab_stats::change_from_log_gain(*gain)?;
+        let interval = Interval {
+            estimate: change,
+            lo: change,
+            hi: change,
+            confidence: cs.confidence(),
+        };
+        return Ok((interval, gains));
+    }
     let interval = paired_change(&values[0], &values[1], metric.better, cs)?;
-    Ok((interval, log_gains(&values, metric.better)))
+    Ok((interval, gains))
 }
 
 /// Evaluates the experiment on the runs so far (paired by position).
@@ -231,6 +263,21 @@ pub fn evaluate(exp: &Experiment, runs: [&[RunOutcome]; 2]) -> Result<Evaluation
         let sd = perflab_stats::std_dev(&gains).unwrap_or(0.0);
         runs_needed_paired(pairs, mean, sd, th, &cs)
     });
+    let exact = [runs[0], runs[1]].iter().all(|side| {
+        let mut values = side[..pairs]
+            .iter()
+            .filter_map(|r| r.metric(&exp.metric.name));
+        values
+            .next()
+            .is_some_and(|first| values.all(|v| v == first))
+    });
+    if exact && pairs == 1 {
+        reason = format!(
+            "{reason} (exact if the program is deterministic: one run per variant, as --min-runs 1 asks, so repeatability was not checked)"
+        );
+    } else if exact {
+        reason = format!("{reason} (exact: identical values in all {pairs} runs of each variant)");
+    }
     Ok(Evaluation {
         verdict,
         reason,
@@ -238,6 +285,7 @@ pub fn evaluate(exp: &Experiment, runs: [&[RunOutcome]; 2]) -> Result<Evaluation
         pairs,
         runs_needed,
         guards,
+        exact,
     })
 }
 

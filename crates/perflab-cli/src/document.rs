@@ -10,7 +10,7 @@ use perflab_format::result::{
 use perflab_stats::{Better, Interval, Thresholds, Verdict, summarize};
 
 use crate::ab::{AbRun, StopReason};
-use crate::decide::{PAIRED_METHOD, describe_runs_needed};
+use crate::decide::describe_runs_needed;
 use crate::error::Result;
 use crate::experiment::{Experiment, MetricChoice};
 use crate::provenance::Provenance;
@@ -168,7 +168,7 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
             reason,
             &e.interval,
             &exp.thresholds,
-            PAIRED_METHOD,
+            e.method(),
             e.pairs,
             e.runs_needed.as_ref(),
             mw,

@@ -46,6 +46,15 @@ pub enum Error {
         /// What happened and how to fix it, with the tail of the run's output.
         message: String,
     },
+    /// An external tool perflab drives (perf, valgrind) is missing, may not
+    /// be used, or failed.
+    #[error("{tool}: {message}")]
+    Tool {
+        /// The tool, e.g. `perf`.
+        tool: String,
+        /// What is wrong and how to fix it (how to install it, what to set).
+        message: String,
+    },
     /// The statistics cannot be computed from these samples.
     #[error("{0}")]
     Stats(String),
@@ -74,9 +83,11 @@ impl Error {
     /// The process exit code for this error (see README, "Exit codes").
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Usage { .. } | Error::Input { .. } | Error::Run { .. } | Error::Stats(_) => {
-                EXIT_USAGE
-            }
+            Error::Usage { .. }
+            | Error::Input { .. }
+            | Error::Run { .. }
+            | Error::Tool { .. }
+            | Error::Stats(_) => EXIT_USAGE,
             Error::Interrupted(_) => EXIT_INTERRUPTED,
             Error::Io { .. } | Error::Store { .. } => EXIT_FAILURE,
         }

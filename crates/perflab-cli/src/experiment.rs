@@ -19,6 +19,11 @@ use crate::runner::{CommandLine, MetricExtractor, builtin_metric};
 pub const DEFAULT_MIN_RUNS: usize = 10;
 /// Default runs per variant at most.
 pub const DEFAULT_MAX_RUNS: usize = 60;
+/// Runs per variant before the first decision on instruction counts: two
+/// show whether the counts repeat; if they do, the decision is exact.
+pub const COUNTED_MIN_RUNS: usize = 2;
+/// Runs per variant at most on instruction counts (each is slow under valgrind).
+pub const COUNTED_MAX_RUNS: usize = 20;
 /// Default confidence level.
 pub const DEFAULT_CONFIDENCE: f64 = 0.95;
 

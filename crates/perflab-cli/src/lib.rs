@@ -4,7 +4,7 @@
 //! One module per concept: [`cli`] (flags), [`experiment`] (validated
 //! configuration), [`runner`] (processes, interleaving, metrics), [`decide`]
 //! (verdicts from perflab-stats), [`store`] (SQLite), [`report`] (terminal,
-//! Markdown, JSON) and [`commands`] (the glue of each subcommand).
+//! Markdown, JSON), [`profile`] (perf and valgrind adapters) and [`commands`] (the glue of each subcommand).
 #![deny(missing_docs)]
 
 pub mod ab;
@@ -14,6 +14,7 @@ pub mod decide;
 pub mod document;
 pub mod error;
 pub mod experiment;
+pub mod profile;
 pub mod progress;
 pub mod provenance;
 pub mod report;
@@ -32,11 +33,25 @@ use store::Store;
 pub fn run(cli: Cli) -> Result<i32> {
     runner::install_interrupt_handler();
     let store = Store::open(&Store::default_path(cli.store.as_deref()))?;
-    let mut executor = commands::real_executor();
+    let mut executor = match &cli.command {
+        Command::Ab(args) if args.run.counters => counting_executor()?,
+        Command::Run(args) if args.run.counters => counting_executor()?,
+        _ => commands::real_executor(),
+    };
     match &cli.command {
         Command::Ab(args) => commands::ab(args, &store, &mut executor),
         Command::Compare(args) => commands::compare(args, &store),
         Command::Run(args) => commands::run(args, &store, &mut executor),
         Command::History(args) => commands::history(args, &store),
+        Command::Profile(args) => commands::profile(args, &store, &mut executor),
     }
+}
+
+/// Real processes with performance counters; what the machine lacks is said once, here.
+fn counting_executor() -> Result<runner::ProcessExecutor> {
+    let counters = runner::CounterSet::probe()?;
+    for note in &counters.notes {
+        eprintln!("perflab: note: {note}");
+    }
+    Ok(runner::ProcessExecutor::with_counters(counters))
 }

@@ -86,6 +86,8 @@ pub fn format_seconds(seconds: f64) -> String {
 pub fn format_value(value: f64, unit: &str) -> String {
     match unit {
         "s" => format_seconds(value),
+        // Counts that may be exact are printed whole: 118,327 not 118.3K.
+        "instructions" => format_count(value),
         "KiB" => {
             if value >= 1024.0 * 1024.0 {
                 format!("{:.2} GiB", value / (1024.0 * 1024.0))
@@ -104,6 +106,22 @@ pub fn format_value(value: f64, unit: &str) -> String {
             }
         }
     }
+}
+
+/// A whole count with thousands separators, e.g. `1,234,567`.
+pub fn format_count(value: f64) -> String {
+    let digits = format!("{:.0}", value.abs());
+    let mut grouped = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    if value < 0.0 {
+        grouped.insert(0, '-');
+    }
+    grouped
 }
 
 /// Prints a plain number compactly: K/M/G suffixes for large magnitudes.

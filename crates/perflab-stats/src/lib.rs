@@ -48,7 +48,9 @@ pub use error::{Sample, StatsError};
 pub use hodges_lehmann::{hodges_lehmann_change, hodges_lehmann_log_shift};
 pub use mann_whitney::{MannWhitney, mann_whitney};
 pub use paired::{paired_change, paired_log_interval};
-pub use proportion::{ProportionInterval, wilson_interval};
+pub use proportion::{
+    ProportionDifference, ProportionInterval, proportion_difference, wilson_interval,
+};
 pub use runs_needed::{RUNS_NEEDED_CAP, RunsNeeded, runs_needed_independent, runs_needed_paired};
 pub use sequential::{
     DEFAULT_CONFIDENCE, DEFAULT_MAX_RUNS, DEFAULT_MIN_RUNS, Decision, SequentialConfig,

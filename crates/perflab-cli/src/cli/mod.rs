@@ -4,6 +4,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+mod profile;
+
+pub use profile::ProfileArgs;
+
 /// perflab: measure, compare and decide, with statistics that do not lie quietly.
 #[derive(Debug, Parser)]
 #[command(name = "perflab", version, about, long_about = None)]
@@ -39,6 +43,13 @@ A text file holds one number per line (K/M/G suffixes allowed, # starts a commen
     Run(RunArgs),
     /// List past experiments and their verdicts.
     History(HistoryArgs),
+    /// Sample where the CPU time of a program goes (perf record), with a flame graph.
+    #[command(after_help = "Examples:\n  perflab profile -- ./prog --size 1000\n  \
+perflab profile --call-graph dwarf -- ./prog\n  \
+perflab profile --baseline './old 1000' -- ./new 1000\n\n\
+Shares are fractions of all samples, each with a Wilson interval; a function's self share \
+counts samples in its own code, its inclusive share samples anywhere under it.")]
+    Profile(ProfileArgs),
 }
 
 /// Options shared by every command that runs processes.
@@ -51,7 +62,8 @@ pub struct RunOptions {
     /// Runs of each variant before measuring (not counted).
     #[arg(long, value_name = "N")]
     pub warmup: Option<usize>,
-    /// Kill a run that takes longer than this (e.g. 30s, 2m).
+    /// Kill a run that takes longer than this (e.g. 30s, 2m); a counted run under valgrind
+    /// (--measure instructions) gets 100 times as long.
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
     /// Run the command directly instead of through `sh -c` (split on whitespace).
@@ -72,6 +84,16 @@ pub struct RunOptions {
     /// Do not show the progress display.
     #[arg(long)]
     pub quiet: bool,
+    /// With --measure instructions: pass this variable from perflab's environment to the counted
+    /// runs, whose environment is otherwise cleared (PATH is fixed to /usr/local/bin:/usr/bin:/bin
+    /// unless kept). Repeatable.
+    #[arg(long = "keep-env", value_name = "NAME")]
+    pub keep_env: Vec<String>,
+    /// Read performance counters of every run (perf_event_open): task clock, context switches,
+    /// page faults, CPU migrations, and cycles, instructions, branch and cache misses where the
+    /// machine has hardware counters. Reported as metrics named counter.*.
+    #[arg(long)]
+    pub counters: bool,
 }
 
 /// `perflab ab`.
@@ -95,7 +117,9 @@ pub struct AbArgs {
     /// Name of the candidate variant.
     #[arg(long, value_name = "NAME")]
     pub name_b: Option<String>,
-    /// The metric the decision rests on: wall, cpu, peak-memory, or a metric name.
+    /// The metric the decision rests on: wall, cpu, peak-memory, instructions (counted under
+    /// valgrind's callgrind; exact when the counts repeat, then 2 runs per variant decide), or a
+    /// metric name.
     #[arg(long, value_name = "METRIC")]
     pub measure: Option<String>,
     /// Whether higher or lower values of the metric are better.
@@ -113,10 +137,11 @@ pub struct AbArgs {
     /// Confidence level of the interval [default: 0.95].
     #[arg(long, value_name = "LEVEL")]
     pub confidence: Option<f64>,
-    /// Runs per variant before the first decision [default: 10].
+    /// Runs per variant before the first decision [default: 10; 2 for instructions, where 1 is
+    /// allowed for a program known to be deterministic].
     #[arg(long, value_name = "N")]
     pub min_runs: Option<usize>,
-    /// Runs per variant at most [default: 60].
+    /// Runs per variant at most [default: 60; 20 for instructions].
     #[arg(long, value_name = "N")]
     pub max_runs: Option<usize>,
     /// Stop deciding after this long (e.g. 10m); the verdict may then be INCONCLUSIVE.
@@ -175,6 +200,10 @@ pub struct RunArgs {
     /// Name shown for the command.
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
+    /// The metric summarised: wall (default), cpu, peak-memory, instructions (counted under
+    /// valgrind's callgrind: each run is made natively and counted), or an extracted metric.
+    #[arg(long, value_name = "METRIC")]
+    pub measure: Option<String>,
     /// The shared run options.
     #[command(flatten)]
     pub run: RunOptions,

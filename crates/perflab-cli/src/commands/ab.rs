@@ -1,16 +1,20 @@
 //! `perflab ab`: run an experiment and report its verdict.
 
-use crate::ab::{StopReason, run_ab};
+use crate::ab::{AbRun, StopReason, run_ab};
 use crate::cli::AbArgs;
 use crate::document::ab_document;
-use crate::error::{EXIT_INTERRUPTED, Result};
-use crate::experiment::{Settings, read_experiment_file};
+use crate::error::{EXIT_INTERRUPTED, Error, Result};
+use crate::experiment::{Experiment, Settings, read_experiment_file};
+use crate::profile::instructions::{CountedVariant, instructions_document, render_instructions};
 use crate::progress::progress_for;
-use crate::report::{Render, TerminalReport, write_requested};
-use crate::runner::Executor;
+use crate::report::{Render, TerminalReport, side_by_side, write_requested};
+use crate::runner::{Executor, INSTRUCTIONS, InstructionExecutor};
 use crate::store::Store;
 
 use super::exit_code_for;
+
+/// Rows of the table of functions whose instruction counts changed.
+const CHANGED_FUNCTIONS_SHOWN: usize = 10;
 
 /// `perflab ab`.
 pub fn ab(args: &AbArgs, store: &Store, executor: &mut dyn Executor) -> Result<i32> {
@@ -26,9 +30,60 @@ pub fn ab(args: &AbArgs, store: &Store, executor: &mut dyn Executor) -> Result<i
     let exp = from_file
         .overlay(Settings::from_ab_args(args)?)
         .into_experiment()?;
+    let counting = std::iter::once(&exp.metric)
+        .chain(exp.guards.iter().map(|g| &g.metric))
+        .any(|m| m.name == INSTRUCTIONS);
+    if !counting && !args.run.keep_env.is_empty() {
+        return Err(Error::usage(
+            "--keep-env",
+            "only counted runs have a cleared environment; add --measure instructions, or drop --keep-env",
+        ));
+    }
     let mut progress = progress_for("ab", exp.max_runs, args.run.quiet);
-    let ab = run_ab(&exp, executor, Some(store), progress.as_mut())?;
-    let doc = ab_document(&exp, &ab)?;
+    if !counting {
+        let ab = run_ab(&exp, executor, Some(store), progress.as_mut())?;
+        return finish(args, store, &exp, ab, None);
+    }
+    let mut counter = InstructionExecutor::new(executor, &args.run.keep_env)?;
+    let ab = run_ab(&exp, &mut counter, Some(store), progress.as_mut())?;
+    let variants: Vec<CountedVariant> = exp
+        .variants
+        .iter()
+        .zip(&ab.runs)
+        .map(|(v, runs)| {
+            let command = v.command.display();
+            CountedVariant {
+                name: &v.name,
+                functions: counter.counts_of(&command, &v.env),
+                command,
+                counts: runs
+                    .iter()
+                    .filter_map(|r| r.metric(INSTRUCTIONS))
+                    .map(|c| c as u64)
+                    .collect(),
+            }
+        })
+        .collect();
+    let doc = instructions_document(ab.experiment_id, counter.environment(), &variants);
+    let extra = render_instructions(&doc, CHANGED_FUNCTIONS_SHOWN);
+    if let Some(id) = ab.experiment_id {
+        store.attach(
+            id,
+            "instructions",
+            &serde_json::to_string(&doc).unwrap_or_default(),
+        )?;
+    }
+    finish(args, store, &exp, ab, Some(extra))
+}
+
+fn finish(
+    args: &AbArgs,
+    store: &Store,
+    exp: &Experiment,
+    ab: AbRun,
+    extra: Option<String>,
+) -> Result<i32> {
+    let doc = ab_document(exp, &ab)?;
     let verdict = ab.evaluation.as_ref().map(|e| e.verdict);
     if let Some(id) = ab.experiment_id {
         let status = if ab.stop == StopReason::Interrupted {
@@ -41,6 +96,14 @@ pub fn ab(args: &AbArgs, store: &Store, executor: &mut dyn Executor) -> Result<i
         store.finish_experiment(id, status, doc.verdict.as_deref(), change, Some(&json))?;
     }
     print!("{}", TerminalReport.render(&doc));
+    let names = [exp.variants[0].name.as_str(), exp.variants[1].name.as_str()];
+    print!(
+        "{}",
+        side_by_side(names, [&ab.runs[0], &ab.runs[1]], &exp.metric.name)
+    );
+    if let Some(extra) = extra {
+        print!("{extra}");
+    }
     write_requested(&doc, args.run.json.as_deref(), args.run.markdown.as_deref())?;
     if ab.stop == StopReason::Interrupted {
         let kept = ab.runs[0].len() + ab.runs[1].len();

@@ -3,11 +3,13 @@
 mod ab;
 mod compare;
 mod history;
+mod profile;
 mod run;
 
 pub use ab::ab;
 pub use compare::compare;
 pub use history::history;
+pub use profile::profile;
 pub use run::run;
 
 use perflab_stats::Verdict;
@@ -26,5 +28,5 @@ pub fn exit_code_for(verdict: Option<Verdict>) -> i32 {
 
 /// Runs perflab's own executor: real processes.
 pub fn real_executor() -> ProcessExecutor {
-    ProcessExecutor
+    ProcessExecutor::default()
 }

@@ -7,16 +7,86 @@ use crate::document::{metric_info, provenance_map, variant_doc};
 use crate::error::{EXIT_INTERRUPTED, EXIT_OK, Error, Result};
 use crate::experiment::MetricChoice;
 use crate::experiment::parse_env;
+use crate::profile::instructions::{CountedVariant, instructions_document, render_instructions};
 use crate::progress::progress_for;
 use crate::provenance::Provenance;
 use crate::report::{Render, TerminalReport, write_requested};
-use crate::runner::{CommandLine, Executor, ExitState, MetricExtractor, RunSpec, interrupted};
+use crate::runner::{
+    CommandLine, Executor, ExitState, INSTRUCTIONS, InstructionExecutor, MetricExtractor,
+    RunOutcome, RunSpec, builtin_metric, interrupted,
+};
 use crate::store::{Store, VariantRecord};
 use crate::units::parse_duration;
 
+/// Runs when counting instructions: two show whether the counts repeat.
+const COUNTED_RUNS: usize = 2;
+
+/// Rows of the table of functions with the most instructions.
+const FUNCTIONS_SHOWN: usize = 10;
+
 /// `perflab run`.
 pub fn run(args: &RunArgs, store: &Store, executor: &mut dyn Executor) -> Result<i32> {
-    let runs = args.runs.unwrap_or(10);
+    let measure = args.measure.as_deref().unwrap_or("wall");
+    if builtin_metric(measure).is_none() {
+        return Err(Error::usage(
+            "--measure",
+            format!(
+                "'{measure}' is not one of wall, cpu, user, sys, peak-memory, instructions; \
+                 extracted metrics are shown in the table of every run already"
+            ),
+        ));
+    }
+    if measure != INSTRUCTIONS && !args.run.keep_env.is_empty() {
+        return Err(Error::usage(
+            "--keep-env",
+            "only counted runs have a cleared environment; add --measure instructions, or drop --keep-env",
+        ));
+    }
+    if measure != INSTRUCTIONS {
+        return measure_runs(args, measure, 10, store, executor).map(|m| m.code);
+    }
+    let mut counter = InstructionExecutor::new(executor, &args.run.keep_env)?;
+    let measured = measure_runs(args, measure, COUNTED_RUNS, store, &mut counter)?;
+    let variant = CountedVariant {
+        name: &measured.name,
+        command: measured.command.clone(),
+        counts: measured
+            .outcomes
+            .iter()
+            .filter_map(|r| r.metric(INSTRUCTIONS))
+            .map(|c| c as u64)
+            .collect(),
+        functions: counter.counts_of(&measured.command, &measured.env),
+    };
+    let doc = instructions_document(Some(measured.id), counter.environment(), &[variant]);
+    print!("{}", render_instructions(&doc, FUNCTIONS_SHOWN));
+    store.attach(
+        measured.id,
+        "instructions",
+        &serde_json::to_string(&doc).unwrap_or_default(),
+    )?;
+    Ok(measured.code)
+}
+
+/// What the runs of one command gave.
+struct Measured {
+    code: i32,
+    id: i64,
+    name: String,
+    command: String,
+    env: Vec<(String, String)>,
+    outcomes: Vec<RunOutcome>,
+}
+
+/// Makes the runs, stores and reports them.
+fn measure_runs(
+    args: &RunArgs,
+    measure: &str,
+    default_runs: usize,
+    store: &Store,
+    executor: &mut dyn Executor,
+) -> Result<Measured> {
+    let runs = args.runs.unwrap_or(default_runs);
     if runs == 0 {
         return Err(Error::usage("--runs", "at least one run is needed"));
     }
@@ -41,7 +111,7 @@ pub fn run(args: &RunArgs, store: &Store, executor: &mut dyn Executor) -> Result
     let (id, variant_ids) = store.begin_experiment(
         "run",
         args.name.as_deref(),
-        Some("wall"),
+        Some(measure),
         &provenance,
         "{}",
         &[VariantRecord {
@@ -111,7 +181,7 @@ pub fn run(args: &RunArgs, store: &Store, executor: &mut dyn Executor) -> Result
         store.finish_experiment(id, "incomplete", None, None, None)?;
         return Err(Error::Interrupted("no run finished".into()));
     }
-    let wall = MetricChoice::resolve("wall", None, "")?;
+    let metric = MetricChoice::resolve(measure, None, "--measure")?;
     let mut doc = ResultDocument {
         format: RESULT_FORMAT.into(),
         kind: "run".into(),
@@ -123,7 +193,7 @@ pub fn run(args: &RunArgs, store: &Store, executor: &mut dyn Executor) -> Result
             "complete"
         }
         .into(),
-        metric: metric_info(&wall, None),
+        metric: metric_info(&metric, None),
         decision: None,
         verdict: None,
         change: None,
@@ -133,7 +203,7 @@ pub fn run(args: &RunArgs, store: &Store, executor: &mut dyn Executor) -> Result
             &name,
             Some(display.clone()),
             &env,
-            "wall",
+            measure,
             &outcomes,
         )?],
         seed: None,
@@ -152,9 +222,16 @@ pub fn run(args: &RunArgs, store: &Store, executor: &mut dyn Executor) -> Result
     print!("{}", TerminalReport.render(&doc));
     print!("{}", crate::report::other_metrics(&outcomes));
     write_requested(&doc, args.run.json.as_deref(), args.run.markdown.as_deref())?;
-    Ok(if outcomes.len() < runs {
-        EXIT_INTERRUPTED
-    } else {
-        EXIT_OK
+    Ok(Measured {
+        code: if outcomes.len() < runs {
+            EXIT_INTERRUPTED
+        } else {
+            EXIT_OK
+        },
+        id,
+        name,
+        command: display,
+        env,
+        outcomes,
     })
 }

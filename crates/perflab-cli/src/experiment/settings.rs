@@ -9,12 +9,12 @@ use perflab_stats::{Better, Thresholds};
 use regex::Regex;
 
 use super::{
-    DEFAULT_CONFIDENCE, DEFAULT_MAX_RUNS, DEFAULT_MIN_RUNS, Experiment, Guard, MetricChoice,
-    Variant,
+    COUNTED_MAX_RUNS, COUNTED_MIN_RUNS, DEFAULT_CONFIDENCE, DEFAULT_MAX_RUNS, DEFAULT_MIN_RUNS,
+    Experiment, Guard, MetricChoice, Variant,
 };
 use crate::cli::AbArgs;
 use crate::error::{Error, Result};
-use crate::runner::{CommandLine, MetricExtractor};
+use crate::runner::{CommandLine, INSTRUCTIONS, MetricExtractor};
 use crate::units::{parse_duration, parse_percent};
 
 /// A variant as given, before defaults.
@@ -279,18 +279,41 @@ impl Settings {
                 format!("{confidence} is not a level between 0.5 and 1 (e.g. 0.95)"),
             ));
         }
-        let min_runs = self.min_runs.unwrap_or(DEFAULT_MIN_RUNS);
-        let max_runs = self.max_runs.unwrap_or(DEFAULT_MAX_RUNS.max(min_runs));
-        if min_runs < 2 {
+        // Instruction counts of a deterministic program repeat exactly: two
+        // runs per variant show that they do (and then decide), one is
+        // allowed when the user vouches for it. Runs under valgrind are
+        // slow, so fewer are made at most.
+        let counting = self.measure.as_deref() == Some(INSTRUCTIONS);
+        let min_runs = self.min_runs.unwrap_or(if counting {
+            COUNTED_MIN_RUNS
+        } else {
+            DEFAULT_MIN_RUNS
+        });
+        let max_runs = self.max_runs.unwrap_or(
+            if counting {
+                COUNTED_MAX_RUNS
+            } else {
+                DEFAULT_MAX_RUNS
+            }
+            .max(min_runs),
+        );
+        if min_runs < 2 && !(counting && min_runs == 1) {
             return Err(Error::usage(
                 "--min-runs",
-                "at least 2 runs per variant are needed to estimate the noise",
+                "at least 2 runs per variant are needed to estimate the noise \
+                 (1 is allowed only with --measure instructions, for a deterministic program)",
             ));
         }
         if max_runs < min_runs {
             return Err(Error::usage(
                 "--max-runs",
                 format!("{max_runs} is below --min-runs {min_runs}"),
+            ));
+        }
+        if min_runs == 1 && !self.guards.is_empty() {
+            return Err(Error::usage(
+                "--min-runs",
+                "one run per variant cannot check a guard; use --min-runs 2 or more, or drop --guard",
             ));
         }
         let metric = MetricChoice::resolve(
@@ -339,7 +362,7 @@ impl Settings {
             min_runs,
             max_runs,
             max_time: self.max_time,
-            warmup: self.warmup.unwrap_or(1),
+            warmup: self.warmup.unwrap_or(if counting { 0 } else { 1 }),
             timeout: self.timeout,
             extractor: Arc::new(MetricExtractor::from_pairs(self.metrics)),
             ignore_failure: self.ignore_failure.unwrap_or(false),

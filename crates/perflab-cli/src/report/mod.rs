@@ -2,6 +2,7 @@
 
 mod json;
 mod markdown;
+mod side_by_side;
 mod spans;
 mod terminal;
 
@@ -11,6 +12,7 @@ use perflab_format::result::ResultDocument;
 
 pub use json::JsonReport;
 pub use markdown::MarkdownReport;
+pub use side_by_side::side_by_side;
 pub use terminal::TerminalReport;
 
 use crate::error::{Error, Result};

@@ -17,7 +17,8 @@ pub fn builtin_metric(name: &str) -> Option<(&'static str, &'static str)> {
         "user" => Some(("user CPU time", "s")),
         "sys" => Some(("system CPU time", "s")),
         "peak-memory" => Some(("peak memory", "KiB")),
-        _ => None,
+        "instructions" => Some(("instructions executed (callgrind)", "instructions")),
+        other => super::counter_metric(other),
     }
 }
 

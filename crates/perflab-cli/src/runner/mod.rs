@@ -3,22 +3,26 @@
 //! metric extraction and the interleaving schedule.
 
 mod capture;
+mod counters;
 mod fake;
 mod interrupt;
 mod metrics;
 mod process;
 mod schedule;
+mod valgrind;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use counters::{Attached, Attaching, Counter, CounterSet, counter_metric};
 pub use fake::FakeExecutor;
 pub use interrupt::{install_interrupt_handler, interrupted};
 pub use metrics::{MetricExtractor, builtin_metric};
 pub use process::ProcessExecutor;
 pub use schedule::Schedule;
+pub use valgrind::{CountedRun, FIXED_PATH, INSTRUCTIONS, InstructionExecutor};
 
 use crate::error::Result;
 

@@ -12,6 +12,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::capture::LineScanner;
+use super::counters::CounterSet;
 use super::interrupt::interrupted;
 use super::{CommandLine, Executor, ExitState, RunOutcome, RunSpec};
 use crate::error::{Error, Result};
@@ -22,15 +23,32 @@ const WATCH_INTERVAL_MS: i32 = 20;
 /// still holds the pipes open.
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
 
-/// Starts real processes.
+/// Starts real processes, optionally with performance counters attached.
 #[derive(Debug, Default)]
-pub struct ProcessExecutor;
+pub struct ProcessExecutor {
+    counters: Option<CounterSet>,
+}
+
+impl ProcessExecutor {
+    /// An executor that reads these counters of every run (`counter.*` metrics).
+    pub fn with_counters(counters: CounterSet) -> Self {
+        Self {
+            counters: Some(counters),
+        }
+    }
+}
 
 impl Executor for ProcessExecutor {
     fn execute(&mut self, spec: &RunSpec) -> Result<RunOutcome> {
         let mut command = build_command(spec)?;
+        let attaching = match &self.counters {
+            Some(set) => Some(set.attach_to(&mut command)?),
+            None => None,
+        };
         let started = Instant::now();
-        let mut child = command.spawn().map_err(|e| spawn_error(spec, e))?;
+        let spawned = command.spawn();
+        let counters = attaching.map(|a| a.attached());
+        let mut child = spawned.map_err(|e| spawn_error(spec, e))?;
         let pid = child.id() as libc::pid_t;
         let pipes: Vec<OwnedFd> = [
             child.stdout.take().map(OwnedFd::from),
@@ -95,6 +113,17 @@ impl Executor for ProcessExecutor {
             stream.scanner.finish(&spec.extractor);
             metrics.extend(stream.scanner.metrics);
             tail.extend(stream.scanner.tail);
+        }
+        for (name, value) in counters.iter().flat_map(|c| c.read()) {
+            metrics.insert(
+                name.to_string(),
+                super::MetricValue {
+                    value,
+                    unit: super::counter_metric(name)
+                        .map_or("", |(_, unit)| unit)
+                        .to_string(),
+                },
+            );
         }
         let profile_json = spec
             .profile_path

@@ -5,6 +5,8 @@
 //! what was measured; the experiment row then stays `running` or is marked
 //! `incomplete`.
 
+mod profiles;
+
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, params};
@@ -163,7 +165,8 @@ impl Store {
         store
             .conn
             .execute_batch(&format!(
-                "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; {SCHEMA} PRAGMA user_version={SCHEMA_VERSION};"
+                "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; {SCHEMA} {} PRAGMA user_version={SCHEMA_VERSION};",
+                profiles::SCHEMA
             ))
             .map_err(|e| store.err(e))?;
         Ok(store)

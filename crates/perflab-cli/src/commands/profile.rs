@@ -1,0 +1,301 @@
+//! `perflab profile`: a sampling profile of a command, or of two with the
+//! shares that moved between them; tables, flame graph, store, JSON.
+
+use std::path::{Path, PathBuf};
+
+use perflab_format::sampling::{SAMPLING_FORMAT, SampledProfile, SamplerInfo, SamplingDocument};
+
+use crate::cli::ProfileArgs;
+use crate::document::provenance_map;
+use crate::error::{EXIT_INTERRUPTED, EXIT_OK, Error, Result};
+use crate::experiment::parse_env;
+use crate::profile::diff::share_changes;
+use crate::profile::flamegraph::{write_differential, write_flamegraph};
+use crate::profile::render::render_sampling;
+use crate::profile::tools::resolve_program;
+use crate::profile::warnings::{profile_warnings, symbol_warnings};
+use crate::profile::{CallGraph, FoldedStacks, FunctionCounts, Perf};
+use crate::provenance::Provenance;
+use crate::runner::{Executor, ExitState, RunOutcome};
+use crate::store::{Store, VariantRecord};
+use crate::units::parse_duration;
+
+/// One command to profile.
+struct Target {
+    name: String,
+    argv: Vec<String>,
+}
+
+/// `perflab profile`.
+pub fn profile(args: &ProfileArgs, store: &Store, executor: &mut dyn Executor) -> Result<i32> {
+    let call_graph = CallGraph::parse(&args.call_graph)?;
+    if !(0.5..1.0).contains(&args.confidence) {
+        return Err(Error::usage(
+            "--confidence",
+            format!(
+                "{} is not a level between 0.5 and 1 (e.g. 0.95)",
+                args.confidence
+            ),
+        ));
+    }
+    if args.frequency == 0 || args.top == 0 {
+        return Err(Error::usage(
+            if args.top == 0 {
+                "--top"
+            } else {
+                "--frequency"
+            },
+            "must be at least 1",
+        ));
+    }
+    let env = args
+        .env
+        .iter()
+        .map(|e| parse_env(e, "--env"))
+        .collect::<Result<Vec<_>>>()?;
+    let timeout = args
+        .timeout
+        .as_deref()
+        .map(parse_duration)
+        .transpose()
+        .map_err(|e| Error::usage("--timeout", e))?;
+    let mut targets = Vec::new();
+    if let Some(baseline) = &args.baseline {
+        let argv: Vec<String> = baseline.split_whitespace().map(str::to_string).collect();
+        if argv.is_empty() {
+            return Err(Error::usage("--baseline", "the baseline command is empty"));
+        }
+        targets.push(Target {
+            name: "A".into(),
+            argv,
+        });
+    }
+    targets.push(Target {
+        name: if targets.is_empty() { "command" } else { "B" }.into(),
+        argv: args.command.clone(),
+    });
+
+    let mut warnings = Vec::new();
+    for target in &targets {
+        let program = resolve_program(&target.argv[0], args.cwd.as_deref())?;
+        warnings.extend(symbol_warnings(&target.argv[0], &program, call_graph));
+    }
+    let perf = Perf::locate()?;
+    warnings.extend(perf.notes.iter().cloned());
+
+    let provenance = Provenance::collect(args.cwd.as_deref().unwrap_or(Path::new(".")));
+    let displays: Vec<String> = targets.iter().map(|t| t.argv.join(" ")).collect();
+    let records: Vec<VariantRecord> = targets
+        .iter()
+        .zip(&displays)
+        .map(|(t, command)| VariantRecord {
+            name: &t.name,
+            command,
+            env: &env,
+            cwd: args.cwd.as_deref(),
+        })
+        .collect();
+    let config = serde_json::json!({
+        "frequency_hz": args.frequency, "call_graph": call_graph.as_str(),
+        "event": perf.event, "confidence": args.confidence,
+    });
+    let (id, variant_ids) = store.begin_experiment(
+        "profile",
+        args.name.as_deref(),
+        None,
+        &provenance,
+        &config.to_string(),
+        &records,
+    )?;
+
+    let mut profiles = Vec::new();
+    let mut folded_all = Vec::new();
+    let mut counts_all = Vec::new();
+    for (index, target) in targets.iter().enumerate() {
+        let scratch = tempfile::tempdir().map_err(|source| Error::Io {
+            path: std::env::temp_dir(),
+            source,
+        })?;
+        let profiled = perf.profile(
+            executor,
+            &target.argv,
+            &env,
+            args.cwd.as_deref(),
+            timeout,
+            args.frequency,
+            call_graph,
+            scratch.path(),
+        );
+        let (outcome, folded) = match profiled {
+            Ok(done) => done,
+            Err(e) => {
+                store.finish_experiment(id, "incomplete", None, None, None)?;
+                return Err(e);
+            }
+        };
+        store.record_run(id, variant_ids[index], index + 1, 0, false, &outcome)?;
+        if outcome.exit == ExitState::Interrupted {
+            store.finish_experiment(id, "incomplete", None, None, None)?;
+            eprintln!("perflab: interrupted; nothing was profiled to the end");
+            return Ok(EXIT_INTERRUPTED);
+        }
+        if !outcome.exit.success() && !args.ignore_failure {
+            store.finish_experiment(id, "incomplete", None, None, None)?;
+            return Err(crate::ab::failed_run(
+                format!("profiled run of '{}'", target.name),
+                &displays[index],
+                &outcome,
+            ));
+        }
+        store.record_folded(id, variant_ids[index], folded.total(), &folded.to_text())?;
+        let counts = FunctionCounts::of(&folded);
+        let functions = counts.top(args.top, args.confidence)?;
+        let prefix = if targets.len() > 1 {
+            format!("{}: ", target.name)
+        } else {
+            String::new()
+        };
+        warnings.extend(profile_warnings(
+            &prefix,
+            &counts,
+            &functions,
+            args.frequency,
+            args.confidence,
+        ));
+        profiles.push(sampled_profile(
+            target,
+            &displays[index],
+            &outcome,
+            &counts,
+            functions,
+        ));
+        folded_all.push(folded);
+        counts_all.push(counts);
+    }
+
+    let changes = match counts_all.as_slice() {
+        [a, b] => share_changes(a, b, args.confidence)?,
+        _ => Vec::new(),
+    };
+    let svg = write_svg(
+        args,
+        &targets,
+        &profiles,
+        &folded_all,
+        call_graph,
+        &mut warnings,
+    )?;
+    if let (Some(path), Some(last)) = (&svg, profiles.last_mut()) {
+        last.flamegraph = Some(path.display().to_string());
+    }
+    if let Some(path) = &args.folded {
+        let text = folded_all
+            .last()
+            .map(FoldedStacks::to_text)
+            .unwrap_or_default();
+        std::fs::write(path, text).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+    }
+    let doc = SamplingDocument {
+        format: SAMPLING_FORMAT.into(),
+        name: args.name.clone(),
+        experiment_id: Some(id),
+        sampler: SamplerInfo {
+            tool: "perf record".into(),
+            event: perf.event.clone(),
+            frequency_hz: args.frequency,
+            call_graph: call_graph.as_str().into(),
+        },
+        confidence: args.confidence,
+        profiles,
+        changes,
+        warnings: warnings.clone(),
+        provenance: Some(provenance_map(&provenance)),
+    };
+    let json = serde_json::to_string(&doc).unwrap_or_default();
+    store.finish_experiment(id, "complete", None, None, Some(&json))?;
+    print!("{}", render_sampling(&doc, args.top));
+    for warning in &warnings {
+        eprintln!("perflab: warning: {warning}");
+    }
+    if let Some(path) = &args.json {
+        let pretty = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
+        std::fs::write(path, pretty).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+    }
+    Ok(EXIT_OK)
+}
+
+fn sampled_profile(
+    target: &Target,
+    display: &str,
+    outcome: &RunOutcome,
+    counts: &FunctionCounts,
+    functions: Vec<perflab_format::sampling::FunctionShare>,
+) -> SampledProfile {
+    SampledProfile {
+        name: target.name.clone(),
+        command: display.to_string(),
+        exit_code: match outcome.exit {
+            ExitState::Code(c) => Some(c),
+            _ => None,
+        },
+        wall_s: outcome.wall_s,
+        samples: counts.total,
+        unknown_samples: counts.unknown,
+        flamegraph: None,
+        functions,
+    }
+}
+
+fn write_svg(
+    args: &ProfileArgs,
+    targets: &[Target],
+    profiles: &[SampledProfile],
+    folded: &[FoldedStacks],
+    call_graph: CallGraph,
+    warnings: &mut Vec<String>,
+) -> Result<Option<PathBuf>> {
+    if args.no_svg {
+        return Ok(None);
+    }
+    if folded.iter().any(FoldedStacks::is_empty) {
+        warnings.push("no flame graph was written: a profile has no samples".into());
+        return Ok(None);
+    }
+    let differential = folded.len() == 2;
+    let path = args.svg.clone().unwrap_or_else(|| {
+        PathBuf::from(if differential {
+            "flamegraph-diff.svg"
+        } else {
+            "flamegraph.svg"
+        })
+    });
+    let last = profiles.len() - 1;
+    let subtitle = format!(
+        "{} samples of cpu-clock at {} Hz, {} stacks",
+        profiles[last].samples,
+        args.frequency,
+        call_graph.as_str()
+    );
+    if differential {
+        write_differential(
+            &folded[0],
+            &folded[1],
+            &format!(
+                "{} → {}",
+                targets[0].argv.join(" "),
+                targets[1].argv.join(" ")
+            ),
+            &format!("{subtitle}; red grew, blue shrank (baseline scaled to the same total)"),
+            &path,
+        )?;
+    } else {
+        write_flamegraph(&folded[0], &targets[0].argv.join(" "), &subtitle, &path)?;
+    }
+    Ok(Some(path))
+}

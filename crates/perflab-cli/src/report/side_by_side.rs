@@ -1,0 +1,115 @@
+//! Every metric of an A/B experiment side by side: wall time, CPU, memory,
+//! instruction counts, counters and extracted metrics, each for A and B.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use crate::runner::{RunOutcome, builtin_metric};
+use crate::units::format_value;
+
+/// Metrics every run has.
+const ALWAYS: [&str; 4] = ["wall", "cpu", "peak-memory", "instructions"];
+
+/// A table of the median of every metric for A and B and B's difference
+/// from A (`B / A - 1`, not oriented: the sign says which is larger). The
+/// decision metric is left out: the decision above reports it with its
+/// interval. Each median rests on the runs counted in its column header.
+pub fn side_by_side(names: [&str; 2], runs: [&[RunOutcome]; 2], decided_on: &str) -> String {
+    let mut metrics: BTreeMap<String, String> = BTreeMap::new();
+    for run in runs.iter().flat_map(|r| r.iter()) {
+        for (name, value) in &run.metrics {
+            metrics
+                .entry(name.clone())
+                .or_insert_with(|| value.unit.clone());
+        }
+    }
+    let mut order: Vec<(String, String)> = ALWAYS
+        .iter()
+        .filter(|n| **n != "instructions" || metrics.contains_key(**n))
+        .map(|n| {
+            let unit = builtin_metric(n).map_or("", |(_, u)| u).to_string();
+            (n.to_string(), unit)
+        })
+        .collect();
+    order.extend(
+        metrics
+            .into_iter()
+            .filter(|(n, _)| !ALWAYS.contains(&n.as_str())),
+    );
+    let mut out = String::new();
+    let rows: Vec<_> = order
+        .into_iter()
+        .filter(|(name, _)| name != decided_on)
+        .filter_map(|(name, unit)| {
+            let medians = [0, 1].map(|i| {
+                let values: Vec<f64> = runs[i].iter().filter_map(|r| r.metric(&name)).collect();
+                perflab_stats::median(&values)
+                    .ok()
+                    .map(|m| (m, values.len()))
+            });
+            let [Some(a), Some(b)] = medians else {
+                return None;
+            };
+            Some((name, unit, a, b))
+        })
+        .collect();
+    if rows.is_empty() {
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "  other metrics (medians; B vs A is B / A - 1, not a decision):"
+    );
+    let _ = writeln!(
+        out,
+        "    {:<26} {:>16} {:>16} {:>9}",
+        "metric", names[0], names[1], "B vs A"
+    );
+    for (name, unit, (a, na), (b, nb)) in rows {
+        let vs = if a != 0.0 {
+            format!("{:+.1}%", (b / a - 1.0) * 100.0)
+        } else {
+            "-".to_string()
+        };
+        let _ = writeln!(
+            out,
+            "    {:<26} {:>16} {:>16} {:>9}",
+            name,
+            format!("{} ({na})", format_value(a, &unit)),
+            format!("{} ({nb})", format_value(b, &unit)),
+            vs
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::{FakeExecutor, MetricValue};
+
+    #[test]
+    fn every_metric_but_the_decided_one_is_shown_for_both_variants() {
+        let mut a = FakeExecutor::outcome(1.0);
+        a.metrics.insert(
+            "counter.page-faults".into(),
+            MetricValue {
+                value: 100.0,
+                unit: String::new(),
+            },
+        );
+        let mut b = FakeExecutor::outcome(2.0);
+        b.metrics.insert(
+            "counter.page-faults".into(),
+            MetricValue {
+                value: 150.0,
+                unit: String::new(),
+            },
+        );
+        let text = side_by_side(["A", "B"], [&[a], &[b]], "wall");
+        assert!(!text.contains("wall"), "{text}");
+        assert!(text.contains("counter.page-faults"), "{text}");
+        assert!(text.contains("+50.0%"), "{text}");
+        assert!(text.contains("cpu"), "{text}");
+    }
+}

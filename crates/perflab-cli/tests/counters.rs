@@ -1,0 +1,61 @@
+//! `--counters`: perf_event_open counters of every run.
+
+mod common;
+
+use common::Scratch;
+
+#[test]
+fn software_counters_are_reported_for_every_run_and_missing_hardware_is_said_once() {
+    let s = Scratch::new();
+    let out = s
+        .perflab()
+        .args([
+            "ab",
+            "--counters",
+            "--min-runs",
+            "2",
+            "--max-runs",
+            "2",
+            "--json",
+            "r.json",
+        ])
+        .args([common::busy(2000), common::busy(4000)])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code().is_some_and(|c| c != 1 && c != 2),
+        "{stderr}"
+    );
+    let json = s.json("r.json");
+    for variant in 0..2 {
+        let metrics = &json["variants"][variant]["run_details"][0]["metrics"];
+        assert!(
+            metrics["counter.task-clock"].as_f64().unwrap() > 0.0,
+            "{metrics}"
+        );
+        assert!(
+            metrics["counter.page-faults"].as_f64().unwrap() > 0.0,
+            "{metrics}"
+        );
+        assert!(
+            metrics["counter.context-switches"].as_f64().is_some(),
+            "{metrics}"
+        );
+        let hardware_missing = stderr.contains("no hardware performance counters");
+        assert_eq!(
+            metrics["counter.cycles"].is_null(),
+            hardware_missing,
+            "{metrics} {stderr}"
+        );
+    }
+    assert!(
+        stderr.matches("no hardware performance counters").count() <= 1,
+        "{stderr}"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("counter.page-faults"),
+        "each for A and B: {stdout}"
+    );
+}
