@@ -9,6 +9,7 @@ mod interrupt;
 mod metrics;
 mod process;
 mod schedule;
+mod trampoline;
 mod valgrind;
 
 use std::collections::BTreeMap;

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use super::capture::LineScanner;
 use super::counters::CounterSet;
 use super::interrupt::interrupted;
+use super::trampoline::{ReportPipe, trampoline};
 use super::{CommandLine, Executor, ExitState, RunOutcome, RunSpec};
 use crate::error::{Error, Result};
 
@@ -40,13 +41,24 @@ impl ProcessExecutor {
 
 impl Executor for ProcessExecutor {
     fn execute(&mut self, spec: &RunSpec) -> Result<RunOutcome> {
-        let mut command = build_command(spec)?;
+        let mut report = match trampoline() {
+            Some(_) => Some(ReportPipe::new().map_err(|source| Error::Io {
+                path: "pipe".into(),
+                source,
+            })?),
+            None => None,
+        };
+        let mut command = build_command(spec, report.as_ref().map(ReportPipe::write_fd))?;
         let attaching = match &self.counters {
             Some(set) => Some(set.attach_to(&mut command)?),
             None => None,
         };
         let started = Instant::now();
         let spawned = command.spawn();
+        drop(command); // its copies of our descriptors
+        if let Some(r) = report.as_mut() {
+            r.close_write();
+        }
         let counters = attaching.map(|a| a.attached());
         let mut child = spawned.map_err(|e| spawn_error(spec, e))?;
         let pid = child.id() as libc::pid_t;
@@ -99,9 +111,22 @@ impl Executor for ProcessExecutor {
                 &spec.extractor,
             );
         }
-        let Some((status, usage, wall_s)) = ended else {
+        let Some((mut status, mut usage, mut wall_s)) = ended else {
             unreachable!("loop ends only after the child was reaped")
         };
+        if let Some(r) = report.as_ref().and_then(ReportPipe::read) {
+            if r.exec_errno != 0 {
+                return Err(spawn_error(
+                    spec,
+                    std::io::Error::from_raw_os_error(r.exec_errno),
+                ));
+            }
+            status = r.status;
+            wall_s = r.wall_ns as f64 / 1e9;
+            usage.ru_utime = micros_timeval(r.user_us);
+            usage.ru_stime = micros_timeval(r.sys_us);
+            usage.ru_maxrss = r.max_rss_kib as libc::c_long;
+        }
         let exit = match killed_for {
             Some(reason) => reason,
             None if libc::WIFSIGNALED(status) => ExitState::Signal(libc::WTERMSIG(status)),
@@ -270,22 +295,36 @@ fn try_reap(pid: libc::pid_t) -> Result<Option<(libc::c_int, libc::rusage)>> {
     }
 }
 
-fn build_command(spec: &RunSpec) -> Result<Command> {
-    let mut command = match &spec.command {
-        CommandLine::Shell(text) => {
-            let mut c = Command::new("sh");
-            c.arg("-c").arg(text);
+fn micros_timeval(us: i64) -> libc::timeval {
+    libc::timeval {
+        tv_sec: (us / 1_000_000) as libc::time_t,
+        tv_usec: (us % 1_000_000) as libc::suseconds_t,
+    }
+}
+
+/// The command to spawn: through `perflab-exec` when there is a report to
+/// write, else directly (then peak memory includes perflab's own size at
+/// the fork, a Linux accounting effect).
+fn build_command(spec: &RunSpec, report: Option<RawFd>) -> Result<Command> {
+    let argv: Vec<String> = match &spec.command {
+        CommandLine::Shell(text) => vec!["sh".into(), "-c".into(), text.clone()],
+        CommandLine::Direct(args) if args.is_empty() => {
+            return Err(Error::usage(
+                "CMD",
+                "the command is empty; give the program to run",
+            ));
+        }
+        CommandLine::Direct(args) => args.clone(),
+    };
+    let mut command = match (trampoline(), report) {
+        (Some(exec), Some(report)) => {
+            let mut c = Command::new(exec);
+            c.arg(report.to_string()).arg("--").args(&argv);
             c
         }
-        CommandLine::Direct(args) => {
-            let Some((program, rest)) = args.split_first() else {
-                return Err(Error::usage(
-                    "CMD",
-                    "the command is empty; give the program to run",
-                ));
-            };
-            let mut c = Command::new(program);
-            c.args(rest);
+        _ => {
+            let mut c = Command::new(&argv[0]);
+            c.args(&argv[1..]);
             c
         }
     };
