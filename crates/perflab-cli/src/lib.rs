@@ -20,6 +20,7 @@ pub mod report;
 pub mod runner;
 pub mod samples;
 pub mod store;
+pub mod sweep;
 pub mod units;
 
 pub use error::{Error, Result};
@@ -37,5 +38,6 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Compare(args) => commands::compare(args, &store),
         Command::Run(args) => commands::run(args, &store, &mut executor),
         Command::History(args) => commands::history(args, &store),
+        Command::Sweep(args) => commands::sweep(args, &store, &mut executor),
     }
 }

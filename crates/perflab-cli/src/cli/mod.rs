@@ -4,6 +4,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+mod sweep;
+
+pub use sweep::SweepArgs;
+
 /// perflab: measure, compare and decide, with statistics that do not lie quietly.
 #[derive(Debug, Parser)]
 #[command(name = "perflab", version, about, long_about = None)]
@@ -39,6 +43,14 @@ A text file holds one number per line (K/M/G suffixes allowed, # starts a commen
     Run(RunArgs),
     /// List past experiments and their verdicts.
     History(HistoryArgs),
+    /// Run commands over a grid of parameters (sizes, threads, ...), each point until precise.
+    #[command(
+        after_help = "Examples:\n  perflab sweep -p n=1K..100K:x10 './bench {n}'\n  \
+perflab sweep -p n=1000,10000,50000,100000 './hamt {n}' --reference './libhamt {n}'\n  \
+perflab sweep -p batch=10,100,1000 -p partitions=1..8:x2 './job --batch {batch} --partitions {partitions}'\n\
+{NAME} in a command (or an --env value) is replaced by the parameter's value; ${VAR}, {{ and }} are left to the shell."
+    )]
+    Sweep(Box<SweepArgs>),
 }
 
 /// Options shared by every command that runs processes.

@@ -35,12 +35,20 @@ pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {
             .git
             .map(|(c, dirty)| format!("{}{}", &c[..c.len().min(8)], if dirty { "+" } else { "" }))
             .unwrap_or_default();
-        let variants = r
-            .variants
-            .iter()
-            .map(|(n, _)| n.as_str())
-            .collect::<Vec<_>>()
-            .join(" vs ");
+        let variants = match (r.kind.as_str(), r.variants.as_slice()) {
+            ("sweep", [first, .., last]) => format!(
+                "{} point-commands ({} … {})",
+                r.variants.len(),
+                first.0,
+                last.0
+            ),
+            _ => r
+                .variants
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .collect::<Vec<_>>()
+                .join(" vs "),
+        };
         let name = r.name.map(|n| format!("{n}: ")).unwrap_or_default();
         println!(
             "{:>4}  {:20}  {:7}  {:10}  {:12}  {:>5}  {:28}  {:10}  {name}{variants}",

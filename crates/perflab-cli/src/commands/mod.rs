@@ -4,11 +4,13 @@ mod ab;
 mod compare;
 mod history;
 mod run;
+mod sweep;
 
 pub use ab::ab;
 pub use compare::compare;
 pub use history::history;
 pub use run::run;
+pub use sweep::sweep;
 
 use perflab_stats::Verdict;
 

@@ -11,7 +11,7 @@ use crate::units::format_percent;
 pub struct MarkdownReport;
 
 /// Escapes text for a Markdown table cell.
-fn cell(text: &str) -> String {
+pub(crate) fn cell(text: &str) -> String {
     text.replace('\\', "\\\\")
         .replace('|', "\\|")
         .replace('\n', " ")

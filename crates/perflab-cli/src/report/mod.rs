@@ -2,6 +2,7 @@
 
 mod json;
 mod markdown;
+pub mod sweep;
 mod terminal;
 
 use std::path::Path;

@@ -7,6 +7,10 @@
 
 use std::path::{Path, PathBuf};
 
+mod results;
+
+pub use results::StoredRun;
+
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::error::{Error, Result};
