@@ -13,6 +13,7 @@ pub mod commands;
 pub mod decide;
 pub mod document;
 pub mod error;
+pub mod evolution;
 pub mod experiment;
 pub mod progress;
 pub mod provenance;
@@ -39,5 +40,6 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Run(args) => commands::run(args, &store, &mut executor),
         Command::History(args) => commands::history(args, &store),
         Command::Sweep(args) => commands::sweep(args, &store, &mut executor),
+        Command::Report(args) => commands::report(args, &store),
     }
 }

@@ -4,8 +4,12 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+mod history;
+mod report;
 mod sweep;
 
+pub use history::HistoryArgs;
+pub use report::ReportArgs;
 pub use sweep::SweepArgs;
 
 /// perflab: measure, compare and decide, with statistics that do not lie quietly.
@@ -41,7 +45,11 @@ A text file holds one number per line (K/M/G suffixes allowed, # starts a commen
     Compare(CompareArgs),
     /// Measure one command (no decision).
     Run(RunArgs),
-    /// List past experiments and their verdicts.
+    /// List past experiments, or with --metric the evolution of a metric over commits.
+    #[command(after_help = "Examples:\n  perflab history\n  \
+perflab history --metric wall --name parse-bench\n  \
+perflab history --metric cost --better lower --variant 'hamt n=10000' --markdown evolution.md\n\
+With --metric, the exit code is 3 when the newest step of a variant is a regression (NO-GO).")]
     History(HistoryArgs),
     /// Run commands over a grid of parameters (sizes, threads, ...), each point until precise.
     #[command(
@@ -51,6 +59,13 @@ perflab sweep -p batch=10,100,1000 -p partitions=1..8:x2 './job --batch {batch} 
 {NAME} in a command (or an --env value) is replaced by the parameter's value; ${VAR}, {{ and }} are left to the shell."
     )]
     Sweep(Box<SweepArgs>),
+    /// Write a report of experiments from the store: Markdown for a pull request, one self-contained HTML page.
+    #[command(
+        after_help = "Examples:\n  perflab report                      (the newest experiment, Markdown on stdout)\n  \
+perflab report 12 --html report.html --markdown report.md\n  \
+perflab report hamt-sweep parse-ab --html report.html   (several experiments on one page)"
+    )]
+    Report(ReportArgs),
 }
 
 /// Options shared by every command that runs processes.
@@ -190,12 +205,4 @@ pub struct RunArgs {
     /// The shared run options.
     #[command(flatten)]
     pub run: RunOptions,
-}
-
-/// `perflab history`.
-#[derive(Debug, Args)]
-pub struct HistoryArgs {
-    /// Show at most this many experiments, newest first.
-    #[arg(short = 'n', long, default_value_t = 20, value_name = "N")]
-    pub limit: usize,
 }

@@ -3,12 +3,14 @@
 mod ab;
 mod compare;
 mod history;
+mod report;
 mod run;
 mod sweep;
 
 pub use ab::ab;
 pub use compare::compare;
-pub use history::history;
+pub use history::{history, metric_direction};
+pub use report::report;
 pub use run::run;
 pub use sweep::sweep;
 

@@ -24,10 +24,10 @@ pub fn sweep(args: &SweepArgs, store: &Store, executor: &mut dyn Executor) -> Re
     if let Some(path) = &args.run.json {
         let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
         text.push('\n');
-        write_file(path, &text)?;
+        crate::report::write_text(path, &text)?;
     }
     if let Some(path) = &args.run.markdown {
-        write_file(path, &sweep_markdown(&doc, 3))?;
+        crate::report::write_text(path, &sweep_markdown(&doc, 3))?;
     }
     let kept = || {
         format!(
@@ -58,17 +58,4 @@ pub fn sweep(args: &SweepArgs, store: &Store, executor: &mut dyn Executor) -> Re
         }
         _ => Ok(EXIT_OK),
     }
-}
-
-fn write_file(path: &std::path::Path, text: &str) -> Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|source| Error::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
-    }
-    std::fs::write(path, text).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })
 }

@@ -255,15 +255,22 @@ fn notes(doc: &SweepDocument) -> Vec<String> {
 
 /// The sweep as a Markdown section (`level` is the heading level of its title).
 pub fn sweep_markdown(doc: &SweepDocument, level: usize) -> String {
-    let mut out = String::new();
-    let hashes = "#".repeat(level);
     let title = doc
         .result
         .name
         .as_deref()
         .map(|n| format!(": {}", cell(n)))
         .unwrap_or_default();
-    let _ = writeln!(out, "{hashes} perflab sweep{title}\n");
+    format!(
+        "{} perflab sweep{title}\n\n{}",
+        "#".repeat(level),
+        sweep_markdown_body(doc)
+    )
+}
+
+/// The sweep's Markdown without its heading.
+pub fn sweep_markdown_body(doc: &SweepDocument) -> String {
+    let mut out = String::new();
     let _ = writeln!(out, "{}.\n", cell(&header(doc)));
     let _ = writeln!(out, "| command | template |\n| --- | --- |");
     for c in &doc.sweep.commands {

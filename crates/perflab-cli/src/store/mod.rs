@@ -7,9 +7,11 @@
 
 use std::path::{Path, PathBuf};
 
+mod history;
 mod results;
 
-pub use results::StoredRun;
+pub use history::ExperimentValues;
+pub use results::{ExperimentSummary, StoredRun};
 
 use rusqlite::{Connection, OptionalExtension, params};
 

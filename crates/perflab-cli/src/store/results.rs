@@ -20,7 +20,44 @@ pub struct StoredRun {
     pub outcome: RunOutcome,
 }
 
+/// An experiment's row, for a report's heading.
+#[derive(Debug, Clone)]
+pub struct ExperimentSummary {
+    /// Id.
+    pub id: i64,
+    /// `ab`, `run`, `compare` or `sweep`.
+    pub kind: String,
+    /// Name, if given.
+    pub name: Option<String>,
+    /// `running`, `complete` or `incomplete`.
+    pub status: String,
+    /// The metric decided on or measured.
+    pub metric: Option<String>,
+    /// The stored result document, if it finished (or a sweep's checkpoint).
+    pub result_json: Option<String>,
+}
+
 impl Store {
+    /// An experiment's row.
+    pub fn experiment_summary(&self, id: i64) -> Result<ExperimentSummary> {
+        self.conn
+            .query_row(
+                "SELECT id, kind, name, status, metric, result_json FROM experiments WHERE id = ?1",
+                [id],
+                |r| {
+                    Ok(ExperimentSummary {
+                        id: r.get(0)?,
+                        kind: r.get(1)?,
+                        name: r.get(2)?,
+                        status: r.get(3)?,
+                        metric: r.get(4)?,
+                        result_json: r.get(5)?,
+                    })
+                },
+            )
+            .map_err(|e| self.err(e))
+    }
+
     /// Replaces the stored result document of a running experiment (a
     /// checkpoint), leaving its status alone.
     pub fn save_result_json(&self, id: i64, result_json: &str) -> Result<()> {
