@@ -6,6 +6,8 @@ set -euo pipefail
 need=()
 command -v cc >/dev/null || need+=(gcc)
 command -v git >/dev/null || need+=(git)
+# The HTML report is checked in headless Chromium (tests/report_browser.rs).
+command -v chromium >/dev/null || command -v chromium-browser >/dev/null || need+=(chromium)
 
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi

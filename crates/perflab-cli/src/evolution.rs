@@ -157,6 +157,12 @@ fn judge(before: &[f64], after: &[f64], q: &EvolutionQuery) -> Judgement {
 /// Computes the evolution from the store.
 pub fn evolution(store: &Store, q: &EvolutionQuery) -> Result<Evolution> {
     let experiments = store.metric_values(q.name.as_deref(), &q.metric)?;
+    Ok(evolution_from(&experiments, q))
+}
+
+/// Computes the evolution from experiments already read with
+/// [`Store::metric_values`] for the query's name and metric.
+pub fn evolution_from(experiments: &[ExperimentValues], q: &EvolutionQuery) -> Evolution {
     let reference = match q.reference {
         Some(id) => experiments.iter().find(|e| e.id == id),
         None => experiments.last(),
@@ -177,7 +183,7 @@ pub fn evolution(store: &Store, q: &EvolutionQuery) -> Result<Evolution> {
     let mut series = Vec::new();
     for (variant, command) in variants {
         let mut steps: Vec<Step> = Vec::new();
-        for e in &experiments {
+        for e in experiments {
             if command.is_some() && e.commands.get(&variant) != command {
                 continue;
             }
@@ -222,7 +228,7 @@ pub fn evolution(store: &Store, q: &EvolutionQuery) -> Result<Evolution> {
             total,
         });
     }
-    Ok(Evolution {
+    Evolution {
         format: EVOLUTION_FORMAT.into(),
         metric: q.metric.clone(),
         better: q.better.to_string(),
@@ -231,7 +237,7 @@ pub fn evolution(store: &Store, q: &EvolutionQuery) -> Result<Evolution> {
         nogo: q.thresholds.nogo,
         confidence: q.confidence,
         series,
-    })
+    }
 }
 
 impl Evolution {

@@ -8,8 +8,8 @@ use perflab_stats::Thresholds;
 use super::spans::{VariantSpans, span_breakdowns};
 use crate::commands::metric_direction;
 use crate::error::Result;
-use crate::evolution::{Evolution, EvolutionQuery, evolution};
-use crate::store::Store;
+use crate::evolution::{Evolution, EvolutionQuery, evolution_from};
+use crate::store::{ExperimentValues, Store};
 use crate::sweep::SweepDocument;
 
 /// Most history lines drawn for one experiment (a sweep has one per point).
@@ -66,13 +66,22 @@ pub fn gather(store: &Store, selectors: &[String], with_history: bool) -> Result
             .collect::<Result<Vec<_>>>()?
     };
     let mut experiments = Vec::new();
+    let mut values = ValuesCache::default();
     for id in ids {
-        experiments.push(experiment(store, id, with_history)?);
+        experiments.push(experiment(store, id, with_history, &mut values)?);
     }
     Ok(ReportData { experiments })
 }
 
-fn experiment(store: &Store, id: i64, with_history: bool) -> Result<ExperimentReport> {
+/// Metric values read once per (name, metric), however many experiments share them.
+type ValuesCache = std::collections::HashMap<(Option<String>, String), Vec<ExperimentValues>>;
+
+fn experiment(
+    store: &Store,
+    id: i64,
+    with_history: bool,
+    values: &mut ValuesCache,
+) -> Result<ExperimentReport> {
     let row = store.experiment_summary(id)?;
     let (mut result, mut sweep, mut missing) = (None, None, None);
     match row.result_json.as_deref() {
@@ -97,7 +106,7 @@ fn experiment(store: &Store, id: i64, with_history: bool) -> Result<ExperimentRe
     let spans = span_breakdowns(&store.runs_of(id)?);
     let history = match (&row.metric, with_history, row.kind.as_str()) {
         (Some(metric), true, "ab" | "run" | "sweep") => {
-            history_of(store, id, row.name.clone(), metric, result.as_ref())?
+            history_of(store, id, row.name.clone(), metric, result.as_ref(), values)?
         }
         _ => None,
     };
@@ -120,6 +129,7 @@ fn history_of(
     name: Option<String>,
     metric: &str,
     result: Option<&ResultDocument>,
+    values: &mut ValuesCache,
 ) -> Result<Option<(Evolution, String)>> {
     let better = result.map(|r| r.metric.better.clone());
     let Ok((better, unit)) = metric_direction(store, metric, better.as_deref()) else {
@@ -129,8 +139,13 @@ fn history_of(
         .and_then(|r| r.decision.as_ref())
         .and_then(|d| Thresholds::new(d.go, d.nogo).ok())
         .unwrap_or_default();
-    let mut evolution = evolution(
-        store,
+    let key = (name.clone(), metric.to_string());
+    if !values.contains_key(&key) {
+        let read = store.metric_values(name.as_deref(), metric)?;
+        values.insert(key.clone(), read);
+    }
+    let mut evolution = evolution_from(
+        &values[&key],
         &EvolutionQuery {
             metric: metric.to_string(),
             better,
@@ -140,7 +155,7 @@ fn history_of(
             thresholds,
             confidence: 0.95,
         },
-    )?;
+    );
     evolution.series.retain(|s| s.steps.len() >= 2);
     evolution.series.truncate(MAX_HISTORY_SERIES);
     let unit = result.map(|r| r.metric.unit.clone()).unwrap_or(unit);

@@ -91,7 +91,7 @@ fn experiment_markdown(e: &ExperimentReport) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "### {}\n", cell(&e.title()));
     if let Some(line) = e.result.as_ref().and_then(provenance_line) {
-        let _ = writeln!(out, "{}.\n", cell(&line));
+        let _ = writeln!(out, "{}.\n", line.replace('\n', " "));
     }
     if let Some(why) = &e.missing {
         let _ = writeln!(out, "> No result to show: {}.\n", cell(why));
@@ -102,15 +102,17 @@ fn experiment_markdown(e: &ExperimentReport) -> String {
         (None, None) => {}
     }
     if !e.spans.is_empty() {
-        let _ = writeln!(out, "\n#### Where the time goes\n");
+        let _ = write!(out, "\n#### Where the time goes\n");
         for v in &e.spans {
-            out.push_str(&spans_markdown(v));
-            out.push('\n');
+            let _ = write!(out, "\n{}", spans_markdown(v));
         }
     }
     if let Some((evolution, unit)) = &e.history {
-        out.push('\n');
-        out.push_str(&evolution_markdown(evolution, unit, 4));
+        let _ = writeln!(
+            out,
+            "\n{}",
+            evolution_markdown(evolution, unit, 4).trim_end()
+        );
     }
     out
 }

@@ -88,7 +88,7 @@ fn experiment_html(e: &ExperimentReport, out: &mut String, chart_id: &mut usize)
         (None, None) => {}
     }
     if !e.spans.is_empty() {
-        out.push_str("<h3>Where the time goes</h3>");
+        out.push_str("<h3>Span breakdown</h3>");
         for v in &e.spans {
             *chart_id += 1;
             out.push_str(&spans_chart(v, *chart_id));
@@ -103,7 +103,7 @@ fn experiment_html(e: &ExperimentReport, out: &mut String, chart_id: &mut usize)
         }
     }
     if let Some((evolution, unit)) = &e.history {
-        let _ = write!(out, "<h3>History of {}</h3>", esc(&evolution.metric));
+        let _ = write!(out, "<h3>History over commits</h3>");
         out.push_str(&history_chart(evolution, unit));
         out.push_str(&tables::history_table(evolution, unit));
     }

@@ -288,7 +288,10 @@ mod tests {
     #[test]
     fn log_ticks_show_decades_and_fill_in_short_ranges() {
         assert_eq!(log_ticks(900.0, 1.1e7), [1e3, 1e4, 1e5, 1e6, 1e7]);
-        assert_eq!(log_ticks(900.0, 1.1e4), [1e3, 1.5e3, 2e3, 3e3, 5e3, 7e3, 1e4]);
+        assert_eq!(
+            log_ticks(900.0, 1.1e4),
+            [1e3, 1.5e3, 2e3, 3e3, 5e3, 7e3, 1e4]
+        );
         assert_eq!(log_ticks(900.0, 1.1e5), [1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5]);
         assert_eq!(log_ticks(1.0, 40.0), [1.0, 2.0, 5.0, 10.0, 20.0]);
         assert_eq!(log_ticks(0.9, 4.0), [1.0, 1.5, 2.0, 3.0]);

@@ -106,7 +106,7 @@ pub fn history_chart(e: &Evolution, unit: &str) -> String {
         legend.push((c, s.variant.clone()));
     }
     plot.legend(&legend);
-    let title = format!("{} over commits", e.metric);
+    let title = format!("{} at each commit", e.metric);
     let caption = format!(
         "Median at each commit with the {:.0}% interval of its runs; each commit is judged against the one before (Hodges-Lehmann, GO at {:+.1}%, NO-GO at {:+.1}%); red points are regressions.",
         e.confidence * 100.0,

@@ -146,7 +146,7 @@ fn per_item_chart(doc: &SweepDocument, size: &str) -> String {
         ));
     }
     plot.legend(&legend);
-    let title = format!("Per-item cost of {} against {size}", doc.result.metric.name);
+    let title = format!("Per-item cost ({per_item}) against {size}");
     let caption = format!(
         "Log-log axes. Each point is the geometric mean of its runs with its {:.0}% interval; b is the growth exponent of the total cost (1 = linear). Dashed red lines mark cliffs: the per-item cost jumps by more than both intervals and the curve's trend allow (at least {:.0}%).",
         s.confidence * 100.0,
