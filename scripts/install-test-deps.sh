@@ -11,6 +11,8 @@ command -v git >/dev/null || need+=(git)
 command -v perf >/dev/null || need+=(linux-perf)
 command -v valgrind >/dev/null || need+=(valgrind)
 command -v setarch >/dev/null || need+=(util-linux)
+# The HTML report is checked in headless Chromium (tests/report_browser.rs).
+command -v chromium >/dev/null || command -v chromium-browser >/dev/null || need+=(chromium)
 
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi

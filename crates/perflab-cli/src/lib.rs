@@ -13,6 +13,7 @@ pub mod commands;
 pub mod decide;
 pub mod document;
 pub mod error;
+pub mod evolution;
 pub mod experiment;
 pub mod profile;
 pub mod progress;
@@ -22,6 +23,7 @@ pub mod runner;
 pub mod samples;
 pub mod spans;
 pub mod store;
+pub mod sweep;
 pub mod units;
 
 pub use error::{Error, Result};
@@ -44,6 +46,8 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Run(args) => commands::run(args, &store, &mut executor),
         Command::History(args) => commands::history(args, &store),
         Command::Profile(args) => commands::profile(args, &store, &mut executor),
+        Command::Sweep(args) => commands::sweep(args, &store, &mut executor),
+        Command::Report(args) => commands::report(args, &store),
     }
 }
 

@@ -11,21 +11,34 @@ use perflab_stats::{Better, ConfidenceSequence, median, paired_change};
 /// The pseudo-span for time outside any top-level span.
 pub const UNATTRIBUTED: &str = "(unattributed)";
 
-/// Parses the profiles of runs; runs without one (or with an unreadable one) give `None`.
+/// Parses the profiles of runs; runs without one (or with an unreadable
+/// one) give `None`. Read errors come back once per distinct message, with
+/// the runs that gave it.
 pub fn parse_profiles<'a>(
     texts: impl Iterator<Item = Option<&'a str>>,
 ) -> (Vec<Option<Profile>>, Vec<String>) {
-    let mut problems = Vec::new();
+    let mut problems: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     let profiles = texts
         .enumerate()
         .map(|(i, text)| {
             text.and_then(|t| match Profile::from_json_str(t) {
                 Ok(p) => Some(p),
                 Err(e) => {
-                    problems.push(format!("run {}: its profile could not be read: {e}", i + 1));
+                    problems.entry(e.to_string()).or_default().push(i + 1);
                     None
                 }
             })
+        })
+        .collect();
+    let problems = problems
+        .into_iter()
+        .map(|(message, runs)| {
+            let which = if runs.len() == 1 {
+                format!("run {}", runs[0])
+            } else {
+                format!("{} runs (first: run {})", runs.len(), runs[0])
+            };
+            format!("{which}: the profile could not be read: {message}")
         })
         .collect();
     (profiles, problems)

@@ -77,7 +77,7 @@ pub fn format_seconds(seconds: f64) -> String {
     } else if a >= 1e-6 || a == 0.0 {
         format!("{:.3} µs", seconds * 1e6)
     } else {
-        format!("{:.1} ns", seconds * 1e9)
+        format!("{:.3} ns", seconds * 1e9)
     }
 }
 
@@ -88,6 +88,9 @@ pub fn format_value(value: f64, unit: &str) -> String {
         "s" => format_seconds(value),
         // Counts that may be exact are printed whole: 118,327 not 118.3K.
         "instructions" => format_count(value),
+        "ms" => format_seconds(value * 1e-3),
+        "us" | "µs" => format_seconds(value * 1e-6),
+        "ns" => format_seconds(value * 1e-9),
         "KiB" => {
             if value >= 1024.0 * 1024.0 {
                 format!("{:.2} GiB", value / (1024.0 * 1024.0))
@@ -177,6 +180,8 @@ mod tests {
     #[test]
     fn values_print_with_scaled_units() {
         assert_eq!(format_value(0.0123, "s"), "12.300 ms");
+        assert_eq!(format_value(19_960.0, "ns"), "19.960 µs");
+        assert_eq!(format_value(2.5, "ns"), "2.500 ns");
         assert_eq!(format_value(2048.0, "KiB"), "2.0 MiB");
         assert_eq!(format_value(46_940_000.0, "ops/s"), "46.940M ops/s");
         assert_eq!(format_percent(0.0123), "+1.23%");

@@ -138,7 +138,7 @@ fn an_unreadable_profile_is_reported_but_does_not_stop_the_measurement() {
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.contains("its profile could not be read") && stdout.contains("other/9"),
+        stdout.contains("the profile could not be read") && stdout.contains("other/9"),
         "{stdout}"
     );
 }

@@ -7,6 +7,13 @@ use clap::{Args, Parser, Subcommand};
 mod profile;
 
 pub use profile::ProfileArgs;
+mod history;
+mod report;
+mod sweep;
+
+pub use history::HistoryArgs;
+pub use report::ReportArgs;
+pub use sweep::SweepArgs;
 
 /// perflab: measure, compare and decide, with statistics that do not lie quietly.
 #[derive(Debug, Parser)]
@@ -41,7 +48,11 @@ A text file holds one number per line (K/M/G suffixes allowed, # starts a commen
     Compare(CompareArgs),
     /// Measure one command (no decision).
     Run(RunArgs),
-    /// List past experiments and their verdicts.
+    /// List past experiments, or with --metric the evolution of a metric over commits.
+    #[command(after_help = "Examples:\n  perflab history\n  \
+perflab history --metric wall --name parse-bench\n  \
+perflab history --metric cost --better lower --variant 'hamt n=10000' --markdown evolution.md\n\
+With --metric, the exit code is 3 when the newest step of a variant is a regression (NO-GO).")]
     History(HistoryArgs),
     /// Sample where the CPU time of a program goes (perf record), with a flame graph.
     #[command(after_help = "Examples:\n  perflab profile -- ./prog --size 1000\n  \
@@ -50,6 +61,21 @@ perflab profile --baseline './old 1000' -- ./new 1000\n\n\
 Shares are fractions of all samples, each with a Wilson interval; a function's self share \
 counts samples in its own code, its inclusive share samples anywhere under it.")]
     Profile(ProfileArgs),
+    /// Run commands over a grid of parameters (sizes, threads, ...), each point until precise.
+    #[command(
+        after_help = "Examples:\n  perflab sweep -p n=1K..100K:x10 './bench {n}'\n  \
+perflab sweep -p n=1000,10000,50000,100000 './hamt {n}' --reference './libhamt {n}'\n  \
+perflab sweep -p batch=10,100,1000 -p partitions=1..8:x2 './job --batch {batch} --partitions {partitions}'\n\
+{NAME} in a command (or an --env value) is replaced by the parameter's value; ${VAR}, {{ and }} are left to the shell."
+    )]
+    Sweep(Box<SweepArgs>),
+    /// Write a report of experiments from the store: Markdown for a pull request, one self-contained HTML page.
+    #[command(
+        after_help = "Examples:\n  perflab report                      (the newest experiment, Markdown on stdout)\n  \
+perflab report 12 --html report.html --markdown report.md\n  \
+perflab report hamt-sweep parse-ab --html report.html   (several experiments on one page)"
+    )]
+    Report(ReportArgs),
 }
 
 /// Options shared by every command that runs processes.
@@ -207,12 +233,4 @@ pub struct RunArgs {
     /// The shared run options.
     #[command(flatten)]
     pub run: RunOptions,
-}
-
-/// `perflab history`.
-#[derive(Debug, Args)]
-pub struct HistoryArgs {
-    /// Show at most this many experiments, newest first.
-    #[arg(short = 'n', long, default_value_t = 20, value_name = "N")]
-    pub limit: usize,
 }

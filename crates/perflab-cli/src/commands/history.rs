@@ -1,12 +1,21 @@
-//! `perflab history`: past experiments.
+//! `perflab history`: past experiments, or the evolution of a metric over commits.
+
+use perflab_stats::{Better, Thresholds};
 
 use crate::cli::HistoryArgs;
-use crate::error::{EXIT_OK, Result};
+use crate::error::{EXIT_NO_GO, EXIT_OK, Error, Result};
+use crate::evolution::{EvolutionQuery, evolution};
+use crate::experiment::parse_better;
+use crate::report::evolution::{evolution_markdown, evolution_terminal};
+use crate::runner::builtin_metric;
 use crate::store::Store;
-use crate::units::format_percent;
+use crate::units::{format_percent, parse_percent};
 
 /// `perflab history`.
 pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {
+    if let Some(metric) = &args.metric {
+        return metric_history(args, metric, store);
+    }
     let rows = store.list_experiments(args.limit)?;
     if rows.is_empty() {
         println!(
@@ -35,12 +44,20 @@ pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {
             .git
             .map(|(c, dirty)| format!("{}{}", &c[..c.len().min(8)], if dirty { "+" } else { "" }))
             .unwrap_or_default();
-        let variants = r
-            .variants
-            .iter()
-            .map(|(n, _)| n.as_str())
-            .collect::<Vec<_>>()
-            .join(" vs ");
+        let variants = match (r.kind.as_str(), r.variants.as_slice()) {
+            ("sweep", [first, .., last]) => format!(
+                "{} point-commands ({} … {})",
+                r.variants.len(),
+                first.0,
+                last.0
+            ),
+            _ => r
+                .variants
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .collect::<Vec<_>>()
+                .join(" vs "),
+        };
         let name = r.name.map(|n| format!("{n}: ")).unwrap_or_default();
         println!(
             "{:>4}  {:20}  {:7}  {:10}  {:12}  {:>5}  {:28}  {:10}  {name}{variants}",
@@ -55,4 +72,85 @@ pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {
         );
     }
     Ok(EXIT_OK)
+}
+
+/// Which way is better for a metric, and its unit: the flag, else what the
+/// store says, else lower for built-in metrics.
+pub fn metric_direction(
+    store: &Store,
+    metric: &str,
+    flag: Option<&str>,
+) -> Result<(Better, String)> {
+    let stored = store.stored_metric(metric)?;
+    let unit = builtin_metric(metric)
+        .map(|(_, u)| u.to_string())
+        .or_else(|| stored.as_ref().map(|(_, u)| u.clone()))
+        .unwrap_or_default();
+    let better = match (flag, &stored) {
+        (Some(text), _) => parse_better(text, "--better")?,
+        (None, Some((text, _))) => parse_better(text, "--better")?,
+        (None, None) if builtin_metric(metric).is_some() => Better::Lower,
+        (None, None) => {
+            return Err(Error::usage(
+                "--better",
+                format!(
+                    "no stored result says which way is better for '{metric}'; add --better higher or --better lower"
+                ),
+            ));
+        }
+    };
+    Ok((better, unit))
+}
+
+fn metric_history(args: &HistoryArgs, metric: &str, store: &Store) -> Result<i32> {
+    let (better, unit) = metric_direction(store, metric, args.better.as_deref())?;
+    let percent = |value: &Option<String>, flag: &str, default: f64| -> Result<f64> {
+        value
+            .as_deref()
+            .map(|v| parse_percent(v).map_err(|e| Error::usage(flag, e)))
+            .transpose()
+            .map(|v| v.unwrap_or(default))
+    };
+    let thresholds = Thresholds::new(
+        percent(&args.go, "--go", 0.01)?,
+        percent(&args.nogo, "--nogo", -0.005)?,
+    )
+    .map_err(|e| Error::usage("--go/--nogo", e.to_string()))?;
+    let confidence = args.confidence.unwrap_or(0.95);
+    if !(confidence > 0.5 && confidence < 1.0) {
+        return Err(Error::usage(
+            "--confidence",
+            format!("{confidence} is not a level between 0.5 and 1 (e.g. 0.95)"),
+        ));
+    }
+    let name = match &args.name {
+        Some(n) => Some(n.clone()),
+        None => store.newest_name()?,
+    };
+    let evolution = evolution(
+        store,
+        &EvolutionQuery {
+            metric: metric.to_string(),
+            better,
+            name,
+            variants: args.variants.clone(),
+            reference: None,
+            thresholds,
+            confidence,
+        },
+    )?;
+    print!("{}", evolution_terminal(&evolution, &unit));
+    if let Some(path) = &args.json {
+        let mut text = serde_json::to_string_pretty(&evolution).unwrap_or_default();
+        text.push('\n');
+        crate::report::write_text(path, &text)?;
+    }
+    if let Some(path) = &args.markdown {
+        crate::report::write_text(path, &evolution_markdown(&evolution, &unit, 3))?;
+    }
+    Ok(if evolution.newest_step_regressed() {
+        EXIT_NO_GO
+    } else {
+        EXIT_OK
+    })
 }

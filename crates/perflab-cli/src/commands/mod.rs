@@ -4,13 +4,17 @@ mod ab;
 mod compare;
 mod history;
 mod profile;
+mod report;
 mod run;
+mod sweep;
 
 pub use ab::ab;
 pub use compare::compare;
-pub use history::history;
+pub use history::{history, metric_direction};
 pub use profile::profile;
+pub use report::report;
 pub use run::run;
+pub use sweep::sweep;
 
 use perflab_stats::Verdict;
 

@@ -11,7 +11,7 @@ use crate::units::format_percent;
 pub struct MarkdownReport;
 
 /// Escapes text for a Markdown table cell.
-pub(super) fn cell(text: &str) -> String {
+pub(crate) fn cell(text: &str) -> String {
     text.replace('\\', "\\\\")
         .replace('|', "\\|")
         .replace('\n', " ")
@@ -20,13 +20,19 @@ pub(super) fn cell(text: &str) -> String {
 
 impl Render for MarkdownReport {
     fn render(&self, doc: &ResultDocument) -> String {
-        let mut out = String::new();
         let title = doc
             .name
             .as_deref()
             .map(|n| format!(": {}", cell(n)))
             .unwrap_or_default();
-        let _ = writeln!(out, "### perflab {}{title}\n", doc.kind);
+        format!("### perflab {}{title}\n\n{}", doc.kind, markdown_body(doc))
+    }
+}
+
+/// The Markdown of a result without its heading: verdict, variants, guards, method.
+pub fn markdown_body(doc: &ResultDocument) -> String {
+    {
+        let mut out = String::new();
         if let Some(d) = &doc.decision {
             let _ = writeln!(
                 out,
@@ -87,7 +93,7 @@ impl Render for MarkdownReport {
                 );
             }
         }
-        out.push_str(&super::spans::markdown_spans(doc));
+        out.push_str(&super::span_table::markdown_spans(doc));
         if let Some(d) = &doc.decision {
             let _ = writeln!(
                 out,

@@ -1,9 +1,15 @@
 //! Rendering a result document: terminal, Markdown and JSON behind one trait.
 
+pub mod evolution;
+pub mod gather;
+pub mod html;
 mod json;
 mod markdown;
+pub mod page_markdown;
 mod side_by_side;
-mod spans;
+pub mod span_breakdown;
+mod span_table;
+pub mod sweep;
 mod terminal;
 
 use std::path::Path;
@@ -11,7 +17,7 @@ use std::path::Path;
 use perflab_format::result::ResultDocument;
 
 pub use json::JsonReport;
-pub use markdown::MarkdownReport;
+pub use markdown::{MarkdownReport, markdown_body};
 pub use side_by_side::side_by_side;
 pub use terminal::TerminalReport;
 
@@ -26,13 +32,18 @@ pub trait Render {
 
 /// Writes `doc` to `path` in `format`.
 pub fn write_to(path: &Path, format: &dyn Render, doc: &ResultDocument) -> Result<()> {
+    write_text(path, &format.render(doc))
+}
+
+/// Writes `text` to `path`, creating its directory.
+pub fn write_text(path: &Path, text: &str) -> Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|source| Error::Io {
             path: dir.to_path_buf(),
             source,
         })?;
     }
-    std::fs::write(path, format.render(doc)).map_err(|source| Error::Io {
+    std::fs::write(path, text).map_err(|source| Error::Io {
         path: path.to_path_buf(),
         source,
     })

@@ -93,7 +93,7 @@ impl Render for TerminalReport {
                 let _ = writeln!(out, "  next: {note}");
             }
         }
-        out.push_str(&super::spans::terminal_spans(doc));
+        out.push_str(&super::span_table::terminal_spans(doc));
         if doc.status != "complete" {
             let _ = writeln!(
                 out,

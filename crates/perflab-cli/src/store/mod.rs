@@ -9,6 +9,12 @@ mod profiles;
 
 use std::path::{Path, PathBuf};
 
+mod history;
+mod results;
+
+pub use history::ExperimentValues;
+pub use results::{ExperimentSummary, StoredRun};
+
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::error::{Error, Result};

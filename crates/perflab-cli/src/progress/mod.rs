@@ -1,4 +1,11 @@
-//! Progress on a terminal: runs done and the interval as it narrows.
+//! Progress on a terminal: runs done and the interval as it narrows; for
+//! sweeps, points done and the time left ([`sweep`]).
+
+mod sweep;
+
+pub use sweep::{
+    PointProgress, SweepProgress, SweepStatus, TerminalSweepProgress, sweep_progress_for,
+};
 
 use indicatif::{ProgressBar, ProgressStyle};
 

@@ -129,7 +129,7 @@ pub fn markdown_spans(doc: &ResultDocument) -> String {
         "\n| span | {} | change of self time |",
         names.join(" | ")
     );
-    let _ = writeln!(out, "| --- | {} ---: |", "---: | ".repeat(names.len()));
+    let _ = writeln!(out, "| --- | {}---: |", "---: | ".repeat(names.len()));
     for s in &doc.spans {
         let cells: Vec<String> = s
             .per_variant

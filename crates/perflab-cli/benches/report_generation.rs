@@ -1,0 +1,173 @@
+//! How long `perflab report` takes on a store of realistic size: 100 A/B
+//! experiments of one benchmark at 100 commits, 10,000 measured runs (the
+//! newest experiment's runs carry span profiles). Times reading the store,
+//! the history over all commits, and writing both the Markdown and the HTML,
+//! for the default report (the newest experiment) and for one page holding
+//! all 100 experiments.
+//!
+//! Run with `cargo bench -p perflab-cli --bench report_generation`.
+
+use std::time::Instant;
+
+use perflab_cli::ab::{AbRun, StopReason};
+use perflab_cli::decide::evaluate;
+use perflab_cli::document::ab_document;
+use perflab_cli::experiment::settings::VariantSettings;
+use perflab_cli::experiment::{Experiment, Settings};
+use perflab_cli::provenance::Provenance;
+use perflab_cli::report::gather::gather;
+use perflab_cli::report::html::report_html;
+use perflab_cli::report::page_markdown::report_markdown;
+use perflab_cli::runner::{FakeExecutor, RunOutcome};
+use perflab_cli::store::{Store, VariantRecord};
+
+const EXPERIMENTS: usize = 100;
+const RUNS_PER_VARIANT: usize = 50;
+const REPETITIONS: usize = 15;
+
+fn experiment() -> Experiment {
+    Settings {
+        name: Some("parse".into()),
+        variants: ["./parse --baseline", "./parse"]
+            .iter()
+            .enumerate()
+            .map(|(i, c)| VariantSettings {
+                name: Some(["baseline", "candidate"][i].into()),
+                command: Some(c.to_string()),
+                ..Default::default()
+            })
+            .collect(),
+        seed: Some(1),
+        ..Default::default()
+    }
+    .into_experiment()
+    .expect("valid experiment")
+}
+
+fn profile(wall_ns: u64) -> String {
+    format!(
+        r#"{{"format": "perflab-profile/1", "spans": [
+            {{"name": "read", "calls": 1, "self_ns": {}}}, {{"name": "parse", "calls": 900, "self_ns": {}}},
+            {{"name": "write", "calls": 1, "self_ns": {}}}],
+          "threads": [{{"wall_ns": {wall_ns}, "attributed_ns": {}, "unattributed_ns": {}}}], "warnings": []}}"#,
+        wall_ns / 5,
+        wall_ns / 2,
+        wall_ns / 5,
+        wall_ns * 9 / 10,
+        wall_ns / 10
+    )
+}
+
+fn fill(store: &Store) {
+    let exp = experiment();
+    let mut rng = fastrand::Rng::with_seed(42);
+    for e in 0..EXPERIMENTS {
+        let provenance = Provenance {
+            git_commit: Some(format!("{:040x}", 0xc0ffee_u64 + e as u64)),
+            git_dirty: Some(false),
+            host: "bench".into(),
+            started_at: format!("2026-01-01T00:{:02}:{:02}Z", e / 60, e % 60),
+            ..Default::default()
+        };
+        let commands: Vec<String> = exp.variants.iter().map(|v| v.command.display()).collect();
+        let records: Vec<VariantRecord<'_>> = exp
+            .variants
+            .iter()
+            .zip(&commands)
+            .map(|(v, c)| VariantRecord {
+                name: &v.name,
+                command: c,
+                env: &[],
+                cwd: None,
+            })
+            .collect();
+        let (id, ids) = store
+            .begin_experiment(
+                "ab",
+                exp.name.as_deref(),
+                Some("wall"),
+                &provenance,
+                "{}",
+                &records,
+            )
+            .expect("begin");
+        let level = 0.1 * (1.0 - 0.003 * e as f64);
+        let mut runs: [Vec<RunOutcome>; 2] = [Vec::new(), Vec::new()];
+        for i in 0..RUNS_PER_VARIANT {
+            for (side, factor) in [(0, 1.0), (1, 0.97)] {
+                let wall = level * factor * (1.0 + 0.02 * (rng.f64() - 0.5));
+                let mut run = FakeExecutor::outcome(wall);
+                if e == EXPERIMENTS - 1 {
+                    run.profile_json = Some(profile((wall * 1e9) as u64));
+                }
+                store
+                    .record_run(id, ids[side], 2 * i + side, i, false, &run)
+                    .expect("run");
+                runs[side].push(run);
+            }
+        }
+        let evaluation = evaluate(&exp, [&runs[0], &runs[1]]).expect("evaluation");
+        let ab = AbRun {
+            runs,
+            evaluation: Some(evaluation),
+            stop: StopReason::Decided,
+            experiment_id: Some(id),
+            seed: 1,
+            provenance,
+        };
+        let doc = ab_document(&exp, &ab).expect("document");
+        let change = doc.decision.as_ref().map(|d| (d.change, d.ci[0], d.ci[1]));
+        let json = serde_json::to_string(&doc).expect("json");
+        store
+            .finish_experiment(id, "complete", doc.verdict.as_deref(), change, Some(&json))
+            .expect("finish");
+    }
+}
+
+fn time(label: &str, mut work: impl FnMut() -> usize) {
+    let mut seconds = Vec::new();
+    let mut bytes = 0;
+    for _ in 0..REPETITIONS {
+        let started = Instant::now();
+        bytes = work();
+        seconds.push(started.elapsed().as_secs_f64());
+    }
+    seconds.sort_by(f64::total_cmp);
+    println!(
+        "{label}: median {:.1} ms (min {:.1}, max {:.1}) over {REPETITIONS} repetitions, {} KiB written",
+        seconds[REPETITIONS / 2] * 1e3,
+        seconds[0] * 1e3,
+        seconds[REPETITIONS - 1] * 1e3,
+        bytes / 1024
+    );
+}
+
+fn main() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let path = dir.path().join("perflab.db");
+    let started = Instant::now();
+    fill(&Store::open(&path).expect("store"));
+    let store = Store::open(&path).expect("store");
+    let runs: i64 = (1..=EXPERIMENTS as i64)
+        .map(|id| store.count_runs(id).unwrap_or(0))
+        .sum();
+    println!(
+        "store: {EXPERIMENTS} experiments, {runs} runs, filled in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    time(
+        "report of the newest experiment (store read, history over 100 commits, Markdown + HTML)",
+        || {
+            let data = gather(&store, &[], true).expect("gather");
+            report_markdown(&data).len() + report_html(&data).len()
+        },
+    );
+    let all: Vec<String> = (1..=EXPERIMENTS).map(|id| id.to_string()).collect();
+    time(
+        "report of all 100 experiments on one page (each with its history)",
+        || {
+            let data = gather(&store, &all, true).expect("gather");
+            report_markdown(&data).len() + report_html(&data).len()
+        },
+    );
+}

@@ -1,0 +1,41 @@
+//! `perflab history` flags.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+/// `perflab history`.
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// Show at most this many experiments, newest first (the listing).
+    #[arg(short = 'n', long, default_value_t = 20, value_name = "N")]
+    pub limit: usize,
+    /// Show the evolution of this metric over commits (wall, cpu, peak-memory or an
+    /// extracted metric), each step judged GO / NO-GO / NEUTRAL / INCONCLUSIVE.
+    #[arg(long, visible_alias = "measure", value_name = "METRIC")]
+    pub metric: Option<String>,
+    /// Only experiments with this name [default: the newest experiment's name].
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// The variants to follow (repeatable) [default: those of the newest experiment].
+    #[arg(long = "variant", value_name = "NAME")]
+    pub variants: Vec<String>,
+    /// Whether higher or lower values are better [default: as stored, or lower for built-in metrics].
+    #[arg(long, value_name = "higher|lower")]
+    pub better: Option<String>,
+    /// GO threshold in percent [default: 1%].
+    #[arg(long, value_name = "PERCENT", allow_hyphen_values = true)]
+    pub go: Option<String>,
+    /// NO-GO threshold in percent [default: -0.5%].
+    #[arg(long, value_name = "PERCENT", allow_hyphen_values = true)]
+    pub nogo: Option<String>,
+    /// Confidence level [default: 0.95].
+    #[arg(long, value_name = "LEVEL")]
+    pub confidence: Option<f64>,
+    /// Write the evolution as JSON.
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+    /// Write the evolution as a Markdown table.
+    #[arg(long, value_name = "PATH")]
+    pub markdown: Option<PathBuf>,
+}

@@ -1,0 +1,77 @@
+//! `perflab sweep` flags.
+
+use clap::Args;
+
+use super::RunOptions;
+
+/// `perflab sweep`.
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// Command templates run at every point; `{NAME}` is replaced by the parameter's value.
+    #[arg(value_name = "CMD", required = true)]
+    pub commands: Vec<String>,
+    /// A parameter and its values: a list (n=1000,10000 or mode=fast,slow) or a range
+    /// (n=1K..100K:x10 geometric, t=1..8 or t=1..8:+2 arithmetic). Repeatable: several
+    /// parameters give their cross product.
+    #[arg(
+        short = 'p',
+        long = "param",
+        value_name = "NAME=VALUES",
+        required = true
+    )]
+    pub params: Vec<String>,
+    /// A reference command template (e.g. another library running the same workload):
+    /// every point shows each command's ratio to it, with its interval.
+    #[arg(long, value_name = "CMD")]
+    pub reference: Option<String>,
+    /// Names of the commands, in order (repeatable) [default: the program's name].
+    #[arg(long = "name", value_name = "NAME")]
+    pub names: Vec<String>,
+    /// Name of the reference command.
+    #[arg(long, value_name = "NAME", default_value = "reference")]
+    pub reference_name: String,
+    /// Name of the sweep in the history and in reports.
+    #[arg(long, value_name = "NAME")]
+    pub label: Option<String>,
+    /// Environment for every run: KEY=VALUE, where VALUE may use {NAME}. Repeatable.
+    #[arg(long = "env", value_name = "KEY=VALUE")]
+    pub env: Vec<String>,
+    /// The metric measured at each point: wall, cpu, peak-memory, or a metric name.
+    #[arg(long, value_name = "METRIC", default_value = "wall")]
+    pub measure: String,
+    /// Whether higher or lower values of the metric are better (needed for extracted metrics).
+    #[arg(long, value_name = "higher|lower")]
+    pub better: Option<String>,
+    /// The parameter that is the size of the work, for the per-item cost, the growth
+    /// exponent and cliffs [default: a parameter named n or size].
+    #[arg(long, value_name = "NAME")]
+    pub size: Option<String>,
+    /// The metric is already per item (e.g. ns/op): do not divide it by the size.
+    #[arg(long)]
+    pub per_item: bool,
+    /// Stop a point once every interval shown for it is this narrow (relative half-width).
+    #[arg(long, value_name = "PERCENT", default_value = "2%")]
+    pub precision: String,
+    /// Flag a cliff where the per-item cost jumps by more than this beyond the curve's trend,
+    /// after allowing for both points' intervals.
+    #[arg(long, value_name = "PERCENT", default_value = "25%")]
+    pub cliff: String,
+    /// Confidence level of the intervals [default: 0.95].
+    #[arg(long, value_name = "LEVEL")]
+    pub confidence: Option<f64>,
+    /// Runs of each command at each point before a point may stop [default: 5].
+    #[arg(long, value_name = "N")]
+    pub min_runs: Option<usize>,
+    /// Runs of each command at each point at most [default: 30].
+    #[arg(long, value_name = "N")]
+    pub max_runs: Option<usize>,
+    /// Stop the whole sweep after this long (e.g. 10m); points still imprecise are marked so.
+    #[arg(long, value_name = "DURATION")]
+    pub max_time: Option<String>,
+    /// Seed of the visiting order (for reproducing a schedule).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// The shared run options.
+    #[command(flatten)]
+    pub run: RunOptions,
+}

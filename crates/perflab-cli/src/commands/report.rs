@@ -1,0 +1,31 @@
+//! `perflab report`: Markdown for a pull request and one self-contained HTML
+//! page, from the experiments in the store.
+
+use crate::cli::ReportArgs;
+use crate::error::{EXIT_OK, Result};
+use crate::report::gather::gather;
+use crate::report::page_markdown::report_markdown;
+use crate::report::write_text;
+use crate::store::Store;
+
+/// `perflab report`.
+pub fn report(args: &ReportArgs, store: &Store) -> Result<i32> {
+    let data = gather(store, &args.experiments, !args.no_history)?;
+    let markdown = report_markdown(&data);
+    if let Some(path) = &args.markdown {
+        write_text(path, &markdown)?;
+    }
+    if let Some(path) = &args.html {
+        write_text(path, &crate::report::html::report_html(&data))?;
+    }
+    if args.markdown.is_none() && args.html.is_none() {
+        print!("{markdown}");
+    } else {
+        for (what, path) in [("Markdown", &args.markdown), ("HTML", &args.html)] {
+            if let Some(path) = path {
+                eprintln!("perflab: wrote the {what} report to {}", path.display());
+            }
+        }
+    }
+    Ok(EXIT_OK)
+}

@@ -1,0 +1,61 @@
+//! `perflab sweep`: run commands over a grid of parameters and report each
+//! point with its interval, ratios to a reference, growth and cliffs.
+
+use crate::cli::SweepArgs;
+use crate::error::{EXIT_INTERRUPTED, EXIT_OK, Error, Result};
+use crate::progress::sweep_progress_for;
+use crate::report::sweep::{sweep_markdown, sweep_terminal};
+use crate::runner::Executor;
+use crate::store::Store;
+use crate::sweep::{Sweep, SweepStop, run_sweep, sweep_document};
+
+/// `perflab sweep`.
+pub fn sweep(args: &SweepArgs, store: &Store, executor: &mut dyn Executor) -> Result<i32> {
+    let sweep = Sweep::from_args(args)?;
+    let mut progress = sweep_progress_for(sweep.points.len(), args.run.quiet);
+    let mut state = run_sweep(&sweep, executor, Some(store), progress.as_mut())?;
+    let failure = state.failure.take();
+    let doc = sweep_document(&sweep, &state)?;
+    let json = serde_json::to_string(&doc).unwrap_or_default();
+    if let Some(id) = state.experiment_id {
+        store.finish_experiment(id, &doc.result.status, None, None, Some(&json))?;
+    }
+    print!("{}", sweep_terminal(&doc));
+    if let Some(path) = &args.run.json {
+        let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        text.push('\n');
+        crate::report::write_text(path, &text)?;
+    }
+    if let Some(path) = &args.run.markdown {
+        crate::report::write_text(path, &sweep_markdown(&doc, 3))?;
+    }
+    let kept = || {
+        format!(
+            "{} finished runs of {} points are kept in {} as experiment #{}, marked incomplete; `perflab report {}` shows them",
+            state.runs(),
+            state
+                .points
+                .iter()
+                .filter(|p| !p.runs[0].is_empty())
+                .count(),
+            store.path().display(),
+            state.experiment_id.unwrap_or_default(),
+            state.experiment_id.unwrap_or_default(),
+        )
+    };
+    match state.stop {
+        SweepStop::Failed => Err(match failure {
+            Some(Error::Run { run, message }) => Error::Run {
+                run,
+                message: format!("{message}\n({})", kept()),
+            },
+            Some(other) => other,
+            None => Error::Interrupted(kept()),
+        }),
+        SweepStop::Interrupted => {
+            eprintln!("perflab: interrupted; {}", kept());
+            Ok(EXIT_INTERRUPTED)
+        }
+        _ => Ok(EXIT_OK),
+    }
+}

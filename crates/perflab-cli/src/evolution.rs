@@ -1,0 +1,258 @@
+//! The evolution of a metric over commits: the "evolution by phase" table of
+//! an investigation, computed from the store instead of typed by hand.
+//!
+//! Experiments are grouped by the commit they ran at (a dirty tree is its own
+//! step; without git each experiment is a step), in the order the commits were
+//! first measured. Each step is judged against the one before with the
+//! decision engine for samples of fixed size (Hodges-Lehmann with the Moses
+//! interval, as `perflab compare`), so a regression is flagged NO-GO with its
+//! interval, never read off two medians.
+
+use perflab_stats::{
+    Better, ConfidenceSequence, PositiveInterval, Thresholds, Verdict, classify,
+    geometric_mean_interval, hodges_lehmann_change, median,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+use crate::store::{ExperimentValues, Store};
+
+/// The format tag of [`Evolution`] documents.
+pub const EVOLUTION_FORMAT: &str = "perflab-history/1";
+
+/// What to follow.
+#[derive(Debug, Clone)]
+pub struct EvolutionQuery {
+    /// The metric.
+    pub metric: String,
+    /// Which way is better.
+    pub better: Better,
+    /// Experiments with this name (None: unnamed ones).
+    pub name: Option<String>,
+    /// The variants to follow; empty means those of the reference experiment,
+    /// each followed only through experiments that ran it with the same command.
+    pub variants: Vec<String>,
+    /// The experiment whose variants are followed by default [default: the newest].
+    pub reference: Option<i64>,
+    /// Thresholds of the verdicts.
+    pub thresholds: Thresholds,
+    /// Confidence level.
+    pub confidence: f64,
+}
+
+/// The evolution of a metric, per variant.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Evolution {
+    /// Always [`EVOLUTION_FORMAT`].
+    pub format: String,
+    /// The metric.
+    pub metric: String,
+    /// `higher` or `lower`.
+    pub better: String,
+    /// The experiments' name.
+    pub name: Option<String>,
+    /// GO threshold (fraction).
+    pub go: f64,
+    /// NO-GO threshold (fraction).
+    pub nogo: f64,
+    /// Confidence level.
+    pub confidence: f64,
+    /// One line per variant.
+    pub series: Vec<VariantEvolution>,
+}
+
+/// One variant over commits.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct VariantEvolution {
+    /// The variant's name.
+    pub variant: String,
+    /// One step per commit, oldest first.
+    pub steps: Vec<Step>,
+    /// First step against the last.
+    pub total: Option<Judgement>,
+}
+
+/// The metric at one commit.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Step {
+    /// `a1b2c3d4`, `a1b2c3d4+` (dirty) or `#12` (no git).
+    pub label: String,
+    /// Full commit hash, if any.
+    pub commit: Option<String>,
+    /// Experiments whose runs it pools.
+    pub experiments: Vec<i64>,
+    /// When its first experiment started.
+    pub started_at: String,
+    /// Its values, in run order.
+    pub values: Vec<f64>,
+    /// Median of the values.
+    pub median: f64,
+    /// Geometric mean with its interval (from 2 values on).
+    pub level: Option<PositiveInterval>,
+    /// Against the previous step.
+    pub change: Option<Judgement>,
+}
+
+/// A change between two steps, judged.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Judgement {
+    /// Relative change, positive is better.
+    pub change: f64,
+    /// Its interval (none when the steps have too few runs for one).
+    pub ci: Option<[f64; 2]>,
+    /// GO, NO-GO, NEUTRAL or INCONCLUSIVE; or TOO FEW RUNS.
+    pub verdict: String,
+    /// True for NO-GO: the step made things worse beyond the threshold.
+    pub regression: bool,
+    /// Why there is no interval, if there is none.
+    pub note: Option<String>,
+}
+
+fn key(e: &ExperimentValues) -> (String, Option<String>) {
+    match &e.git_commit {
+        Some(c) => (
+            format!(
+                "{}{}",
+                &c[..c.len().min(8)],
+                if e.git_dirty { "+" } else { "" }
+            ),
+            Some(c.clone()),
+        ),
+        None => (format!("#{}", e.id), None),
+    }
+}
+
+fn judge(before: &[f64], after: &[f64], q: &EvolutionQuery) -> Judgement {
+    match hodges_lehmann_change(before, after, q.better, q.confidence) {
+        Ok(iv) => {
+            let verdict = classify(&iv, &q.thresholds);
+            Judgement {
+                change: iv.estimate,
+                ci: Some([iv.lo, iv.hi]),
+                verdict: verdict.to_string(),
+                regression: verdict == Verdict::NoGo,
+                note: None,
+            }
+        }
+        Err(e) => {
+            let (a, b) = (
+                median(before).unwrap_or(f64::NAN),
+                median(after).unwrap_or(f64::NAN),
+            );
+            let change = match q.better {
+                Better::Lower => a / b - 1.0,
+                Better::Higher => b / a - 1.0,
+            };
+            Judgement {
+                change,
+                ci: None,
+                verdict: "TOO FEW RUNS".into(),
+                regression: false,
+                note: Some(e.to_string()),
+            }
+        }
+    }
+}
+
+/// Computes the evolution from the store.
+pub fn evolution(store: &Store, q: &EvolutionQuery) -> Result<Evolution> {
+    let experiments = store.metric_values(q.name.as_deref(), &q.metric)?;
+    Ok(evolution_from(&experiments, q))
+}
+
+/// Computes the evolution from experiments already read with
+/// [`Store::metric_values`] for the query's name and metric.
+pub fn evolution_from(experiments: &[ExperimentValues], q: &EvolutionQuery) -> Evolution {
+    let reference = match q.reference {
+        Some(id) => experiments.iter().find(|e| e.id == id),
+        None => experiments.last(),
+    };
+    // Followed by default: the reference's variants, with their commands.
+    let variants: Vec<(String, Option<&String>)> = if q.variants.is_empty() {
+        reference
+            .map(|e| {
+                e.values
+                    .keys()
+                    .map(|v| (v.clone(), e.commands.get(v)))
+                    .collect()
+            })
+            .unwrap_or_default()
+    } else {
+        q.variants.iter().map(|v| (v.clone(), None)).collect()
+    };
+    let mut series = Vec::new();
+    for (variant, command) in variants {
+        let mut steps: Vec<Step> = Vec::new();
+        for e in experiments {
+            if command.is_some() && e.commands.get(&variant) != command {
+                continue;
+            }
+            let Some(values) = e.values.get(&variant).filter(|v| !v.is_empty()) else {
+                continue;
+            };
+            let (label, commit) = key(e);
+            match steps.iter_mut().find(|s| s.label == label) {
+                Some(step) => {
+                    step.experiments.push(e.id);
+                    step.values.extend(values);
+                }
+                None => steps.push(Step {
+                    label,
+                    commit,
+                    experiments: vec![e.id],
+                    started_at: e.started_at.clone(),
+                    values: values.clone(),
+                    median: 0.0,
+                    level: None,
+                    change: None,
+                }),
+            }
+        }
+        for i in 0..steps.len() {
+            let values = &steps[i].values;
+            let middle = median(values).unwrap_or(f64::NAN);
+            let level = ConfidenceSequence::new(q.confidence, values.len().max(1))
+                .ok()
+                .and_then(|cs| geometric_mean_interval(values, &cs).ok());
+            steps[i].median = middle;
+            steps[i].level = level;
+            if i > 0 {
+                steps[i].change = Some(judge(&steps[i - 1].values, &steps[i].values, q));
+            }
+        }
+        let total =
+            (steps.len() > 2).then(|| judge(&steps[0].values, &steps[steps.len() - 1].values, q));
+        series.push(VariantEvolution {
+            variant,
+            steps,
+            total,
+        });
+    }
+    Evolution {
+        format: EVOLUTION_FORMAT.into(),
+        metric: q.metric.clone(),
+        better: q.better.to_string(),
+        name: q.name.clone(),
+        go: q.thresholds.go,
+        nogo: q.thresholds.nogo,
+        confidence: q.confidence,
+        series,
+    }
+}
+
+impl Evolution {
+    /// True when the newest step of some variant is a regression.
+    pub fn newest_step_regressed(&self) -> bool {
+        self.series.iter().any(|s| {
+            s.steps
+                .last()
+                .and_then(|step| step.change.as_ref())
+                .is_some_and(|c| c.regression)
+        })
+    }
+
+    /// The most steps any variant has.
+    pub fn longest(&self) -> usize {
+        self.series.iter().map(|s| s.steps.len()).max().unwrap_or(0)
+    }
+}

@@ -1,0 +1,163 @@
+//! Everything a report shows, read from the store once: each experiment's
+//! result (or sweep), its span breakdowns and its history over commits, so
+//! that the Markdown and the HTML page are two views of the same data.
+
+use perflab_format::result::ResultDocument;
+use perflab_stats::Thresholds;
+
+use super::span_breakdown::{VariantSpans, span_breakdowns};
+use crate::commands::metric_direction;
+use crate::error::Result;
+use crate::evolution::{Evolution, EvolutionQuery, evolution_from};
+use crate::store::{ExperimentValues, Store};
+use crate::sweep::SweepDocument;
+
+/// Most history lines drawn for one experiment (a sweep has one per point).
+pub const MAX_HISTORY_SERIES: usize = 8;
+
+/// The data of one report.
+#[derive(Debug, Clone)]
+pub struct ReportData {
+    /// The experiments, in the order asked for.
+    pub experiments: Vec<ExperimentReport>,
+}
+
+/// One experiment's part of a report.
+#[derive(Debug, Clone)]
+pub struct ExperimentReport {
+    /// Id in the store.
+    pub id: i64,
+    /// `ab`, `run`, `compare` or `sweep`.
+    pub kind: String,
+    /// Name, if given.
+    pub name: Option<String>,
+    /// Status in the store.
+    pub status: String,
+    /// The result document (for a sweep, its shared part).
+    pub result: Option<ResultDocument>,
+    /// The sweep, for sweeps.
+    pub sweep: Option<SweepDocument>,
+    /// Span breakdowns from profiles, per variant (empty without profiles).
+    pub spans: Vec<VariantSpans>,
+    /// The metric over commits, when it was measured at 2 or more commits.
+    pub history: Option<(Evolution, String)>,
+    /// Why there is no result, if there is none.
+    pub missing: Option<String>,
+}
+
+impl ExperimentReport {
+    /// "sweep #3: hamt", "ab #12".
+    pub fn title(&self) -> String {
+        match &self.name {
+            Some(n) => format!("{} #{}: {n}", self.kind, self.id),
+            None => format!("{} #{}", self.kind, self.id),
+        }
+    }
+}
+
+/// Reads the experiments `selectors` name (ids or names; none: the newest).
+pub fn gather(store: &Store, selectors: &[String], with_history: bool) -> Result<ReportData> {
+    let ids = if selectors.is_empty() {
+        vec![store.find_experiment(None)?]
+    } else {
+        selectors
+            .iter()
+            .map(|s| store.find_experiment(Some(s)))
+            .collect::<Result<Vec<_>>>()?
+    };
+    let mut experiments = Vec::new();
+    let mut values = ValuesCache::default();
+    for id in ids {
+        experiments.push(experiment(store, id, with_history, &mut values)?);
+    }
+    Ok(ReportData { experiments })
+}
+
+/// Metric values read once per (name, metric), however many experiments share them.
+type ValuesCache = std::collections::HashMap<(Option<String>, String), Vec<ExperimentValues>>;
+
+fn experiment(
+    store: &Store,
+    id: i64,
+    with_history: bool,
+    values: &mut ValuesCache,
+) -> Result<ExperimentReport> {
+    let row = store.experiment_summary(id)?;
+    let (mut result, mut sweep, mut missing) = (None, None, None);
+    match row.result_json.as_deref() {
+        Some(text) => match SweepDocument::from_result_json(text) {
+            Some(doc) => {
+                result = Some(doc.result.clone());
+                sweep = Some(doc);
+            }
+            None => match ResultDocument::from_json_str(text) {
+                Ok(doc) => result = Some(doc),
+                Err(e) => missing = Some(format!("its stored result cannot be read: {e}")),
+            },
+        },
+        None => {
+            missing = Some(format!(
+                "it has no stored result (status {}: it did not finish, or perflab was killed); its {} measured runs are kept in the store",
+                row.status,
+                store.count_runs(id)?
+            ))
+        }
+    }
+    let spans = span_breakdowns(&store.runs_of(id)?);
+    let history = match (&row.metric, with_history, row.kind.as_str()) {
+        (Some(metric), true, "ab" | "run" | "sweep") => {
+            history_of(store, id, row.name.clone(), metric, result.as_ref(), values)?
+        }
+        _ => None,
+    };
+    Ok(ExperimentReport {
+        id,
+        kind: row.kind,
+        name: row.name,
+        status: row.status,
+        result,
+        sweep,
+        spans,
+        history,
+        missing,
+    })
+}
+
+fn history_of(
+    store: &Store,
+    id: i64,
+    name: Option<String>,
+    metric: &str,
+    result: Option<&ResultDocument>,
+    values: &mut ValuesCache,
+) -> Result<Option<(Evolution, String)>> {
+    let better = result.map(|r| r.metric.better.clone());
+    let Ok((better, unit)) = metric_direction(store, metric, better.as_deref()) else {
+        return Ok(None);
+    };
+    let thresholds = result
+        .and_then(|r| r.decision.as_ref())
+        .and_then(|d| Thresholds::new(d.go, d.nogo).ok())
+        .unwrap_or_default();
+    let key = (name.clone(), metric.to_string());
+    if !values.contains_key(&key) {
+        let read = store.metric_values(name.as_deref(), metric)?;
+        values.insert(key.clone(), read);
+    }
+    let mut evolution = evolution_from(
+        &values[&key],
+        &EvolutionQuery {
+            metric: metric.to_string(),
+            better,
+            name,
+            variants: Vec::new(),
+            reference: Some(id),
+            thresholds,
+            confidence: 0.95,
+        },
+    );
+    evolution.series.retain(|s| s.steps.len() >= 2);
+    evolution.series.truncate(MAX_HISTORY_SERIES);
+    let unit = result.map(|r| r.metric.unit.clone()).unwrap_or(unit);
+    Ok((!evolution.series.is_empty()).then_some((evolution, unit)))
+}

@@ -1,0 +1,52 @@
+//! The charts of the HTML report, one file each; every chart has a title,
+//! labelled axes with units, and marks (class `mark`) for its data.
+
+pub mod change;
+pub mod distribution;
+pub mod history;
+pub mod spans;
+pub mod sweep;
+
+use crate::units::format_value;
+
+/// A tick label in the metric's unit, without trailing zeros ("1.5 ms", "46.9M ops/s").
+pub fn tick(unit: &str) -> impl Fn(f64) -> String + '_ {
+    move |v| trim_zeros(&format_value(v, unit))
+}
+
+/// "7.000 ms" → "7 ms", "4.500 ms" → "4.5 ms", "46.940M" → "46.94M".
+pub fn trim_zeros(text: &str) -> String {
+    let end = text
+        .find(|c: char| !(c.is_ascii_digit() || ".-+".contains(c)))
+        .unwrap_or(text.len());
+    let (number, rest) = text.split_at(end);
+    if !number.contains('.') {
+        return text.to_string();
+    }
+    format!(
+        "{}{rest}",
+        number.trim_end_matches('0').trim_end_matches('.')
+    )
+}
+
+/// "wall (s)" or just "cost" without a unit.
+pub fn with_unit(label: &str, unit: &str) -> String {
+    if unit.is_empty() {
+        label.to_string()
+    } else {
+        format!("{label} ({unit})")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tick_labels_lose_their_trailing_zeros_but_keep_units() {
+        assert_eq!(trim_zeros("7.000 ms"), "7 ms");
+        assert_eq!(trim_zeros("4.500 ms"), "4.5 ms");
+        assert_eq!(trim_zeros("46.940M ops/s"), "46.94M ops/s");
+        assert_eq!(trim_zeros("1000"), "1000");
+    }
+}

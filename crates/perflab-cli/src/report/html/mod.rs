@@ -1,0 +1,133 @@
+//! The report as one self-contained HTML page: styles inline, charts as
+//! inline SVG, no scripts, and a Content-Security-Policy that forbids every
+//! network access, so the file opens the same anywhere, offline, forever.
+//!
+//! Every string that comes from a user or a program is escaped with
+//! [`escape::esc`]; charts live in [`charts`], the SVG primitives in [`svg`].
+
+pub mod charts;
+pub mod escape;
+pub mod svg;
+mod tables;
+
+use std::fmt::Write;
+
+use charts::change::change_chart;
+use charts::distribution::distribution_chart;
+use charts::history::history_chart;
+use charts::spans::spans_chart;
+use charts::sweep::sweep_charts;
+use escape::esc;
+
+use super::gather::{ExperimentReport, ReportData};
+use super::page_markdown::provenance_line;
+
+const STYLE: &str = include_str!("style.css");
+
+/// No network, no scripts, no plugins: only the inline styles and data images.
+const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
+
+fn badge(verdict: &str) -> String {
+    let class = verdict.to_ascii_lowercase().replace(' ', "-");
+    format!(
+        r#"<span class="badge {}">{}</span>"#,
+        esc(&class),
+        esc(verdict)
+    )
+}
+
+fn experiment_html(e: &ExperimentReport, out: &mut String, chart_id: &mut usize) {
+    let _ = write!(
+        out,
+        r#"<section class="experiment" id="experiment-{}"><h2>{}"#,
+        e.id,
+        esc(&e.title())
+    );
+    if let Some(verdict) = e.result.as_ref().and_then(|r| r.verdict.as_deref()) {
+        out.push_str(&badge(verdict));
+    }
+    if e.status != "complete" {
+        let _ = write!(
+            out,
+            r#"<span class="badge status">{}</span>"#,
+            esc(&e.status)
+        );
+    }
+    out.push_str("</h2>");
+    if let Some(line) = e.result.as_ref().and_then(provenance_line) {
+        let _ = write!(
+            out,
+            r#"<p class="provenance">{}</p>"#,
+            esc(&line.replace('`', ""))
+        );
+    }
+    if let Some(why) = &e.missing {
+        let _ = write!(
+            out,
+            r#"<p class="note">No result to show: {}.</p>"#,
+            esc(why)
+        );
+    }
+    match (&e.sweep, &e.result) {
+        (Some(sweep), _) => {
+            for chart in sweep_charts(sweep) {
+                out.push_str(&chart);
+            }
+            out.push_str(&tables::sweep_table(sweep));
+        }
+        (None, Some(result)) => {
+            out.push_str(&tables::decision_summary(result));
+            if let Some(d) = &result.decision {
+                out.push_str(&change_chart(&result.metric.name, d));
+            }
+            if let Some(chart) = distribution_chart(result) {
+                out.push_str(&chart);
+            }
+            out.push_str(&tables::variants_table(result));
+        }
+        (None, None) => {}
+    }
+    if !e.spans.is_empty() {
+        out.push_str("<h3>Span breakdown</h3>");
+        for v in &e.spans {
+            *chart_id += 1;
+            out.push_str(&spans_chart(v, *chart_id));
+            for w in &v.warnings {
+                let _ = write!(
+                    out,
+                    r#"<p class="note">Profile warning ({}): {}</p>"#,
+                    esc(&v.variant),
+                    esc(w)
+                );
+            }
+        }
+    }
+    if let Some((evolution, unit)) = &e.history {
+        let _ = write!(out, "<h3>History over commits</h3>");
+        out.push_str(&history_chart(evolution, unit));
+        out.push_str(&tables::history_table(evolution, unit));
+    }
+    out.push_str("</section>");
+}
+
+/// The report as one HTML page.
+pub fn report_html(data: &ReportData) -> String {
+    let mut out = String::with_capacity(64 * 1024);
+    let title = match data.experiments.as_slice() {
+        [one] => format!("perflab report: {}", one.title()),
+        many => format!("perflab report: {} experiments", many.len()),
+    };
+    let _ = write!(
+        out,
+        r#"<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY}"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{}</title><style>{STYLE}</style></head><body><main><header class="page"><h1>{}</h1><p>Every number carries its interval and the runs it rests on. Written by perflab {}; this file is self-contained (no scripts, no network).</p></header>"#,
+        esc(&title),
+        esc(&title),
+        esc(env!("CARGO_PKG_VERSION"))
+    );
+    let mut chart_id = 0;
+    for e in &data.experiments {
+        experiment_html(e, &mut out, &mut chart_id);
+    }
+    out.push_str("<footer>Intervals are confidence intervals at the level stated with each chart. Hover over a mark for its exact value.</footer></main></body></html>\n");
+    out
+}

@@ -1,0 +1,240 @@
+//! The tables and sentences of the HTML page (numbers a chart cannot show
+//! exactly: commands, run counts, intervals).
+
+use std::fmt::Write;
+
+use perflab_format::result::ResultDocument;
+
+use super::escape::esc;
+use crate::evolution::Evolution;
+use crate::report::evolution::describe_judgement;
+use crate::report::sweep::{
+    describe_cliffs, describe_growth, describe_ratio, value_with_precision,
+};
+use crate::sweep::SweepDocument;
+use crate::units::{format_percent, format_value};
+
+/// The verdict in one sentence, with its interval and run count.
+pub fn decision_summary(doc: &ResultDocument) -> String {
+    let Some(d) = &doc.decision else {
+        return String::new();
+    };
+    let words = if d.change >= 0.0 { "better" } else { "worse" };
+    let mut out = format!(
+        r#"<p class="summary"><strong>{}</strong>: {} is <strong>{}</strong> {words} ({:.0}% interval <strong>{} … {}</strong>, {} runs per variant). {}.</p>"#,
+        esc(&d.verdict),
+        esc(&doc.metric.name),
+        esc(&format_percent(d.change)),
+        d.confidence * 100.0,
+        esc(&format_percent(d.ci[0])),
+        esc(&format_percent(d.ci[1])),
+        d.runs,
+        esc(&capitalise(&d.reason))
+    );
+    if let Some(note) = &d.runs_needed_note {
+        let _ = write!(out, r#"<p class="note">Next: {}.</p>"#, esc(note));
+    }
+    for g in &doc.guards {
+        let _ = write!(
+            out,
+            r#"<p class="summary">Guard {}: {} ({} … {}), may worsen by at most {}: {}.</p>"#,
+            esc(&g.metric),
+            esc(&format_percent(g.change)),
+            esc(&format_percent(g.ci[0])),
+            esc(&format_percent(g.ci[1])),
+            esc(&format!("{:.1}%", g.max_worsening * 100.0)),
+            esc(&g.status)
+        );
+    }
+    out
+}
+
+fn capitalise(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(c) => c.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// The variants with their commands and summaries.
+pub fn variants_table(doc: &ResultDocument) -> String {
+    let unit = &doc.metric.unit;
+    let mut out = String::from(
+        r#"<table><thead><tr><th>variant</th><th>command</th><th class="num">runs</th><th class="num">median</th><th class="num">mean ± sd</th><th class="num">min … max</th></tr></thead><tbody>"#,
+    );
+    for v in &doc.variants {
+        let s = &v.summary;
+        let env: Vec<String> = v.env.iter().map(|(k, val)| format!("{k}={val}")).collect();
+        let command = v
+            .command
+            .as_deref()
+            .map(|c| {
+                format!(
+                    "<code>{}</code>",
+                    esc(format!("{} {c}", env.join(" ")).trim())
+                )
+            })
+            .unwrap_or_default();
+        let _ = write!(
+            out,
+            r#"<tr><td>{}</td><td>{command}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{} ± {}</td><td class="num">{} … {}</td></tr>"#,
+            esc(&v.name),
+            v.runs,
+            esc(&format_value(s.median, unit)),
+            esc(&format_value(s.mean, unit)),
+            esc(&format_value(s.sd, unit)),
+            esc(&format_value(s.min, unit)),
+            esc(&format_value(s.max, unit)),
+        );
+    }
+    out.push_str("</tbody></table>");
+    out
+}
+
+/// The sweep's points, ratios, growth exponents and cliffs.
+pub fn sweep_table(doc: &SweepDocument) -> String {
+    let s = &doc.sweep;
+    let metric = &doc.result.metric;
+    let unit = &metric.unit;
+    let has_reference = s.commands.iter().any(|c| c.reference);
+    let mut out = String::new();
+    if let Some(size) = &s.size {
+        out.push_str(r#"<ul class="growth">"#);
+        for series in &s.series {
+            let name = if series.fixed.is_empty() {
+                series.command.clone()
+            } else {
+                format!("{} {}", series.command, series.fixed)
+            };
+            let _ = write!(
+                out,
+                "<li><strong>{}</strong>: {}; {}</li>",
+                esc(&name),
+                esc(&describe_growth(series, size)),
+                esc(&describe_cliffs(series, size))
+            );
+        }
+        out.push_str("</ul>");
+    }
+    let _ = write!(
+        out,
+        r#"<table><thead><tr><th>point</th><th>command</th><th class="num">runs</th><th class="num">{}</th>{}{}</tr></thead><tbody>"#,
+        esc(&metric.name),
+        s.per_item
+            .as_deref()
+            .map(|p| format!(r#"<th class="num">per item ({})</th>"#, esc(p)))
+            .unwrap_or_default(),
+        if has_reference {
+            "<th>vs reference</th>"
+        } else {
+            ""
+        }
+    );
+    for p in &s.points {
+        for (i, r) in p.results.iter().enumerate() {
+            let point = if i == 0 { esc(&p.label) } else { String::new() };
+            let value = r
+                .value
+                .map(|v| value_with_precision(&v, unit))
+                .unwrap_or_else(|| "(fewer than 2 runs)".into());
+            let _ = write!(
+                out,
+                r#"<tr><td>{point}</td><td>{}</td><td class="num">{}{}</td><td class="num">{}</td>"#,
+                esc(&r.command),
+                r.runs,
+                if r.precise { "" } else { "*" },
+                esc(&value)
+            );
+            if s.per_item.is_some() {
+                let text = r
+                    .per_item
+                    .map(|v| {
+                        if metric.better == "higher" {
+                            format!("{:.4e}", v.estimate)
+                        } else {
+                            format_value(v.estimate, unit)
+                        }
+                    })
+                    .unwrap_or_default();
+                let _ = write!(out, r#"<td class="num">{}</td>"#, esc(&text));
+            }
+            if has_reference {
+                let text = r
+                    .ratio
+                    .map(|v| describe_ratio(&v, &metric.name, &metric.better))
+                    .unwrap_or_default();
+                let _ = write!(out, "<td>{}</td>", esc(&text));
+            }
+            out.push_str("</tr>");
+        }
+    }
+    out.push_str("</tbody></table>");
+    let commands: Vec<String> = s
+        .commands
+        .iter()
+        .map(|c| {
+            format!(
+                "{}{}: <code>{}</code>",
+                esc(&c.name),
+                if c.reference { " (reference)" } else { "" },
+                esc(&c.template)
+            )
+        })
+        .collect();
+    let _ = write!(
+        out,
+        r#"<p class="chart-note">Commands: {}. Values are geometric means with ±{:.0}% target precision at {:.0}% confidence; * marks a point that did not reach it.</p>"#,
+        commands.join("; "),
+        s.precision * 100.0,
+        s.confidence * 100.0
+    );
+    out
+}
+
+/// The evolution table under the history chart.
+pub fn history_table(e: &Evolution, unit: &str) -> String {
+    let mut out = String::new();
+    for s in &e.series {
+        let _ = write!(
+            out,
+            r#"<table><thead><tr><th>{} at commit</th><th>experiments</th><th class="num">runs</th><th class="num">median</th><th>change vs previous</th></tr></thead><tbody>"#,
+            esc(&s.variant)
+        );
+        for step in &s.steps {
+            let regression = step.change.as_ref().is_some_and(|j| j.regression);
+            let experiments: Vec<String> =
+                step.experiments.iter().map(|id| format!("#{id}")).collect();
+            let _ = write!(
+                out,
+                r#"<tr{}><td><code>{}</code></td><td>{}</td><td class="num">{}</td><td class="num">{}</td><td>{}</td></tr>"#,
+                if regression {
+                    r#" class="regression""#
+                } else {
+                    ""
+                },
+                esc(&step.label),
+                esc(&experiments.join(", ")),
+                step.values.len(),
+                esc(&format_value(step.median, unit)),
+                esc(&step
+                    .change
+                    .as_ref()
+                    .map(describe_judgement)
+                    .unwrap_or_default())
+            );
+        }
+        if let (Some(total), Some(first), Some(last)) = (&s.total, s.steps.first(), s.steps.last())
+        {
+            let _ = write!(
+                out,
+                r#"<tr><td colspan="4"><strong>total</strong> <code>{}</code> → <code>{}</code></td><td>{}</td></tr>"#,
+                esc(&first.label),
+                esc(&last.label),
+                esc(&describe_judgement(total))
+            );
+        }
+        out.push_str("</tbody></table>");
+    }
+    out
+}

@@ -1,0 +1,330 @@
+//! The HTML report opened in headless Chromium: built from real runs of the
+//! perflab binary (runs at two commits with span profiles, an A/B, a sweep
+//! against a reference), it must load with no console error and no network
+//! request, and draw every chart with titles, axes and marks. A screenshot
+//! is written for the reviewer (its path is printed).
+//!
+//! Chromium comes from Debian (`scripts/install-test-deps.sh` installs it);
+//! without it this test fails and says how to install it.
+
+mod common;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::{Scratch, busy};
+use headless_chrome::protocol::cdp::types::Event;
+use headless_chrome::protocol::cdp::{Emulation, Network, Page};
+use headless_chrome::{Browser, LaunchOptions};
+
+fn chromium() -> PathBuf {
+    let candidates = std::env::var_os("PERFLAB_CHROMIUM")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain(
+            [
+                "/usr/bin/chromium",
+                "/usr/bin/chromium-browser",
+                "/usr/bin/google-chrome",
+            ]
+            .map(PathBuf::from),
+        );
+    for path in candidates {
+        if path.is_file() {
+            return path;
+        }
+    }
+    panic!(
+        "headless Chromium is needed to check the HTML report: install it with \
+         `apt-get install chromium` (scripts/install-test-deps.sh does so), or set \
+         PERFLAB_CHROMIUM to the browser's path"
+    );
+}
+
+fn ok(out: std::process::Output) -> String {
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        matches!(out.status.code(), Some(0 | 3 | 4)),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+fn git(s: &Scratch, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(s.dir.path())
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}");
+}
+
+/// A span profile as an instrumented program would write it (`perflab-profile/1`).
+fn profile(run: i64) -> String {
+    let wall: u64 = 10_000_000 + (run as u64 % 7) * 100_000;
+    format!(
+        r#"{{"format": "perflab-profile/1", "program": "parse", "pid": 1,
+          "spans": [{{"name": "read_input", "kind": "span", "calls": 1, "self_ns": {}}},
+                    {{"name": "parse::tokens", "kind": "function", "calls": 400, "self_ns": {}}},
+                    {{"name": "write <output>", "kind": "span", "calls": 1, "self_ns": {}}}],
+          "threads": [{{"id": 1, "wall_ns": {wall}, "attributed_ns": {}, "unattributed_ns": {}}}],
+          "warnings": [{{"kind": "unattributed", "subject": "main", "message": "12% of main's time is in no span"}}]}}"#,
+        wall * 20 / 100,
+        wall * 50 / 100,
+        wall * 18 / 100,
+        wall * 88 / 100,
+        wall * 12 / 100
+    )
+}
+
+/// Builds a store from real runs and writes the report; returns the HTML path.
+fn report_from_real_runs(s: &Scratch) -> PathBuf {
+    git(s, &["init", "-q"]);
+    git(s, &["config", "user.email", "test@example.invalid"]);
+    git(s, &["config", "user.name", "test"]);
+    std::fs::write(s.path(".gitignore"), ".perflab/\ncounter\n*.html\n").unwrap();
+    for (step, work) in [(1, "3000"), (2, "2000")] {
+        std::fs::write(s.path("work"), work).unwrap();
+        git(s, &["add", "."]);
+        git(s, &["commit", "-qm", &format!("step {step}")]);
+        let command = "n=$(cat work); i=0; while [ $i -lt $n ]; do i=$((i+1)); done";
+        ok(s.perflab()
+            .args(["run", "--name", "parse", "-r", "8", command])
+            .output()
+            .unwrap());
+    }
+    ok(s.perflab()
+        .args([
+            "ab",
+            &busy(3000),
+            &busy(2000),
+            "--min-runs",
+            "4",
+            "--max-runs",
+            "8",
+        ])
+        .output()
+        .unwrap());
+    let synthetic = |cost: &str| {
+        format!(
+            "c=$(cat counter 2>/dev/null || echo 0); echo $((c+1)) > counter; \
+             awk -v n={{n}} -v c=$c 'BEGIN {{ printf \"PERFLAB_METRIC cost %.6f ns\\n\", n * ({cost}) * (1 + 0.01 * sin(c * 12.9898)) }}'"
+        )
+    };
+    ok(s.perflab()
+        .args([
+            "sweep",
+            "--label",
+            "<hamt> & \"scale\"",
+            "--measure",
+            "cost",
+            "--better",
+            "lower",
+        ])
+        .args([
+            "--warmup",
+            "0",
+            "--min-runs",
+            "3",
+            "-p",
+            "n=1000,5000,20000,50000,100000",
+        ])
+        .args(["--name", "hamt", &synthetic("n >= 50000 ? 3.8 : 2")])
+        .args([
+            "--reference",
+            &synthetic("1"),
+            "--reference-name",
+            "libhamt",
+        ])
+        .output()
+        .unwrap());
+    // The instrumented program's profiles, as the runner stores them.
+    let db = rusqlite::Connection::open(s.store()).unwrap();
+    let runs: Vec<i64> = db
+        .prepare("SELECT id FROM runs WHERE experiment_id = 2")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    for id in runs {
+        db.execute(
+            "UPDATE runs SET profile_json = ?1 WHERE id = ?2",
+            rusqlite::params![profile(id), id],
+        )
+        .unwrap();
+    }
+    drop(db);
+    let html = s.path("report.html");
+    let out = s
+        .perflab()
+        .args(["report", "2", "3", "4", "--html", "report.html"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    html
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct ChartFacts {
+    kind: String,
+    title: String,
+    width: f64,
+    height: f64,
+    marks: usize,
+    axis_labels: Vec<String>,
+}
+
+#[test]
+fn the_html_report_loads_in_chromium_with_no_error_and_no_network_and_draws_every_chart() {
+    let chromium = chromium();
+    let s = Scratch::new();
+    let html = report_from_real_runs(&s);
+    let profile_dir = s.path("chromium-profile");
+    let args: Vec<&std::ffi::OsStr> = [
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-quic",
+        "--hide-scrollbars",
+    ]
+    .iter()
+    .map(std::ffi::OsStr::new)
+    .collect();
+    let browser = Browser::new(
+        LaunchOptions::default_builder()
+            .path(Some(chromium))
+            .sandbox(false)
+            .headless(true)
+            .window_size(Some((1000, 900)))
+            .user_data_dir(Some(profile_dir))
+            .idle_browser_timeout(Duration::from_secs(120))
+            .args(args)
+            .build()
+            .unwrap(),
+    )
+    .expect("Chromium starts headless");
+    let tab = browser.new_tab().unwrap();
+    let problems: Arc<Mutex<Vec<String>>> = Arc::default();
+    let requests: Arc<Mutex<Vec<String>>> = Arc::default();
+    {
+        let (problems, requests) = (problems.clone(), requests.clone());
+        tab.add_event_listener(Arc::new(move |event: &Event| match event {
+            Event::LogEntryAdded(e) => problems.lock().unwrap().push(format!(
+                "log {:?}: {}",
+                e.params.entry.level, e.params.entry.text
+            )),
+            Event::RuntimeExceptionThrown(e) => problems
+                .lock()
+                .unwrap()
+                .push(format!("exception: {}", e.params.exception_details.text)),
+            Event::RuntimeConsoleAPICalled(e) => problems
+                .lock()
+                .unwrap()
+                .push(format!("console.{:?} called", e.params.Type)),
+            Event::NetworkRequestWillBeSent(e) => {
+                requests.lock().unwrap().push(e.params.request.url.clone())
+            }
+            _ => {}
+        }))
+        .unwrap();
+    }
+    tab.enable_log().unwrap();
+    tab.enable_runtime().unwrap();
+    let enable_network: Network::Enable = serde_json::from_value(serde_json::json!({})).unwrap();
+    tab.call_method(enable_network).unwrap();
+    let url = format!("file://{}", html.display());
+    tab.navigate_to(&url)
+        .unwrap()
+        .wait_until_navigated()
+        .unwrap();
+
+    let facts = tab
+        .evaluate(
+            r#"JSON.stringify([...document.querySelectorAll("figure.chart")].map(f => {
+                const svg = f.querySelector("svg"); const box = svg.getBoundingClientRect();
+                return { kind: f.dataset.chart, title: f.querySelector(".chart-title").textContent,
+                         width: box.width, height: box.height, marks: svg.querySelectorAll(".mark").length,
+                         axis_labels: [...svg.querySelectorAll(".axis-label")].map(t => t.textContent) };
+            }))"#,
+            false,
+        )
+        .unwrap()
+        .value
+        .and_then(|v| v.as_str().map(str::to_string))
+        .expect("the page answers");
+    let charts: Vec<ChartFacts> = serde_json::from_str(&facts).unwrap();
+    let kinds: Vec<&str> = charts.iter().map(|c| c.kind.as_str()).collect();
+    for kind in [
+        "distribution",
+        "change",
+        "sweep",
+        "ratio",
+        "spans",
+        "history",
+    ] {
+        assert!(kinds.contains(&kind), "no {kind} chart among {kinds:?}");
+    }
+    for c in &charts {
+        assert!(
+            c.width > 300.0 && c.height > 80.0,
+            "{c:?} is not drawn at a visible size"
+        );
+        assert!(c.marks > 0, "{c:?} has no data marks");
+        assert!(!c.title.trim().is_empty(), "{c:?} has no title");
+        assert!(!c.axis_labels.is_empty(), "{c:?} has no axis label");
+    }
+    let title = tab.get_title().unwrap();
+    assert!(title.starts_with("perflab report"), "{title}");
+    let text = tab.find_element("body").unwrap().get_inner_text().unwrap();
+    assert!(
+        text.contains("sweep #4: <hamt> & \"scale\""),
+        "the hostile name is shown as text"
+    );
+
+    // The whole page, for the reviewer.
+    let height = tab
+        .evaluate("document.documentElement.scrollHeight", false)
+        .unwrap()
+        .value
+        .and_then(|v| v.as_f64())
+        .unwrap();
+    let metrics: Emulation::SetDeviceMetricsOverride = serde_json::from_value(serde_json::json!({
+        "width": 1000, "height": height.ceil() as u64, "deviceScaleFactor": 1, "mobile": false
+    }))
+    .unwrap();
+    tab.call_method(metrics).unwrap();
+    let png = tab
+        .capture_screenshot(Page::CaptureScreenshotFormatOption::Png, None, None, true)
+        .unwrap();
+    let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("perflab-report.png");
+    std::fs::write(&shot, png).unwrap();
+    std::fs::copy(&html, shot.with_extension("html")).unwrap();
+    eprintln!("screenshot of the report: {}", shot.display());
+
+    let problems = problems.lock().unwrap().clone();
+    assert!(
+        problems.is_empty(),
+        "the page logged problems: {problems:?}"
+    );
+    let requests: Vec<String> = requests
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|u| **u != url)
+        .cloned()
+        .collect();
+    assert!(
+        requests.is_empty(),
+        "the page made network requests: {requests:?}"
+    );
+}

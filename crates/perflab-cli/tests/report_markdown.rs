@@ -1,0 +1,286 @@
+//! `perflab report`'s Markdown, pinned by snapshots: a store filled
+//! deterministically (scripted runs, fixed provenance) with an A/B experiment
+//! measured at three commits (with span profiles) and a sweep against a
+//! reference, rendered exactly as the command renders it.
+
+use std::collections::BTreeMap;
+
+use clap::Parser;
+use perflab_cli::ab::{AbRun, StopReason};
+use perflab_cli::cli::{Cli, Command};
+use perflab_cli::decide::evaluate;
+use perflab_cli::document::ab_document;
+use perflab_cli::experiment::settings::VariantSettings;
+use perflab_cli::experiment::{Experiment, Settings};
+use perflab_cli::progress::NoProgress;
+use perflab_cli::provenance::Provenance;
+use perflab_cli::report::gather::gather;
+use perflab_cli::report::html::report_html;
+use perflab_cli::report::page_markdown::report_markdown;
+use perflab_cli::runner::{FakeExecutor, MetricValue, RunOutcome};
+use perflab_cli::store::{Store, VariantRecord};
+use perflab_cli::sweep::{Sweep, run_sweep, sweep_document};
+
+fn provenance(commit: &str) -> Provenance {
+    Provenance {
+        git_commit: Some(commit.repeat(40 / commit.len())),
+        git_dirty: Some(false),
+        host: "bench-host".into(),
+        cpu_model: "Test CPU @ 3.0GHz".into(),
+        kernel: "6.1.0".into(),
+        perflab_version: "0.1.0".into(),
+        started_at: "2026-02-01T10:00:00Z".into(),
+    }
+}
+
+/// A complete `perflab-profile/1` document with two spans and one thread.
+fn profile(parse_ns: u64, compute_ns: u64, thread_ns: u64) -> String {
+    use perflab_format::profile::*;
+    let span = |name: &str, calls: u64, self_ns: u64| SpanRecord {
+        name: name.into(),
+        kind: SpanKind::Span,
+        file: "src/main.rs".into(),
+        line: 1,
+        also_at: vec![],
+        calls,
+        inclusive_ns: self_ns,
+        self_ns,
+        mean_ns: self_ns as f64 / calls as f64,
+        min_ns: self_ns / calls,
+        p50_ns: self_ns / calls,
+        p95_ns: self_ns / calls,
+        p99_ns: self_ns / calls,
+        max_ns: self_ns / calls,
+        threads: 1,
+        unwound: 0,
+        async_stats: None,
+        alloc: None,
+    };
+    Profile {
+        format: PROFILE_FORMAT.into(),
+        program: "parse".into(),
+        pid: 1,
+        session: SessionInfo {
+            name: "parse".into(),
+            scope: SessionScope::Process,
+            wall_ns: thread_ns,
+            cpu_ns: Some(thread_ns),
+            ended_by: SessionEnd::Finished,
+            started_unix_ms: 0,
+            unattributed_threshold: 0.1,
+        },
+        timer: TimerInfo {
+            name: "tsc".into(),
+            span_cost_ns: 20.0,
+            percentile_relative_error: 1.0 / 64.0,
+            instrumentation_ns: 220,
+        },
+        spans: vec![span("parse", 10, parse_ns), span("compute", 1, compute_ns)],
+        threads: vec![ThreadRecord {
+            id: 1,
+            name: Some("main".into()),
+            os_tid: None,
+            wall_ns: thread_ns,
+            cpu_ns: None,
+            attributed_ns: parse_ns + compute_ns,
+            unattributed_ns: thread_ns - parse_ns - compute_ns,
+            ended: false,
+        }],
+        counters: vec![],
+        gauges: vec![],
+        warnings: vec![],
+    }
+    .to_json_pretty()
+}
+
+fn experiment(name: &str) -> Experiment {
+    Settings {
+        name: Some(name.into()),
+        variants: vec![
+            VariantSettings {
+                name: Some("baseline".into()),
+                command: Some("./parse --old".into()),
+                ..Default::default()
+            },
+            VariantSettings {
+                name: Some("candidate".into()),
+                command: Some("./parse --new".into()),
+                ..Default::default()
+            },
+        ],
+        seed: Some(1),
+        ..Default::default()
+    }
+    .into_experiment()
+    .unwrap()
+}
+
+/// One A/B experiment at `commit`: B's wall time is `b` times A's, with a fixed ripple.
+fn store_ab(store: &Store, exp: &Experiment, commit: &str, b: f64) -> i64 {
+    let prov = provenance(commit);
+    let commands: Vec<String> = exp.variants.iter().map(|v| v.command.display()).collect();
+    let records: Vec<VariantRecord<'_>> = exp
+        .variants
+        .iter()
+        .zip(&commands)
+        .map(|(v, c)| VariantRecord {
+            name: &v.name,
+            command: c,
+            env: &[],
+            cwd: None,
+        })
+        .collect();
+    let (id, ids) = store
+        .begin_experiment(
+            "ab",
+            exp.name.as_deref(),
+            Some("wall"),
+            &prov,
+            "{}",
+            &records,
+        )
+        .unwrap();
+    let mut runs: [Vec<RunOutcome>; 2] = [Vec::new(), Vec::new()];
+    for i in 0..12 {
+        for (side, factor) in [(0, 1.0), (1, b)] {
+            let ripple = 1.0 + 0.01 * (i as f64 * 1.7 + side as f64 * 0.9).sin();
+            let wall = 0.1 * factor * ripple;
+            let mut run = FakeExecutor::outcome(wall);
+            let ns = (wall * 1e9) as u64;
+            run.profile_json = Some(profile(ns * 6 / 10, ns * 3 / 10, ns));
+            store
+                .record_run(id, ids[side], 2 * i + side, i, false, &run)
+                .unwrap();
+            runs[side].push(run);
+        }
+    }
+    let evaluation = evaluate(exp, [&runs[0], &runs[1]]).unwrap();
+    let ab = AbRun {
+        runs,
+        evaluation: Some(evaluation),
+        stop: StopReason::Decided,
+        experiment_id: Some(id),
+        seed: 1,
+        provenance: prov,
+    };
+    let doc = ab_document(exp, &ab).unwrap();
+    let change = doc.decision.as_ref().map(|d| (d.change, d.ci[0], d.ci[1]));
+    store
+        .finish_experiment(
+            id,
+            "complete",
+            doc.verdict.as_deref(),
+            change,
+            Some(&serde_json::to_string(&doc).unwrap()),
+        )
+        .unwrap();
+    id
+}
+
+fn store_sweep(store: &Store) -> i64 {
+    let cli = Cli::try_parse_from([
+        "perflab",
+        "sweep",
+        "-p",
+        "n=1000,10000,50000,100000",
+        "--name",
+        "hamt",
+        "./hamt {n}",
+        "--reference",
+        "./libhamt {n}",
+        "--reference-name",
+        "libhamt",
+        "--measure",
+        "cost",
+        "--better",
+        "lower",
+        "--min-runs",
+        "4",
+        "--warmup",
+        "0",
+        "--seed",
+        "1",
+        "--label",
+        "hamt-scale",
+    ])
+    .unwrap();
+    let Command::Sweep(args) = cli.command else {
+        panic!("not a sweep")
+    };
+    let sweep = Sweep::from_args(&args).unwrap();
+    let mut exec = FakeExecutor::new(|spec, k| {
+        let text = spec.command.display();
+        let n: f64 = text.rsplit(' ').next().unwrap().parse().unwrap();
+        let per_item = if text.starts_with("./libhamt") {
+            56.0
+        } else if n >= 50_000.0 {
+            368.0
+        } else {
+            210.0
+        };
+        let mut run = FakeExecutor::outcome(0.01);
+        let value = n * per_item * (1.0 + 0.004 * (k as f64 * 2.3).sin());
+        run.metrics = BTreeMap::from([(
+            "cost".to_string(),
+            MetricValue {
+                value,
+                unit: "ns".into(),
+            },
+        )]);
+        Ok(run)
+    });
+    let mut state = run_sweep(&sweep, &mut exec, Some(store), &mut NoProgress).unwrap();
+    state.provenance = provenance("5");
+    let doc = sweep_document(&sweep, &state).unwrap();
+    let id = state.experiment_id.unwrap();
+    store
+        .finish_experiment(
+            id,
+            "complete",
+            None,
+            None,
+            Some(&serde_json::to_string(&doc).unwrap()),
+        )
+        .unwrap();
+    id
+}
+
+fn filled_store() -> (Store, i64, i64) {
+    let store = Store::in_memory().unwrap();
+    let exp = experiment("parse");
+    store_ab(&store, &exp, "1", 0.98);
+    store_ab(&store, &exp, "2", 0.80);
+    let ab = store_ab(&store, &exp, "3", 0.85);
+    let sweep = store_sweep(&store);
+    (store, ab, sweep)
+}
+
+#[test]
+fn the_markdown_of_an_ab_experiment_shows_verdict_spans_and_history() {
+    let (store, ab, _) = filled_store();
+    let data = gather(&store, &[ab.to_string()], true).unwrap();
+    insta::assert_snapshot!("ab_report", report_markdown(&data));
+}
+
+#[test]
+fn the_markdown_of_a_sweep_shows_points_ratios_growth_and_the_cliff() {
+    let (store, _, sweep) = filled_store();
+    let data = gather(&store, &[sweep.to_string()], true).unwrap();
+    insta::assert_snapshot!("sweep_report", report_markdown(&data));
+}
+
+#[test]
+fn every_user_supplied_string_is_escaped_in_the_html() {
+    let store = Store::in_memory().unwrap();
+    let hostile = "<script>alert('x')</script>";
+    let mut exp = experiment(hostile);
+    exp.variants[0].name = "<img src=x onerror=alert(1)>".into();
+    let id = store_ab(&store, &exp, "1", 0.9);
+    let html = report_html(&gather(&store, &[id.to_string()], true).unwrap());
+    assert!(!html.contains("<script"), "a script tag got through");
+    assert!(!html.contains("<img"), "an img tag got through");
+    assert!(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"));
+    assert!(html.contains("Content-Security-Policy"));
+    let outside = html.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
+    assert!(!outside.contains("http://") && !outside.contains("https://"));
+}
