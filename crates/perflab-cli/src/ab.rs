@@ -283,15 +283,7 @@ pub fn failed_run(label: String, command: &str, run: &RunOutcome) -> Error {
         }
         _ => "\nFix the command, or pass --ignore-failure to measure failing runs too.".to_string(),
     };
-    let tail = if run.output_tail.trim().is_empty() {
-        "  (no output)".to_string()
-    } else {
-        run.output_tail
-            .lines()
-            .map(|l| format!("  | {l}"))
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
+    let tail = crate::runner::quote_output(&run.output_tail);
     Error::Run {
         run: label,
         message: format!(

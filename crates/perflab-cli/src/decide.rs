@@ -122,15 +122,7 @@ pub fn paired_values(
 
 /// The error for a metric a run did not print.
 pub fn missing_metric(metric: &str, variant: &str, index: usize, run: &RunOutcome) -> Error {
-    let tail = if run.output_tail.trim().is_empty() {
-        "(it printed nothing)".to_string()
-    } else {
-        run.output_tail
-            .lines()
-            .map(|l| format!("  | {l}"))
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
+    let tail = crate::runner::quote_output(&run.output_tail);
     Error::Run {
         run: format!("run {} of variant \"{variant}\"", index + 1),
         message: format!(

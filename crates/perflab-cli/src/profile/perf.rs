@@ -208,13 +208,7 @@ fn access(root: bool, paranoid: Option<i32>) -> Result<(String, Vec<String>)> {
 }
 
 fn indent(text: &str) -> String {
-    if text.trim().is_empty() {
-        return "  (nothing)".into();
-    }
-    text.lines()
-        .map(|l| format!("  | {l}"))
-        .collect::<Vec<_>>()
-        .join("\n")
+    crate::runner::quote_output(text)
 }
 
 #[cfg(test)]

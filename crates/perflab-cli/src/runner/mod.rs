@@ -146,6 +146,18 @@ impl RunOutcome {
     }
 }
 
+/// Quotes program output for an error message, one `  | ` line per line,
+/// or `  (no output)` when there is none.
+pub fn quote_output(text: &str) -> String {
+    if text.trim().is_empty() {
+        return "  (no output)".to_string();
+    }
+    text.lines()
+        .map(|l| format!("  | {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Something that can perform a run: real processes, or a script in tests.
 pub trait Executor {
     /// Performs one run. Errors are for runs that could not be started at all.
