@@ -299,14 +299,22 @@ fn bad_thresholds_and_missing_commands_are_usage_errors() {
 fn history_lists_the_experiment_with_its_verdict() {
     let s = Scratch::new();
     s.perflab()
-        .args(["ab", &busy(30_000), &busy(10_000), "--max-runs", "30"])
+        .args([
+            "ab",
+            &busy(30_000),
+            &busy(10_000),
+            "--max-runs",
+            "30",
+            "--name",
+            "loops",
+        ])
         .output()
         .unwrap();
     let out = s.perflab().args(["history"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains(" ab ") && text.contains("GO") && text.contains("A vs B"),
+        text.contains(" ab ") && text.contains("GO") && text.contains("loops: A vs B"),
         "{text}"
     );
 }

@@ -137,6 +137,9 @@ pub struct AbArgs {
     /// Environment override for B: KEY=VALUE. Repeatable.
     #[arg(long = "env-b", value_name = "KEY=VALUE")]
     pub env_b: Vec<String>,
+    /// Name of the experiment, for `perflab history` and reports.
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
     /// Name of the baseline variant.
     #[arg(long, value_name = "NAME")]
     pub name_a: Option<String>,

@@ -187,7 +187,7 @@ impl Settings {
             });
         }
         Ok(Settings {
-            name: None,
+            name: args.name.clone(),
             measure: args.measure.clone(),
             better: args
                 .better
