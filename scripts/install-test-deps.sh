@@ -5,6 +5,8 @@ set -euo pipefail
 
 need=()
 command -v cc >/dev/null || need+=(gcc)
+# tests/c_header.rs also builds include/perflab.h as C++.
+command -v c++ >/dev/null || need+=(g++)
 command -v git >/dev/null || need+=(git)
 # perflab profile and --measure instructions drive perf and valgrind; their
 # tests run the real tools.
