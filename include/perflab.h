@@ -109,6 +109,9 @@ typedef struct perflab_site {
 #define PERFLAB_MAX_DEPTH 256
 #define PERFLAB__BUCKETS ((44 - 5 + 2) << 5) /* 32 per power of two up to 2^44 ticks */
 #define PERFLAB__NO_PENDING UINT64_MAX
+/* The hot path is inlined even where the compiler would rather not (GCC
+ * keeps perflab_span_end out of line at -O2 when a file uses it often). */
+#define PERFLAB__INLINE static inline __attribute__((always_inline))
 #define PERFLAB__LIKELY(x) __builtin_expect(!!(x), 1)
 #define PERFLAB__UNLIKELY(x) __builtin_expect(!!(x), 0)
 /* Fields another thread reads at exit are relaxed atomics: plain moves on
@@ -167,7 +170,7 @@ void perflab__note_unwound(perflab_site *site);
 
 #ifndef PERFLAB_OFF
 
-static inline uint64_t perflab__ticks(void) {
+PERFLAB__INLINE uint64_t perflab__ticks(void) {
 #if defined(__x86_64__) || defined(__i386__)
     if (PERFLAB__LIKELY(perflab__timer_tsc)) return __builtin_ia32_rdtsc();
 #endif
@@ -175,7 +178,7 @@ static inline uint64_t perflab__ticks(void) {
 }
 
 /* Bucket of a duration: exact below 64 ticks, then 32 per power of two. */
-static inline uint32_t perflab__bucket(uint64_t ticks) {
+PERFLAB__INLINE uint32_t perflab__bucket(uint64_t ticks) {
     uint32_t top = 63u - (uint32_t)__builtin_clzll(ticks | 1);
     uint32_t shift = top > 5 ? top - 5 : 0;
     uint64_t index = ((uint64_t)shift << 5) + (ticks >> shift);
@@ -183,7 +186,7 @@ static inline uint32_t perflab__bucket(uint64_t ticks) {
 }
 
 /* Pushes a frame; the clock is read last so the bookkeeping is not measured. */
-static inline void perflab__push(perflab_thread *t, perflab_site *site, perflab__slot *slot) {
+PERFLAB__INLINE void perflab__push(perflab_thread *t, perflab_site *site, perflab__slot *slot) {
     perflab__frame *frame = &t->stack[t->depth];
     slot->active += 1;
     frame->site = site;
@@ -194,7 +197,7 @@ static inline void perflab__push(perflab_thread *t, perflab_site *site, perflab_
     frame->start_ticks = perflab__ticks();
 }
 
-static inline void perflab_span_begin(perflab_site *site) {
+PERFLAB__INLINE void perflab_span_begin(perflab_site *site) {
     perflab_thread *t = perflab__tls;
     perflab__slot *slot = t->slots[PERFLAB__LOAD(site->index)];
     if (PERFLAB__UNLIKELY(slot == NULL || t->depth >= PERFLAB_MAX_DEPTH)) {
@@ -204,7 +207,7 @@ static inline void perflab_span_begin(perflab_site *site) {
     perflab__push(t, site, slot);
 }
 
-static inline void perflab_span_end(perflab_site *site) {
+PERFLAB__INLINE void perflab_span_end(perflab_site *site) {
     perflab_thread *t = perflab__tls;
     uint32_t depth = t->depth;
     if (PERFLAB__UNLIKELY(depth == 0 || t->overflow != 0 || t->stack[depth - 1].site != site)) {
@@ -236,7 +239,7 @@ static inline void perflab_span_end(perflab_site *site) {
 }
 
 /* Adds `amount` (negative counts as 0) to a counter; one event. */
-static inline void perflab_count(perflab_site *site, int64_t amount) {
+PERFLAB__INLINE void perflab_count(perflab_site *site, int64_t amount) {
     perflab_thread *t = perflab__tls;
     uint32_t index = PERFLAB__LOAD(site->index);
     if (PERFLAB__UNLIKELY(!t->counting || index == 0)) {
@@ -354,12 +357,12 @@ typedef struct perflab__block {
     perflab_site *site;
     int open;
 } perflab__block;
-static inline perflab__block perflab__block_begin(perflab_site *site) {
+PERFLAB__INLINE perflab__block perflab__block_begin(perflab_site *site) {
     perflab__block block = {site, 1};
     perflab_span_begin(site);
     return block;
 }
-static inline void perflab__block_end(perflab__block *block) { perflab_span_end(block->site); }
+PERFLAB__INLINE void perflab__block_end(perflab__block *block) { perflab_span_end(block->site); }
 #define PERFLAB__SCOPE(name, kind, id)                                                   \
     perflab__block id __attribute__((cleanup(perflab__block_end), unused)) =             \
         perflab__block_begin(PERFLAB__SITE_EXPR(name, kind))
@@ -422,6 +425,7 @@ static PERFLAB__TLS int perflab__thread_gone;
 int perflab__timer_tsc;
 
 static pthread_once_t perflab__once = PTHREAD_ONCE_INIT;
+static int perflab__ready; /* init has run: later probes need not call pthread_once */
 static int perflab__enabled, perflab__print_table, perflab__reported;
 static char *perflab__profile_path;
 static pthread_key_t perflab__key;
@@ -591,7 +595,10 @@ static void perflab__init(void) {
     perflab__print_table = table && strcmp(table, "1") == 0;
     if (path && *path) perflab__profile_path = strdup(path);
     perflab__enabled = perflab__profile_path || perflab__print_table;
-    if (!perflab__enabled) return;
+    if (!perflab__enabled) {
+        __atomic_store_n(&perflab__ready, 1, __ATOMIC_RELEASE);
+        return;
+    }
     perflab__timer_tsc = perflab__invariant_tsc() && !(timer && strcmp(timer, "clock_monotonic") == 0);
     perflab__clock_pair(&perflab__pair_ticks, &perflab__pair_ns);
     perflab__have_key = pthread_key_create(&perflab__key, perflab__thread_ended) == 0;
@@ -608,6 +615,7 @@ static void perflab__init(void) {
     if (atexit(perflab__at_exit) != 0)
         fprintf(stderr, "perflab: could not register the exit hook, so no profile will be written; "
                         "the C library's atexit table is full, register fewer handlers\n");
+    __atomic_store_n(&perflab__ready, 1, __ATOMIC_RELEASE);
 }
 
 __attribute__((constructor)) static void perflab__constructor(void) { pthread_once(&perflab__once, perflab__init); }
@@ -615,7 +623,7 @@ __attribute__((constructor)) static void perflab__constructor(void) { pthread_on
 /* The calling thread's table, created on its first probe; NULL when nothing is recorded. */
 static perflab_thread *perflab__thread(void) {
     if (perflab__tls != &perflab__placeholder) return perflab__tls;
-    pthread_once(&perflab__once, perflab__init);
+    if (!__atomic_load_n(&perflab__ready, __ATOMIC_ACQUIRE)) pthread_once(&perflab__once, perflab__init);
     if (!perflab__enabled || perflab__thread_gone) return NULL;
     if (perflab__tls != &perflab__placeholder) return perflab__tls; /* made by init */
     return perflab__new_thread(perflab__ticks());
@@ -835,7 +843,9 @@ static int perflab__collect_sites(perflab__report *r) {
     return 1;
 }
 
-static int perflab__collect_threads(perflab__report *r, uint64_t end_ticks) {
+/* `own_cpu`: the calling thread's CPU time, read with `end_ticks` so that
+ * building the report is not charged to it. */
+static int perflab__collect_threads(perflab__report *r, uint64_t end_ticks, int has_own_cpu, uint64_t own_cpu) {
     size_t count = 0;
     perflab_thread *head = __atomic_load_n(&perflab__threads, __ATOMIC_ACQUIRE);
     for (perflab_thread *t = head; t; t = t->next) count++;
@@ -847,7 +857,7 @@ static int perflab__collect_threads(perflab__report *r, uint64_t end_ticks) {
         uint64_t end = ended && PERFLAB__LOAD(t->end_ticks) < end_ticks ? PERFLAB__LOAD(t->end_ticks) : end_ticks;
         uint64_t cpu = 0;
         int has_cpu = 0;
-        if (t == perflab__tls) has_cpu = perflab__clock_ns(CLOCK_THREAD_CPUTIME_ID, &cpu);
+        if (t == perflab__tls) has_cpu = has_own_cpu, cpu = own_cpu;
         else if (!ended && t->has_cpu_clock) has_cpu = perflab__clock_ns((clockid_t)t->cpu_clock, &cpu);
         if (!has_cpu && (ended = __atomic_load_n(&t->ended, __ATOMIC_ACQUIRE))) /* it may just have ended */
             cpu = PERFLAB__LOAD(t->end_cpu_ns), has_cpu = 1;
@@ -1198,7 +1208,8 @@ static void perflab__read_program(char *out, size_t size) {
 static void perflab__at_exit(void) {
     /* A forked child's exit is not the end of the session it inherited. */
     if (getpid() != perflab__pid || __atomic_exchange_n(&perflab__reported, 1, __ATOMIC_ACQ_REL)) return;
-    uint64_t end_ticks = perflab__ticks(), pair_ticks = 0, pair_ns = 0, process_cpu = 0;
+    uint64_t end_ticks = perflab__ticks(), pair_ticks = 0, pair_ns = 0, process_cpu = 0, own_cpu = 0;
+    int has_own_cpu = perflab__clock_ns(CLOCK_THREAD_CPUTIME_ID, &own_cpu);
     perflab__report report;
     memset(&report, 0, sizeof report);
     report.has_cpu = perflab__has_process_cpu && perflab__clock_ns(CLOCK_PROCESS_CPUTIME_ID, &process_cpu);
@@ -1211,7 +1222,7 @@ static void perflab__at_exit(void) {
     report.wall_ns = perflab__ns(end_ticks > perflab__session_start_ticks ? end_ticks - perflab__session_start_ticks : 0);
     report.span_cost_ns = (double)(uint64_t)(perflab__span_cost_ticks * (perflab__timer_tsc ? perflab__ns_per_tick : 1.0) * 1000 + 0.5) / 1000;
     perflab__read_program(report.program, sizeof report.program);
-    if (perflab__collect_sites(&report) && perflab__collect_threads(&report, end_ticks)) {
+    if (perflab__collect_sites(&report) && perflab__collect_threads(&report, end_ticks, has_own_cpu, own_cpu)) {
         uint64_t calls = 0;
         perflab__sum_spans(&report);
         for (size_t i = 0; i < report.n_spans; i++) calls += report.spans[i].calls;

@@ -443,11 +443,12 @@ fn the_header_works_from_cpp_and_compiles_to_nothing_when_switched_off() {
 #[test]
 fn misuse_is_survived_and_reported_in_warnings() {
     let scratch = Scratch::new();
+    // -O0: its 1100 call sites in one function take a minute to optimise.
     let program = compile(
         scratch.dir.path(),
         "cc",
         &["misuse.c"],
-        &["-std=c11", "-pedantic"],
+        &["-std=c11", "-pedantic", "-O0"],
         "misuse",
     );
     let path = scratch.path("misuse.json");
@@ -492,7 +493,8 @@ fn misuse_is_survived_and_reported_in_warnings() {
         (1, 1)
     );
     // 1100 sites: 1023 fit, three of them taken by `deep`, `first` and `second`.
-    assert_eq!(span(&profile, "many").calls, 1020);
+    let many = profile.counter("many").expect("counter `many`");
+    assert_eq!((many.events, many.total), (1020, 1020));
     let (subject, message) = warning_named("too_many_sites");
     assert!(
         subject == "session" && message.starts_with("80 "),
