@@ -64,8 +64,10 @@
  *   -DPERFLAB_NO_SECTIONS, in another shared object than the implementation,
  *   PERFLAB_SITE in C++, and C++ compiled with -fPIC. At most 1023 sites
  *   and 256 nested spans per thread: beyond, spans are not recorded and a
- *   warning says so. An end that does not match the innermost open span is
- *   ignored and counted (warning `unbalanced_spans`). A forked child does not
+ *   warning says so (`too_many_sites`, `too_deep`). An end that does not
+ *   match the innermost open span is ignored and counted (`unbalanced_spans`).
+ *   These three warning kinds exist only here; perflab-profile/1 readers that
+ *   do not know them read them as `other`. No gauges. A forked child does not
  *   write the profile (it would overwrite its parent's).
  */
 #ifndef PERFLAB_H
@@ -85,9 +87,11 @@
 
 #ifdef __cplusplus
 #define PERFLAB__TLS __thread /* as C11 _Thread_local, without C++'s init wrapper call */
+#define PERFLAB__CAST(type, value) static_cast<type>(value) /* quiet under -Wold-style-cast */
 extern "C" {
 #else
 #define PERFLAB__TLS _Thread_local
+#define PERFLAB__CAST(type, value) ((type)(value))
 #endif
 
 enum { PERFLAB_KIND_SPAN = 1, PERFLAB_KIND_FUNCTION = 2, PERFLAB_KIND_COUNTER = 3 };
@@ -179,10 +183,10 @@ PERFLAB__INLINE uint64_t perflab__ticks(void) {
 
 /* Bucket of a duration: exact below 64 ticks, then 32 per power of two. */
 PERFLAB__INLINE uint32_t perflab__bucket(uint64_t ticks) {
-    uint32_t top = 63u - (uint32_t)__builtin_clzll(ticks | 1);
+    uint32_t top = 63u - PERFLAB__CAST(uint32_t, __builtin_clzll(ticks | 1));
     uint32_t shift = top > 5 ? top - 5 : 0;
-    uint64_t index = ((uint64_t)shift << 5) + (ticks >> shift);
-    return index < PERFLAB__BUCKETS - 1 ? (uint32_t)index : PERFLAB__BUCKETS - 1;
+    uint64_t index = (PERFLAB__CAST(uint64_t, shift) << 5) + (ticks >> shift);
+    return index < PERFLAB__BUCKETS - 1 ? PERFLAB__CAST(uint32_t, index) : PERFLAB__BUCKETS - 1;
 }
 
 /* Pushes a frame; the clock is read last so the bookkeeping is not measured. */
@@ -247,7 +251,7 @@ PERFLAB__INLINE void perflab_count(perflab_site *site, int64_t amount) {
         return;
     }
     PERFLAB__BUMP(t->counters[index].events, 1);
-    PERFLAB__BUMP(t->counters[index].total, amount > 0 ? (uint64_t)amount : 0);
+    PERFLAB__BUMP(t->counters[index].total, amount > 0 ? PERFLAB__CAST(uint64_t, amount) : 0);
 }
 
 #else /* PERFLAB_OFF: the same API, doing nothing */
@@ -291,7 +295,7 @@ static inline void perflab_count(perflab_site *site, int64_t amount) { (void)sit
 #endif
 
 #define PERFLAB__STATIC_SITE(var, name, kind)                                            \
-    static perflab_site var __attribute__((unused)) = {(name), __FILE__, __LINE__, (kind), 0, 0, 0}
+    static perflab_site var __attribute__((unused)) = {(name), __FILE__, __LINE__, (kind), 0, 0, NULL}
 #define PERFLAB__SITE(var, name, kind)                                                   \
     PERFLAB__STATIC_SITE(var, name, kind);                                               \
     PERFLAB__SECTION_ENTRY_IN_FUNCTION(var)
@@ -316,7 +320,7 @@ static inline void perflab_count(perflab_site *site, int64_t amount) { (void)sit
 #define PERFLAB_COUNT(name, amount)                                                      \
     do {                                                                                 \
         PERFLAB__SITE(perflab__count_site, name, PERFLAB_KIND_COUNTER)                   \
-        perflab_count(&perflab__count_site, (int64_t)(amount));                          \
+        perflab_count(&perflab__count_site, PERFLAB__CAST(int64_t, amount));                          \
     } while (0)
 
 #ifdef __cplusplus
@@ -533,7 +537,7 @@ static void perflab__thread_ended(void *data) {
 static perflab_thread *perflab__new_thread(uint64_t start_ticks) {
     perflab_thread *t = PERFLAB__NEW(perflab_thread);
     if (!t) return NULL;
-    clockid_t clock;
+    clockid_t clock = 0;
     t->counting = 1;
     t->id = __atomic_fetch_add(&perflab__next_thread_id, 1, __ATOMIC_RELAXED);
     t->os_tid = (uint64_t)syscall(SYS_gettid);
