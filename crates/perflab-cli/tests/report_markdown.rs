@@ -1,7 +1,10 @@
 //! `perflab report`'s Markdown, pinned by snapshots: a store filled
 //! deterministically (scripted runs, fixed provenance) with an A/B experiment
-//! measured at three commits (with span profiles) and a sweep against a
-//! reference, rendered exactly as the command renders it.
+//! measured at three commits (with span profiles), a sweep against a
+//! reference, a differential sampling profile and an A/B run counted under
+//! valgrind, rendered exactly as the command renders it.
+
+mod profiled;
 
 use std::collections::BTreeMap;
 
@@ -20,6 +23,9 @@ use perflab_cli::report::page_markdown::report_markdown;
 use perflab_cli::runner::{FakeExecutor, MetricValue, RunOutcome};
 use perflab_cli::store::{Store, VariantRecord};
 use perflab_cli::sweep::{Sweep, run_sweep, sweep_document};
+use profiled::{
+    BASELINE_STACKS, CANDIDATE_STACKS, store_differential_profile, store_instruction_counts,
+};
 
 fn provenance(commit: &str) -> Provenance {
     Provenance {
@@ -267,6 +273,57 @@ fn the_markdown_of_a_sweep_shows_points_ratios_growth_and_the_cliff() {
     let (store, _, sweep) = filled_store();
     let data = gather(&store, &[sweep.to_string()], true).unwrap();
     insta::assert_snapshot!("sweep_report", report_markdown(&data));
+}
+
+#[test]
+fn the_markdown_of_a_differential_profile_shows_shares_with_intervals_and_what_moved() {
+    let store = Store::in_memory().unwrap();
+    let id = store_differential_profile(
+        &store,
+        &provenance("4"),
+        [BASELINE_STACKS, CANDIDATE_STACKS],
+    );
+    let data = gather(&store, &[id.to_string()], true).unwrap();
+    insta::assert_snapshot!("profile_report", report_markdown(&data));
+}
+
+#[test]
+fn the_markdown_of_counted_runs_shows_exactness_and_the_functions_whose_counts_changed() {
+    let store = Store::in_memory().unwrap();
+    let id = store_instruction_counts(&store, &provenance("6"));
+    let data = gather(&store, &[id.to_string()], true).unwrap();
+    insta::assert_snapshot!("instructions_report", report_markdown(&data));
+}
+
+#[test]
+fn the_html_of_a_profile_draws_its_shares_and_inlines_its_flame_graph_without_script() {
+    let store = Store::in_memory().unwrap();
+    let hostile = "parser;main;<script>alert('x')</script> 40\n";
+    let id = store_differential_profile(
+        &store,
+        &provenance("4"),
+        [
+            &format!("{BASELINE_STACKS}{hostile}"),
+            &format!("{CANDIDATE_STACKS}{hostile}"),
+        ],
+    );
+    let html = report_html(&gather(&store, &[id.to_string()], true).unwrap());
+    for kind in ["shares", "share-changes", "flamegraph"] {
+        assert!(
+            html.contains(&format!(r#"data-chart="{kind}""#)),
+            "no {kind} chart"
+        );
+    }
+    assert_eq!(
+        html.matches(r#"data-chart="shares""#).count(),
+        2,
+        "one per profile"
+    );
+    assert!(!html.contains("<script"), "a script tag got through");
+    assert!(!html.contains("onload="), "an event handler got through");
+    assert!(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"));
+    let outside = html.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
+    assert!(!outside.contains("http://") && !outside.contains("https://"));
 }
 
 #[test]

@@ -3,9 +3,11 @@
 pub mod evolution;
 pub mod gather;
 pub mod html;
+pub mod instruction_counts;
 mod json;
 mod markdown;
 pub mod page_markdown;
+pub mod sampling;
 mod side_by_side;
 pub mod span_breakdown;
 mod span_table;
