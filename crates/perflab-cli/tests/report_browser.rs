@@ -11,6 +11,7 @@
 
 mod common;
 mod native;
+mod profiled;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -21,6 +22,7 @@ use headless_chrome::protocol::cdp::types::Event;
 use headless_chrome::protocol::cdp::{Emulation, Network, Page};
 use headless_chrome::{Browser, LaunchOptions};
 use native::{LOOP_SOURCE, compile_c, require_tool, two_costs_source};
+use profiled::span_profile;
 
 fn chromium() -> PathBuf {
     let candidates = std::env::var_os("PERFLAB_CHROMIUM")
@@ -68,18 +70,14 @@ fn git(s: &Scratch, args: &[&str]) {
 /// A span profile as an instrumented program would write it (`perflab-profile/1`).
 fn profile(run: i64) -> String {
     let wall: u64 = 10_000_000 + (run as u64 % 7) * 100_000;
-    format!(
-        r#"{{"format": "perflab-profile/1", "program": "parse", "pid": 1,
-          "spans": [{{"name": "read_input", "kind": "span", "calls": 1, "self_ns": {}}},
-                    {{"name": "parse::tokens", "kind": "function", "calls": 400, "self_ns": {}}},
-                    {{"name": "write <output>", "kind": "span", "calls": 1, "self_ns": {}}}],
-          "threads": [{{"id": 1, "wall_ns": {wall}, "attributed_ns": {}, "unattributed_ns": {}}}],
-          "warnings": [{{"kind": "unattributed", "subject": "main", "message": "12% of main's time is in no span"}}]}}"#,
-        wall * 20 / 100,
-        wall * 50 / 100,
-        wall * 18 / 100,
-        wall * 88 / 100,
-        wall * 12 / 100
+    span_profile(
+        &[
+            ("read_input", 1, wall * 20 / 100),
+            ("parse::tokens", 400, wall * 50 / 100),
+            ("write <output>", 1, wall * 18 / 100),
+        ],
+        wall,
+        &["12% of main's time is in no span"],
     )
 }
 

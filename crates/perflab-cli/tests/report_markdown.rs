@@ -24,7 +24,8 @@ use perflab_cli::runner::{FakeExecutor, MetricValue, RunOutcome};
 use perflab_cli::store::{Store, VariantRecord};
 use perflab_cli::sweep::{Sweep, run_sweep, sweep_document};
 use profiled::{
-    BASELINE_STACKS, CANDIDATE_STACKS, store_differential_profile, store_instruction_counts,
+    BASELINE_STACKS, CANDIDATE_STACKS, span_profile, store_differential_profile,
+    store_instruction_counts,
 };
 
 fn provenance(commit: &str) -> Provenance {
@@ -41,62 +42,11 @@ fn provenance(commit: &str) -> Provenance {
 
 /// A complete `perflab-profile/1` document with two spans and one thread.
 fn profile(parse_ns: u64, compute_ns: u64, thread_ns: u64) -> String {
-    use perflab_format::profile::*;
-    let span = |name: &str, calls: u64, self_ns: u64| SpanRecord {
-        name: name.into(),
-        kind: SpanKind::Span,
-        file: "src/main.rs".into(),
-        line: 1,
-        also_at: vec![],
-        calls,
-        inclusive_ns: self_ns,
-        self_ns,
-        mean_ns: self_ns as f64 / calls as f64,
-        min_ns: self_ns / calls,
-        p50_ns: self_ns / calls,
-        p95_ns: self_ns / calls,
-        p99_ns: self_ns / calls,
-        max_ns: self_ns / calls,
-        threads: 1,
-        unwound: 0,
-        async_stats: None,
-        alloc: None,
-    };
-    Profile {
-        format: PROFILE_FORMAT.into(),
-        program: "parse".into(),
-        pid: 1,
-        session: SessionInfo {
-            name: "parse".into(),
-            scope: SessionScope::Process,
-            wall_ns: thread_ns,
-            cpu_ns: Some(thread_ns),
-            ended_by: SessionEnd::Finished,
-            started_unix_ms: 0,
-            unattributed_threshold: 0.1,
-        },
-        timer: TimerInfo {
-            name: "tsc".into(),
-            span_cost_ns: 20.0,
-            percentile_relative_error: 1.0 / 64.0,
-            instrumentation_ns: 220,
-        },
-        spans: vec![span("parse", 10, parse_ns), span("compute", 1, compute_ns)],
-        threads: vec![ThreadRecord {
-            id: 1,
-            name: Some("main".into()),
-            os_tid: None,
-            wall_ns: thread_ns,
-            cpu_ns: None,
-            attributed_ns: parse_ns + compute_ns,
-            unattributed_ns: thread_ns - parse_ns - compute_ns,
-            ended: false,
-        }],
-        counters: vec![],
-        gauges: vec![],
-        warnings: vec![],
-    }
-    .to_json_pretty()
+    span_profile(
+        &[("parse", 10, parse_ns), ("compute", 1, compute_ns)],
+        thread_ns,
+        &[],
+    )
 }
 
 fn experiment(name: &str) -> Experiment {
@@ -324,6 +274,42 @@ fn the_html_of_a_profile_draws_its_shares_and_inlines_its_flame_graph_without_sc
     assert!(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"));
     let outside = html.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
     assert!(!outside.contains("http://") && !outside.contains("https://"));
+}
+
+#[test]
+fn profiles_that_cannot_be_read_are_one_warning_in_the_report_not_left_out() {
+    let store = Store::in_memory().unwrap();
+    let record = VariantRecord {
+        name: "command",
+        command: "./parse",
+        env: &[],
+        cwd: None,
+    };
+    let (id, variants) = store
+        .begin_experiment("run", None, Some("wall"), &provenance("7"), "{}", &[record])
+        .unwrap();
+    let cut_short = r#"{"format": "perflab-profile/1", "spans": ["#;
+    let profiles = [
+        Some(profile(600, 300, 1000)),
+        Some(cut_short.to_string()),
+        Some(cut_short.to_string()),
+        None,
+    ];
+    for (i, text) in profiles.into_iter().enumerate() {
+        let mut run = FakeExecutor::outcome(0.1);
+        run.profile_json = text;
+        store
+            .record_run(id, variants[0], i + 1, i, false, &run)
+            .unwrap();
+    }
+    let markdown = report_markdown(&gather(&store, &[id.to_string()], true).unwrap());
+    let warning =
+        r#"> warning: variant "command", 2 runs (first: run 2): the profile could not be read: "#;
+    assert_eq!(markdown.matches(warning).count(), 1, "{markdown}");
+    assert!(
+        markdown.contains("**command**: 1 profiled runs"),
+        "the readable profile is still shown: {markdown}"
+    );
 }
 
 #[test]

@@ -149,7 +149,18 @@ fn experiment(
         },
         None => None,
     };
-    let spans = span_breakdowns(&store.runs_of(id)?);
+    let breakdowns = span_breakdowns(&store.runs_of(id)?);
+    // A result already names the profiles it could not read among its span
+    // warnings; the report says each problem once.
+    let stated = result.as_ref().map(|r| r.profile_warnings.as_slice());
+    warnings.extend(
+        breakdowns
+            .problems
+            .iter()
+            .filter(|p| !stated.is_some_and(|s| s.contains(&p.message)))
+            .map(ToString::to_string),
+    );
+    let spans = breakdowns.variants;
     let history = match (&row.metric, with_history, row.kind.as_str()) {
         (Some(metric), true, "ab" | "run" | "sweep") => {
             history_of(store, id, row.name.clone(), metric, result.as_ref(), values)?

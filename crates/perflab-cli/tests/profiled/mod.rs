@@ -1,5 +1,6 @@
 //! Stored profiles for the report tests, made without perf or valgrind but
-//! exactly as the commands store them: a differential sampling profile (as
+//! exactly as the commands store them: span profiles as an instrumented
+//! program writes them, a differential sampling profile (as
 //! `perflab profile --baseline` leaves it: the `perflab-sampling/1` document
 //! and the folded stacks of each command) and an A/B run counted under
 //! valgrind (its result and the `perflab-instructions/1` attachment).
@@ -21,6 +22,76 @@ use perflab_cli::provenance::Provenance;
 use perflab_cli::runner::{FakeExecutor, MetricValue, RunOutcome};
 use perflab_cli::store::{Store, VariantRecord};
 use perflab_format::sampling::{SAMPLING_FORMAT, SampledProfile, SamplerInfo, SamplingDocument};
+
+/// A complete `perflab-profile/1` document of one thread of `thread_ns`:
+/// spans as (name, calls, self time in ns), each its own inclusive time,
+/// and `warnings` about unattributed time.
+pub fn span_profile(spans: &[(&str, u64, u64)], thread_ns: u64, warnings: &[&str]) -> String {
+    use perflab_format::profile::*;
+    let span = |&(name, calls, self_ns): &(&str, u64, u64)| SpanRecord {
+        name: name.into(),
+        kind: SpanKind::Span,
+        file: "src/main.rs".into(),
+        line: 1,
+        also_at: vec![],
+        calls,
+        inclusive_ns: self_ns,
+        self_ns,
+        mean_ns: self_ns as f64 / calls as f64,
+        min_ns: self_ns / calls,
+        p50_ns: self_ns / calls,
+        p95_ns: self_ns / calls,
+        p99_ns: self_ns / calls,
+        max_ns: self_ns / calls,
+        threads: 1,
+        unwound: 0,
+        async_stats: None,
+        alloc: None,
+    };
+    let attributed: u64 = spans.iter().map(|s| s.2).sum();
+    Profile {
+        format: PROFILE_FORMAT.into(),
+        program: "parse".into(),
+        pid: 1,
+        session: SessionInfo {
+            name: "parse".into(),
+            scope: SessionScope::Process,
+            wall_ns: thread_ns,
+            cpu_ns: Some(thread_ns),
+            ended_by: SessionEnd::Finished,
+            started_unix_ms: 0,
+            unattributed_threshold: 0.1,
+        },
+        timer: TimerInfo {
+            name: "tsc".into(),
+            span_cost_ns: 20.0,
+            percentile_relative_error: 1.0 / 64.0,
+            instrumentation_ns: 220,
+        },
+        spans: spans.iter().map(span).collect(),
+        threads: vec![ThreadRecord {
+            id: 1,
+            name: Some("main".into()),
+            os_tid: None,
+            wall_ns: thread_ns,
+            cpu_ns: None,
+            attributed_ns: attributed,
+            unattributed_ns: thread_ns - attributed,
+            ended: false,
+        }],
+        counters: vec![],
+        gauges: vec![],
+        warnings: warnings
+            .iter()
+            .map(|message| Warning {
+                kind: WarningKind::Unattributed,
+                subject: "main".into(),
+                message: message.to_string(),
+            })
+            .collect(),
+    }
+    .to_json_pretty()
+}
 
 /// The baseline: parsing takes most samples.
 pub const BASELINE_STACKS: &str = "parser;main;parse_input 620\nparser;main;compute;hash 250\n\
