@@ -1,7 +1,7 @@
 //! `perflab report`'s Markdown, pinned by snapshots: a store filled
 //! deterministically (scripted runs, fixed provenance) with an A/B experiment
 //! measured at three commits (with span profiles), a sweep against a
-//! reference, a differential sampling profile and an A/B run counted under
+//! reference (with span profiles), a differential sampling profile and an A/B run counted under
 //! valgrind, rendered exactly as the command renders it.
 
 mod profiled;
@@ -175,6 +175,23 @@ fn store_sweep(store: &Store) -> i64 {
             210.0
         };
         let mut run = FakeExecutor::outcome(0.01);
+        // Inserting takes a larger share past the cliff; the reference is lookup-bound.
+        let insert = if text.starts_with("./libhamt") {
+            20
+        } else if n >= 50_000.0 {
+            70
+        } else {
+            40
+        };
+        let thread_ns = 10_000_000;
+        run.profile_json = Some(span_profile(
+            &[
+                ("insert", n as u64, thread_ns * insert / 100),
+                ("lookup", n as u64, thread_ns * (80 - insert) / 100),
+            ],
+            thread_ns,
+            &[],
+        ));
         let value = n * per_item * (1.0 + 0.004 * (k as f64 * 2.3).sin());
         run.metrics = BTreeMap::from([(
             "cost".to_string(),
@@ -219,7 +236,7 @@ fn the_markdown_of_an_ab_experiment_shows_verdict_spans_and_history() {
 }
 
 #[test]
-fn the_markdown_of_a_sweep_shows_points_ratios_growth_and_the_cliff() {
+fn the_markdown_of_a_sweep_shows_points_ratios_growth_the_cliff_and_spans_per_point() {
     let (store, _, sweep) = filled_store();
     let data = gather(&store, &[sweep.to_string()], true).unwrap();
     insta::assert_snapshot!("sweep_report", report_markdown(&data));

@@ -10,6 +10,7 @@ pub mod page_markdown;
 pub mod sampling;
 mod side_by_side;
 pub mod span_breakdown;
+pub mod span_grid;
 mod span_table;
 pub mod sweep;
 mod terminal;

@@ -11,6 +11,7 @@ use super::instruction_counts::instructions_markdown;
 use super::markdown::{cell, markdown_body};
 use super::sampling::sampling_markdown;
 use super::span_breakdown::VariantSpans;
+use super::span_grid::{span_grid, span_grid_markdown};
 use super::sweep::sweep_markdown_body;
 use crate::units::{format_number, format_seconds};
 
@@ -115,8 +116,12 @@ fn experiment_markdown(e: &ExperimentReport) -> String {
     }
     if !e.spans.is_empty() {
         let _ = write!(out, "\n#### Where the time goes\n");
-        for v in &e.spans {
-            let _ = write!(out, "\n{}", spans_markdown(v));
+        if e.sweep.is_some() {
+            let _ = write!(out, "\n{}", span_grid_markdown(&span_grid(&e.spans)));
+        } else {
+            for v in &e.spans {
+                let _ = write!(out, "\n{}", spans_markdown(v));
+            }
         }
     }
     if let Some((evolution, unit)) = &e.history {

@@ -9,6 +9,7 @@ pub mod charts;
 pub mod escape;
 pub mod inline_svg;
 mod profile_tables;
+mod span_grid;
 pub mod svg;
 mod tables;
 
@@ -104,7 +105,12 @@ fn experiment_html(e: &ExperimentReport, out: &mut String, chart_id: &mut usize)
         out.push_str("<h3>Instruction counts</h3>");
         out.push_str(&profile_tables::instructions_tables(doc));
     }
-    if !e.spans.is_empty() {
+    if !e.spans.is_empty() && e.sweep.is_some() {
+        out.push_str("<h3>Span breakdown</h3>");
+        out.push_str(&span_grid::span_grid_html(&super::span_grid::span_grid(
+            &e.spans,
+        )));
+    } else if !e.spans.is_empty() {
         out.push_str("<h3>Span breakdown</h3>");
         for v in &e.spans {
             *chart_id += 1;
