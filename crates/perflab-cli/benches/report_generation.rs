@@ -44,18 +44,28 @@ fn experiment() -> Experiment {
     .expect("valid experiment")
 }
 
+/// A complete `perflab-profile/1` document: three spans on one thread.
 fn profile(wall_ns: u64) -> String {
-    format!(
-        r#"{{"format": "perflab-profile/1", "spans": [
-            {{"name": "read", "calls": 1, "self_ns": {}}}, {{"name": "parse", "calls": 900, "self_ns": {}}},
-            {{"name": "write", "calls": 1, "self_ns": {}}}],
-          "threads": [{{"wall_ns": {wall_ns}, "attributed_ns": {}, "unattributed_ns": {}}}], "warnings": []}}"#,
-        wall_ns / 5,
-        wall_ns / 2,
-        wall_ns / 5,
-        wall_ns * 9 / 10,
-        wall_ns / 10
-    )
+    let span = |name: &str, calls: u64, self_ns: u64| {
+        serde_json::json!({
+            "name": name, "kind": "span", "file": "src/main.rs", "line": 1, "calls": calls,
+            "inclusive_ns": self_ns, "self_ns": self_ns, "mean_ns": (self_ns / calls) as f64,
+            "min_ns": self_ns / calls, "p50_ns": self_ns / calls, "p95_ns": self_ns / calls,
+            "p99_ns": self_ns / calls, "max_ns": self_ns / calls, "threads": 1, "unwound": 0
+        })
+    };
+    serde_json::json!({
+        "format": "perflab-profile/1", "program": "parse", "pid": 1,
+        "session": {"name": "parse", "scope": "process", "wall_ns": wall_ns, "cpu_ns": wall_ns,
+                    "ended_by": "finished", "started_unix_ms": 0, "unattributed_threshold": 0.1},
+        "timer": {"name": "tsc", "span_cost_ns": 20.0, "percentile_relative_error": 0.015625,
+                  "instrumentation_ns": 18040},
+        "spans": [span("read", 1, wall_ns / 5), span("parse", 900, wall_ns / 2), span("write", 1, wall_ns / 5)],
+        "threads": [{"id": 1, "wall_ns": wall_ns, "attributed_ns": wall_ns * 9 / 10,
+                     "unattributed_ns": wall_ns / 10, "ended": false}],
+        "counters": [], "gauges": [], "warnings": []
+    })
+    .to_string()
 }
 
 fn fill(store: &Store) {
@@ -154,6 +164,11 @@ fn main() {
     println!(
         "store: {EXPERIMENTS} experiments, {runs} runs, filled in {:.1} s",
         started.elapsed().as_secs_f64()
+    );
+    let newest = gather(&store, &[], true).expect("gather");
+    assert!(
+        !newest.experiments[0].spans.is_empty() && newest.experiments[0].warnings.is_empty(),
+        "the newest experiment's profiles are read into a span breakdown"
     );
     time(
         "report of the newest experiment (store read, history over 100 commits, Markdown + HTML)",

@@ -92,6 +92,15 @@ fn the_counts_of_two_variants_differ_by_the_known_cost_of_the_extra_iterations()
         stdout.contains("wall"),
         "wall time is shown beside: {stdout}"
     );
+    let out = s.perflab().args(["report"]).output().unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert!(
+        report.contains("#### Instruction counts")
+            && report.contains("**Exact**")
+            && report.contains("| `step` | loop |"),
+        "the report shows the counts and the function that changed: {report}"
+    );
 }
 
 #[test]

@@ -119,6 +119,31 @@ fn a_differential_profile_shows_which_function_moved() {
     assert!(s.path("flamegraph-diff.svg").exists());
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("shares that moved"), "{stdout}");
+    // The report reads the stored profile back: both tables and what moved.
+    let out = s
+        .perflab()
+        .args(["report", "--markdown", "r.md", "--html", "r.html"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let markdown = std::fs::read_to_string(s.path("r.md")).unwrap();
+    assert!(
+        markdown.contains("### profile #1")
+            && markdown.contains("| function (by self share) | samples | share | interval |")
+            && markdown.contains("**Shares that moved** from A")
+            && markdown.contains("| `heavy` |"),
+        "{markdown}"
+    );
+    let html = std::fs::read_to_string(s.path("r.html")).unwrap();
+    assert!(
+        html.contains(r#"data-chart="flamegraph""#) && !html.contains("<script"),
+        "the flame graph is inlined without its script"
+    );
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! Profiles written by instrumented runs: perflab sets PERFLAB_PROFILE for
-//! each run, stores what comes back and shows span figures across runs.
+//! each run (of `run`, `ab` and `sweep`), stores what comes back and shows
+//! span figures across runs.
 //! The runs here copy profiles recorded from the `spans` example into the
 //! path perflab gives them, so the figures are known.
 
@@ -140,5 +141,67 @@ fn an_unreadable_profile_is_reported_but_does_not_stop_the_measurement() {
     assert!(
         stdout.contains("the profile could not be read") && stdout.contains("other/9"),
         "{stdout}"
+    );
+    let out = s.perflab().arg("report").output().unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert_eq!(
+        report.matches("the profile could not be read").count(),
+        1,
+        "the report says it once: {report}"
+    );
+}
+
+#[test]
+fn sweep_runs_store_their_profiles_and_the_report_shows_the_spans_of_each_point() {
+    let s = Scratch::new();
+    let out = s
+        .perflab()
+        .args(["sweep", "-p", "n=1,2", "--warmup", "0", "--min-runs", "2"])
+        .args(["--max-runs", "2"])
+        .arg(format!(
+            "test {{n}} -gt 0 && {}",
+            copy_profile("spans-baseline.json")
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let db = rusqlite::Connection::open(s.store()).unwrap();
+    let (runs, with_profile): (i64, i64) = db
+        .query_row(
+            "SELECT COUNT(*), COUNT(profile_json) FROM runs WHERE profile_json IS NULL \
+             OR profile_json LIKE '%perflab-profile/1%'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        (runs, with_profile),
+        (4, 4),
+        "every sweep run's profile is stored"
+    );
+    let out = s
+        .perflab()
+        .args(["report", "--markdown", "r.md"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let md = std::fs::read_to_string(s.path("r.md")).unwrap();
+    assert!(
+        md.contains("#### Where the time goes")
+            && md.contains("| `generate` |")
+            && md.contains("| test n=1 | 2 |")
+            && md.contains("| test n=2 | 2 |"),
+        "{md}"
+    );
+    assert_eq!(
+        md.matches("paths_over_error_budget").count(),
+        1,
+        "a warning every point gives is said once: {md}"
     );
 }

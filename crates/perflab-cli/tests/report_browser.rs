@@ -1,13 +1,17 @@
 //! The HTML report opened in headless Chromium: built from real runs of the
 //! perflab binary (runs at two commits with span profiles, an A/B, a sweep
-//! against a reference), it must load with no console error and no network
-//! request, and draw every chart with titles, axes and marks. A screenshot
-//! is written for the reviewer (its path is printed).
+//! against a reference, a differential sampling profile under perf and an
+//! A/B counted under valgrind), it must load with no console error and no
+//! network request, and draw every chart with titles, axes and marks. A
+//! screenshot is written for the reviewer (its path is printed).
 //!
-//! Chromium comes from Debian (`scripts/install-test-deps.sh` installs it);
-//! without it this test fails and says how to install it.
+//! Chromium, perf and valgrind come from Debian
+//! (`scripts/install-test-deps.sh` installs them); without one this test
+//! fails and says how to install it.
 
 mod common;
+mod native;
+mod profiled;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -17,6 +21,8 @@ use common::{Scratch, busy};
 use headless_chrome::protocol::cdp::types::Event;
 use headless_chrome::protocol::cdp::{Emulation, Network, Page};
 use headless_chrome::{Browser, LaunchOptions};
+use native::{LOOP_SOURCE, compile_c, require_tool, two_costs_source};
+use profiled::span_profile;
 
 fn chromium() -> PathBuf {
     let candidates = std::env::var_os("PERFLAB_CHROMIUM")
@@ -64,18 +70,14 @@ fn git(s: &Scratch, args: &[&str]) {
 /// A span profile as an instrumented program would write it (`perflab-profile/1`).
 fn profile(run: i64) -> String {
     let wall: u64 = 10_000_000 + (run as u64 % 7) * 100_000;
-    format!(
-        r#"{{"format": "perflab-profile/1", "program": "parse", "pid": 1,
-          "spans": [{{"name": "read_input", "kind": "span", "calls": 1, "self_ns": {}}},
-                    {{"name": "parse::tokens", "kind": "function", "calls": 400, "self_ns": {}}},
-                    {{"name": "write <output>", "kind": "span", "calls": 1, "self_ns": {}}}],
-          "threads": [{{"id": 1, "wall_ns": {wall}, "attributed_ns": {}, "unattributed_ns": {}}}],
-          "warnings": [{{"kind": "unattributed", "subject": "main", "message": "12% of main's time is in no span"}}]}}"#,
-        wall * 20 / 100,
-        wall * 50 / 100,
-        wall * 18 / 100,
-        wall * 88 / 100,
-        wall * 12 / 100
+    span_profile(
+        &[
+            ("read_input", 1, wall * 20 / 100),
+            ("parse::tokens", 400, wall * 50 / 100),
+            ("write <output>", 1, wall * 18 / 100),
+        ],
+        wall,
+        &["12% of main's time is in no span"],
     )
 }
 
@@ -157,10 +159,28 @@ fn report_from_real_runs(s: &Scratch) -> PathBuf {
         .unwrap();
     }
     drop(db);
+    // A differential sampling profile (#5) and an A/B counted under valgrind (#6).
+    require_tool("perf");
+    require_tool("valgrind");
+    let two = compile_c(s.dir.path(), "twocosts", &two_costs_source(21), &[]);
+    let baseline = format!("{} 30000000 3", two.display());
+    ok(s.perflab()
+        .args(["profile", "--no-svg", "--baseline", &baseline, "--"])
+        .arg(&two)
+        .args(["30000000", "1"])
+        .output()
+        .unwrap());
+    let counted = compile_c(s.dir.path(), "loop", LOOP_SOURCE, &[]);
+    ok(s.perflab()
+        .args(["ab", "--measure", "instructions"])
+        .arg(format!("{} 1000", counted.display()))
+        .arg(format!("{} 6000", counted.display()))
+        .output()
+        .unwrap());
     let html = s.path("report.html");
     let out = s
         .perflab()
-        .args(["report", "2", "3", "4", "--html", "report.html"])
+        .args(["report", "2", "3", "4", "5", "6", "--html", "report.html"])
         .output()
         .unwrap();
     assert_eq!(
@@ -271,6 +291,9 @@ fn the_html_report_loads_in_chromium_with_no_error_and_no_network_and_draws_ever
         "ratio",
         "spans",
         "history",
+        "shares",
+        "share-changes",
+        "flamegraph",
     ] {
         assert!(kinds.contains(&kind), "no {kind} chart among {kinds:?}");
     }
@@ -289,6 +312,10 @@ fn the_html_report_loads_in_chromium_with_no_error_and_no_network_and_draws_ever
     assert!(
         text.contains("sweep #4: <hamt> & \"scale\""),
         "the hostile name is shown as text"
+    );
+    assert!(
+        text.contains("Instruction counts") && text.contains("Exact"),
+        "the counted A/B says its counts are exact"
     );
 
     // The whole page, for the reviewer.

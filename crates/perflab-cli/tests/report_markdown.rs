@@ -1,7 +1,10 @@
 //! `perflab report`'s Markdown, pinned by snapshots: a store filled
 //! deterministically (scripted runs, fixed provenance) with an A/B experiment
-//! measured at three commits (with span profiles) and a sweep against a
-//! reference, rendered exactly as the command renders it.
+//! measured at three commits (with span profiles), a sweep against a
+//! reference (with span profiles), a differential sampling profile and an A/B run counted under
+//! valgrind, rendered exactly as the command renders it.
+
+mod profiled;
 
 use std::collections::BTreeMap;
 
@@ -20,6 +23,10 @@ use perflab_cli::report::page_markdown::report_markdown;
 use perflab_cli::runner::{FakeExecutor, MetricValue, RunOutcome};
 use perflab_cli::store::{Store, VariantRecord};
 use perflab_cli::sweep::{Sweep, run_sweep, sweep_document};
+use profiled::{
+    BASELINE_STACKS, CANDIDATE_STACKS, span_profile, store_differential_profile,
+    store_instruction_counts,
+};
 
 fn provenance(commit: &str) -> Provenance {
     Provenance {
@@ -35,62 +42,11 @@ fn provenance(commit: &str) -> Provenance {
 
 /// A complete `perflab-profile/1` document with two spans and one thread.
 fn profile(parse_ns: u64, compute_ns: u64, thread_ns: u64) -> String {
-    use perflab_format::profile::*;
-    let span = |name: &str, calls: u64, self_ns: u64| SpanRecord {
-        name: name.into(),
-        kind: SpanKind::Span,
-        file: "src/main.rs".into(),
-        line: 1,
-        also_at: vec![],
-        calls,
-        inclusive_ns: self_ns,
-        self_ns,
-        mean_ns: self_ns as f64 / calls as f64,
-        min_ns: self_ns / calls,
-        p50_ns: self_ns / calls,
-        p95_ns: self_ns / calls,
-        p99_ns: self_ns / calls,
-        max_ns: self_ns / calls,
-        threads: 1,
-        unwound: 0,
-        async_stats: None,
-        alloc: None,
-    };
-    Profile {
-        format: PROFILE_FORMAT.into(),
-        program: "parse".into(),
-        pid: 1,
-        session: SessionInfo {
-            name: "parse".into(),
-            scope: SessionScope::Process,
-            wall_ns: thread_ns,
-            cpu_ns: Some(thread_ns),
-            ended_by: SessionEnd::Finished,
-            started_unix_ms: 0,
-            unattributed_threshold: 0.1,
-        },
-        timer: TimerInfo {
-            name: "tsc".into(),
-            span_cost_ns: 20.0,
-            percentile_relative_error: 1.0 / 64.0,
-            instrumentation_ns: 220,
-        },
-        spans: vec![span("parse", 10, parse_ns), span("compute", 1, compute_ns)],
-        threads: vec![ThreadRecord {
-            id: 1,
-            name: Some("main".into()),
-            os_tid: None,
-            wall_ns: thread_ns,
-            cpu_ns: None,
-            attributed_ns: parse_ns + compute_ns,
-            unattributed_ns: thread_ns - parse_ns - compute_ns,
-            ended: false,
-        }],
-        counters: vec![],
-        gauges: vec![],
-        warnings: vec![],
-    }
-    .to_json_pretty()
+    span_profile(
+        &[("parse", 10, parse_ns), ("compute", 1, compute_ns)],
+        thread_ns,
+        &[],
+    )
 }
 
 fn experiment(name: &str) -> Experiment {
@@ -219,6 +175,23 @@ fn store_sweep(store: &Store) -> i64 {
             210.0
         };
         let mut run = FakeExecutor::outcome(0.01);
+        // Inserting takes a larger share past the cliff; the reference is lookup-bound.
+        let insert = if text.starts_with("./libhamt") {
+            20
+        } else if n >= 50_000.0 {
+            70
+        } else {
+            40
+        };
+        let thread_ns = 10_000_000;
+        run.profile_json = Some(span_profile(
+            &[
+                ("insert", n as u64, thread_ns * insert / 100),
+                ("lookup", n as u64, thread_ns * (80 - insert) / 100),
+            ],
+            thread_ns,
+            &[],
+        ));
         let value = n * per_item * (1.0 + 0.004 * (k as f64 * 2.3).sin());
         run.metrics = BTreeMap::from([(
             "cost".to_string(),
@@ -263,10 +236,97 @@ fn the_markdown_of_an_ab_experiment_shows_verdict_spans_and_history() {
 }
 
 #[test]
-fn the_markdown_of_a_sweep_shows_points_ratios_growth_and_the_cliff() {
+fn the_markdown_of_a_sweep_shows_points_ratios_growth_the_cliff_and_spans_per_point() {
     let (store, _, sweep) = filled_store();
     let data = gather(&store, &[sweep.to_string()], true).unwrap();
     insta::assert_snapshot!("sweep_report", report_markdown(&data));
+}
+
+#[test]
+fn the_markdown_of_a_differential_profile_shows_shares_with_intervals_and_what_moved() {
+    let store = Store::in_memory().unwrap();
+    let id = store_differential_profile(
+        &store,
+        &provenance("4"),
+        [BASELINE_STACKS, CANDIDATE_STACKS],
+    );
+    let data = gather(&store, &[id.to_string()], true).unwrap();
+    insta::assert_snapshot!("profile_report", report_markdown(&data));
+}
+
+#[test]
+fn the_markdown_of_counted_runs_shows_exactness_and_the_functions_whose_counts_changed() {
+    let store = Store::in_memory().unwrap();
+    let id = store_instruction_counts(&store, &provenance("6"));
+    let data = gather(&store, &[id.to_string()], true).unwrap();
+    insta::assert_snapshot!("instructions_report", report_markdown(&data));
+}
+
+#[test]
+fn the_html_of_a_profile_draws_its_shares_and_inlines_its_flame_graph_without_script() {
+    let store = Store::in_memory().unwrap();
+    let hostile = "parser;main;<script>alert('x')</script> 40\n";
+    let id = store_differential_profile(
+        &store,
+        &provenance("4"),
+        [
+            &format!("{BASELINE_STACKS}{hostile}"),
+            &format!("{CANDIDATE_STACKS}{hostile}"),
+        ],
+    );
+    let html = report_html(&gather(&store, &[id.to_string()], true).unwrap());
+    for kind in ["shares", "share-changes", "flamegraph"] {
+        assert!(
+            html.contains(&format!(r#"data-chart="{kind}""#)),
+            "no {kind} chart"
+        );
+    }
+    assert_eq!(
+        html.matches(r#"data-chart="shares""#).count(),
+        2,
+        "one per profile"
+    );
+    assert!(!html.contains("<script"), "a script tag got through");
+    assert!(!html.contains("onload="), "an event handler got through");
+    assert!(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"));
+    let outside = html.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
+    assert!(!outside.contains("http://") && !outside.contains("https://"));
+}
+
+#[test]
+fn profiles_that_cannot_be_read_are_one_warning_in_the_report_not_left_out() {
+    let store = Store::in_memory().unwrap();
+    let record = VariantRecord {
+        name: "command",
+        command: "./parse",
+        env: &[],
+        cwd: None,
+    };
+    let (id, variants) = store
+        .begin_experiment("run", None, Some("wall"), &provenance("7"), "{}", &[record])
+        .unwrap();
+    let cut_short = r#"{"format": "perflab-profile/1", "spans": ["#;
+    let profiles = [
+        Some(profile(600, 300, 1000)),
+        Some(cut_short.to_string()),
+        Some(cut_short.to_string()),
+        None,
+    ];
+    for (i, text) in profiles.into_iter().enumerate() {
+        let mut run = FakeExecutor::outcome(0.1);
+        run.profile_json = text;
+        store
+            .record_run(id, variants[0], i + 1, i, false, &run)
+            .unwrap();
+    }
+    let markdown = report_markdown(&gather(&store, &[id.to_string()], true).unwrap());
+    let warning =
+        r#"> warning: variant "command", 2 runs (first: run 2): the profile could not be read: "#;
+    assert_eq!(markdown.matches(warning).count(), 1, "{markdown}");
+    assert!(
+        markdown.contains("**command**: 1 profiled runs"),
+        "the readable profile is still shown: {markdown}"
+    );
 }
 
 #[test]

@@ -31,6 +31,13 @@ pub struct InstructionsDocument {
     pub changes: Vec<FunctionCountChange>,
 }
 
+impl InstructionsDocument {
+    /// Parses instruction counts, refusing other formats with a message saying what was found.
+    pub fn from_json_str(text: &str) -> Result<Self, crate::result::FormatError> {
+        crate::result::parse_tagged(text, INSTRUCTIONS_FORMAT)
+    }
+}
+
 /// One variant's counts.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct InstructionVariant {

@@ -175,21 +175,30 @@ pub struct RunDoc {
 impl ResultDocument {
     /// Parses a result, refusing other formats with a message saying what was found.
     pub fn from_json_str(text: &str) -> Result<Self, FormatError> {
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| FormatError::Json(e.to_string()))?;
-        match value.get("format").and_then(|f| f.as_str()) {
-            Some(RESULT_FORMAT) => {
-                serde_json::from_value(value).map_err(|e| FormatError::Json(e.to_string()))
-            }
-            Some(other) => Err(FormatError::WrongFormat {
-                expected: RESULT_FORMAT,
-                found: other.to_string(),
-            }),
-            None => Err(FormatError::WrongFormat {
-                expected: RESULT_FORMAT,
-                found: "no \"format\" field".into(),
-            }),
+        parse_tagged(text, RESULT_FORMAT)
+    }
+}
+
+/// Parses a document whose `format` field must be `expected`; another
+/// format is refused by name rather than by whichever field it lacks.
+pub(crate) fn parse_tagged<T: serde::de::DeserializeOwned>(
+    text: &str,
+    expected: &'static str,
+) -> Result<T, FormatError> {
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| FormatError::Json(e.to_string()))?;
+    match value.get("format").and_then(|f| f.as_str()) {
+        Some(found) if found == expected => {
+            serde_json::from_value(value).map_err(|e| FormatError::Json(e.to_string()))
         }
+        Some(other) => Err(FormatError::WrongFormat {
+            expected,
+            found: other.to_string(),
+        }),
+        None => Err(FormatError::WrongFormat {
+            expected,
+            found: "no \"format\" field".into(),
+        }),
     }
 }
 

@@ -39,6 +39,13 @@ pub struct SamplingDocument {
     pub provenance: Option<BTreeMap<String, serde_json::Value>>,
 }
 
+impl SamplingDocument {
+    /// Parses a sampling profile, refusing other formats with a message saying what was found.
+    pub fn from_json_str(text: &str) -> Result<Self, crate::result::FormatError> {
+        crate::result::parse_tagged(text, SAMPLING_FORMAT)
+    }
+}
+
 /// How the samples were taken.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct SamplerInfo {
@@ -112,4 +119,20 @@ pub struct ShareChange {
     pub inclusive_ci: [f64; 2],
     /// True when either interval excludes zero.
     pub moved: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn another_format_is_refused_by_name() {
+        let err = SamplingDocument::from_json_str(r#"{"format": "perflab-result/1"}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("perflab-sampling/1") && err.contains("perflab-result/1"),
+            "{err}"
+        );
+    }
 }

@@ -15,17 +15,13 @@ pub fn write_flamegraph(
     subtitle: &str,
     path: &Path,
 ) -> Result<()> {
-    let mut options = options(title, subtitle);
-    let lines = folded.lines();
-    let mut svg = Vec::new();
-    flamegraph::from_lines(&mut options, lines.iter().map(String::as_str), &mut svg)
-        .map_err(|e| svg_error(path, e))?;
+    let svg =
+        flamegraph_svg(folded, &mut options(title, subtitle)).map_err(|e| svg_error(path, e))?;
     write(path, &svg)
 }
 
-/// Writes the differential flame graph of `baseline` to `candidate`: frames
-/// sized by the candidate, coloured by how their self samples changed, the
-/// baseline scaled to the candidate's total first (shares, not counts).
+/// Writes the differential flame graph of `baseline` to `candidate` (see
+/// [`differential_svg`]) to `path`.
 pub fn write_differential(
     baseline: &FoldedStacks,
     candidate: &FoldedStacks,
@@ -33,6 +29,30 @@ pub fn write_differential(
     subtitle: &str,
     path: &Path,
 ) -> Result<()> {
+    let svg = differential_svg(baseline, candidate, &mut options(title, subtitle))
+        .map_err(|e| svg_error(path, e))?;
+    write(path, &svg)
+}
+
+/// The flame graph SVG of `folded`, as inferno draws it with `options`.
+pub fn flamegraph_svg(
+    folded: &FoldedStacks,
+    options: &mut Options<'_>,
+) -> std::io::Result<Vec<u8>> {
+    let lines = folded.lines();
+    let mut svg = Vec::new();
+    flamegraph::from_lines(options, lines.iter().map(String::as_str), &mut svg)?;
+    Ok(svg)
+}
+
+/// The differential flame graph SVG of `baseline` to `candidate`: frames
+/// sized by the candidate, coloured by how their self samples changed, the
+/// baseline scaled to the candidate's total first (shares, not counts).
+pub fn differential_svg(
+    baseline: &FoldedStacks,
+    candidate: &FoldedStacks,
+    options: &mut Options<'_>,
+) -> std::io::Result<Vec<u8>> {
     let mut both = Vec::new();
     let diff_options = inferno::differential::Options {
         normalize: true,
@@ -43,16 +63,16 @@ pub fn write_differential(
         baseline.to_text().as_bytes(),
         candidate.to_text().as_bytes(),
         &mut both,
-    )
-    .map_err(|e| svg_error(path, e))?;
+    )?;
     let text = String::from_utf8_lossy(&both);
-    let mut options = options(title, subtitle);
     let mut svg = Vec::new();
-    flamegraph::from_lines(&mut options, text.lines(), &mut svg).map_err(|e| svg_error(path, e))?;
-    write(path, &svg)
+    flamegraph::from_lines(options, text.lines(), &mut svg)?;
+    Ok(svg)
 }
 
-fn options(title: &str, subtitle: &str) -> Options<'static> {
+/// The options of every perflab flame graph: titled, counting samples, and
+/// the same picture for the same input.
+pub fn options(title: &str, subtitle: &str) -> Options<'static> {
     let mut options = Options::default();
     options.title = title.to_string();
     options.subtitle = Some(subtitle.to_string());

@@ -1,10 +1,16 @@
 //! Everything a report shows, read from the store once: each experiment's
-//! result (or sweep), its span breakdowns and its history over commits, so
-//! that the Markdown and the HTML page are two views of the same data.
+//! result (or sweep, or sampling profile), its instruction counts, its span
+//! breakdowns and its history over commits, so that the Markdown and the
+//! HTML page are two views of the same data.
 
+use std::collections::BTreeMap;
+
+use perflab_format::instructions::InstructionsDocument;
 use perflab_format::result::ResultDocument;
+use perflab_format::sampling::SamplingDocument;
 use perflab_stats::Thresholds;
 
+use super::sampling::SamplingReport;
 use super::span_breakdown::{VariantSpans, span_breakdowns};
 use crate::commands::metric_direction;
 use crate::error::Result;
@@ -27,7 +33,7 @@ pub struct ReportData {
 pub struct ExperimentReport {
     /// Id in the store.
     pub id: i64,
-    /// `ab`, `run`, `compare` or `sweep`.
+    /// `ab`, `run`, `compare`, `sweep` or `profile`.
     pub kind: String,
     /// Name, if given.
     pub name: Option<String>,
@@ -37,12 +43,18 @@ pub struct ExperimentReport {
     pub result: Option<ResultDocument>,
     /// The sweep, for sweeps.
     pub sweep: Option<SweepDocument>,
+    /// The sampling profile, for experiments of kind `profile`.
+    pub sampling: Option<SamplingReport>,
+    /// Instruction counts per function, when the runs were counted under valgrind.
+    pub instructions: Option<InstructionsDocument>,
     /// Span breakdowns from profiles, per variant (empty without profiles).
     pub spans: Vec<VariantSpans>,
     /// The metric over commits, when it was measured at 2 or more commits.
     pub history: Option<(Evolution, String)>,
     /// Why there is no result, if there is none.
     pub missing: Option<String>,
+    /// What the store holds for this experiment but could not be read.
+    pub warnings: Vec<String>,
 }
 
 impl ExperimentReport {
@@ -52,6 +64,14 @@ impl ExperimentReport {
             Some(n) => format!("{} #{}: {n}", self.kind, self.id),
             None => format!("{} #{}", self.kind, self.id),
         }
+    }
+
+    /// Where the measurement came from (commit, host, kernel, time), if stored.
+    pub fn provenance(&self) -> Option<&BTreeMap<String, serde_json::Value>> {
+        self.result
+            .as_ref()
+            .and_then(|r| r.provenance.as_ref())
+            .or_else(|| self.sampling.as_ref()?.doc.provenance.as_ref())
     }
 }
 
@@ -83,8 +103,22 @@ fn experiment(
     values: &mut ValuesCache,
 ) -> Result<ExperimentReport> {
     let row = store.experiment_summary(id)?;
-    let (mut result, mut sweep, mut missing) = (None, None, None);
+    let (mut result, mut sweep, mut sampling, mut missing) = (None, None, None, None);
+    let mut warnings = Vec::new();
     match row.result_json.as_deref() {
+        Some(text) if row.kind == "profile" => match SamplingDocument::from_json_str(text) {
+            Ok(doc) => {
+                sampling = Some(SamplingReport {
+                    doc,
+                    folded: store.folded(id)?,
+                })
+            }
+            Err(e) => {
+                missing = Some(format!(
+                    "its stored sampling profile cannot be read ({e}); profile the command again with this perflab"
+                ))
+            }
+        },
         Some(text) => match SweepDocument::from_result_json(text) {
             Some(doc) => {
                 result = Some(doc.result.clone());
@@ -103,7 +137,30 @@ fn experiment(
             ))
         }
     }
-    let spans = span_breakdowns(&store.runs_of(id)?);
+    let instructions = match store.attachment(id, "instructions")? {
+        Some(text) => match InstructionsDocument::from_json_str(&text) {
+            Ok(doc) => Some(doc),
+            Err(e) => {
+                warnings.push(format!(
+                    "its stored instruction counts cannot be read ({e}); measure again with this perflab to see them"
+                ));
+                None
+            }
+        },
+        None => None,
+    };
+    let breakdowns = span_breakdowns(&store.runs_of(id)?);
+    // A result already names the profiles it could not read among its span
+    // warnings; the report says each problem once.
+    let stated = result.as_ref().map(|r| r.profile_warnings.as_slice());
+    warnings.extend(
+        breakdowns
+            .problems
+            .iter()
+            .filter(|p| !stated.is_some_and(|s| s.contains(&p.message)))
+            .map(ToString::to_string),
+    );
+    let spans = breakdowns.variants;
     let history = match (&row.metric, with_history, row.kind.as_str()) {
         (Some(metric), true, "ab" | "run" | "sweep") => {
             history_of(store, id, row.name.clone(), metric, result.as_ref(), values)?
@@ -117,9 +174,12 @@ fn experiment(
         status: row.status,
         result,
         sweep,
+        sampling,
+        instructions,
         spans,
         history,
         missing,
+        warnings,
     })
 }
 

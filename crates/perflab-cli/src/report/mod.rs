@@ -3,11 +3,14 @@
 pub mod evolution;
 pub mod gather;
 pub mod html;
+pub mod instruction_counts;
 mod json;
 mod markdown;
 pub mod page_markdown;
+pub mod sampling;
 mod side_by_side;
 pub mod span_breakdown;
+pub mod span_grid;
 mod span_table;
 pub mod sweep;
 mod terminal;

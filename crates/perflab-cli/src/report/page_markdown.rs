@@ -1,20 +1,22 @@
 //! The whole report as Markdown, for a pull request: per experiment its
-//! provenance, result or sweep, span breakdown and history.
+//! provenance, result, sweep or sampling profile, instruction counts, span
+//! breakdown and history.
 
+use std::collections::BTreeMap;
 use std::fmt::Write;
-
-use perflab_format::result::ResultDocument;
 
 use super::evolution::evolution_markdown;
 use super::gather::{ExperimentReport, ReportData};
+use super::instruction_counts::instructions_markdown;
 use super::markdown::{cell, markdown_body};
+use super::sampling::sampling_markdown;
 use super::span_breakdown::VariantSpans;
+use super::span_grid::{span_grid, span_grid_markdown};
 use super::sweep::sweep_markdown_body;
 use crate::units::{format_number, format_seconds};
 
 /// "Commit `a1b2c3d4` (with uncommitted changes) on host (CPU), Linux 6.1, perflab 0.1.0, 2026-02-01T10:00:00Z."
-pub fn provenance_line(doc: &ResultDocument) -> Option<String> {
-    let p = doc.provenance.as_ref()?;
+pub fn provenance_line(p: &BTreeMap<String, serde_json::Value>) -> Option<String> {
     let text = |key: &str| {
         p.get(key)
             .and_then(|v| v.as_str())
@@ -90,21 +92,36 @@ pub fn spans_markdown(v: &VariantSpans) -> String {
 fn experiment_markdown(e: &ExperimentReport) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "### {}\n", cell(&e.title()));
-    if let Some(line) = e.result.as_ref().and_then(provenance_line) {
+    if let Some(line) = e.provenance().and_then(provenance_line) {
         let _ = writeln!(out, "{}.\n", line.replace('\n', " "));
     }
     if let Some(why) = &e.missing {
         let _ = writeln!(out, "> No result to show: {}.\n", cell(why));
     }
-    match (&e.sweep, &e.result) {
-        (Some(sweep), _) => out.push_str(&sweep_markdown_body(sweep)),
-        (None, Some(result)) => out.push_str(&markdown_body(result)),
-        (None, None) => {}
+    for w in &e.warnings {
+        let _ = writeln!(out, "> warning: {}\n", cell(w));
+    }
+    match (&e.sweep, &e.result, &e.sampling) {
+        (Some(sweep), _, _) => out.push_str(&sweep_markdown_body(sweep)),
+        (None, Some(result), _) => out.push_str(&markdown_body(result)),
+        (None, None, Some(sampling)) => out.push_str(&sampling_markdown(&sampling.doc)),
+        (None, None, None) => {}
+    }
+    if let Some(doc) = &e.instructions {
+        let _ = write!(
+            out,
+            "\n#### Instruction counts\n\n{}",
+            instructions_markdown(doc)
+        );
     }
     if !e.spans.is_empty() {
         let _ = write!(out, "\n#### Where the time goes\n");
-        for v in &e.spans {
-            let _ = write!(out, "\n{}", spans_markdown(v));
+        if e.sweep.is_some() {
+            let _ = write!(out, "\n{}", span_grid_markdown(&span_grid(&e.spans)));
+        } else {
+            for v in &e.spans {
+                let _ = write!(out, "\n{}", spans_markdown(v));
+            }
         }
     }
     if let Some((evolution, unit)) = &e.history {

@@ -1,52 +1,20 @@
 //! Where the time goes: span breakdowns from the `perflab-profile/1`
 //! documents that instrumented programs leave in `runs.profile_json`.
 //!
-//! Only the few fields a breakdown needs are read, and every one is
-//! optional, so a profile written by a newer `perflab-profile/1` writer still
-//! reads; runs without a profile (or with another format) are skipped, and
-//! with none at all the report simply has no breakdown.
+//! Profiles are read with the same strict reader as the span tables of
+//! `perflab ab` and `perflab run` ([`Profile::from_json_str`]): a newer
+//! `perflab-profile/1` writer may add fields, but a document of another
+//! format, or one cut short, is not a profile. Runs without a profile are
+//! skipped; a run whose profile cannot be read is a problem the report
+//! states once (with the runs it concerns), never silently left out.
 
 use std::collections::BTreeMap;
 
+use perflab_format::profile::Profile;
 use serde::{Deserialize, Serialize};
 
+use crate::spans::parse_profiles;
 use crate::store::StoredRun;
-
-const PROFILE_FORMAT: &str = "perflab-profile/1";
-
-#[derive(Deserialize)]
-struct ProfileFields {
-    format: String,
-    #[serde(default)]
-    spans: Vec<SpanFields>,
-    #[serde(default)]
-    threads: Vec<ThreadFields>,
-    #[serde(default)]
-    warnings: Vec<WarningFields>,
-}
-
-#[derive(Deserialize)]
-struct SpanFields {
-    name: String,
-    #[serde(default)]
-    calls: u64,
-    #[serde(default)]
-    self_ns: u64,
-}
-
-#[derive(Deserialize)]
-struct ThreadFields {
-    #[serde(default)]
-    wall_ns: u64,
-    #[serde(default)]
-    unattributed_ns: u64,
-}
-
-#[derive(Deserialize)]
-struct WarningFields {
-    #[serde(default)]
-    message: String,
-}
 
 /// One span's part of the time.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -80,28 +48,58 @@ pub struct VariantSpans {
     pub warnings: Vec<String>,
 }
 
-/// Breakdowns per variant, from the measured runs that carry a profile.
-pub fn span_breakdowns(runs: &[StoredRun]) -> Vec<VariantSpans> {
-    let mut by_variant: BTreeMap<(i64, String), Vec<ProfileFields>> = BTreeMap::new();
-    for run in runs.iter().filter(|r| !r.warmup) {
-        let Some(text) = &run.outcome.profile_json else {
-            continue;
-        };
-        match serde_json::from_str::<ProfileFields>(text) {
-            Ok(p) if p.format == PROFILE_FORMAT => by_variant
-                .entry((run.variant_id, run.variant.clone()))
-                .or_default()
-                .push(p),
-            _ => {}
-        }
-    }
-    by_variant
-        .into_iter()
-        .filter_map(|((_, variant), profiles)| breakdown(variant, &profiles))
-        .collect()
+/// A profile that could not be read, with the runs it concerns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProfileProblem {
+    /// The variant whose runs wrote it.
+    pub variant: String,
+    /// "run 3: the profile could not be read: ..." (the runs numbered
+    /// among the variant's measured runs, as in the result's span warnings).
+    pub message: String,
 }
 
-fn breakdown(variant: String, profiles: &[ProfileFields]) -> Option<VariantSpans> {
+impl std::fmt::Display for ProfileProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "variant \"{}\", {}", self.variant, self.message)
+    }
+}
+
+/// The breakdowns of an experiment and the profiles that could not be read.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SpanBreakdowns {
+    /// One breakdown per variant with at least one readable profile.
+    pub variants: Vec<VariantSpans>,
+    /// Unreadable profiles, once per variant and distinct problem.
+    pub problems: Vec<ProfileProblem>,
+}
+
+/// Breakdowns per variant, from the measured runs that carry a profile.
+pub fn span_breakdowns(runs: &[StoredRun]) -> SpanBreakdowns {
+    let mut by_variant: BTreeMap<(i64, &str), Vec<Option<&str>>> = BTreeMap::new();
+    for run in runs.iter().filter(|r| !r.warmup) {
+        by_variant
+            .entry((run.variant_id, &run.variant))
+            .or_default()
+            .push(run.outcome.profile_json.as_deref());
+    }
+    let mut result = SpanBreakdowns::default();
+    for ((_, variant), texts) in by_variant {
+        let (profiles, problems) = parse_profiles(texts.into_iter());
+        result
+            .problems
+            .extend(problems.into_iter().map(|message| ProfileProblem {
+                variant: variant.to_string(),
+                message,
+            }));
+        let profiles: Vec<Profile> = profiles.into_iter().flatten().collect();
+        if let Some(b) = breakdown(variant.to_string(), &profiles) {
+            result.variants.push(b);
+        }
+    }
+    result
+}
+
+fn breakdown(variant: String, profiles: &[Profile]) -> Option<VariantSpans> {
     let runs = profiles.len() as f64;
     let thread_total: f64 = profiles
         .iter()
@@ -167,17 +165,38 @@ mod tests {
         }
     }
 
-    const PROFILE: &str = r#"{"format": "perflab-profile/1", "something_new": 1,
-        "spans": [{"name": "parse", "calls": 2, "self_ns": 600},
-                  {"name": "compute", "calls": 1, "self_ns": 300}],
-        "threads": [{"wall_ns": 1000, "attributed_ns": 900, "unattributed_ns": 100}],
-        "warnings": [{"kind": "unattributed", "subject": "main", "message": "10% unattributed"}]}"#;
+    /// A complete profile: `parse` (2 calls, 600 ns) and `compute` (1 call,
+    /// 300 ns) in 1000 ns of one thread, plus a field a newer writer added.
+    fn profile() -> String {
+        let span = |name: &str, calls: u64, self_ns: u64| {
+            serde_json::json!({
+                "name": name, "kind": "span", "file": "src/main.rs", "line": 1, "calls": calls,
+                "inclusive_ns": self_ns, "self_ns": self_ns, "mean_ns": self_ns as f64 / calls as f64,
+                "min_ns": 1, "p50_ns": 1, "p95_ns": 1, "p99_ns": 1, "max_ns": 1, "threads": 1, "unwound": 0
+            })
+        };
+        serde_json::json!({
+            "format": "perflab-profile/1", "program": "p", "pid": 1, "something_new": 1,
+            "session": {"name": "p", "scope": "process", "wall_ns": 1000, "cpu_ns": 1000,
+                        "ended_by": "finished", "started_unix_ms": 0, "unattributed_threshold": 0.05},
+            "timer": {"name": "tsc", "span_cost_ns": 20.0, "percentile_relative_error": 0.015625,
+                      "instrumentation_ns": 60},
+            "spans": [span("parse", 2, 600), span("compute", 1, 300)],
+            "threads": [{"id": 1, "wall_ns": 1000, "attributed_ns": 900, "unattributed_ns": 100,
+                         "ended": false}],
+            "counters": [], "gauges": [],
+            "warnings": [{"kind": "unattributed", "subject": "main", "message": "10% unattributed"}]
+        })
+        .to_string()
+    }
 
     #[test]
     fn shares_of_spans_and_the_unattributed_part_add_up_to_the_thread_time() {
-        let b = span_breakdowns(&[run("A", Some(PROFILE)), run("A", Some(PROFILE))]);
-        assert_eq!(b.len(), 1);
-        let a = &b[0];
+        let p = profile();
+        let b = span_breakdowns(&[run("A", Some(&p)), run("A", Some(&p))]);
+        assert!(b.problems.is_empty(), "{:?}", b.problems);
+        assert_eq!(b.variants.len(), 1);
+        let a = &b.variants[0];
         assert_eq!((a.runs, a.thread_ns), (2, 1000.0));
         assert_eq!(a.spans[0].name, "parse");
         assert_eq!((a.spans[0].share, a.spans[0].calls), (0.6, 2.0));
@@ -187,9 +206,36 @@ mod tests {
     }
 
     #[test]
-    fn runs_without_a_profile_or_with_another_format_give_no_breakdown() {
-        let other = PROFILE.replace("perflab-profile/1", "perflab-profile/9");
-        assert!(span_breakdowns(&[run("A", None), run("A", Some(&other))]).is_empty());
-        assert!(span_breakdowns(&[run("A", Some("not json"))]).is_empty());
+    fn runs_without_a_profile_give_no_breakdown_and_no_problem() {
+        let b = span_breakdowns(&[run("A", None), run("A", None)]);
+        assert_eq!(b, SpanBreakdowns::default());
+    }
+
+    #[test]
+    fn unreadable_profiles_are_problems_stated_once_with_the_runs_they_concern() {
+        let p = profile();
+        let other = p.replace("perflab-profile/1", "perflab-profile/9");
+        let b = span_breakdowns(&[
+            run("A", Some(&p)),
+            run("A", Some(&other)),
+            run("A", Some(&other)),
+            run("A", Some("{\"format\": \"perflab-profile/1\"")),
+        ]);
+        assert_eq!(b.variants[0].runs, 1, "the readable profile still counts");
+        let problems: Vec<String> = b.problems.iter().map(ToString::to_string).collect();
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.starts_with("variant \"A\", 2 runs (first: run 2):")
+                    && p.contains("perflab-profile/9")),
+            "{problems:?}"
+        );
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.starts_with("variant \"A\", run 4:")),
+            "{problems:?}"
+        );
     }
 }

@@ -104,6 +104,8 @@ pub fn run_sweep(
     };
     let started = Instant::now();
     let cs = confidence_sequence(sweep)?;
+    // Instrumented programs write their span profiles here, one file per run.
+    let profiles = crate::ab::profile_dir()?;
     let mut sequence = 0;
     let stop = 'rounds: loop {
         let mut order: Vec<usize> = (0..sweep.points.len())
@@ -125,6 +127,7 @@ pub fn run_sweep(
                 store,
                 ids: ids.as_ref(),
                 sequence: &mut sequence,
+                profile_dir: profiles.path(),
             };
             match visit.point(executor, &mut rng, p, &mut state.points[p]) {
                 Ok(true) => {}
@@ -226,6 +229,8 @@ struct Visit<'a> {
     store: Option<&'a Store>,
     ids: Option<&'a (i64, Vec<Vec<i64>>)>,
     sequence: &'a mut usize,
+    /// Where runs write their profiles (`PERFLAB_PROFILE`), as in `perflab ab`.
+    profile_dir: &'a std::path::Path,
 }
 
 impl Visit<'_> {
@@ -286,9 +291,16 @@ impl Visit<'_> {
             cwd: self.sweep.cwd.clone(),
             timeout: self.sweep.timeout,
             extractor: self.sweep.extractor.clone(),
-            profile_path: None,
+            profile_path: Some(
+                self.profile_dir
+                    .join(format!("run-{}.json", *self.sequence + 1)),
+            ),
         };
-        let run = executor.execute(&spec)?;
+        let run = executor.execute(&spec);
+        if let Some(path) = &spec.profile_path {
+            let _ = std::fs::remove_file(path);
+        }
+        let run = run?;
         if run.exit == ExitState::Interrupted {
             return Ok(None);
         }

@@ -7,6 +7,9 @@
 
 pub mod charts;
 pub mod escape;
+pub mod inline_svg;
+mod profile_tables;
+mod span_grid;
 pub mod svg;
 mod tables;
 
@@ -14,13 +17,17 @@ use std::fmt::Write;
 
 use charts::change::change_chart;
 use charts::distribution::distribution_chart;
+use charts::flamegraph::flamegraph_chart;
 use charts::history::history_chart;
+use charts::share_changes::share_changes_chart;
+use charts::shares::shares_chart;
 use charts::spans::spans_chart;
 use charts::sweep::sweep_charts;
 use escape::esc;
 
 use super::gather::{ExperimentReport, ReportData};
 use super::page_markdown::provenance_line;
+use super::sampling::SamplingReport;
 
 const STYLE: &str = include_str!("style.css");
 
@@ -54,7 +61,7 @@ fn experiment_html(e: &ExperimentReport, out: &mut String, chart_id: &mut usize)
         );
     }
     out.push_str("</h2>");
-    if let Some(line) = e.result.as_ref().and_then(provenance_line) {
+    if let Some(line) = e.provenance().and_then(provenance_line) {
         let _ = write!(
             out,
             r#"<p class="provenance">{}</p>"#,
@@ -67,6 +74,9 @@ fn experiment_html(e: &ExperimentReport, out: &mut String, chart_id: &mut usize)
             r#"<p class="note">No result to show: {}.</p>"#,
             esc(why)
         );
+    }
+    for w in &e.warnings {
+        let _ = write!(out, r#"<p class="note">Warning: {}</p>"#, esc(w));
     }
     match (&e.sweep, &e.result) {
         (Some(sweep), _) => {
@@ -87,7 +97,20 @@ fn experiment_html(e: &ExperimentReport, out: &mut String, chart_id: &mut usize)
         }
         (None, None) => {}
     }
-    if !e.spans.is_empty() {
+    if let Some(sampling) = &e.sampling {
+        *chart_id += 1;
+        sampling_html(sampling, out, *chart_id);
+    }
+    if let Some(doc) = &e.instructions {
+        out.push_str("<h3>Instruction counts</h3>");
+        out.push_str(&profile_tables::instructions_tables(doc));
+    }
+    if !e.spans.is_empty() && e.sweep.is_some() {
+        out.push_str("<h3>Span breakdown</h3>");
+        out.push_str(&span_grid::span_grid_html(&super::span_grid::span_grid(
+            &e.spans,
+        )));
+    } else if !e.spans.is_empty() {
         out.push_str("<h3>Span breakdown</h3>");
         for v in &e.spans {
             *chart_id += 1;
@@ -108,6 +131,34 @@ fn experiment_html(e: &ExperimentReport, out: &mut String, chart_id: &mut usize)
         out.push_str(&tables::history_table(evolution, unit));
     }
     out.push_str("</section>");
+}
+
+/// A sampling profile: per command its shares chart and tables, the shares
+/// that moved, the flame graph (`id` keeps its ids unique) and the warnings.
+fn sampling_html(sampling: &SamplingReport, out: &mut String, id: usize) {
+    let doc = &sampling.doc;
+    for profile in &doc.profiles {
+        out.push_str(&profile_tables::profile_summary(doc, profile));
+        if let Some(chart) = shares_chart(doc, profile) {
+            out.push_str(&chart);
+        }
+        out.push_str(&profile_tables::sampled_profile_tables(profile));
+    }
+    if doc.profiles.len() == 2 {
+        if let Some(chart) = share_changes_chart(doc) {
+            out.push_str(&chart);
+        }
+        out.push_str(&profile_tables::share_changes_table(doc));
+    }
+    for w in &doc.warnings {
+        let _ = write!(out, r#"<p class="note">Warning: {}</p>"#, esc(w));
+    }
+    match flamegraph_chart(sampling, id) {
+        Ok(chart) => out.push_str(&chart),
+        Err(why) => {
+            let _ = write!(out, r#"<p class="note">No flame graph: {}.</p>"#, esc(&why));
+        }
+    }
 }
 
 /// The report as one HTML page.

@@ -3,7 +3,10 @@
 
 pub mod change;
 pub mod distribution;
+pub mod flamegraph;
 pub mod history;
+pub mod share_changes;
+pub mod shares;
 pub mod spans;
 pub mod sweep;
 
