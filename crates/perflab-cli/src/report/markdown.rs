@@ -10,6 +10,14 @@ use crate::units::format_percent;
 /// Renders a Markdown section.
 pub struct MarkdownReport;
 
+/// The text with its first letter capitalised, to follow a full stop.
+fn sentence(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
+}
+
 /// Escapes text for a Markdown table cell.
 pub(crate) fn cell(text: &str) -> String {
     text.replace('\\', "\\\\")
@@ -45,7 +53,7 @@ pub fn markdown_body(doc: &ResultDocument) -> String {
                 format_percent(d.ci[0]),
                 format_percent(d.ci[1]),
                 d.runs,
-                cell(&d.reason)
+                cell(&sentence(&d.reason))
             );
         }
         let _ = writeln!(
