@@ -32,15 +32,28 @@ pub fn change_chart(metric: &str, d: &DecisionDoc) -> String {
         (d.nogo * 100.0, d.go * 100.0, "region-neutral", "NEUTRAL"),
         (d.go * 100.0, hi * 100.0, "region-go", "GO"),
     ];
+    // Region labels sit above the plot; when a region is too narrow for its
+    // label, the label moves up a line instead of overprinting its neighbour.
+    let mut previous_right = f64::NEG_INFINITY;
     for (a, b, class, label) in regions {
         let (xa, xb) = (x.map(a), x.map(b));
+        let half = label.len() as f64 * 3.6;
+        let centre = (xa + xb) / 2.0;
+        let label_y = if centre - half < previous_right + 4.0 {
+            top - 20.0
+        } else {
+            top - 8.0
+        };
+        if label_y == top - 8.0 {
+            previous_right = centre + half;
+        }
         let _ = write!(
             plot.body,
             r#"<rect class="{class}" x="{xa:.1}" y="{top:.1}" width="{:.1}" height="{:.1}"/><text class="region-label" x="{:.1}" y="{:.1}" text-anchor="middle">{label}</text>"#,
             (xb - xa).max(0.0),
             bottom - top,
-            (xa + xb) / 2.0,
-            top - 8.0
+            centre,
+            label_y
         );
     }
     plot.x_axis(&x, "relative change, positive is better (%)", &|v| {
