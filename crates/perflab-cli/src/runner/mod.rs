@@ -5,10 +5,14 @@
 mod capture;
 mod counters;
 mod fake;
+mod fork_server;
 mod interrupt;
+mod local;
 mod metrics;
 mod process;
 mod schedule;
+mod seqpacket;
+mod streams;
 mod trampoline;
 mod valgrind;
 
