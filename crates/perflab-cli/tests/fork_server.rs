@@ -123,32 +123,8 @@ fn environment_overrides_and_the_working_directory_reach_a_command_started_by_th
 #[test]
 fn killing_the_fork_server_mid_experiment_stops_with_a_clear_error_and_no_hang() {
     let s = Scratch::new();
-    let child = perflab(
-        &s,
-        &[
-            "ab",
-            "sleep 0.3",
-            "sleep 0.3",
-            "--warmup",
-            "0",
-            "--max-runs",
-            "100",
-        ],
-    );
-    let started = Instant::now();
-    let server = loop {
-        let found = children(child.id())
-            .into_iter()
-            .find(|&p| cmdline(p).contains("--serve"));
-        if let Some(pid) = found {
-            break pid;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "no fork server"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let child = perflab(&s, &SLEEPS);
+    let server = fork_server_of(&child);
     std::thread::sleep(Duration::from_millis(700));
     let runs = children(server);
     // SAFETY: kill(2) on the server this test found.
@@ -164,20 +140,80 @@ fn killing_the_fork_server_mid_experiment_stops_with_a_clear_error_and_no_hang()
     assert!(!err.contains("panicked"), "{err}");
     // The run under way was stopped, not left running without a parent.
     for pid in runs {
-        let ended = || {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            let state = stat
-                .rsplit(')')
-                .next()
-                .unwrap_or("")
-                .split_whitespace()
-                .next();
-            matches!(state, None | Some("Z"))
-        };
-        let since = Instant::now();
-        while !ended() && since.elapsed() < Duration::from_secs(2) {
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        assert!(ended(), "the run {pid} ({}) still runs", cmdline(pid));
+        assert!(
+            ends_soon(pid),
+            "the run {pid} ({}) still runs",
+            cmdline(pid)
+        );
     }
+}
+
+#[test]
+fn a_stopped_fork_server_ends_the_experiment_with_an_error_instead_of_a_hang() {
+    let s = Scratch::new();
+    let child = perflab(&s, &SLEEPS);
+    let server = fork_server_of(&child);
+    std::thread::sleep(Duration::from_millis(700));
+    // SAFETY: kill(2) on the server this test found.
+    unsafe { libc::kill(server as i32, libc::SIGSTOP) };
+    let out = wait_at_most(child, Duration::from_secs(40));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    // Stopped under a run, or between runs with a request waiting.
+    assert!(
+        err.contains("did not report the end of the run") || err.contains("did not answer"),
+        "{err}"
+    );
+    assert!(err.contains("marked incomplete"), "{err}");
+    assert!(ends_soon(server), "perflab left its stopped server behind");
+}
+
+/// An experiment of many short runs, for killing its server under it.
+const SLEEPS: [&str; 7] = [
+    "ab",
+    "sleep 0.3",
+    "sleep 0.3",
+    "--warmup",
+    "0",
+    "--max-runs",
+    "100",
+];
+
+/// The fork server perflab started, once it is there.
+fn fork_server_of(perflab: &Child) -> u32 {
+    let started = Instant::now();
+    loop {
+        let found = children(perflab.id())
+            .into_iter()
+            .find(|&p| cmdline(p).contains("--serve"));
+        if let Some(pid) = found {
+            return pid;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "no fork server"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// True once `pid` has exited (a zombie, or gone).
+fn ended(pid: u32) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let state = stat
+        .rsplit(')')
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .next();
+    matches!(state, None | Some("Z"))
+}
+
+/// Waits up to two seconds for `pid` to exit.
+fn ends_soon(pid: u32) -> bool {
+    let since = Instant::now();
+    while !ended(pid) && since.elapsed() < Duration::from_secs(2) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    ended(pid)
 }

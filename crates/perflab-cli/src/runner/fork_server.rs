@@ -19,6 +19,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::RunSpec;
+use super::local::pidfd_open;
 use super::process::spawn_error;
 use super::seqpacket::{self, Received};
 use super::trampoline::{ExecReport, parse_report};
@@ -46,6 +47,10 @@ pub struct ServedRun<'a> {
     pub pid: libc::pid_t,
     /// The command, for error messages.
     command: String,
+    /// Readable once the run exited (not its child, so perflab cannot reap it).
+    pidfd: Option<OwnedFd>,
+    /// When the pidfd first showed the run had exited.
+    exited_at: Option<Instant>,
 }
 
 /// The request for one run, or `None` when it is too large for the server.
@@ -172,6 +177,10 @@ impl ForkServer {
                     server: self,
                     pid,
                     command,
+                    // Fails only if the run is already reaped (its report
+                    // is then on the way), or on kernels before 5.3.
+                    pidfd: pidfd_open(pid),
+                    exited_at: None,
                 };
                 Ok((run, vec![out_read, err_read]))
             }
@@ -229,7 +238,7 @@ impl ServedRun<'_> {
     /// The server's report, once the run was reaped.
     pub fn try_end(&mut self) -> Result<Option<ExecReport>> {
         match seqpacket::receive(&self.server.socket, Duration::ZERO) {
-            Ok(Received::Nothing) => Ok(None),
+            Ok(Received::Nothing) => self.check_overdue().map(|()| None),
             Ok(Received::Message(text)) => match parse_report(&text) {
                 Some(report) => Ok(Some(report)),
                 None => {
@@ -249,6 +258,40 @@ impl ServedRun<'_> {
             }
         }
     }
+
+    /// The server reaps a run and reports the moment it exits: a run that
+    /// exited long ago without a report means the server is stuck (stopped,
+    /// say), and perflab would otherwise wait forever.
+    fn check_overdue(&mut self) -> Result<()> {
+        if self.exited_at.is_none() && self.pidfd.as_ref().is_some_and(readable) {
+            self.exited_at = Some(Instant::now());
+        }
+        match self.exited_at {
+            Some(at) if at.elapsed() >= ANSWER_WITHIN => {
+                self.server.broken = true;
+                Err(failure(
+                    &self.command,
+                    format!(
+                        "did not report the end of the run within {} s of its exit; \
+                         is it stopped? run perflab again",
+                        ANSWER_WITHIN.as_secs()
+                    ),
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// True when `fd` is readable now.
+fn readable(fd: &OwnedFd) -> bool {
+    let mut entry = libc::pollfd {
+        fd: fd.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd, no waiting.
+    unsafe { libc::poll(&mut entry, 1, 0) == 1 }
 }
 
 impl Drop for ForkServer {

@@ -106,8 +106,8 @@ fn wide(n: libc::c_long) -> i64 {
     n as i64
 }
 
-/// A pidfd for the child, so poll can wake the moment it exits (Linux 5.3+).
-fn pidfd_open(pid: libc::pid_t) -> Option<OwnedFd> {
+/// A pidfd for the process, so poll can wake the moment it exits (Linux 5.3+).
+pub fn pidfd_open(pid: libc::pid_t) -> Option<OwnedFd> {
     // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1.
     let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
     // SAFETY: a non-negative result is a fresh fd that we now own.
