@@ -60,6 +60,12 @@ pub fn start(launch: &Launch) -> io::Result<Running> {
     let (errno_read, errno_write) =
         unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
     let started_ns = now_ns();
+    // fork, not vfork or posix_spawn, though those skip copying the page
+    // tables: at exec the kernel carries the old address space's high-water
+    // mark into the command's peak memory, and a vforked child's old
+    // address space is this whole process (its mapped binary and libraries
+    // included, about 2 MiB), while a forked copy starts with little more
+    // than the pages this process wrote (heap and stack, about 150 KiB).
     // SAFETY: this process is single-threaded, and the child only runs
     // `exec_child`, which makes async-signal-safe calls and never returns.
     let pid = unsafe { libc::fork() };
