@@ -5,6 +5,7 @@
 mod capture;
 mod counters;
 mod fake;
+mod fork_request;
 mod fork_server;
 mod interrupt;
 mod local;

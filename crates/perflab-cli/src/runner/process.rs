@@ -17,7 +17,8 @@ use std::os::fd::{OwnedFd, RawFd};
 use std::time::{Duration, Instant};
 
 use super::counters::CounterSet;
-use super::fork_server::{self, ForkServer, ServedRun};
+use super::fork_request;
+use super::fork_server::{ForkServer, ServedRun};
 use super::interrupt::interrupted;
 use super::local::LocalRun;
 use super::streams::{Stream, poll_once};
@@ -60,7 +61,7 @@ impl ProcessExecutor {
             (Some(exec), None) => exec,
             (_, counters) => return local(counters.as_ref()),
         };
-        let Some(request) = fork_server::request(spec, argv)? else {
+        let Some(request) = fork_request::request(spec, argv)? else {
             return local(None);
         };
         if self.server.as_ref().is_some_and(ForkServer::broken) {
