@@ -5,10 +5,15 @@
 mod capture;
 mod counters;
 mod fake;
+mod fork_request;
+mod fork_server;
 mod interrupt;
+mod local;
 mod metrics;
 mod process;
 mod schedule;
+mod seqpacket;
+mod streams;
 mod trampoline;
 mod valgrind;
 

@@ -1,21 +1,29 @@
 //! The real executor: one process (group) per run, reaped with `wait4` so
 //! that CPU time and peak memory cover the whole process tree.
 //!
-//! One thread does everything: it polls the two output pipes and a pidfd
-//! of the child, so a run costs perflab no thread creation, the exit is
-//! seen the moment it happens, and the timeout and Ctrl-C are checked
-//! between wake-ups.
+//! Runs are forked by the fork server (`perflab-exec --serve`, see
+//! fork_server.rs) when perflab-exec is installed, so that their peak
+//! memory is their own; by perflab itself (local.rs) when counters must be
+//! attached between fork and exec, or when perflab-exec is missing.
+//!
+//! One thread does everything: it polls the two output pipes and one
+//! descriptor that becomes readable when the run ends (the server's socket,
+//! or a pidfd), so a run costs perflab no thread creation, the end is seen
+//! the moment it happens, and the timeout and Ctrl-C are checked between
+//! wake-ups.
 
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::os::unix::process::CommandExt;
-use std::process::{Command, Stdio};
+use std::collections::BTreeMap;
+use std::os::fd::{OwnedFd, RawFd};
 use std::time::{Duration, Instant};
 
-use super::capture::LineScanner;
 use super::counters::CounterSet;
+use super::fork_request;
+use super::fork_server::{ForkServer, ServedRun};
 use super::interrupt::interrupted;
-use super::trampoline::{ReportPipe, trampoline};
-use super::{CommandLine, Executor, ExitState, RunOutcome, RunSpec};
+use super::local::LocalRun;
+use super::streams::{Stream, poll_once};
+use super::trampoline::{ExecReport, trampoline};
+use super::{CommandLine, Executor, ExitState, MetricValue, RunOutcome, RunSpec};
 use crate::error::{Error, Result};
 
 /// How often the loop wakes up to look at the timeout and the Ctrl-C flag.
@@ -23,11 +31,15 @@ const WATCH_INTERVAL_MS: i32 = 20;
 /// How long to wait for output after the run exited, in case a grandchild
 /// still holds the pipes open.
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
+/// How long a killed run may take to be reaped before perflab gives up on it.
+const KILL_GRACE: Duration = Duration::from_secs(10);
 
 /// Starts real processes, optionally with performance counters attached.
 #[derive(Debug, Default)]
 pub struct ProcessExecutor {
     counters: Option<CounterSet>,
+    /// Started on the first run that can use it.
+    server: Option<ForkServer>,
 }
 
 impl ProcessExecutor {
@@ -35,104 +47,87 @@ impl ProcessExecutor {
     pub fn with_counters(counters: CounterSet) -> Self {
         Self {
             counters: Some(counters),
+            server: None,
+        }
+    }
+
+    /// Starts the run, through the fork server where it can.
+    fn start(&mut self, spec: &RunSpec, argv: &[String]) -> Result<(Started<'_>, Vec<OwnedFd>)> {
+        let local = |counters| {
+            let (run, pipes) = LocalRun::spawn(spec, argv, counters)?;
+            Ok((Started::Local(run), pipes))
+        };
+        let exec = match (trampoline(), &self.counters) {
+            (Some(exec), None) => exec,
+            (_, counters) => return local(counters.as_ref()),
+        };
+        let Some(request) = fork_request::request(spec, argv)? else {
+            return local(None);
+        };
+        if self.server.as_ref().is_some_and(ForkServer::broken) {
+            self.server = None;
+        }
+        let server = match &mut self.server {
+            Some(server) => server,
+            empty => empty.insert(ForkServer::start(exec)?),
+        };
+        let (run, pipes) = server.launch(spec, &request)?;
+        Ok((Started::Served(run), pipes))
+    }
+}
+
+/// A started run, whichever process forked it.
+enum Started<'a> {
+    Local(LocalRun),
+    Served(ServedRun<'a>),
+}
+
+impl Started<'_> {
+    fn pid(&self) -> libc::pid_t {
+        match self {
+            Started::Local(run) => run.pid,
+            Started::Served(run) => run.pid,
+        }
+    }
+
+    fn end_fd(&self) -> Option<RawFd> {
+        match self {
+            Started::Local(run) => run.end_fd(),
+            Started::Served(run) => Some(run.end_fd()),
+        }
+    }
+
+    fn try_end(&mut self) -> Result<Option<ExecReport>> {
+        match self {
+            Started::Local(run) => run.try_end(),
+            Started::Served(run) => run.try_end(),
         }
     }
 }
 
 impl Executor for ProcessExecutor {
     fn execute(&mut self, spec: &RunSpec) -> Result<RunOutcome> {
-        let mut report = match trampoline() {
-            Some(_) => Some(ReportPipe::new().map_err(|source| Error::Io {
-                path: "pipe".into(),
-                source,
-            })?),
-            None => None,
-        };
-        let mut command = build_command(spec, report.as_ref().map(ReportPipe::write_fd))?;
-        let attaching = match &self.counters {
-            Some(set) => Some(set.attach_to(&mut command)?),
-            None => None,
-        };
-        let started = Instant::now();
-        let spawned = command.spawn();
-        drop(command); // its copies of our descriptors
-        if let Some(r) = report.as_mut() {
-            r.close_write();
-        }
-        let counters = attaching.map(|a| a.attached());
-        let mut child = spawned.map_err(|e| spawn_error(spec, e))?;
-        let pid = child.id() as libc::pid_t;
-        let pipes: Vec<OwnedFd> = [
-            child.stdout.take().map(OwnedFd::from),
-            child.stderr.take().map(OwnedFd::from),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        drop(child); // reaped below with wait4, which std's Child would not report rusage for
+        let argv = argv(spec)?;
+        let started_at = Instant::now();
+        let (mut run, pipes) = self.start(spec, &argv)?;
         let mut streams: Vec<Stream> = pipes.into_iter().map(Stream::new).collect();
-        let pidfd = pidfd_open(pid);
-
-        let mut ended: Option<(libc::c_int, libc::rusage, f64)> = None;
-        let mut killed_for: Option<ExitState> = None;
-        let mut drain_deadline = None;
-        loop {
-            if ended.is_none() {
-                if let Some(reaped) = try_reap(pid)? {
-                    ended = Some((reaped.0, reaped.1, started.elapsed().as_secs_f64()));
-                    drain_deadline = Some(Instant::now() + DRAIN_GRACE);
-                }
-            }
-            let open = streams.iter().any(|s| s.open);
-            if ended.is_some() && (!open || drain_deadline.is_some_and(|d| Instant::now() >= d)) {
-                break;
-            }
-            if ended.is_none() && killed_for.is_none() {
-                killed_for = if interrupted() {
-                    Some(ExitState::Interrupted)
-                } else if spec.timeout.is_some_and(|t| started.elapsed() >= t) {
-                    Some(ExitState::TimedOut)
-                } else {
-                    None
-                };
-                if killed_for.is_some() {
-                    // SAFETY: kill(2) on our own child's process group.
-                    unsafe { libc::kill(-pid, libc::SIGKILL) };
-                }
-            }
-            let wait_ms = match (&pidfd, ended.is_some()) {
-                (Some(_), false) | (_, true) => WATCH_INTERVAL_MS,
-                (None, false) => 1, // no pidfd: poll for the exit often
-            };
-            poll_once(
-                &mut streams,
-                pidfd.as_ref().filter(|_| ended.is_none()),
-                wait_ms,
-                &spec.extractor,
-            );
-        }
-        let Some((mut status, mut usage, mut wall_s)) = ended else {
-            unreachable!("loop ends only after the child was reaped")
+        let watched = watch(&mut run, &mut streams, spec, started_at);
+        let counters = match run {
+            Started::Local(run) => run.counters,
+            Started::Served(_) => None,
         };
-        if let Some(r) = report.as_ref().and_then(ReportPipe::read) {
-            if r.exec_errno != 0 {
-                return Err(spawn_error(
-                    spec,
-                    std::io::Error::from_raw_os_error(r.exec_errno),
-                ));
-            }
-            status = r.status;
-            wall_s = r.wall_ns as f64 / 1e9;
-            usage.ru_utime = micros_timeval(r.user_us);
-            usage.ru_stime = micros_timeval(r.sys_us);
-            usage.ru_maxrss = r.max_rss_kib as libc::c_long;
+        let (report, killed_for) = watched?;
+        if report.exec_errno != 0 {
+            let e = std::io::Error::from_raw_os_error(report.exec_errno);
+            return Err(spawn_error(spec, e));
         }
+        let status = report.status;
         let exit = match killed_for {
             Some(reason) => reason,
             None if libc::WIFSIGNALED(status) => ExitState::Signal(libc::WTERMSIG(status)),
             None => ExitState::Code(libc::WEXITSTATUS(status)),
         };
-        let mut metrics = std::collections::BTreeMap::new();
+        let mut metrics = BTreeMap::new();
         let mut tail = Vec::new();
         for mut stream in streams {
             stream.scanner.finish(&spec.extractor);
@@ -140,25 +135,19 @@ impl Executor for ProcessExecutor {
             tail.extend(stream.scanner.tail);
         }
         for (name, value) in counters.iter().flat_map(|c| c.read()) {
-            metrics.insert(
-                name.to_string(),
-                super::MetricValue {
-                    value,
-                    unit: super::counter_metric(name)
-                        .map_or("", |(_, unit)| unit)
-                        .to_string(),
-                },
-            );
+            let unit = super::counter_metric(name).map_or("", |(_, unit)| unit);
+            let unit = unit.to_string();
+            metrics.insert(name.to_string(), MetricValue { value, unit });
         }
         let profile_json = spec
             .profile_path
             .as_ref()
             .and_then(|p| std::fs::read_to_string(p).ok());
         Ok(RunOutcome {
-            wall_s,
-            user_s: timeval_seconds(usage.ru_utime),
-            sys_s: timeval_seconds(usage.ru_stime),
-            max_rss_kib: usage.ru_maxrss as f64,
+            wall_s: report.wall_ns as f64 / 1e9,
+            user_s: report.user_us as f64 / 1e6,
+            sys_s: report.sys_us as f64 / 1e6,
+            max_rss_kib: report.max_rss_kib as f64,
             exit,
             metrics,
             output_tail: tail.join("\n"),
@@ -167,185 +156,78 @@ impl Executor for ProcessExecutor {
     }
 }
 
-/// One output pipe of the child.
-struct Stream {
-    fd: OwnedFd,
-    open: bool,
-    scanner: LineScanner,
-}
-
-impl Stream {
-    fn new(fd: OwnedFd) -> Self {
-        // SAFETY: fcntl on a pipe we own.
-        unsafe {
-            let flags = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
-            libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK);
-        }
-        Self {
-            fd,
-            open: true,
-            scanner: LineScanner::default(),
-        }
-    }
-
-    /// Reads what is available; marks the stream closed at end of file.
-    fn drain(&mut self, extractor: &super::MetricExtractor) {
-        let mut buffer = [0u8; 16 * 1024];
-        loop {
-            // SAFETY: reading into a local buffer of the given length.
-            let n = unsafe {
-                libc::read(
-                    self.fd.as_raw_fd(),
-                    buffer.as_mut_ptr().cast(),
-                    buffer.len(),
-                )
-            };
-            match n {
-                0 => {
-                    self.open = false;
-                    return;
-                }
-                n if n > 0 => self.scanner.feed(&buffer[..n as usize], extractor),
-                _ => {
-                    let err = std::io::Error::last_os_error();
-                    if err.kind() != std::io::ErrorKind::Interrupted {
-                        if err.kind() != std::io::ErrorKind::WouldBlock {
-                            self.open = false;
-                        }
-                        return;
-                    }
-                }
+/// Reads the run's output until it ended and its pipes closed (or the
+/// drain grace passed); kills its process group at the timeout or on
+/// Ctrl-C. Returns the report and why perflab killed it, if it did.
+fn watch(
+    run: &mut Started,
+    streams: &mut [Stream],
+    spec: &RunSpec,
+    started_at: Instant,
+) -> Result<(ExecReport, Option<ExitState>)> {
+    let mut ended: Option<ExecReport> = None;
+    let mut killed: Option<(ExitState, Instant)> = None;
+    let mut drain_deadline = None;
+    loop {
+        if ended.is_none() {
+            ended = run.try_end()?;
+            if ended.is_some() {
+                drain_deadline = Some(Instant::now() + DRAIN_GRACE);
             }
         }
+        if let Some(report) = ended {
+            let open = streams.iter().any(|s| s.open);
+            if !open || drain_deadline.is_some_and(|d| Instant::now() >= d) {
+                return Ok((report, killed.map(|(reason, _)| reason)));
+            }
+        } else if let Some((_, at)) = killed {
+            if at.elapsed() >= KILL_GRACE {
+                return Err(Error::Run {
+                    run: format!("command '{}'", spec.command.display()),
+                    message: format!(
+                        "it was killed but had not ended {} s later; perflab gives up on it",
+                        KILL_GRACE.as_secs()
+                    ),
+                });
+            }
+        } else {
+            let reason = if interrupted() {
+                Some(ExitState::Interrupted)
+            } else if spec.timeout.is_some_and(|t| started_at.elapsed() >= t) {
+                Some(ExitState::TimedOut)
+            } else {
+                None
+            };
+            if let Some(reason) = reason {
+                // SAFETY: kill(2) on the run's own process group, not yet
+                // reported as reaped.
+                unsafe { libc::kill(-run.pid(), libc::SIGKILL) };
+                killed = Some((reason, Instant::now()));
+            }
+        }
+        let end_fd = run.end_fd().filter(|_| ended.is_none());
+        let wait_ms = match (ended.is_some(), end_fd) {
+            (false, None) => 1, // no pidfd: look for the exit often
+            _ => WATCH_INTERVAL_MS,
+        };
+        poll_once(streams, end_fd, wait_ms, &spec.extractor);
     }
 }
 
-fn poll_once(
-    streams: &mut [Stream],
-    pidfd: Option<&OwnedFd>,
-    timeout_ms: i32,
-    extractor: &super::MetricExtractor,
-) {
-    let mut fds: Vec<libc::pollfd> = streams
-        .iter()
-        .filter(|s| s.open)
-        .map(|s| libc::pollfd {
-            fd: s.fd.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        })
-        .collect();
-    if let Some(p) = pidfd {
-        fds.push(libc::pollfd {
-            fd: p.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        });
-    }
-    if fds.is_empty() {
-        std::thread::sleep(Duration::from_millis(timeout_ms as u64));
-        return;
-    }
-    // SAFETY: fds is a valid array of pollfd of the given length.
-    let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) };
-    if ready <= 0 {
-        return;
-    }
-    let readable: Vec<RawFd> = fds
-        .iter()
-        .filter(|f| f.revents != 0)
-        .map(|f| f.fd)
-        .collect();
-    for stream in streams
-        .iter_mut()
-        .filter(|s| s.open && readable.contains(&s.fd.as_raw_fd()))
-    {
-        stream.drain(extractor);
+/// The program and its arguments.
+fn argv(spec: &RunSpec) -> Result<Vec<String>> {
+    match &spec.command {
+        CommandLine::Shell(text) => Ok(vec!["sh".into(), "-c".into(), text.clone()]),
+        CommandLine::Direct(args) if args.is_empty() => Err(Error::usage(
+            "CMD",
+            "the command is empty; give the program to run",
+        )),
+        CommandLine::Direct(args) => Ok(args.clone()),
     }
 }
 
-/// A pidfd for the child, so poll can wake the moment it exits (Linux 5.3+).
-fn pidfd_open(pid: libc::pid_t) -> Option<OwnedFd> {
-    // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-    // SAFETY: a non-negative result is a fresh fd that we now own.
-    (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
-}
-
-/// Reaps the child if it has exited.
-fn try_reap(pid: libc::pid_t) -> Result<Option<(libc::c_int, libc::rusage)>> {
-    let mut status: libc::c_int = 0;
-    // SAFETY: rusage is plain data; wait4 fills it for our own child.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    loop {
-        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
-        if r == pid {
-            return Ok(Some((status, usage)));
-        }
-        if r == 0 {
-            return Ok(None);
-        }
-        let err = std::io::Error::last_os_error();
-        if err.kind() != std::io::ErrorKind::Interrupted {
-            return Err(Error::Run {
-                run: format!("process {pid}"),
-                message: format!("waiting for it failed: {err}"),
-            });
-        }
-    }
-}
-
-fn micros_timeval(us: i64) -> libc::timeval {
-    libc::timeval {
-        tv_sec: (us / 1_000_000) as libc::time_t,
-        tv_usec: (us % 1_000_000) as libc::suseconds_t,
-    }
-}
-
-/// The command to spawn: through `perflab-exec` when there is a report to
-/// write, else directly (then peak memory includes perflab's own size at
-/// the fork, a Linux accounting effect).
-fn build_command(spec: &RunSpec, report: Option<RawFd>) -> Result<Command> {
-    let argv: Vec<String> = match &spec.command {
-        CommandLine::Shell(text) => vec!["sh".into(), "-c".into(), text.clone()],
-        CommandLine::Direct(args) if args.is_empty() => {
-            return Err(Error::usage(
-                "CMD",
-                "the command is empty; give the program to run",
-            ));
-        }
-        CommandLine::Direct(args) => args.clone(),
-    };
-    let mut command = match (trampoline(), report) {
-        (Some(exec), Some(report)) => {
-            let mut c = Command::new(exec);
-            c.arg(report.to_string()).arg("--").args(&argv);
-            c
-        }
-        _ => {
-            let mut c = Command::new(&argv[0]);
-            c.args(&argv[1..]);
-            c
-        }
-    };
-    command
-        .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        // Its own process group: a timeout or Ctrl-C can then stop the whole
-        // tree, and the terminal's Ctrl-C reaches perflab, not the run.
-        .process_group(0);
-    if let Some(path) = &spec.profile_path {
-        command.env("PERFLAB_PROFILE", path);
-    }
-    if let Some(dir) = &spec.cwd {
-        command.current_dir(dir);
-    }
-    Ok(command)
-}
-
-fn spawn_error(spec: &RunSpec, e: std::io::Error) -> Error {
+/// The error for a run that could not be started, with the usual causes.
+pub fn spawn_error(spec: &RunSpec, e: std::io::Error) -> Error {
     let what = spec.command.display();
     let message = match (e.kind(), &spec.cwd) {
         (std::io::ErrorKind::NotFound, Some(dir)) if !dir.is_dir() => {
@@ -368,8 +250,4 @@ fn spawn_error(spec: &RunSpec, e: std::io::Error) -> Error {
         run: format!("command '{what}'"),
         message,
     }
-}
-
-fn timeval_seconds(t: libc::timeval) -> f64 {
-    t.tv_sec as f64 + t.tv_usec as f64 / 1e6
 }

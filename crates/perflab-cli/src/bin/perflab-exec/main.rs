@@ -1,0 +1,101 @@
+//! `perflab-exec`: starts measured runs for perflab, in one of two modes.
+//!
+//! - `perflab-exec --serve FD`: a fork server. perflab starts it once and
+//!   sends it one request per run over the Unix socket FD; see `serve.rs`.
+//! - `perflab-exec FD -- PROGRAM [ARGS...]`: starts one run and writes what
+//!   `wait4` says of it to the inherited file descriptor FD (a pipe). perflab
+//!   uses this when it attaches performance counters between fork and exec,
+//!   or when a request is too large for the server.
+//!
+//! Why a separate, small program: Linux keeps a process's memory high-water
+//! mark across `exec` (a forked child starts from its parent's resident
+//! size), so a command forked straight from perflab would report perflab's
+//! own resident size (several MiB, more with a large store) as its peak
+//! memory. Forked from this program, whose resident size is about that of
+//! `true`, the peak is the command's own. Timing the run here also leaves
+//! perflab's own work out of the wall time.
+//!
+//! The report is one line: `perflab-exec/1 WALL_NS USER_US SYS_US
+//! MAXRSS_KIB WAIT_STATUS EXEC_ERRNO`, where EXEC_ERRNO is non-zero when the
+//! program could not be started.
+
+mod serve;
+mod spawn;
+
+use std::ffi::{CString, OsString};
+use std::os::unix::ffi::OsStringExt;
+
+fn main() {
+    let mut args = std::env::args_os().skip(1);
+    let (Some(first), Some(second)) = (args.next(), args.next()) else {
+        usage();
+    };
+    if first == "--serve" {
+        serve::serve(descriptor(second));
+    }
+    if second != "--" {
+        usage();
+    }
+    once(descriptor(first), args.collect());
+}
+
+/// One run, reported to the pipe `report_fd`; exits as the command did.
+fn once(report_fd: libc::c_int, args: Vec<OsString>) -> ! {
+    // The command must not inherit the report pipe.
+    // SAFETY: fcntl on a descriptor number given by perflab.
+    if unsafe { libc::fcntl(report_fd, libc::F_SETFD, libc::FD_CLOEXEC) } != 0 {
+        fail("the report descriptor is not open");
+    }
+    let argv: Vec<CString> = args
+        .into_iter()
+        .map(|a| CString::new(a.into_vec()).unwrap_or_else(|_| usage()))
+        .collect();
+    if argv.is_empty() {
+        usage();
+    }
+    // perflab already put this process in the run's own group, set the
+    // environment, the directory and the output pipes.
+    let launch = spawn::Launch {
+        argv: &argv,
+        env: None,
+        cwd: None,
+        stdio: None,
+        own_group: false,
+    };
+    let running = spawn::start(&launch).unwrap_or_else(|_| fail("cannot fork"));
+    let report = running.wait().unwrap_or_else(|_| fail("wait4 failed"));
+    let line = report.line();
+    // SAFETY: writing a local buffer to the report pipe.
+    let written = unsafe { libc::write(report_fd, line.as_ptr().cast(), line.len()) };
+    if written != line.len() as isize {
+        fail("cannot write the report");
+    }
+    let status = report.status;
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        128 + libc::WTERMSIG(status)
+    };
+    std::process::exit(code);
+}
+
+/// A descriptor number given on the command line.
+fn descriptor(arg: OsString) -> libc::c_int {
+    arg.to_str()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| usage())
+}
+
+fn usage() -> ! {
+    eprintln!(
+        "perflab-exec: perflab's run starter; usage: perflab-exec FD -- PROGRAM [ARGS...] \
+         or perflab-exec --serve FD"
+    );
+    std::process::exit(2);
+}
+
+/// Gives up with a message naming the last system error.
+pub fn fail(what: &str) -> ! {
+    eprintln!("perflab-exec: {what}: {}", std::io::Error::last_os_error());
+    std::process::exit(125);
+}

@@ -1,0 +1,210 @@
+//! `perflab-exec --serve FD`: the fork server. perflab starts it once and
+//! asks it for every run, so that a run costs one fork and exec of the
+//! command, not also one of perflab-exec, while the command still forks
+//! from a process as small as this one (see main.rs for why that matters).
+//!
+//! The protocol, over the `SOCK_SEQPACKET` Unix socket FD (one message per
+//! request or reply, so no framing is needed), one run at a time:
+//!
+//! - request: `perflab-exec/2` then fields, each ended by a NUL byte and
+//!   starting with a tag: `A` an argument (the first is the program, looked
+//!   up in PATH), `E` a `KEY=VALUE` to set on top of this process's
+//!   environment (which is perflab's), `D` the working directory. Three
+//!   descriptors ride along (SCM_RIGHTS): the command's stdin, stdout, stderr.
+//! - reply `perflab-exec/2 pid PID`: the command runs in its own process
+//!   group PID (perflab kills it there at a timeout or on Ctrl-C), then,
+//!   once it is reaped, the report line (main.rs) with the wall time from
+//!   fork to `wait4` and the command's `wait4` usage.
+//! - or reply `perflab-exec/2 error ERRNO`: nothing was started.
+//!
+//! End of file on the socket (perflab exited) ends the server.
+
+use std::ffi::CString;
+use std::os::fd::{FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+
+use crate::fail;
+use crate::spawn::{self, Launch};
+
+/// The largest request; perflab sends a larger one (a huge command line)
+/// through the one-shot mode instead.
+const MAX_REQUEST: usize = 64 * 1024;
+
+/// Answers requests until perflab closes its end of `socket`.
+pub fn serve(socket: RawFd) -> ! {
+    // The commands must not inherit the socket.
+    // SAFETY: fcntl on the descriptor number perflab gave.
+    if unsafe { libc::fcntl(socket, libc::F_SETFD, libc::FD_CLOEXEC) } != 0 {
+        fail("the socket descriptor is not open");
+    }
+    // Reserved once, never initialised as a whole: only the bytes a request
+    // fills are touched, so this process stays as small as at its start.
+    let mut buffer: Vec<u8> = Vec::with_capacity(MAX_REQUEST);
+    loop {
+        match receive(socket, &mut buffer) {
+            None => std::process::exit(0),
+            Some(Ok(stdio)) => run(socket, &buffer, stdio),
+            Some(Err(errno)) => {
+                reply(socket, &format!("perflab-exec/2 error {errno}"));
+            }
+        }
+    }
+}
+
+/// Starts one request's command, tells perflab its pid, waits, reports.
+fn run(socket: RawFd, request: &[u8], stdio: [OwnedFd; 3]) {
+    let Some(request) = Request::parse(request) else {
+        reply(socket, &format!("perflab-exec/2 error {}", libc::EINVAL));
+        return;
+    };
+    let env = (!request.env.is_empty()).then(|| environment(&request.env));
+    let fds = [0, 1, 2].map(|i| std::os::fd::AsRawFd::as_raw_fd(&stdio[i]));
+    let launch = Launch {
+        argv: &request.argv,
+        env: env.as_deref(),
+        cwd: request.cwd.as_deref(),
+        stdio: Some(fds),
+        own_group: true,
+    };
+    let started = spawn::start(&launch);
+    // Only the command may hold the pipes now: perflab sees end of file
+    // on them when it (and whatever it started) is done.
+    drop(stdio);
+    let running = match started {
+        Ok(running) => running,
+        Err(e) => {
+            let errno = e.raw_os_error().unwrap_or(libc::EIO);
+            reply(socket, &format!("perflab-exec/2 error {errno}"));
+            return;
+        }
+    };
+    let pid = running.pid;
+    if !reply(socket, &format!("perflab-exec/2 pid {pid}")) {
+        // perflab is gone and cannot measure this run: stop it.
+        // SAFETY: kill(2) on the process group of our own child.
+        unsafe { libc::kill(-pid, libc::SIGKILL) };
+    }
+    let report = running.wait().unwrap_or_else(|_| fail("wait4 failed"));
+    reply(socket, &report.line());
+}
+
+/// One parsed request.
+struct Request<'a> {
+    argv: Vec<CString>,
+    env: Vec<&'a [u8]>,
+    cwd: Option<CString>,
+}
+
+impl<'a> Request<'a> {
+    fn parse(bytes: &'a [u8]) -> Option<Self> {
+        let mut fields = bytes.split(|&b| b == 0);
+        if fields.next()? != b"perflab-exec/2" {
+            return None;
+        }
+        let mut request = Request {
+            argv: Vec::new(),
+            env: Vec::new(),
+            cwd: None,
+        };
+        for field in fields {
+            match field.split_first() {
+                Some((b'A', arg)) => request.argv.push(CString::new(arg).ok()?),
+                Some((b'E', pair)) if pair.contains(&b'=') => request.env.push(pair),
+                Some((b'D', dir)) => request.cwd = Some(CString::new(dir).ok()?),
+                None => {} // after the last NUL
+                Some(_) => return None,
+            }
+        }
+        (!request.argv.is_empty()).then_some(request)
+    }
+}
+
+/// This process's environment with the overrides applied, built before the
+/// fork because the child must not allocate.
+fn environment(overrides: &[&[u8]]) -> Vec<CString> {
+    let key = |pair: &[u8]| {
+        pair.split(|&b| b == b'=')
+            .next()
+            .unwrap_or_default()
+            .to_vec()
+    };
+    let keys: Vec<Vec<u8>> = overrides.iter().map(|o| key(o)).collect();
+    std::env::vars_os()
+        .filter(|(k, _)| !keys.iter().any(|o| o.as_slice() == k.as_bytes()))
+        .map(|(k, v)| [k.as_bytes(), b"=", v.as_bytes()].concat())
+        // A key given twice: the last one wins, as with std's Command.
+        .chain(
+            overrides
+                .iter()
+                .enumerate()
+                .filter(|(i, o)| !keys[i + 1..].contains(&key(o)))
+                .map(|(_, o)| o.to_vec()),
+        )
+        .filter_map(|pair| CString::new(pair).ok())
+        .collect()
+}
+
+/// Receives the next request into `buffer` with its three descriptors.
+/// `None` at end of file; `Some(Err(errno))` for a malformed message.
+fn receive(socket: RawFd, buffer: &mut Vec<u8>) -> Option<Result<[OwnedFd; 3], i32>> {
+    buffer.clear();
+    let mut iov = libc::iovec {
+        iov_base: buffer.as_mut_ptr().cast(),
+        iov_len: buffer.capacity(),
+    };
+    // u64s, for the alignment cmsghdr needs; room for three descriptors.
+    let mut control = [0u64; 8];
+    // SAFETY: a zeroed msghdr is valid; the pointers set below outlive the call.
+    let mut message: libc::msghdr = unsafe { std::mem::zeroed() };
+    message.msg_iov = &mut iov;
+    message.msg_iovlen = 1;
+    message.msg_control = control.as_mut_ptr().cast();
+    message.msg_controllen = std::mem::size_of_val(&control) as _;
+    let n = loop {
+        // SAFETY: recvmsg writes at most the sizes given into buffers we own;
+        // received descriptors are close-on-exec until handed to a command.
+        let n = unsafe { libc::recvmsg(socket, &mut message, libc::MSG_CMSG_CLOEXEC) };
+        if n >= 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            break n;
+        }
+    };
+    if n <= 0 {
+        return None; // perflab closed its end (or the socket broke: same)
+    }
+    // SAFETY: recvmsg initialised the first n bytes.
+    unsafe { buffer.set_len(n as usize) };
+    let mut fds = Vec::new();
+    // SAFETY: walking the control messages recvmsg filled in, with libc's
+    // own macros; each SCM_RIGHTS payload is an array of new descriptors.
+    unsafe {
+        let mut header = libc::CMSG_FIRSTHDR(&message);
+        while !header.is_null() {
+            if (*header).cmsg_level == libc::SOL_SOCKET && (*header).cmsg_type == libc::SCM_RIGHTS {
+                let data = libc::CMSG_DATA(header).cast::<RawFd>();
+                let count = ((*header).cmsg_len as usize - libc::CMSG_LEN(0) as usize) / 4;
+                for i in 0..count {
+                    fds.push(OwnedFd::from_raw_fd(data.add(i).read_unaligned()));
+                }
+            }
+            header = libc::CMSG_NXTHDR(&message, header);
+        }
+    }
+    let whole = message.msg_flags & (libc::MSG_TRUNC | libc::MSG_CTRUNC) == 0;
+    // Above 2 so that moving them onto 0, 1 and 2 cannot overwrite each other;
+    // this process's own 0, 1 and 2 are open, so received ones always are.
+    let fds: Option<[OwnedFd; 3]> = fds.try_into().ok();
+    Some(match fds {
+        Some(fds) if whole && fds.iter().all(|fd| std::os::fd::AsRawFd::as_raw_fd(fd) > 2) => {
+            Ok(fds)
+        }
+        _ => Err(libc::EINVAL),
+    })
+}
+
+/// Sends one reply; false when perflab is gone.
+fn reply(socket: RawFd, text: &str) -> bool {
+    // SAFETY: sending a local buffer; MSG_NOSIGNAL turns a closed peer into
+    // EPIPE instead of a signal.
+    let sent = unsafe { libc::send(socket, text.as_ptr().cast(), text.len(), libc::MSG_NOSIGNAL) };
+    sent == text.len() as isize
+}

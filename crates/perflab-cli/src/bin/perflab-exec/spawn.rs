@@ -1,0 +1,210 @@
+//! Forking one command and reaping it, for both modes of perflab-exec.
+//!
+//! Between fork and exec the child only makes async-signal-safe system
+//! calls on memory prepared before the fork: it must not allocate, and its
+//! resident size at exec is what the command's peak memory starts from.
+
+use std::ffi::{CStr, CString};
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+
+unsafe extern "C" {
+    /// The environment `execvp` passes on and looks PATH up in.
+    static mut environ: *const *const libc::c_char;
+}
+
+/// What to start, and how.
+pub struct Launch<'a> {
+    /// The program (looked up in PATH) and its arguments.
+    pub argv: &'a [CString],
+    /// The whole environment, `KEY=VALUE`; `None` keeps this process's.
+    pub env: Option<&'a [CString]>,
+    /// The directory to change to first.
+    pub cwd: Option<&'a CStr>,
+    /// The command's stdin, stdout and stderr; all above 2, so that moving
+    /// one onto 0, 1 or 2 cannot overwrite another.
+    pub stdio: Option<[RawFd; 3]>,
+    /// A process group of its own, so that perflab can stop the whole tree.
+    pub own_group: bool,
+}
+
+/// A started command, not yet reaped.
+pub struct Running {
+    /// Its process id (and process group id, with `own_group`).
+    pub pid: libc::pid_t,
+    started_ns: u64,
+    /// Gets the errno of a failed exec; end of file after a successful one.
+    exec_errno: OwnedFd,
+}
+
+/// How a command ended, as `wait4` saw it.
+pub struct Report {
+    wall_ns: u64,
+    usage: libc::rusage,
+    /// The raw wait status.
+    pub status: libc::c_int,
+    exec_errno: libc::c_int,
+}
+
+/// Forks and execs the command.
+pub fn start(launch: &Launch) -> io::Result<Running> {
+    let argv = pointers(launch.argv);
+    let env = launch.env.map(pointers);
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: pipe2 fills two descriptors, close-on-exec so that a
+    // successful exec closes the child's end.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors were just created and are owned here.
+    let (errno_read, errno_write) =
+        unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    let started_ns = now_ns();
+    // fork, not vfork or posix_spawn, though those skip copying the page
+    // tables: at exec the kernel carries the old address space's high-water
+    // mark into the command's peak memory, and a vforked child's old
+    // address space is this whole process (its mapped binary and libraries
+    // included, about 2 MiB), while a forked copy starts with little more
+    // than the pages this process wrote (heap and stack, about 150 KiB).
+    // SAFETY: this process is single-threaded, and the child only runs
+    // `exec_child`, which makes async-signal-safe calls and never returns.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if pid == 0 {
+        // SAFETY: in the child, with argv and env prepared before the fork.
+        unsafe { exec_child(launch, &argv, env.as_deref(), errno_write.as_raw_fd()) }
+    }
+    if launch.own_group {
+        // Also from this side (as shells do), so that the group exists by the
+        // time perflab is told the pid, whichever process runs first. After
+        // the child's exec this fails with EACCES, harmlessly: it did it itself.
+        // SAFETY: setpgid on our own child.
+        unsafe { libc::setpgid(pid, pid) };
+    }
+    Ok(Running {
+        pid,
+        started_ns,
+        exec_errno: errno_read,
+    })
+}
+
+/// The child's side: set up, exec, or report why exec failed.
+///
+/// # Safety
+/// Only to be called in a freshly forked child of a single-threaded process.
+unsafe fn exec_child(
+    launch: &Launch,
+    argv: &[*const libc::c_char],
+    env: Option<&[*const libc::c_char]>,
+    errno_pipe: RawFd,
+) -> ! {
+    // SAFETY (whole body): async-signal-safe system calls on descriptors and
+    // memory that were valid at the fork.
+    unsafe {
+        let fail = || -> ! {
+            let errno = *libc::__errno_location();
+            libc::write(errno_pipe, (&errno as *const libc::c_int).cast(), 4);
+            libc::_exit(127)
+        };
+        if launch.own_group {
+            libc::setpgid(0, 0);
+        }
+        if let Some(dir) = launch.cwd {
+            if libc::chdir(dir.as_ptr()) != 0 {
+                fail();
+            }
+        }
+        if let Some(stdio) = launch.stdio {
+            for (target, fd) in stdio.into_iter().enumerate() {
+                if libc::dup2(fd, target as RawFd) < 0 {
+                    fail();
+                }
+            }
+        }
+        // Rust's runtime ignores SIGPIPE in this process; an ignored signal
+        // stays ignored across exec, which would change how a command like
+        // `yes | head` ends. Start the command with defaults, as std does.
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        let mut none: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut none);
+        libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+        if let Some(env) = env {
+            // As std does: execvp then both passes this environment on and
+            // looks the program up in its PATH.
+            environ = env.as_ptr();
+        }
+        libc::execvp(argv[0], argv.as_ptr());
+        fail()
+    }
+}
+
+impl Running {
+    /// Waits for the command to end, then reads whether its exec failed.
+    pub fn wait(self) -> io::Result<Report> {
+        let mut status: libc::c_int = 0;
+        // SAFETY: plain data filled by wait4.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        loop {
+            // SAFETY: wait4 on our own child with valid out-pointers.
+            if unsafe { libc::wait4(self.pid, &mut status, 0, &mut usage) } == self.pid {
+                break;
+            }
+            let err = io::Error::last_os_error();
+            if err.kind() != io::ErrorKind::Interrupted {
+                return Err(err);
+            }
+        }
+        let wall_ns = now_ns().saturating_sub(self.started_ns);
+        let mut exec_errno: libc::c_int = 0;
+        // SAFETY: reading at most one int into a local; every writer is gone,
+        // so this returns at once.
+        unsafe {
+            libc::read(
+                self.exec_errno.as_raw_fd(),
+                (&mut exec_errno as *mut libc::c_int).cast(),
+                std::mem::size_of::<libc::c_int>(),
+            )
+        };
+        Ok(Report {
+            wall_ns,
+            usage,
+            status,
+            exec_errno,
+        })
+    }
+}
+
+impl Report {
+    /// The report line perflab parses: `perflab-exec/1 WALL_NS USER_US
+    /// SYS_US MAXRSS_KIB WAIT_STATUS EXEC_ERRNO`.
+    pub fn line(&self) -> String {
+        let micros = |t: libc::timeval| t.tv_sec * 1_000_000 + t.tv_usec;
+        format!(
+            "perflab-exec/1 {} {} {} {} {} {}\n",
+            self.wall_ns,
+            micros(self.usage.ru_utime),
+            micros(self.usage.ru_stime),
+            self.usage.ru_maxrss,
+            self.status,
+            self.exec_errno
+        )
+    }
+}
+
+/// A null-terminated array of pointers into `strings`, for exec.
+fn pointers(strings: &[CString]) -> Vec<*const libc::c_char> {
+    strings
+        .iter()
+        .map(|s| s.as_ptr())
+        .chain(std::iter::once(std::ptr::null()))
+        .collect()
+}
+
+fn now_ns() -> u64 {
+    // SAFETY: clock_gettime fills a timespec.
+    let mut t: libc::timespec = unsafe { std::mem::zeroed() };
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+}

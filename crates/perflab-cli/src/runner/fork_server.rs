@@ -1,0 +1,287 @@
+//! perflab's side of the fork server, `perflab-exec --serve` (its source
+//! describes the protocol). Started once per executor, on the first run,
+//! it forks every run from a process about as small as `true`, so that the
+//! run's peak memory is its own (Linux carries a parent's resident size
+//! into a forked child's high-water mark), without paying for one more
+//! process start per run as the one-shot `perflab-exec` does.
+//!
+//! Every wait on the server is bounded: a reply to a request must come
+//! within [`ANSWER_WITHIN`], and the end of a run shows as the socket
+//! becoming readable, with a report or with end of file when the server
+//! died. A server that died or misbehaved is marked broken, the run fails
+//! with an error saying so, and the next run starts a new server.
+
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::RunSpec;
+use super::local::pidfd_open;
+use super::process::spawn_error;
+use super::seqpacket::{self, Received};
+use super::trampoline::{ExecReport, parse_report};
+use crate::error::{Error, Result};
+
+/// How long the server may take to answer a request.
+const ANSWER_WITHIN: Duration = Duration::from_secs(10);
+
+/// A running `perflab-exec --serve` and perflab's end of its socket.
+#[derive(Debug)]
+pub struct ForkServer {
+    process: Child,
+    socket: OwnedFd,
+    /// The runs' stdin, opened once.
+    null: OwnedFd,
+    broken: bool,
+}
+
+/// A run the server started and has not yet reported on.
+pub struct ServedRun<'a> {
+    server: &'a mut ForkServer,
+    /// The run's process id, also its process group.
+    pub pid: libc::pid_t,
+    /// The command, for error messages.
+    command: String,
+    /// Readable once the run exited (not its child, so perflab cannot reap it).
+    pidfd: Option<OwnedFd>,
+    /// When the pidfd first showed the run had exited.
+    exited_at: Option<Instant>,
+}
+
+impl ForkServer {
+    /// Starts `exec --serve`.
+    pub fn start(exec: &Path) -> Result<Self> {
+        let io = |source| Error::Io {
+            path: exec.to_path_buf(),
+            source,
+        };
+        let (ours, theirs) = seqpacket::pair().map_err(io)?;
+        let null = std::fs::File::open("/dev/null").map_err(io)?.into();
+        // Rust's runtime keeps 0, 1 and 2 open, so `theirs` is above them.
+        let their_fd = theirs.as_raw_fd();
+        let mut command = Command::new(exec);
+        command
+            .arg("--serve")
+            .arg(their_fd.to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            // Out of the terminal's process group: Ctrl-C is perflab's to
+            // handle, and must not kill the server under a run.
+            .process_group(0);
+        // SAFETY: between fork and exec, one fcntl that lets the server's
+        // end survive exec in that process only.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::fcntl(their_fd, libc::F_SETFD, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let process = command.spawn().map_err(io)?;
+        Ok(Self {
+            process,
+            socket: ours,
+            null,
+            broken: false,
+        })
+    }
+
+    /// True once the server died or misbehaved; start a new one.
+    pub fn broken(&self) -> bool {
+        self.broken
+    }
+
+    /// Asks the server to start a run; returns it and the read ends of its
+    /// stdout and stderr.
+    pub fn launch(
+        &mut self,
+        spec: &RunSpec,
+        request: &[u8],
+    ) -> Result<(ServedRun<'_>, Vec<OwnedFd>)> {
+        let command = spec.command.display();
+        let io = |source| Error::Io {
+            path: "pipe".into(),
+            source,
+        };
+        let (out_read, out_write) = pipe().map_err(io)?;
+        let (err_read, err_write) = pipe().map_err(io)?;
+        let fds = [
+            self.null.as_raw_fd(),
+            out_write.as_raw_fd(),
+            err_write.as_raw_fd(),
+        ];
+        if seqpacket::send_with_fds(&self.socket, request, &fds).is_err() {
+            return Err(self.gone(&command, "before the run started"));
+        }
+        // The server and the run hold the write ends now.
+        drop((out_write, err_write));
+        let answer = match seqpacket::receive(&self.socket, ANSWER_WITHIN) {
+            Ok(Received::Message(text)) => text,
+            Ok(Received::Nothing) => {
+                self.broken = true;
+                return Err(failure(
+                    &command,
+                    format!("did not answer within {} s", ANSWER_WITHIN.as_secs()),
+                ));
+            }
+            Ok(Received::Closed) | Err(_) => {
+                return Err(self.gone(&command, "as the run was starting"));
+            }
+        };
+        let mut words = answer.split_whitespace().skip(1);
+        match (
+            words.next(),
+            words.next().and_then(|w| w.parse::<i32>().ok()),
+        ) {
+            (Some("pid"), Some(pid)) if answer.starts_with("perflab-exec/2 ") => {
+                let run = ServedRun {
+                    server: self,
+                    pid,
+                    command,
+                    // Fails only if the run is already reaped (its report
+                    // is then on the way), or on kernels before 5.3.
+                    pidfd: pidfd_open(pid),
+                    exited_at: None,
+                };
+                Ok((run, vec![out_read, err_read]))
+            }
+            (Some("error"), Some(errno)) => {
+                Err(spawn_error(spec, std::io::Error::from_raw_os_error(errno)))
+            }
+            _ => {
+                self.broken = true;
+                Err(failure(
+                    &command,
+                    format!("answered something unexpected: {answer:?}"),
+                ))
+            }
+        }
+    }
+
+    /// The error for a server that is gone; it is reaped (briefly waited
+    /// for) so that the message can say how it ended.
+    fn gone(&mut self, command: &str, when: &str) -> Error {
+        self.broken = true;
+        let deadline = Instant::now() + Duration::from_secs(1);
+        let status = loop {
+            match self.process.try_wait() {
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(5))
+                }
+                Ok(status) => break status,
+                Err(_) => break None,
+            }
+        };
+        let how = match status {
+            Some(s) if s.signal().is_some() => {
+                format!("was killed by signal {}", s.signal().unwrap_or(0))
+            }
+            Some(s) => format!("exited with code {}", s.code().unwrap_or(-1)),
+            None => "closed its connection".to_string(),
+        };
+        failure(
+            command,
+            format!(
+                "{how} {when}; the run's measurement is lost and perflab stops here. \
+                 If nobody stopped it on purpose, look for the out-of-memory killer \
+                 in `dmesg`; then run perflab again"
+            ),
+        )
+    }
+}
+
+impl ServedRun<'_> {
+    /// Readable when the server reports the end of the run (or died).
+    pub fn end_fd(&self) -> RawFd {
+        self.server.socket.as_raw_fd()
+    }
+
+    /// The server's report, once the run was reaped.
+    pub fn try_end(&mut self) -> Result<Option<ExecReport>> {
+        match seqpacket::receive(&self.server.socket, Duration::ZERO) {
+            Ok(Received::Nothing) => self.check_overdue().map(|()| None),
+            Ok(Received::Message(text)) => match parse_report(&text) {
+                Some(report) => Ok(Some(report)),
+                None => {
+                    self.server.broken = true;
+                    Err(failure(
+                        &self.command,
+                        format!("reported something unexpected: {text:?}"),
+                    ))
+                }
+            },
+            Ok(Received::Closed) | Err(_) => {
+                // Nobody will reap the run now: stop it rather than leave it running.
+                // SAFETY: kill(2) on the run's process group, whose leader
+                // the server started and never reported as reaped.
+                unsafe { libc::kill(-self.pid, libc::SIGKILL) };
+                Err(self.server.gone(&self.command, "during the run"))
+            }
+        }
+    }
+
+    /// The server reaps a run and reports the moment it exits: a run that
+    /// exited long ago without a report means the server is stuck (stopped,
+    /// say), and perflab would otherwise wait forever.
+    fn check_overdue(&mut self) -> Result<()> {
+        if self.exited_at.is_none() && self.pidfd.as_ref().is_some_and(readable) {
+            self.exited_at = Some(Instant::now());
+        }
+        match self.exited_at {
+            Some(at) if at.elapsed() >= ANSWER_WITHIN => {
+                self.server.broken = true;
+                Err(failure(
+                    &self.command,
+                    format!(
+                        "did not report the end of the run within {} s of its exit; \
+                         is it stopped? run perflab again",
+                        ANSWER_WITHIN.as_secs()
+                    ),
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// True when `fd` is readable now.
+fn readable(fd: &OwnedFd) -> bool {
+    let mut entry = libc::pollfd {
+        fd: fd.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd, no waiting.
+    unsafe { libc::poll(&mut entry, 1, 0) == 1 }
+}
+
+impl Drop for ForkServer {
+    fn drop(&mut self) {
+        // It holds nothing worth a graceful end, and between runs it is idle.
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
+/// A run's error caused by the fork server.
+fn failure(command: &str, what: String) -> Error {
+    Error::Run {
+        run: format!("command '{command}'"),
+        message: format!("perflab-exec, the fork server that starts perflab's runs, {what}"),
+    }
+}
+
+/// A pipe, both ends close-on-exec (the write end reaches the run through
+/// the server, not through inheritance).
+fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: pipe2 fills two descriptors on success.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors are new and ours.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}

@@ -1,0 +1,171 @@
+//! Runs that perflab forks itself: through a one-shot `perflab-exec` that
+//! reports through a pipe, or directly when `perflab-exec` is not
+//! installed. The fork server cannot attach performance counters between
+//! fork and exec, so runs with counters take this path too, as does a
+//! request too large for the server.
+
+use std::os::fd::{FromRawFd, OwnedFd, RawFd};
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use super::RunSpec;
+use super::counters::{Attached, CounterSet};
+use super::process::spawn_error;
+use super::trampoline::{ExecReport, ReportPipe, trampoline};
+use crate::error::{Error, Result};
+
+/// A run forked by perflab, not yet reaped.
+pub struct LocalRun {
+    /// Its process id, also its process group.
+    pub pid: libc::pid_t,
+    pidfd: Option<OwnedFd>,
+    report: Option<ReportPipe>,
+    started: Instant,
+    /// The counters attached to it, if any.
+    pub counters: Option<Attached>,
+}
+
+impl LocalRun {
+    /// Starts `argv`; returns the run and the read ends of its stdout and stderr.
+    pub fn spawn(
+        spec: &RunSpec,
+        argv: &[String],
+        counters: Option<&CounterSet>,
+    ) -> Result<(Self, Vec<OwnedFd>)> {
+        let mut report = match trampoline() {
+            Some(_) => Some(ReportPipe::new().map_err(|source| Error::Io {
+                path: "pipe".into(),
+                source,
+            })?),
+            None => None,
+        };
+        let mut command = build_command(spec, argv, report.as_ref().map(ReportPipe::write_fd));
+        let attaching = counters
+            .map(|set| set.attach_to(&mut command))
+            .transpose()?;
+        let started = Instant::now();
+        let spawned = command.spawn();
+        drop(command); // its copies of our descriptors
+        if let Some(r) = report.as_mut() {
+            r.close_write();
+        }
+        let counters = attaching.map(|a| a.attached());
+        let mut child = spawned.map_err(|e| spawn_error(spec, e))?;
+        let pid = child.id() as libc::pid_t;
+        let pipes: Vec<OwnedFd> = [
+            child.stdout.take().map(OwnedFd::from),
+            child.stderr.take().map(OwnedFd::from),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        drop(child); // reaped below with wait4, which std's Child would not report rusage for
+        let run = Self {
+            pid,
+            pidfd: pidfd_open(pid),
+            report,
+            started,
+            counters,
+        };
+        Ok((run, pipes))
+    }
+
+    /// Readable once the run exited, where the kernel has pidfds (5.3+).
+    pub fn end_fd(&self) -> Option<RawFd> {
+        self.pidfd.as_ref().map(std::os::fd::AsRawFd::as_raw_fd)
+    }
+
+    /// Reaps the run if it has ended: `perflab-exec`'s report when there is
+    /// one, else what perflab's own `wait4` saw.
+    pub fn try_end(&mut self) -> Result<Option<ExecReport>> {
+        let Some((status, usage)) = try_reap(self.pid)? else {
+            return Ok(None);
+        };
+        if let Some(report) = self.report.as_ref().and_then(ReportPipe::read) {
+            return Ok(Some(report));
+        }
+        Ok(Some(ExecReport {
+            wall_ns: self.started.elapsed().as_nanos() as u64,
+            user_us: micros(usage.ru_utime),
+            sys_us: micros(usage.ru_stime),
+            max_rss_kib: wide(usage.ru_maxrss),
+            status,
+            exec_errno: 0,
+        }))
+    }
+}
+
+fn micros(t: libc::timeval) -> i64 {
+    wide(t.tv_sec) * 1_000_000 + wide(t.tv_usec)
+}
+
+/// The C integer types are i64 on 64-bit Linux, narrower on 32-bit.
+#[allow(clippy::unnecessary_cast)]
+fn wide(n: libc::c_long) -> i64 {
+    n as i64
+}
+
+/// A pidfd for the process, so poll can wake the moment it exits (Linux 5.3+).
+pub fn pidfd_open(pid: libc::pid_t) -> Option<OwnedFd> {
+    // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    // SAFETY: a non-negative result is a fresh fd that we now own.
+    (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
+}
+
+/// Reaps the child if it has exited.
+fn try_reap(pid: libc::pid_t) -> Result<Option<(libc::c_int, libc::rusage)>> {
+    let mut status: libc::c_int = 0;
+    // SAFETY: rusage is plain data; wait4 fills it for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if r == pid {
+            return Ok(Some((status, usage)));
+        }
+        if r == 0 {
+            return Ok(None);
+        }
+        let err = std::io::Error::last_os_error();
+        if err.kind() != std::io::ErrorKind::Interrupted {
+            return Err(Error::Run {
+                run: format!("process {pid}"),
+                message: format!("waiting for it failed: {err}"),
+            });
+        }
+    }
+}
+
+/// The command to spawn: through `perflab-exec` when there is a report to
+/// write, else directly (then peak memory includes perflab's own size at
+/// the fork, a Linux accounting effect).
+fn build_command(spec: &RunSpec, argv: &[String], report: Option<RawFd>) -> Command {
+    let mut command = match (trampoline(), report) {
+        (Some(exec), Some(report)) => {
+            let mut c = Command::new(exec);
+            c.arg(report.to_string()).arg("--").args(argv);
+            c
+        }
+        _ => {
+            let mut c = Command::new(&argv[0]);
+            c.args(&argv[1..]);
+            c
+        }
+    };
+    command
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // Its own process group: a timeout or Ctrl-C can then stop the whole
+        // tree, and the terminal's Ctrl-C reaches perflab, not the run.
+        .process_group(0);
+    if let Some(path) = &spec.profile_path {
+        command.env("PERFLAB_PROFILE", path);
+    }
+    if let Some(dir) = &spec.cwd {
+        command.current_dir(dir);
+    }
+    command
+}

@@ -1,0 +1,106 @@
+//! A run's stdout and stderr as perflab reads them: non-blocking pipes
+//! polled together with one more descriptor that becomes readable when the
+//! run ends (a pidfd, or the fork server's socket), from a single thread.
+
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::time::Duration;
+
+use super::MetricExtractor;
+use super::capture::LineScanner;
+
+/// One output pipe of the run.
+pub struct Stream {
+    fd: OwnedFd,
+    /// False once the pipe reached end of file (or failed).
+    pub open: bool,
+    /// Its lines, scanned for metrics.
+    pub scanner: LineScanner,
+}
+
+impl Stream {
+    /// Takes the read end of a pipe.
+    pub fn new(fd: OwnedFd) -> Self {
+        // SAFETY: fcntl on a pipe we own.
+        unsafe {
+            let flags = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
+            libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK);
+        }
+        Self {
+            fd,
+            open: true,
+            scanner: LineScanner::default(),
+        }
+    }
+
+    /// Reads what is available; marks the stream closed at end of file.
+    fn drain(&mut self, extractor: &MetricExtractor) {
+        let mut buffer = [0u8; 16 * 1024];
+        loop {
+            // SAFETY: reading into a local buffer of the given length.
+            let n = unsafe {
+                libc::read(
+                    self.fd.as_raw_fd(),
+                    buffer.as_mut_ptr().cast(),
+                    buffer.len(),
+                )
+            };
+            match n {
+                0 => {
+                    self.open = false;
+                    return;
+                }
+                n if n > 0 => self.scanner.feed(&buffer[..n as usize], extractor),
+                _ => {
+                    let err = std::io::Error::last_os_error();
+                    if err.kind() != std::io::ErrorKind::Interrupted {
+                        if err.kind() != std::io::ErrorKind::WouldBlock {
+                            self.open = false;
+                        }
+                        return;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Waits up to `timeout_ms` for output or for `end` to become readable,
+/// and reads the output that arrived. Returns early on a signal (Ctrl-C).
+pub fn poll_once(
+    streams: &mut [Stream],
+    end: Option<RawFd>,
+    timeout_ms: i32,
+    extractor: &MetricExtractor,
+) {
+    let mut fds: Vec<libc::pollfd> = streams
+        .iter()
+        .filter(|s| s.open)
+        .map(|s| s.fd.as_raw_fd())
+        .chain(end)
+        .map(|fd| libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    if fds.is_empty() {
+        std::thread::sleep(Duration::from_millis(timeout_ms as u64));
+        return;
+    }
+    // SAFETY: fds is a valid array of pollfd of the given length.
+    let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) };
+    if ready <= 0 {
+        return;
+    }
+    let readable: Vec<RawFd> = fds
+        .iter()
+        .filter(|f| f.revents != 0)
+        .map(|f| f.fd)
+        .collect();
+    for stream in streams
+        .iter_mut()
+        .filter(|s| s.open && readable.contains(&s.fd.as_raw_fd()))
+    {
+        stream.drain(extractor);
+    }
+}
