@@ -11,7 +11,9 @@ use std::time::Duration;
 
 use perflab_stats::{Better, Thresholds};
 
-pub use settings::{Settings, parse_better, parse_env, parse_guard};
+pub use settings::{
+    Settings, decision_from_flags, parse_better, parse_env, parse_guard, validated_decision,
+};
 
 use crate::runner::{CommandLine, MetricExtractor, builtin_metric};
 

@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::DecisionArgs;
+
 /// `perflab history`.
 #[derive(Debug, Args)]
 pub struct HistoryArgs {
@@ -23,15 +25,9 @@ pub struct HistoryArgs {
     /// Whether higher or lower values are better [default: as stored, or lower for built-in metrics].
     #[arg(long, value_name = "higher|lower")]
     pub better: Option<String>,
-    /// GO threshold in percent [default: 1%].
-    #[arg(long, value_name = "PERCENT", allow_hyphen_values = true)]
-    pub go: Option<String>,
-    /// NO-GO threshold in percent [default: -0.5%].
-    #[arg(long, value_name = "PERCENT", allow_hyphen_values = true)]
-    pub nogo: Option<String>,
-    /// Confidence level [default: 0.95].
-    #[arg(long, value_name = "LEVEL")]
-    pub confidence: Option<f64>,
+    /// Thresholds and confidence.
+    #[command(flatten)]
+    pub decision: DecisionArgs,
     /// Write the evolution as JSON.
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,

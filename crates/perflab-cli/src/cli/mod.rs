@@ -7,10 +7,12 @@ use clap::{Args, Parser, Subcommand};
 mod profile;
 
 pub use profile::ProfileArgs;
+mod decision;
 mod history;
 mod report;
 mod sweep;
 
+pub use decision::DecisionArgs;
 pub use history::HistoryArgs;
 pub use report::ReportArgs;
 pub use sweep::SweepArgs;
@@ -157,15 +159,9 @@ pub struct AbArgs {
     /// A metric that may veto a GO: METRIC:LIMIT, e.g. peak-memory:5% (may not worsen by more). Repeatable.
     #[arg(long = "guard", value_name = "METRIC:LIMIT")]
     pub guards: Vec<String>,
-    /// GO threshold, in percent of improvement [default: 1%].
-    #[arg(long, value_name = "PERCENT", allow_hyphen_values = true)]
-    pub go: Option<String>,
-    /// NO-GO threshold, in percent (negative) [default: -0.5%].
-    #[arg(long, value_name = "PERCENT", allow_hyphen_values = true)]
-    pub nogo: Option<String>,
-    /// Confidence level of the interval [default: 0.95].
-    #[arg(long, value_name = "LEVEL")]
-    pub confidence: Option<f64>,
+    /// Thresholds and confidence.
+    #[command(flatten)]
+    pub decision: DecisionArgs,
     /// Runs per variant before the first decision [default: 10; 2 for instructions, where 1 is
     /// allowed for a program known to be deterministic].
     #[arg(long, value_name = "N")]
@@ -194,15 +190,9 @@ pub struct CompareArgs {
     /// Whether higher or lower values are better [default: lower].
     #[arg(long, value_name = "higher|lower", default_value = "lower")]
     pub better: String,
-    /// GO threshold in percent [default: 1%].
-    #[arg(long, value_name = "PERCENT", allow_hyphen_values = true)]
-    pub go: Option<String>,
-    /// NO-GO threshold in percent [default: -0.5%].
-    #[arg(long, value_name = "PERCENT", allow_hyphen_values = true)]
-    pub nogo: Option<String>,
-    /// Confidence level [default: 0.95].
-    #[arg(long, value_name = "LEVEL")]
-    pub confidence: Option<f64>,
+    /// Thresholds and confidence.
+    #[command(flatten)]
+    pub decision: DecisionArgs,
     /// For perflab JSON results: the metric to compare [default: the result's own].
     #[arg(long, value_name = "METRIC")]
     pub measure: Option<String>,

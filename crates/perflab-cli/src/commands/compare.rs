@@ -1,7 +1,7 @@
 //! `perflab compare`: the decision on samples that already exist.
 
 use perflab_format::result::{MetricInfo, RESULT_FORMAT, ResultDocument, VariantDoc};
-use perflab_stats::{Better, Thresholds, Verdict, classify, hodges_lehmann_change};
+use perflab_stats::{Better, Verdict, classify, hodges_lehmann_change};
 
 use crate::cli::CompareArgs;
 use crate::decide::describe_runs_needed;
@@ -12,36 +12,15 @@ use crate::provenance::Provenance;
 use crate::report::{Render, TerminalReport, write_requested};
 use crate::samples::read_samples;
 use crate::store::{Store, VariantRecord};
-use crate::units::{format_percent, parse_percent};
+use crate::units::format_percent;
 
 use super::exit_code_for;
 
 /// `perflab compare`.
 pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
     let better = parse_better(&args.better, "--better")?;
-    let go = args
-        .go
-        .as_deref()
-        .map(parse_percent)
-        .transpose()
-        .map_err(|e| Error::usage("--go", e))?
-        .unwrap_or(0.01);
-    let nogo = args
-        .nogo
-        .as_deref()
-        .map(parse_percent)
-        .transpose()
-        .map_err(|e| Error::usage("--nogo", e))?
-        .unwrap_or(-0.005);
-    let thresholds =
-        Thresholds::new(go, nogo).map_err(|e| Error::usage("--go/--nogo", e.to_string()))?;
-    let confidence = args.confidence.unwrap_or(0.95);
-    if !(0.5..1.0).contains(&confidence) {
-        return Err(Error::usage(
-            "--confidence",
-            format!("{confidence} is not a level between 0.5 and 1 (e.g. 0.95)"),
-        ));
-    }
+    let (thresholds, confidence) = crate::experiment::decision_from_flags(&args.decision)?;
+    let (go, nogo) = (thresholds.go, thresholds.nogo);
     let a = read_samples(&args.baseline, args.measure.as_deref())?;
     let b = read_samples(&args.candidate, args.measure.as_deref())?;
     let spread = |v: &[f64]| {

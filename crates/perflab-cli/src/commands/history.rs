@@ -1,6 +1,6 @@
 //! `perflab history`: past experiments, or the evolution of a metric over commits.
 
-use perflab_stats::{Better, Thresholds};
+use perflab_stats::Better;
 
 use crate::cli::HistoryArgs;
 use crate::error::{EXIT_NO_GO, EXIT_OK, Error, Result};
@@ -9,7 +9,7 @@ use crate::experiment::parse_better;
 use crate::report::evolution::{evolution_markdown, evolution_terminal};
 use crate::runner::builtin_metric;
 use crate::store::Store;
-use crate::units::{format_percent, parse_percent};
+use crate::units::format_percent;
 
 /// `perflab history`.
 pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {
@@ -104,25 +104,7 @@ pub fn metric_direction(
 
 fn metric_history(args: &HistoryArgs, metric: &str, store: &Store) -> Result<i32> {
     let (better, unit) = metric_direction(store, metric, args.better.as_deref())?;
-    let percent = |value: &Option<String>, flag: &str, default: f64| -> Result<f64> {
-        value
-            .as_deref()
-            .map(|v| parse_percent(v).map_err(|e| Error::usage(flag, e)))
-            .transpose()
-            .map(|v| v.unwrap_or(default))
-    };
-    let thresholds = Thresholds::new(
-        percent(&args.go, "--go", 0.01)?,
-        percent(&args.nogo, "--nogo", -0.005)?,
-    )
-    .map_err(|e| Error::usage("--go/--nogo", e.to_string()))?;
-    let confidence = args.confidence.unwrap_or(0.95);
-    if !(confidence > 0.5 && confidence < 1.0) {
-        return Err(Error::usage(
-            "--confidence",
-            format!("{confidence} is not a level between 0.5 and 1 (e.g. 0.95)"),
-        ));
-    }
+    let (thresholds, confidence) = crate::experiment::decision_from_flags(&args.decision)?;
     let name = match &args.name {
         Some(n) => Some(n.clone()),
         None => store.newest_name()?,

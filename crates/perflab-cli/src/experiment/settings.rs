@@ -12,7 +12,7 @@ use super::{
     COUNTED_MAX_RUNS, COUNTED_MIN_RUNS, DEFAULT_CONFIDENCE, DEFAULT_MAX_RUNS, DEFAULT_MIN_RUNS,
     Experiment, Guard, MetricChoice, Variant,
 };
-use crate::cli::AbArgs;
+use crate::cli::{AbArgs, DecisionArgs};
 use crate::error::{Error, Result};
 use crate::runner::{CommandLine, INSTRUCTIONS, MetricExtractor};
 use crate::units::{parse_duration, parse_percent};
@@ -69,6 +69,33 @@ pub struct Settings {
     pub variants: Vec<VariantSettings>,
     /// Schedule seed.
     pub seed: Option<u64>,
+}
+
+/// The thresholds and confidence level with their defaults, checked.
+pub fn validated_decision(
+    go: Option<f64>,
+    nogo: Option<f64>,
+    confidence: Option<f64>,
+) -> Result<(Thresholds, f64)> {
+    let thresholds = Thresholds::new(go.unwrap_or(0.01), nogo.unwrap_or(-0.005))
+        .map_err(|e| Error::usage("--go/--nogo", e.to_string()))?;
+    let confidence = confidence.unwrap_or(DEFAULT_CONFIDENCE);
+    if !(confidence > 0.5 && confidence < 1.0) {
+        return Err(Error::usage(
+            "--confidence",
+            format!("{confidence} is not a level between 0.5 and 1 (e.g. 0.95)"),
+        ));
+    }
+    Ok((thresholds, confidence))
+}
+
+/// The thresholds and confidence level of the `--go`, `--nogo` and `--confidence` flags.
+pub fn decision_from_flags(args: &DecisionArgs) -> Result<(Thresholds, f64)> {
+    validated_decision(
+        percent_flag(&args.go, "--go")?,
+        percent_flag(&args.nogo, "--nogo")?,
+        args.confidence,
+    )
 }
 
 /// Parses `higher` or `lower`.
@@ -194,9 +221,9 @@ impl Settings {
                 .as_deref()
                 .map(|b| parse_better(b, "--better"))
                 .transpose()?,
-            go: percent_flag(&args.go, "--go")?,
-            nogo: percent_flag(&args.nogo, "--nogo")?,
-            confidence: args.confidence,
+            go: percent_flag(&args.decision.go, "--go")?,
+            nogo: percent_flag(&args.decision.nogo, "--nogo")?,
+            confidence: args.decision.confidence,
             min_runs: args.min_runs,
             max_runs: args.max_runs,
             max_time: duration_flag(&args.max_time, "--max-time")?,
@@ -268,17 +295,7 @@ impl Settings {
                  one command with --env-a/--env-b, or -f perflab.toml with two [[variant]] tables",
             ));
         }
-        let go = self.go.unwrap_or(0.01);
-        let nogo = self.nogo.unwrap_or(-0.005);
-        let thresholds =
-            Thresholds::new(go, nogo).map_err(|e| Error::usage("--go/--nogo", e.to_string()))?;
-        let confidence = self.confidence.unwrap_or(DEFAULT_CONFIDENCE);
-        if !(0.5..1.0).contains(&confidence) {
-            return Err(Error::usage(
-                "--confidence",
-                format!("{confidence} is not a level between 0.5 and 1 (e.g. 0.95)"),
-            ));
-        }
+        let (thresholds, confidence) = validated_decision(self.go, self.nogo, self.confidence)?;
         // Instruction counts of a deterministic program repeat exactly: two
         // runs per variant show that they do (and then decide), one is
         // allowed when the user vouches for it. Runs under valgrind are

@@ -1,0 +1,18 @@
+//! The thresholds and confidence of a decision, shared by every command that
+//! decides (`ab`, `compare`, `history --metric`).
+
+use clap::Args;
+
+/// `--go`, `--nogo` and `--confidence`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct DecisionArgs {
+    /// GO threshold, in percent of improvement [default: 1%].
+    #[arg(long, value_name = "PERCENT", allow_hyphen_values = true)]
+    pub go: Option<String>,
+    /// NO-GO threshold, in percent (negative) [default: -0.5%].
+    #[arg(long, value_name = "PERCENT", allow_hyphen_values = true)]
+    pub nogo: Option<String>,
+    /// Confidence level of the interval [default: 0.95].
+    #[arg(long, value_name = "LEVEL")]
+    pub confidence: Option<f64>,
+}
