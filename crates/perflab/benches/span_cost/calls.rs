@@ -1,0 +1,77 @@
+//! The calls under measurement, and the list of cases.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+/// A call under measurement.
+pub type Call = fn(&quanta::Clock);
+
+/// One kind of call, run by one or two threads at once.
+pub struct Case {
+    pub name: &'static str,
+    pub threads: usize,
+    pub call: Call,
+}
+
+const fn case(name: &'static str, threads: usize, call: Call) -> Case {
+    Case {
+        name,
+        threads,
+        call,
+    }
+}
+
+/// Every case, in the order they take turns. Cases are found by position
+/// in a child process, so the order is the same in every process.
+pub const CASES: [Case; 9] = [
+    case(PLAIN, 1, |_| plain_call()),
+    case(CLOCK_READS, 1, two_quanta_reads),
+    case("two Instant::now()", 1, |_| two_instant_reads()),
+    case(PERFLAB_SPAN, 1, |_| perflab_span()),
+    case("perflab #[measure] fn", 1, |_| perflab_measure()),
+    case(HOTPATH, 1, |_| hotpath_measure()),
+    case(CLOCK_READS, 2, two_quanta_reads),
+    case(PERFLAB_SPAN, 2, |_| perflab_span()),
+    case(HOTPATH, 2, |_| hotpath_measure()),
+];
+
+pub const PLAIN: &str = "plain call (loop baseline)";
+pub const CLOCK_READS: &str = "two quanta clock reads (raw)";
+pub const PERFLAB_SPAN: &str = "perflab span!";
+pub const HOTPATH: &str = "hotpath #[measure] fn";
+
+#[inline(never)]
+pub fn plain_call() {
+    black_box(());
+}
+
+#[inline(never)]
+pub fn perflab_span() {
+    let _span = perflab::span!("bench_span");
+    black_box(());
+}
+
+#[perflab::measure(name = "bench_measure")]
+#[inline(never)]
+fn perflab_measure() {
+    black_box(());
+}
+
+#[hotpath::measure]
+#[inline(never)]
+pub fn hotpath_measure() {
+    black_box(());
+}
+
+#[inline(never)]
+fn two_quanta_reads(clock: &quanta::Clock) {
+    let start = clock.raw();
+    let end = clock.raw();
+    black_box(clock.delta_as_nanos(start, end));
+}
+
+#[inline(never)]
+fn two_instant_reads() {
+    let start = Instant::now();
+    black_box(start.elapsed());
+}
