@@ -146,6 +146,10 @@ pub struct Experiment {
     pub ignore_failure: bool,
     /// Seed of the schedule.
     pub seed: Option<u64>,
+    /// Read performance counters of every run (`counter.*` metrics).
+    pub counters: bool,
+    /// Variables passed to counted runs, whose environment is otherwise cleared.
+    pub keep_env: Vec<String>,
 }
 
 pub use file::{parse_experiment, read_experiment_file};

@@ -35,15 +35,11 @@ use store::Store;
 pub fn run(cli: Cli) -> Result<i32> {
     runner::install_interrupt_handler();
     let store = Store::open(&Store::default_path(cli.store.as_deref()))?;
-    let mut executor = match &cli.command {
-        Command::Ab(args) if args.run.counters => counting_executor()?,
-        Command::Run(args) if args.run.counters => counting_executor()?,
-        _ => commands::real_executor(),
-    };
+    let mut executor = commands::real_executor();
     match &cli.command {
-        Command::Ab(args) => commands::ab(args, &store, &mut executor),
+        Command::Ab(args) => commands::ab(args, &store, executor_for),
         Command::Compare(args) => commands::compare(args, &store),
-        Command::Run(args) => commands::run(args, &store, &mut executor),
+        Command::Run(args) => commands::run(args, &store, &mut executor_for(args.run.counters)?),
         Command::History(args) => commands::history(args, &store),
         Command::Profile(args) => commands::profile(args, &store, &mut executor),
         Command::Sweep(args) => commands::sweep(args, &store, &mut executor),
@@ -51,8 +47,12 @@ pub fn run(cli: Cli) -> Result<i32> {
     }
 }
 
-/// Real processes with performance counters; what the machine lacks is said once, here.
-fn counting_executor() -> Result<runner::ProcessExecutor> {
+/// Real processes, with performance counters when `counters` is set.
+fn executor_for(counters: bool) -> Result<runner::ProcessExecutor> {
+    if !counters {
+        return Ok(commands::real_executor());
+    }
+    // What the machine lacks is said once, here.
     let counters = runner::CounterSet::probe()?;
     for note in &counters.notes {
         eprintln!("perflab: note: {note}");

@@ -290,6 +290,21 @@ fn bad_thresholds_and_missing_commands_are_usage_errors() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+    // In the percentages the user typed, with the fix.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--go -1.00% and --nogo +1.00%"), "{stderr}");
+    assert!(stderr.contains("--nogo must be below --go"), "{stderr}");
+    let out = s
+        .perflab()
+        .args(["ab", "true", "true", "--max-runs", "5"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("raise --max-runs or lower --min-runs"),
+        "{stderr}"
+    );
     let out = s.perflab().args(["ab"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("baseline and a candidate"));

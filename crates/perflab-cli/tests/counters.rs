@@ -59,3 +59,34 @@ fn software_counters_are_reported_for_every_run_and_missing_hardware_is_said_onc
         "each for A and B: {stdout}"
     );
 }
+
+#[test]
+fn an_experiment_file_can_ask_for_counters() {
+    let s = Scratch::new();
+    let busy = |n| common::busy(n).replace('"', "\\\"");
+    s.write(
+        "perflab.toml",
+        &format!(
+            "counters = true\nmin_runs = 2\nmax_runs = 2\n\
+             [[variant]]\ncommand = \"{}\"\n[[variant]]\ncommand = \"{}\"\n",
+            busy(2000),
+            busy(4000)
+        ),
+    );
+    let out = s
+        .perflab()
+        .args(["ab", "-f", "perflab.toml", "--json", "r.json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code().is_some_and(|c| c != 1 && c != 2),
+        "{stderr}"
+    );
+    let json = s.json("r.json");
+    let metrics = &json["variants"][1]["run_details"][1]["metrics"];
+    assert!(
+        metrics["counter.task-clock"].as_f64().unwrap() > 0.0,
+        "{metrics}"
+    );
+}

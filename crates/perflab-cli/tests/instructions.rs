@@ -175,6 +175,39 @@ fn counted_runs_see_only_the_variables_the_user_names() {
 }
 
 #[test]
+fn an_experiment_file_names_the_variables_counted_runs_keep() {
+    require_tool("valgrind");
+    let s = Scratch::new();
+    let experiment = |keep: &str| {
+        format!(
+            "measure = \"instructions\"\n{keep}\n\
+             [[variant]]\ncommand = 'test -n \"$HOME\"'\n\
+             [[variant]]\ncommand = 'test -n \"$HOME\" && true'\n"
+        )
+    };
+    s.write("without.toml", &experiment(""));
+    s.write("with.toml", &experiment("keep_env = [\"HOME\"]"));
+    let out = s
+        .perflab()
+        .args(["ab", "-f", "without.toml", "--quiet"])
+        .env("HOME", "/root")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = s
+        .perflab()
+        .args(["ab", "-f", "with.toml", "--quiet"])
+        .env("HOME", "/root")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code().is_some_and(|c| c != 1 && c != 2),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn without_valgrind_the_message_says_how_to_install_it() {
     let s = Scratch::new();
     let empty = s.path("empty-path");

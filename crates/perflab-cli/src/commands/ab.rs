@@ -3,7 +3,7 @@
 use crate::ab::{AbRun, StopReason, run_ab};
 use crate::cli::AbArgs;
 use crate::document::ab_document;
-use crate::error::{EXIT_INTERRUPTED, Error, Result};
+use crate::error::{EXIT_INTERRUPTED, Result};
 use crate::experiment::{Experiment, Settings, read_experiment_file};
 use crate::profile::instructions::{CountedVariant, instructions_document, render_instructions};
 use crate::progress::progress_for;
@@ -16,8 +16,13 @@ use super::exit_code_for;
 /// Rows of the table of functions whose instruction counts changed.
 const CHANGED_FUNCTIONS_SHOWN: usize = 10;
 
-/// `perflab ab`.
-pub fn ab(args: &AbArgs, store: &Store, executor: &mut dyn Executor) -> Result<i32> {
+/// `perflab ab`. `executor_for(counters)` gives the executor once the
+/// experiment (flags and file) says whether runs read performance counters.
+pub fn ab<E: Executor>(
+    args: &AbArgs,
+    store: &Store,
+    executor_for: impl FnOnce(bool) -> Result<E>,
+) -> Result<i32> {
     let from_file = match &args.file {
         Some(path) => read_experiment_file(path)?,
         None => Settings::default(),
@@ -33,18 +38,13 @@ pub fn ab(args: &AbArgs, store: &Store, executor: &mut dyn Executor) -> Result<i
     let counting = std::iter::once(&exp.metric)
         .chain(exp.guards.iter().map(|g| &g.metric))
         .any(|m| m.name == INSTRUCTIONS);
-    if !counting && !args.run.keep_env.is_empty() {
-        return Err(Error::usage(
-            "--keep-env",
-            "only counted runs have a cleared environment; add --measure instructions, or drop --keep-env",
-        ));
-    }
+    let mut executor = executor_for(exp.counters)?;
     let mut progress = progress_for("ab", exp.max_runs, args.run.quiet);
     if !counting {
-        let ab = run_ab(&exp, executor, Some(store), progress.as_mut())?;
+        let ab = run_ab(&exp, &mut executor, Some(store), progress.as_mut())?;
         return finish(args, store, &exp, ab, None);
     }
-    let mut counter = InstructionExecutor::new(executor, &args.run.keep_env)?;
+    let mut counter = InstructionExecutor::new(&mut executor, &exp.keep_env)?;
     let ab = run_ab(&exp, &mut counter, Some(store), progress.as_mut())?;
     let variants: Vec<CountedVariant> = exp
         .variants

@@ -6,6 +6,8 @@
 //! go = "1%"                 # or a number of percent: go = 1
 //! nogo = "-0.5%"
 //! max_runs = 40
+//! counters = true           # performance counters of every run (counter.* metrics)
+//! keep_env = ["HOME"]       # with measure = "instructions": variables the counted runs keep
 //!
 //! [metrics]                 # NAME = REGEX, for output perflab cannot change
 //! throughput = 'Throughput = ([0-9.]+[KMG]?)'
@@ -59,6 +61,9 @@ struct FileDoc {
     cwd: Option<String>,
     ignore_failure: Option<bool>,
     seed: Option<u64>,
+    counters: Option<bool>,
+    #[serde(default)]
+    keep_env: Vec<String>,
     #[serde(default)]
     metrics: BTreeMap<String, Spanned<String>>,
     #[serde(default)]
@@ -210,6 +215,8 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
         guards,
         variants,
         seed: doc.seed,
+        counters: doc.counters,
+        keep_env: doc.keep_env,
     })
 }
 
@@ -273,5 +280,26 @@ mod tests {
         let s = parse(&format!("go = 2\nnogo = \"-1%\"\n{TWO}")).unwrap();
         assert_eq!(s.go, Some(0.02));
         assert_eq!(s.nogo, Some(-0.01));
+    }
+
+    #[test]
+    fn the_example_files_in_the_readme_and_this_module_parse() {
+        let readme = include_str!("../../../../README.md");
+        let section = &readme[readme.find("### Experiment files").unwrap()..];
+        let start = section.find("```toml\n").unwrap() + "```toml\n".len();
+        let example = &section[start..start + section[start..].find("```").unwrap()];
+        let s = parse(example).unwrap();
+        assert_eq!(s.counters, Some(true));
+        assert_eq!(s.keep_env, vec!["HOME".to_string()]);
+        assert_eq!(s.variants.len(), 2);
+        let module_doc: String = include_str!("file.rs")
+            .lines()
+            .take_while(|line| line.starts_with("//!"))
+            .map(|line| line.trim_start_matches("//!").trim_start())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let start = module_doc.find("```toml\n").unwrap() + "```toml\n".len();
+        let example = &module_doc[start..start + module_doc[start..].find("```").unwrap()];
+        assert_eq!(parse(example).unwrap().counters, Some(true));
     }
 }

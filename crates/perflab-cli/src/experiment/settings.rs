@@ -15,7 +15,7 @@ use super::{
 use crate::cli::{AbArgs, DecisionArgs};
 use crate::error::{Error, Result};
 use crate::runner::{CommandLine, INSTRUCTIONS, MetricExtractor};
-use crate::units::{parse_duration, parse_percent};
+use crate::units::{format_percent, parse_duration, parse_percent};
 
 /// A variant as given, before defaults.
 #[derive(Debug, Clone, Default)]
@@ -69,6 +69,10 @@ pub struct Settings {
     pub variants: Vec<VariantSettings>,
     /// Schedule seed.
     pub seed: Option<u64>,
+    /// Read performance counters of every run.
+    pub counters: Option<bool>,
+    /// Variables passed to counted runs, whose environment is otherwise cleared.
+    pub keep_env: Vec<String>,
 }
 
 /// The thresholds and confidence level with their defaults, checked.
@@ -77,8 +81,21 @@ pub fn validated_decision(
     nogo: Option<f64>,
     confidence: Option<f64>,
 ) -> Result<(Thresholds, f64)> {
-    let thresholds = Thresholds::new(go.unwrap_or(0.01), nogo.unwrap_or(-0.005))
-        .map_err(|e| Error::usage("--go/--nogo", e.to_string()))?;
+    let (go, nogo) = (go.unwrap_or(0.01), nogo.unwrap_or(-0.005));
+    // The statistics crate speaks in fractions; the user typed percentages.
+    let thresholds = Thresholds::new(go, nogo).map_err(|_| {
+        let stated = format!(
+            "--go {} and --nogo {}",
+            format_percent(go),
+            format_percent(nogo)
+        );
+        let fix = if nogo <= -1.0 {
+            "--nogo must be above -100% (a change cannot be worse than that)"
+        } else {
+            "--nogo must be below --go, for example --go 1% --nogo -0.5% (the defaults)"
+        };
+        Error::usage("--go/--nogo", format!("{stated}: {fix}"))
+    })?;
     let confidence = confidence.unwrap_or(DEFAULT_CONFIDENCE);
     if !(confidence > 0.5 && confidence < 1.0) {
         return Err(Error::usage(
@@ -240,6 +257,8 @@ impl Settings {
                 .collect::<Result<_>>()?,
             variants,
             seed: args.seed,
+            counters: args.run.counters.then_some(true),
+            keep_env: args.run.keep_env.clone(),
         })
     }
 
@@ -263,9 +282,11 @@ impl Settings {
             shell,
             cwd,
             ignore_failure,
-            seed
+            seed,
+            counters
         );
         self.metrics.extend(over.metrics);
+        self.keep_env.extend(over.keep_env);
         self.guards.extend(over.guards);
         if self.variants.is_empty() {
             self.variants = over.variants;
@@ -324,7 +345,9 @@ impl Settings {
         if max_runs < min_runs {
             return Err(Error::usage(
                 "--max-runs",
-                format!("{max_runs} is below --min-runs {min_runs}"),
+                format!(
+                    "{max_runs} is below --min-runs {min_runs}; raise --max-runs or lower --min-runs"
+                ),
             ));
         }
         if min_runs == 1 && !self.guards.is_empty() {
@@ -348,6 +371,15 @@ impl Settings {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
+        let counted = std::iter::once(&metric)
+            .chain(guards.iter().map(|g| &g.metric))
+            .any(|m| m.name == INSTRUCTIONS);
+        if !counted && !self.keep_env.is_empty() {
+            return Err(Error::usage(
+                "--keep-env",
+                "only counted runs have a cleared environment; add --measure instructions, or drop --keep-env",
+            ));
+        }
         let shell = self.shell.unwrap_or(true);
         let variants = self
             .variants
@@ -384,6 +416,8 @@ impl Settings {
             extractor: Arc::new(MetricExtractor::from_pairs(self.metrics)),
             ignore_failure: self.ignore_failure.unwrap_or(false),
             seed: self.seed,
+            counters: self.counters.unwrap_or(false),
+            keep_env: self.keep_env,
         })
     }
 }

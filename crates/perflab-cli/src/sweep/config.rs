@@ -155,7 +155,9 @@ impl Sweep {
         if max_runs < min_runs {
             return Err(Error::usage(
                 "--max-runs",
-                format!("{max_runs} is below --min-runs {min_runs}"),
+                format!(
+                    "{max_runs} is below --min-runs {min_runs}; raise --max-runs or lower --min-runs"
+                ),
             ));
         }
         let duration = |value: &Option<String>, flag: &str| {
