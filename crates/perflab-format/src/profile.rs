@@ -272,6 +272,9 @@ pub enum WarningKind {
     NearSpanCost,
     /// A thread's time outside top-level spans is above the session's threshold.
     Unattributed,
+    /// Most of a thread's time inside spans was spent off the CPU (sleeping,
+    /// blocked on I/O or a lock, preempted): its spans measured waiting.
+    MostlyWaiting,
     /// The estimated cost of all probes is a noticeable share of the measured time.
     InstrumentationCost,
     /// A counter exists in the code but was never incremented.

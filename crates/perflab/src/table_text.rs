@@ -236,6 +236,7 @@ fn warning_kind_name(kind: WarningKind) -> &'static str {
         WarningKind::ZeroTime => "zero_time",
         WarningKind::NearSpanCost => "near_span_cost",
         WarningKind::Unattributed => "unattributed",
+        WarningKind::MostlyWaiting => "mostly_waiting",
         WarningKind::InstrumentationCost => "instrumentation_cost",
         WarningKind::CounterNeverIncremented => "counter_never_incremented",
         WarningKind::GaugeNeverSet => "gauge_never_set",

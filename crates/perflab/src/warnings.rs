@@ -7,6 +7,10 @@ use perflab_format::profile::{Profile, Warning, WarningKind};
 /// mostly measuring the probe.
 pub const NEAR_SPAN_COST_FACTOR: f64 = 4.0;
 
+/// A thread whose time inside spans was at least this share off the CPU is
+/// warned about: per-call figures of its spans are then mostly waiting.
+pub const WAITING_SHARE: f64 = 0.5;
+
 /// Estimated probe cost above this share of all threads' wall time is warned about.
 pub const INSTRUMENTATION_COST_SHARE: f64 = 0.05;
 
@@ -76,6 +80,26 @@ pub(crate) fn find(profile: &Profile, program_not_utf8: bool) -> Vec<Warning> {
         // time went; its share would only be noise.
         if thread.wall_ns == 0 || thread.wall_ns * 100 < profile.session.wall_ns {
             continue;
+        }
+        // CPU time inside spans is at most the thread's whole CPU time, so
+        // span time beyond it was certainly spent off the CPU: a lower bound
+        // that needs no clock read beyond the two every thread already has.
+        if let Some(cpu_ns) = thread.cpu_ns {
+            let waited = thread.attributed_ns.saturating_sub(cpu_ns);
+            if thread.attributed_ns > 0
+                && waited as f64 >= WAITING_SHARE * thread.attributed_ns as f64
+            {
+                let subject = thread_label(thread.id, thread.name.as_deref());
+                warn(
+                    WarningKind::MostlyWaiting,
+                    &subject,
+                    format!(
+                        "at least {:.0}% of the {:.3} ms inside spans on thread {subject} was spent off the CPU (sleeping, blocked on I/O or a lock, or preempted): spans measure wall time, so their per-call figures include that waiting; if the waiting is not what you measure, move it out of the spans",
+                        waited as f64 * 100.0 / thread.attributed_ns as f64,
+                        thread.attributed_ns as f64 / 1e6,
+                    ),
+                );
+            }
         }
         let share = thread.unattributed_ns as f64 / thread.wall_ns as f64;
         if share > threshold {

@@ -255,6 +255,38 @@ fn unattributed_time_is_reported_and_warned_about() {
     assert!(profile.warnings_of(WarningKind::Unattributed).count() == 1);
 }
 
+#[test]
+fn spans_around_a_sleep_are_warned_about_as_waiting_and_busy_spans_are_not() {
+    let session = quiet_session();
+    {
+        let _records = perflab::span!("process_records");
+        spin(2);
+        // The fixed pause that made a per-record cost mostly sleep.
+        std::thread::sleep(std::time::Duration::from_millis(60));
+    }
+    let profile = session.finish().unwrap();
+    let warnings: Vec<_> = profile.warnings_of(WarningKind::MostlyWaiting).collect();
+    assert_eq!(warnings.len(), 1, "{:?}", profile.warnings);
+    assert!(warnings[0].message.contains("off the CPU"), "{warnings:?}");
+
+    let session = quiet_session();
+    {
+        let _records = perflab::span!("process_records");
+        spin(20);
+    }
+    let profile = session.finish().unwrap();
+    // Busy work is only warned about if the machine took the CPU away for
+    // most of it, which the thread's own CPU time shows.
+    let thread = &profile.threads[0];
+    let ran = thread.cpu_ns.unwrap() * 2 > thread.attributed_ns;
+    assert_eq!(
+        profile.warnings_of(WarningKind::MostlyWaiting).count() == 0,
+        ran,
+        "{thread:?} {:?}",
+        profile.warnings
+    );
+}
+
 #[perflab::measure(name = "shared_work")]
 fn shared_work() -> u64 {
     spin(1)
