@@ -75,8 +75,10 @@ fn function_table(profile: &SampledProfile, top: usize) -> String {
         "  {:<NAME_WIDTH$}  {:>7} {:>6} {:>16}  {:>7} {:>6} {:>16}",
         "function", "samples", "share", "interval", "samples", "share", "interval"
     );
-    let row = |out: &mut String, f: &FunctionShare| {
-        let few = if f.self_samples > 0 && f.self_samples < super::shares::FEW_SAMPLES {
+    // `samples` is the count the section is sorted by: a function with few
+    // samples of its own may still have plenty below it.
+    let row = |out: &mut String, f: &FunctionShare, samples: u64| {
+        let few = if samples > 0 && samples < super::shares::FEW_SAMPLES {
             "  (few samples)"
         } else {
             ""
@@ -101,7 +103,7 @@ fn function_table(profile: &SampledProfile, top: usize) -> String {
     });
     let _ = writeln!(out, "  by self share:");
     for f in by_self.iter().take(top).filter(|f| f.self_samples > 0) {
-        row(&mut out, f);
+        row(&mut out, f, f.self_samples);
     }
     let mut by_inclusive = by_self.clone();
     by_inclusive.sort_by(|a, b| {
@@ -111,7 +113,7 @@ fn function_table(profile: &SampledProfile, top: usize) -> String {
     });
     let _ = writeln!(out, "  by inclusive share:");
     for f in by_inclusive.iter().take(top) {
-        row(&mut out, f);
+        row(&mut out, f, f.inclusive_samples);
     }
     out
 }
@@ -176,4 +178,57 @@ fn points(x: f64) -> String {
 
 fn interval_points(ci: [f64; 2]) -> String {
     format!("[{}, {}]", points(ci[0]), points(ci[1]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn share(name: &str, self_samples: u64, inclusive_samples: u64, total: u64) -> FunctionShare {
+        let fraction = |n: u64| n as f64 / total as f64;
+        FunctionShare {
+            name: name.to_string(),
+            self_samples,
+            self_share: fraction(self_samples),
+            self_ci: [0.0, 1.0],
+            inclusive_samples,
+            inclusive_share: fraction(inclusive_samples),
+            inclusive_ci: [0.0, 1.0],
+        }
+    }
+
+    #[test]
+    fn few_samples_are_marked_by_the_count_each_section_is_sorted_by() {
+        let profile = SampledProfile {
+            name: "prog".to_string(),
+            command: "./prog".to_string(),
+            exit_code: Some(0),
+            wall_s: 1.0,
+            samples: 2000,
+            unknown_samples: 0,
+            flamegraph: None,
+            functions: vec![
+                share("hot_leaf", 1500, 1500, 2000),
+                share("main", 5, 2000, 2000),
+            ],
+        };
+        let table = function_table(&profile, 10);
+        let (by_self, by_inclusive) = table.split_once("by inclusive share:").unwrap();
+        let line = |section: &str, name: &str| {
+            section
+                .lines()
+                .find(|line| line.trim_start().starts_with(name))
+                .unwrap()
+                .to_string()
+        };
+        assert!(line(by_self, "main").ends_with("(few samples)"), "{table}");
+        assert!(
+            !line(by_inclusive, "main").contains("few samples"),
+            "{table}"
+        );
+        assert!(
+            !line(by_self, "hot_leaf").contains("few samples"),
+            "{table}"
+        );
+    }
 }
