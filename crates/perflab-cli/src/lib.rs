@@ -33,6 +33,9 @@ use store::Store;
 
 /// Runs a parsed command line; returns the process exit code.
 pub fn run(cli: Cli) -> Result<i32> {
+    for (flag, path) in commands::output_files(&cli.command) {
+        report::check_output(flag, path)?;
+    }
     runner::install_interrupt_handler();
     let store = Store::open(&Store::default_path(cli.store.as_deref()))?;
     let mut executor = commands::real_executor();

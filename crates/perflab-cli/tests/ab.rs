@@ -311,6 +311,33 @@ fn bad_thresholds_and_missing_commands_are_usage_errors() {
 }
 
 #[test]
+fn an_output_file_that_cannot_be_written_is_refused_before_any_run() {
+    let s = Scratch::new();
+    std::fs::create_dir(s.path("results")).unwrap();
+    let out = s
+        .perflab()
+        .args(["ab", "touch ran-a", "touch ran-b", "--markdown", "results"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--markdown") && stderr.contains("is a directory"),
+        "{stderr}"
+    );
+    assert!(!s.path("ran-a").exists(), "nothing ran");
+    s.write("notes.txt", "a file, not a folder");
+    let out = s
+        .perflab()
+        .args(["report", "--html", "notes.txt/report.html"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("is a file, not a folder"), "{stderr}");
+}
+
+#[test]
 fn history_lists_the_experiment_with_its_verdict() {
     let s = Scratch::new();
     s.perflab()

@@ -18,6 +18,9 @@ pub use sweep::sweep;
 
 use perflab_stats::Verdict;
 
+use std::path::{Path, PathBuf};
+
+use crate::cli::{Command, RunOptions};
 use crate::error::{EXIT_INCONCLUSIVE, EXIT_NO_GO, EXIT_OK};
 use crate::runner::ProcessExecutor;
 
@@ -28,6 +31,30 @@ pub fn exit_code_for(verdict: Option<Verdict>) -> i32 {
         Some(Verdict::Inconclusive) => EXIT_INCONCLUSIVE,
         _ => EXIT_OK,
     }
+}
+
+/// The files a command line asks to write, with their flags.
+pub fn output_files(command: &Command) -> Vec<(&'static str, &Path)> {
+    fn run(run: &RunOptions) -> Vec<(&'static str, &Option<PathBuf>)> {
+        vec![("--json", &run.json), ("--markdown", &run.markdown)]
+    }
+    let outputs = match command {
+        Command::Ab(args) => run(&args.run),
+        Command::Run(args) => run(&args.run),
+        Command::Sweep(args) => run(&args.run),
+        Command::Compare(args) => vec![("--json", &args.json), ("--markdown", &args.markdown)],
+        Command::History(args) => vec![("--json", &args.json), ("--markdown", &args.markdown)],
+        Command::Profile(args) => vec![
+            ("--json", &args.json),
+            ("--svg", &args.svg),
+            ("--folded", &args.folded),
+        ],
+        Command::Report(args) => vec![("--html", &args.html), ("--markdown", &args.markdown)],
+    };
+    outputs
+        .into_iter()
+        .filter_map(|(flag, path)| path.as_deref().map(|path| (flag, path)))
+        .collect()
 }
 
 /// Runs perflab's own executor: real processes.

@@ -52,6 +52,46 @@ pub fn write_text(path: &Path, text: &str) -> Result<()> {
     })
 }
 
+/// Refuses an output file that cannot be written: an existing directory, or
+/// a path under a file. Checked before anything is measured, so that a typo
+/// does not cost the experiment's results their file.
+pub fn check_output(flag: &str, path: &Path) -> Result<()> {
+    let example = match flag {
+        "--json" => "result.json",
+        "--markdown" => "result.md",
+        "--html" => "report.html",
+        "--svg" => "flamegraph.svg",
+        _ => "out.txt",
+    };
+    if path.is_dir() {
+        return Err(Error::usage(
+            flag,
+            format!(
+                "{} is a directory; give a file name, for example {}",
+                path.display(),
+                path.join(example).display()
+            ),
+        ));
+    }
+    // The nearest folder that exists must be a folder: the rest is created.
+    let existing = path
+        .ancestors()
+        .skip(1)
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .find(|dir| dir.exists());
+    if let Some(file) = existing.filter(|dir| !dir.is_dir()) {
+        return Err(Error::usage(
+            flag,
+            format!(
+                "{} cannot be written: {} is a file, not a folder",
+                path.display(),
+                file.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Writes the `--json` and `--markdown` files that were asked for.
 pub fn write_requested(
     doc: &ResultDocument,
