@@ -17,6 +17,8 @@ pub struct Samples {
     pub values: Vec<f64>,
     /// Their unit, if the source says.
     pub unit: String,
+    /// The metric they are of, if the source says (`wall` for hyperfine).
+    pub metric: Option<String>,
 }
 
 /// Splits `PATH#SELECTOR`, unless the whole text names an existing file.
@@ -52,6 +54,7 @@ pub fn read_samples(input: &str, metric: Option<&str>) -> Result<Samples> {
             name: file_stem(&path),
             values: read_text(&path, &text)?,
             unit: String::new(),
+            metric: None,
         }
     };
     if samples.values.len() < 2 {
@@ -138,6 +141,7 @@ fn read_json(
             name: variant.name.clone(),
             values,
             unit,
+            metric: Some(metric.unwrap_or(&doc.metric.name).to_string()),
         });
     }
     if let Some(results) = value.get("results").and_then(|r| r.as_array()) {
@@ -145,6 +149,15 @@ fn read_json(
             .iter()
             .map(|r| r.get("command").and_then(|c| c.as_str()).unwrap_or("?"))
             .collect();
+        if metric.is_some_and(|m| m != "wall") {
+            return Err(Error::input(
+                path,
+                format!(
+                    "a hyperfine export holds the wall time of each run only, not '{}'; drop --measure or use --measure wall",
+                    metric.unwrap_or_default()
+                ),
+            ));
+        }
         let index = select(path, selector, &names)?;
         let times = results[index].get("times").and_then(|t| t.as_array()).ok_or_else(|| {
             Error::input(path, "this hyperfine export has no \"times\" array; export it with hyperfine --export-json")
@@ -158,6 +171,7 @@ fn read_json(
             name: names[index].to_string(),
             values,
             unit: "s".into(),
+            metric: Some("wall".into()),
         });
     }
     Err(Error::input(

@@ -96,7 +96,18 @@ fn a_hyperfine_export_and_a_perflab_result_can_be_compared() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(s.json("r.json")["verdict"], "GO");
+    let result = s.json("r.json");
+    assert_eq!(result["verdict"], "GO");
+    // hyperfine's times are wall times, and the result says so.
+    assert_eq!(result["metric"]["name"], "wall");
+    let out = s
+        .perflab()
+        .args(["compare", "h.json#old", "h.json#new", "--measure", "cpu"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("wall time of each run only"), "{stderr}");
     // The result itself is a valid input: each variant selected by name.
     let out = s
         .perflab()
@@ -117,4 +128,50 @@ fn a_hyperfine_export_and_a_perflab_result_can_be_compared() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("#0 old, #1 new"));
+}
+
+#[test]
+fn results_of_different_metrics_are_not_compared() {
+    let s = Scratch::new();
+    let result = |metric: &str| {
+        s.perflab()
+            .args([
+                "run",
+                "--quiet",
+                "--runs",
+                "6",
+                "--measure",
+                metric,
+                "--json",
+            ])
+            .arg(format!("{metric}.json"))
+            .arg("true")
+            .output()
+            .unwrap()
+    };
+    assert_eq!(result("wall").status.code(), Some(0));
+    assert_eq!(result("cpu").status.code(), Some(0));
+    let out = s
+        .perflab()
+        .args(["compare", "wall.json", "cpu.json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("the baseline holds wall and the candidate cpu"),
+        "{stderr}"
+    );
+    // Naming one metric both results have compares like with like.
+    let out = s
+        .perflab()
+        .args(["compare", "wall.json", "cpu.json", "--measure", "wall"])
+        .output()
+        .unwrap();
+    assert_ne!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -23,6 +23,17 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
     let (go, nogo) = (thresholds.go, thresholds.nogo);
     let a = read_samples(&args.baseline, args.measure.as_deref())?;
     let b = read_samples(&args.candidate, args.measure.as_deref())?;
+    if let (Some(metric_a), Some(metric_b)) = (&a.metric, &b.metric) {
+        if metric_a != metric_b {
+            return Err(Error::usage(
+                "BASELINE/CANDIDATE",
+                format!(
+                    "the baseline holds {metric_a} and the candidate {metric_b}: different metrics cannot be compared; \
+                     pick one both have with --measure"
+                ),
+            ));
+        }
+    }
     let spread = |v: &[f64]| {
         v.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
             - v.iter().cloned().fold(f64::INFINITY, f64::min)
@@ -110,7 +121,11 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
         mann_whitney_p(&variants),
     );
     let metric = MetricInfo {
-        name: args.measure.clone().unwrap_or_else(|| "value".into()),
+        name: args
+            .measure
+            .clone()
+            .or_else(|| a.metric.clone().filter(|m| b.metric.as_ref() == Some(m)))
+            .unwrap_or_else(|| "value".into()),
         unit,
         better: if better == Better::Higher {
             "higher"
