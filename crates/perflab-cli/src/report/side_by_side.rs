@@ -60,24 +60,53 @@ pub fn side_by_side(names: [&str; 2], runs: [&[RunOutcome]; 2], decided_on: &str
         out,
         "  other metrics (medians; B vs A is B / A - 1, not a decision):"
     );
-    let _ = writeln!(
-        out,
-        "    {:<26} {:>16} {:>16} {:>9}",
-        "metric", names[0], names[1], "B vs A"
-    );
-    for (name, unit, (a, na), (b, nb)) in rows {
-        let vs = if a != 0.0 {
-            format!("{:+.1}%", (b / a - 1.0) * 100.0)
-        } else {
-            "-".to_string()
-        };
+    let cells: Vec<[String; 4]> = rows
+        .into_iter()
+        .map(|(name, unit, (a, na), (b, nb))| {
+            let vs = if a != 0.0 {
+                format!("{:+.1}%", (b / a - 1.0) * 100.0)
+            } else {
+                "-".to_string()
+            };
+            [
+                name,
+                format!("{} ({na})", format_value(a, &unit)),
+                format!("{} ({nb})", format_value(b, &unit)),
+                vs,
+            ]
+        })
+        .collect();
+    let header = [
+        "metric".to_string(),
+        names[0].to_string(),
+        names[1].to_string(),
+        "B vs A".to_string(),
+    ];
+    // Columns as wide as their widest cell (at least the usual widths), so
+    // that a long unit or variant name does not push its row out of line.
+    let minimum = [26, 16, 16, 9];
+    let widths: Vec<usize> = (0..4)
+        .map(|column| {
+            std::iter::once(&header)
+                .chain(&cells)
+                .map(|row| row[column].chars().count())
+                .max()
+                .unwrap_or(0)
+                .max(minimum[column])
+        })
+        .collect();
+    for row in std::iter::once(&header).chain(&cells) {
         let _ = writeln!(
             out,
-            "    {:<26} {:>16} {:>16} {:>9}",
-            name,
-            format!("{} ({na})", format_value(a, &unit)),
-            format!("{} ({nb})", format_value(b, &unit)),
-            vs
+            "    {:<w0$} {:>w1$} {:>w2$} {:>w3$}",
+            row[0],
+            row[1],
+            row[2],
+            row[3],
+            w0 = widths[0],
+            w1 = widths[1],
+            w2 = widths[2],
+            w3 = widths[3],
         );
     }
     out
@@ -111,5 +140,27 @@ mod tests {
         assert!(text.contains("counter.page-faults"), "{text}");
         assert!(text.contains("+50.0%"), "{text}");
         assert!(text.contains("cpu"), "{text}");
+    }
+
+    #[test]
+    fn long_values_widen_their_column_and_rows_stay_aligned() {
+        let mut a = FakeExecutor::outcome(1.0);
+        let mut b = FakeExecutor::outcome(1.0);
+        for (run, value) in [(&mut a, 18.454e6), (&mut b, 18.375e6)] {
+            run.metrics.insert(
+                "items_per_s".into(),
+                MetricValue {
+                    value,
+                    unit: "blocks/s".into(),
+                },
+            );
+        }
+        let text = side_by_side(["baseline", "fast"], [&[a], &[b]], "wall");
+        let lines: Vec<&str> = text.lines().skip(1).collect();
+        let width = lines[0].chars().count();
+        assert!(
+            lines.iter().all(|line| line.chars().count() == width),
+            "{text}"
+        );
     }
 }
