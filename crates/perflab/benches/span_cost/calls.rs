@@ -40,6 +40,20 @@ pub const CLOCK_READS: &str = "two quanta clock reads (raw)";
 pub const PERFLAB_SPAN: &str = "perflab span!";
 pub const HOTPATH: &str = "hotpath #[measure] fn";
 
+/// A perflab session and a hotpath guard, both quiet, so that the probes of
+/// both libraries record.
+pub fn start_libraries() -> (perflab::Session, hotpath::HotpathGuard) {
+    let session = perflab::Session::builder()
+        .name("span_cost")
+        .print_table(false)
+        .no_profile_file()
+        .start();
+    let hotpath_guard = hotpath::HotpathGuardBuilder::new("span_cost")
+        .format(hotpath::Format::None)
+        .build();
+    (session, hotpath_guard)
+}
+
 #[inline(never)]
 pub fn plain_call() {
     black_box(());

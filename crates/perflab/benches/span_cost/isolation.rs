@@ -10,7 +10,7 @@
 
 use std::process::Command;
 
-use crate::calls::CASES;
+use crate::calls::{self, CASES};
 use crate::workers;
 
 /// Names the case a child process measures.
@@ -33,14 +33,7 @@ pub fn measure_here(index: usize, ops: u64) {
     let case = &CASES[index];
     // Both libraries are set up in every child, whatever the case, so that
     // every case runs in the same kind of process.
-    let session = perflab::Session::builder()
-        .name("span_cost")
-        .print_table(false)
-        .no_profile_file()
-        .start();
-    let hotpath_guard = hotpath::HotpathGuardBuilder::new("span_cost")
-        .format(hotpath::Format::None)
-        .build();
+    let (session, hotpath_guard) = calls::start_libraries();
     let (rate, placement) = workers::run(case.call, case.threads, ops / 20, ops);
     println!("{rate}");
     println!("{placement}");

@@ -137,14 +137,7 @@ fn main() {
 /// Resident-set growth over `MEMORY_CALLS` calls on one thread, and
 /// perflab's own start-up estimate of a span's cost.
 fn memory_growth() {
-    let session = perflab::Session::builder()
-        .name("span_cost")
-        .print_table(false)
-        .no_profile_file()
-        .start();
-    let hotpath_guard = hotpath::HotpathGuardBuilder::new("span_cost")
-        .format(hotpath::Format::None)
-        .build();
+    let (session, hotpath_guard) = calls::start_libraries();
     println!();
     println!("memory: resident set growth over {MEMORY_CALLS} further calls on one thread");
     let memory_cases: [(&str, fn()); 3] = [
