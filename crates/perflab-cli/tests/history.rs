@@ -111,6 +111,30 @@ fn a_metric_no_run_has_is_said_plainly() {
 }
 
 #[test]
+fn outside_a_git_checkout_the_steps_are_called_experiments_not_commits() {
+    let s = Scratch::new();
+    for _ in 0..2 {
+        let out = s
+            .perflab()
+            .args(["run", "--quiet", "-r", "4", "true"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+    }
+    let out = s
+        .perflab()
+        .args(["history", "--metric", "wall"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    // The scratch folder is outside any repository, so runs have no commit.
+    assert!(
+        stdout.contains("over 2 experiments (no git commit recorded)"),
+        "{stdout}"
+    );
+}
+
+#[test]
 fn a_report_from_an_empty_store_or_of_an_unknown_experiment_is_refused_with_exit_2() {
     let s = Scratch::new();
     let out = s.perflab().args(["report"]).output().unwrap();

@@ -42,8 +42,16 @@ fn header(e: &Evolution) -> String {
         .as_deref()
         .map(|n| format!(" of \"{n}\""))
         .unwrap_or_default();
+    // A store outside a git checkout has no commits: its steps are experiments.
+    let steps = e.series.iter().flat_map(|s| &s.steps);
+    let with_commit = steps.clone().filter(|step| step.commit.is_some()).count();
+    let over = match (with_commit, steps.count() - with_commit) {
+        (_, 0) => "commits",
+        (0, _) => "experiments (no git commit recorded)",
+        _ => "commits and experiments without one",
+    };
     format!(
-        "{} ({} is better){name} over {} commits; each step against the one before, {:.0}% intervals, GO at {} or better, NO-GO at {} or worse",
+        "{} ({} is better){name} over {} {over}; each step against the one before, {:.0}% intervals, GO at {} or better, NO-GO at {} or worse",
         e.metric,
         e.better,
         e.longest(),
