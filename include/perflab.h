@@ -481,6 +481,7 @@ extern "C" {
 
 #define PERFLAB__UNATTRIBUTED_THRESHOLD 0.10 /* share of a thread's wall time */
 #define PERFLAB__NEAR_SPAN_COST_FACTOR 4.0
+#define PERFLAB__WAITING_SHARE 0.5 /* share of a thread's time inside spans spent off the CPU */
 #define PERFLAB__INSTRUMENTATION_COST_SHARE 0.05
 #define PERFLAB__SITE_IN_SECTION 1u
 #define PERFLAB__SITE_DROPPED 2u
@@ -1138,6 +1139,11 @@ static void perflab__find_warnings(perflab__report *r) {
             perflab__warn(r, "too_deep", label, perflab__format("thread %s opened %llu spans nested more than %d deep; they were not recorded: put spans on fewer levels of a recursion", label, (unsigned long long)t->too_deep, PERFLAB_MAX_DEPTH));
         /* A thread that lived under 1% of the session is noise, not where time went. */
         if (t->wall_ns == 0 || t->wall_ns * 100 < r->wall_ns) continue;
+        /* Span time beyond the thread's whole CPU time was certainly spent
+         * off the CPU: a lower bound from the clocks every thread reads anyway. */
+        uint64_t waited = t->attributed_ns > t->cpu_ns ? t->attributed_ns - t->cpu_ns : 0;
+        if (t->has_cpu && t->attributed_ns > 0 && (double)waited >= PERFLAB__WAITING_SHARE * (double)t->attributed_ns)
+            perflab__warn(r, "mostly_waiting", label, perflab__format("at least %.0f%% of the %.3f ms inside spans on thread %s was spent off the CPU (sleeping, blocked on I/O or a lock, or preempted): spans measure wall time, so their per-call figures include that waiting; if the waiting is not what you measure, move it out of the spans", (double)waited * 100.0 / (double)t->attributed_ns, (double)t->attributed_ns / 1e6, label));
         double share = (double)(t->wall_ns - t->attributed_ns) / (double)t->wall_ns;
         if (share > PERFLAB__UNATTRIBUTED_THRESHOLD)
             perflab__warn(r, "unattributed", label, perflab__format("%.1f%% of thread %s's %.3f ms is outside any top-level span (%.3f ms unattributed, threshold %.0f%%); wrap the remaining phases in spans before calling it overhead", share * 100, label, (double)t->wall_ns / 1e6, (double)(t->wall_ns - t->attributed_ns) / 1e6, PERFLAB__UNATTRIBUTED_THRESHOLD * 100));

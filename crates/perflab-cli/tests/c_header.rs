@@ -7,8 +7,9 @@
 //! `outer` span holding half a unit of work of its own, `light` (1 unit) and
 //! `heavy` (3 units); it times each light and heavy call itself with
 //! CLOCK_MONOTONIC, just outside the span, and prints the sums. gauges.c
-//! sets gauges from two threads. A missing compiler fails the tests with the
-//! install advice (CI installs them).
+//! sets gauges from two threads; waiting.c puts a span around a sleep or
+//! around work. A missing compiler fails the tests with the install advice
+//! (CI installs them).
 
 mod common;
 mod native;
@@ -687,4 +688,51 @@ fn a_gauge_compiled_with_perflab_off_does_not_evaluate_its_value() {
     assert!(output.status.success());
     assert_eq!(String::from_utf8_lossy(&output.stdout), "effects 0\n");
     assert!(output.stderr.is_empty() && !path.exists());
+}
+
+#[test]
+fn a_span_around_a_sleep_is_warned_about_as_mostly_waiting_and_busy_work_is_not() {
+    let scratch = Scratch::new();
+    let program = compile(
+        scratch.dir.path(),
+        "cc",
+        &["waiting.c"],
+        &["-std=c11", "-pedantic"],
+        "waiting",
+    );
+    // The sentence of crates/perflab/src/warnings.rs, from the profile's figures.
+    let expected = |profile: &Profile| {
+        let thread = &profile.threads[0];
+        let waited = thread
+            .attributed_ns
+            .saturating_sub(thread.cpu_ns.expect("the thread's CPU time"));
+        format!(
+            "at least {:.0}% of the {:.3} ms inside spans on thread main (#1) was spent off the CPU (sleeping, blocked on I/O or a lock, or preempted): spans measure wall time, so their per-call figures include that waiting; if the waiting is not what you measure, move it out of the spans",
+            waited as f64 * 100.0 / thread.attributed_ns as f64,
+            thread.attributed_ns as f64 / 1e6,
+        )
+    };
+
+    let (profile, _, _) = profile_of(&scratch, &program, &["sleep"]);
+    assert_eq!(profile.threads.len(), 1, "{:?}", profile.threads);
+    let warnings: Vec<_> = profile.warnings_of(WarningKind::MostlyWaiting).collect();
+    assert_eq!(warnings.len(), 1, "{:?}", profile.warnings);
+    assert_eq!(warnings[0].subject, "main (#1)");
+    assert_eq!(warnings[0].message, expected(&profile));
+
+    let (profile, _, _) = profile_of(&scratch, &program, &["busy"]);
+    // Busy work is only warned about if the machine took the CPU away for
+    // most of it, which the thread's own CPU time shows.
+    let thread = &profile.threads[0];
+    let ran = thread.cpu_ns.expect("the thread's CPU time") * 2 > thread.attributed_ns;
+    let warnings: Vec<_> = profile.warnings_of(WarningKind::MostlyWaiting).collect();
+    assert_eq!(
+        warnings.is_empty(),
+        ran,
+        "{thread:?} {:?}",
+        profile.warnings
+    );
+    if let Some(warning) = warnings.first() {
+        assert_eq!(warning.message, expected(&profile));
+    }
 }
