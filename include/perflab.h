@@ -13,13 +13,21 @@
  *   void f(void) { PERFLAB_FUNCTION(); ... } span named after the function
  *   PERFLAB_SPAN("compute") { ... }         span around one block
  *   PERFLAB_COUNT("retries", 1);            counter: events and their total
+ *   PERFLAB_GAUGE("queue_depth", n);        gauge: a level, converted to double
  *   PERFLAB_SITE(site, "io");                explicit pairs (any compiler mode):
  *   perflab_span_begin(&site); ... perflab_span_end(&site);
+ *   PERFLAB_GAUGE_SITE(depth, "queue_depth"); perflab_gauge(&depth, n);
  *
  *   PERFLAB_SCOPE is RAII in C++ and __attribute__((cleanup)) in C, so return,
  *   break and goto end the span too. PERFLAB_SPAN is a one-pass `for` loop:
  *   `break` or `continue` inside its block leaves the block (the span ends),
  *   not a loop around it. Names must be string literals (or __func__).
+ *   A gauge keeps, per thread and site, the number of values set, their sum,
+ *   smallest and largest, and the last one with the time it was set; the
+ *   profile gives samples, last (the latest over all threads), min, max and
+ *   mean (per sample, not weighted by time), as `perflab::gauge!` does. NaN
+ *   and infinite values are ignored: they would poison the mean. A gauge
+ *   costs a counter's bookkeeping plus one clock read (for "latest").
  *
  * ENVIRONMENT
  *   PERFLAB_PROFILE=path  write the profile there when the program exits
@@ -31,7 +39,8 @@
  *   PERFLAB_TIMER=clock_monotonic  do not read the TSC.
  *   With neither PERFLAB_PROFILE nor PERFLAB_TABLE=1 nothing is recorded and
  *   a probe costs a call that returns at once. -DPERFLAB_OFF removes every
- *   probe at compile time (amounts passed to PERFLAB_COUNT are not evaluated).
+ *   probe at compile time (amounts passed to PERFLAB_COUNT and values passed
+ *   to PERFLAB_GAUGE are not evaluated).
  *
  * WHAT IS MEASURED (see crates/perflab/README.md; the figures mean the same)
  *   Clock: rdtsc where the CPU says its TSC is invariant (name "tsc"), else
@@ -54,21 +63,24 @@
  *   number on first use (compare-and-swap); each thread has its own table of
  *   slots indexed by that number, written only by that thread. A thread's
  *   first probe, and its first call of each site, take a cold path that
- *   allocates (43 KB per thread, 10.5 KB per span site it enters; kept until
- *   exit so that threads that ended are still reported).
+ *   allocates (51 KB per thread, 10.5 KB per span site it enters, 48 bytes
+ *   per gauge site it sets; kept until exit so that threads that ended are
+ *   still reported).
  *
  * LIMITS
- *   Linux with GCC or Clang (C11 or C++11). Sites never entered are listed
- *   (with a never_entered warning) through the ELF section `perflab_sites`;
- *   sites without an entry there are listed once they ran: with
- *   -DPERFLAB_NO_SECTIONS, in another shared object than the implementation,
- *   PERFLAB_SITE in C++, and C++ compiled with -fPIC. At most 1023 sites
- *   and 256 nested spans per thread: beyond, spans are not recorded and a
- *   warning says so (`too_many_sites`, `too_deep`). An end that does not
+ *   Linux with GCC or Clang (C11 or C++11). Sites never entered, counters
+ *   never incremented and gauges never set are listed (with a never_entered,
+ *   counter_never_incremented or gauge_never_set warning) through the ELF
+ *   section `perflab_sites`; sites without an entry there are listed once
+ *   they ran: with -DPERFLAB_NO_SECTIONS, in another shared object than the
+ *   implementation, PERFLAB_SITE and PERFLAB_GAUGE_SITE in C++, and C++
+ *   compiled with -fPIC. At most 1023 sites (spans, counters and gauges
+ *   together) and 256 nested spans per thread: beyond, they are not recorded
+ *   and a warning says so (`too_many_sites`, `too_deep`). An end that does not
  *   match the innermost open span is ignored and counted (`unbalanced_spans`).
  *   These three warning kinds exist only here; perflab-profile/1 readers that
- *   do not know them read them as `other`. No gauges. A forked child does not
- *   write the profile (it would overwrite its parent's).
+ *   do not know them read them as `other`. A forked child does not write the
+ *   profile (it would overwrite its parent's).
  */
 #ifndef PERFLAB_H
 #define PERFLAB_H
@@ -94,9 +106,9 @@ extern "C" {
 #define PERFLAB__CAST(type, value) ((type)(value))
 #endif
 
-enum { PERFLAB_KIND_SPAN = 1, PERFLAB_KIND_FUNCTION = 2, PERFLAB_KIND_COUNTER = 3 };
+enum { PERFLAB_KIND_SPAN = 1, PERFLAB_KIND_FUNCTION = 2, PERFLAB_KIND_COUNTER = 3, PERFLAB_KIND_GAUGE = 4 };
 
-/* One call site of a span or counter; declared static by the macros. */
+/* One call site of a span, counter or gauge; declared static by the macros. */
 typedef struct perflab_site {
     const char *name;
     const char *file;
@@ -123,6 +135,9 @@ typedef struct perflab_site {
 #define PERFLAB__LOAD(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
 #define PERFLAB__STORE(field, v) __atomic_store_n(&(field), (v), __ATOMIC_RELAXED)
 #define PERFLAB__BUMP(field, v) PERFLAB__STORE(field, PERFLAB__LOAD(field) + (v))
+/* The generic builtins, as __atomic_load_n takes only integers and pointers. */
+#define PERFLAB__LOAD_DOUBLE(field, out) __atomic_load(&(field), &(out), __ATOMIC_RELAXED)
+#define PERFLAB__STORE_DOUBLE(field, in) __atomic_store(&(field), &(in), __ATOMIC_RELAXED)
 
 /* Figures of one span site on one thread, in timer ticks. */
 typedef struct perflab__slot {
@@ -142,6 +157,13 @@ typedef struct perflab__counter_cell {
     uint64_t events, total;
 } perflab__counter_cell;
 
+/* Values of one gauge site on one thread. */
+typedef struct perflab__gauge_cell {
+    uint64_t samples;
+    double sum, min, max, last;
+    uint64_t last_ticks; /* when `last` was set: the latest value over all threads has the greatest */
+} perflab__gauge_cell;
+
 /* Everything one thread recorded. Only the owning thread writes it. */
 typedef struct perflab_thread {
     uint32_t depth;          /* frames on the stack */
@@ -151,6 +173,9 @@ typedef struct perflab_thread {
     uint64_t attributed_ticks, unbalanced, too_deep;
     perflab__slot *slots[PERFLAB_MAX_SITES];
     perflab__counter_cell counters[PERFLAB_MAX_SITES];
+    /* Pointers rather than cells: 48 bytes per site would be 48 KB per thread
+     * for gauges most programs never set. */
+    perflab__gauge_cell *gauges[PERFLAB_MAX_SITES];
     perflab__frame stack[PERFLAB_MAX_DEPTH];
     perflab__slot discard; /* for sites past PERFLAB_MAX_SITES: keeps the stack balanced */
     /* cold: who the thread is, when it started and ended */
@@ -166,6 +191,7 @@ uint64_t perflab__monotonic_ns(void);
 void perflab__begin_slow(perflab_site *site);
 void perflab__end_slow(perflab_site *site);
 void perflab__count_slow(perflab_site *site, int64_t amount);
+void perflab__gauge_slow(perflab_site *site, double value);
 void perflab__note_unwound(perflab_site *site);
 
 #ifdef __cplusplus
@@ -254,10 +280,37 @@ PERFLAB__INLINE void perflab_count(perflab_site *site, int64_t amount) {
     PERFLAB__BUMP(t->counters[index].total, amount > 0 ? PERFLAB__CAST(uint64_t, amount) : 0);
 }
 
+PERFLAB__INLINE void perflab__gauge_record(perflab__gauge_cell *cell, double value, uint64_t now) {
+    double sum, min, max;
+    PERFLAB__LOAD_DOUBLE(cell->sum, sum);
+    PERFLAB__LOAD_DOUBLE(cell->min, min);
+    PERFLAB__LOAD_DOUBLE(cell->max, max);
+    sum += value;
+    PERFLAB__BUMP(cell->samples, 1);
+    PERFLAB__STORE_DOUBLE(cell->sum, sum);
+    if (value < min) PERFLAB__STORE_DOUBLE(cell->min, value);
+    if (value > max) PERFLAB__STORE_DOUBLE(cell->max, value);
+    PERFLAB__STORE_DOUBLE(cell->last, value);
+    PERFLAB__STORE(cell->last_ticks, now);
+}
+
+/* Sets a gauge to `value` on the calling thread; NaN and infinities are
+ * ignored, as by the Rust library: one would poison the mean for good. */
+PERFLAB__INLINE void perflab_gauge(perflab_site *site, double value) {
+    if (PERFLAB__UNLIKELY(!__builtin_isfinite(value))) return;
+    perflab__gauge_cell *cell = perflab__tls->gauges[PERFLAB__LOAD(site->index)];
+    if (PERFLAB__UNLIKELY(cell == NULL)) {
+        perflab__gauge_slow(site, value);
+        return;
+    }
+    perflab__gauge_record(cell, value, perflab__ticks());
+}
+
 #else /* PERFLAB_OFF: the same API, doing nothing */
 static inline void perflab_span_begin(perflab_site *site) { (void)site; }
 static inline void perflab_span_end(perflab_site *site) { (void)site; }
 static inline void perflab_count(perflab_site *site, int64_t amount) { (void)site, (void)amount; }
+static inline void perflab_gauge(perflab_site *site, double value) { (void)site, (void)value; }
 #endif
 
 /* ---- macros ---- */
@@ -302,6 +355,8 @@ static inline void perflab_count(perflab_site *site, int64_t amount) { (void)sit
 
 /* Declares `static perflab_site var` for perflab_span_begin/_end. */
 #define PERFLAB_SITE(var, name) PERFLAB__STATIC_SITE(var, name, PERFLAB_KIND_SPAN) PERFLAB__SECTION_ENTRY(var)
+/* Declares `static perflab_site var` for perflab_gauge. */
+#define PERFLAB_GAUGE_SITE(var, name) PERFLAB__STATIC_SITE(var, name, PERFLAB_KIND_GAUGE) PERFLAB__SECTION_ENTRY(var)
 
 /* A pointer to a fresh static site, usable inside an expression. */
 #define PERFLAB__SITE_EXPR(name, kind)                                                   \
@@ -315,12 +370,19 @@ static inline void perflab_count(perflab_site *site, int64_t amount) { (void)sit
 #define PERFLAB_FUNCTION()
 #define PERFLAB_SPAN(name)
 #define PERFLAB_COUNT(name, amount) ((void)sizeof(amount))
+#define PERFLAB_GAUGE(name, value) ((void)sizeof(value))
 #else
 
 #define PERFLAB_COUNT(name, amount)                                                      \
     do {                                                                                 \
         PERFLAB__SITE(perflab__count_site, name, PERFLAB_KIND_COUNTER)                   \
         perflab_count(&perflab__count_site, PERFLAB__CAST(int64_t, amount));                          \
+    } while (0)
+
+#define PERFLAB_GAUGE(name, value)                                                       \
+    do {                                                                                 \
+        PERFLAB__SITE(perflab__gauge_site, name, PERFLAB_KIND_GAUGE)                     \
+        perflab_gauge(&perflab__gauge_site, PERFLAB__CAST(double, value));               \
     } while (0)
 
 #ifdef __cplusplus
@@ -419,6 +481,7 @@ extern "C" {
 
 #define PERFLAB__UNATTRIBUTED_THRESHOLD 0.10 /* share of a thread's wall time */
 #define PERFLAB__NEAR_SPAN_COST_FACTOR 4.0
+#define PERFLAB__WAITING_SHARE 0.5 /* share of a thread's time inside spans spent off the CPU */
 #define PERFLAB__INSTRUMENTATION_COST_SHARE 0.05
 #define PERFLAB__SITE_IN_SECTION 1u
 #define PERFLAB__SITE_DROPPED 2u
@@ -661,6 +724,21 @@ void perflab__count_slow(perflab_site *site, int64_t amount) {
     if (t && perflab__register(site)) perflab_count(site, amount);
 }
 
+void perflab__gauge_slow(perflab_site *site, double value) {
+    perflab_thread *t = perflab__thread();
+    /* A span or counter site passed by mistake would have its slot misread. */
+    if (!t || site->kind != PERFLAB_KIND_GAUGE) return;
+    uint32_t index = perflab__register(site);
+    if (!index) return;
+    perflab__gauge_cell *cell = t->gauges[index];
+    if (!cell) {
+        if ((cell = PERFLAB__NEW(perflab__gauge_cell)) == NULL) return;
+        cell->min = __builtin_inf(), cell->max = -__builtin_inf();
+        __atomic_store_n(&t->gauges[index], cell, __ATOMIC_RELEASE);
+    }
+    perflab__gauge_record(cell, value, perflab__ticks());
+}
+
 void perflab__note_unwound(perflab_site *site) {
     perflab_thread *t = perflab__tls;
     if (t->depth > 0 && !t->overflow && t->stack[t->depth - 1].site == site)
@@ -683,6 +761,12 @@ typedef struct perflab__counter_row {
     uint32_t threads;
 } perflab__counter_row;
 
+typedef struct perflab__gauge_row {
+    size_t first;
+    uint64_t samples, last_ticks;
+    double sum, min, max, last, mean;
+} perflab__gauge_row;
+
 typedef struct perflab__thread_row {
     uint64_t id, os_tid, wall_ns, cpu_ns, attributed_ns;
     int has_cpu, ended, has_name;
@@ -702,6 +786,8 @@ typedef struct perflab__report {
     size_t n_spans;
     perflab__counter_row *counters;
     size_t n_counters;
+    perflab__gauge_row *gauges;
+    size_t n_gauges;
     perflab__thread_row *threads;
     size_t n_threads;
     perflab__warning *warnings;
@@ -763,6 +849,31 @@ static void perflab__json_decimal(FILE *f, double x, unsigned places) {
     fprintf(f, "%llu.%0*llu", (unsigned long long)(scaled / scale), (int)places, (unsigned long long)(scaled % scale));
 }
 
+/* Any double, as the shortest of %.15g to %.17g that reads back as the same
+ * value; the locale's decimal point (which may be a comma, or several bytes)
+ * becomes '.'. Non-finite values (a sum that overflowed) are null, as
+ * serde_json writes them. */
+static void perflab__json_number(FILE *f, double x) {
+    char text[48], out[48];
+    size_t n = 0;
+    int point = 0, exponent = 0;
+    if (!__builtin_isfinite(x)) {
+        fputs("null", f);
+        return;
+    }
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(text, sizeof text, "%.*g", digits, x);
+        if (strtod(text, NULL) == x) break;
+    }
+    for (const char *c = text; *c; c++) {
+        if ((*c >= '0' && *c <= '9') || *c == '-' || *c == '+') out[n++] = *c;
+        else if (*c == 'e') out[n++] = 'e', exponent = 1;
+        else if (!point) out[n++] = '.', point = 1;
+    }
+    out[n] = 0;
+    fprintf(f, "%s%s", out, point || exponent ? "" : ".0");
+}
+
 static char *perflab__format(const char *format, ...) __attribute__((format(printf, 1, 2)));
 static char *perflab__format(const char *format, ...) {
     va_list args;
@@ -815,9 +926,10 @@ static uint64_t perflab__percentile(const uint64_t *histogram, uint64_t total, u
     return row->max_ns;
 }
 
+/* Records merge sites of one kind and name: a span and a function, or a
+ * counter and a gauge, of the same name stay apart. */
 static int perflab__same_group(const perflab_site *a, const perflab_site *b) {
-    int a_counter = a->kind == PERFLAB_KIND_COUNTER, b_counter = b->kind == PERFLAB_KIND_COUNTER;
-    return a_counter == b_counter && (a_counter || a->kind == b->kind) && strcmp(a->name, b->name) == 0;
+    return a->kind == b->kind && strcmp(a->name, b->name) == 0;
 }
 
 /* Every site: those in this module's section (never-entered ones too), then
@@ -901,24 +1013,40 @@ static void perflab__sum_spans(perflab__report *r) {
     uint64_t *histogram = (uint64_t *)malloc(sizeof(uint64_t) * PERFLAB__BUCKETS);
     r->spans = (perflab__span_row *)calloc(r->n_sites + 1, sizeof *r->spans);
     r->counters = (perflab__counter_row *)calloc(r->n_sites + 1, sizeof *r->counters);
-    if (!histogram || !r->spans || !r->counters) {
+    r->gauges = (perflab__gauge_row *)calloc(r->n_sites + 1, sizeof *r->gauges);
+    if (!histogram || !r->spans || !r->counters || !r->gauges) {
         free(histogram);
         return;
     }
     for (size_t g = 0; g < r->n_sites; g++) {
         if (r->group[g] != g) continue;
-        int counter = r->sites[g]->kind == PERFLAB_KIND_COUNTER;
+        int counter = r->sites[g]->kind == PERFLAB_KIND_COUNTER, gauge = r->sites[g]->kind == PERFLAB_KIND_GAUGE;
         perflab__span_row span;
         perflab__counter_row count;
+        perflab__gauge_row level;
         uint64_t inclusive = 0, self = 0, recorded = 0;
-        memset(&span, 0, sizeof span), memset(&count, 0, sizeof count);
+        memset(&span, 0, sizeof span), memset(&count, 0, sizeof count), memset(&level, 0, sizeof level);
         memset(histogram, 0, sizeof(uint64_t) * PERFLAB__BUCKETS);
-        span.first = count.first = g, span.min_ticks = UINT64_MAX;
+        span.first = count.first = level.first = g, span.min_ticks = UINT64_MAX;
+        level.min = __builtin_inf(), level.max = -__builtin_inf();
         for (perflab_thread *t = __atomic_load_n(&perflab__threads, __ATOMIC_ACQUIRE); t; t = t->next) {
             int entered = 0;
             for (size_t k = g; k < r->n_sites; k++) {
                 uint32_t index = PERFLAB__LOAD(r->sites[k]->index);
                 if (r->group[k] != g || index == 0) continue;
+                if (gauge) {
+                    perflab__gauge_cell *cell = __atomic_load_n(&t->gauges[index], __ATOMIC_ACQUIRE);
+                    uint64_t samples = cell ? PERFLAB__LOAD(cell->samples) : 0, last_ticks;
+                    double sum, min, max, last;
+                    if (samples == 0) continue;
+                    PERFLAB__LOAD_DOUBLE(cell->sum, sum), PERFLAB__LOAD_DOUBLE(cell->min, min);
+                    PERFLAB__LOAD_DOUBLE(cell->max, max), PERFLAB__LOAD_DOUBLE(cell->last, last);
+                    last_ticks = PERFLAB__LOAD(cell->last_ticks);
+                    level.samples += samples, level.sum += sum;
+                    level.min = min < level.min ? min : level.min, level.max = max > level.max ? max : level.max;
+                    if (last_ticks >= level.last_ticks) level.last_ticks = last_ticks, level.last = last;
+                    continue;
+                }
                 if (counter) {
                     uint64_t events = PERFLAB__LOAD(t->counters[index].events);
                     count.events += events, count.total += PERFLAB__LOAD(t->counters[index].total);
@@ -941,6 +1069,12 @@ static void perflab__sum_spans(perflab__report *r) {
         }
         if (counter) {
             r->counters[r->n_counters++] = count;
+            continue;
+        }
+        if (gauge) {
+            if (level.samples == 0) level.min = level.max = 0.0;
+            else level.mean = level.sum / (double)level.samples;
+            r->gauges[r->n_gauges++] = level;
             continue;
         }
         if (span.calls == 0) span.min_ticks = 0;
@@ -970,7 +1104,7 @@ static void perflab__thread_label(char *out, size_t size, const perflab__thread_
     else snprintf(out, size, "#%llu", (unsigned long long)t->id);
 }
 
-/* The warnings of crates/perflab/src/warnings.rs, plus two only C needs. */
+/* The warnings of crates/perflab/src/warnings.rs, plus three only C needs. */
 static void perflab__find_warnings(perflab__report *r) {
     char label[64];
     double cost = r->span_cost_ns;
@@ -1005,6 +1139,11 @@ static void perflab__find_warnings(perflab__report *r) {
             perflab__warn(r, "too_deep", label, perflab__format("thread %s opened %llu spans nested more than %d deep; they were not recorded: put spans on fewer levels of a recursion", label, (unsigned long long)t->too_deep, PERFLAB_MAX_DEPTH));
         /* A thread that lived under 1% of the session is noise, not where time went. */
         if (t->wall_ns == 0 || t->wall_ns * 100 < r->wall_ns) continue;
+        /* Span time beyond the thread's whole CPU time was certainly spent
+         * off the CPU: a lower bound from the clocks every thread reads anyway. */
+        uint64_t waited = t->attributed_ns > t->cpu_ns ? t->attributed_ns - t->cpu_ns : 0;
+        if (t->has_cpu && t->attributed_ns > 0 && (double)waited >= PERFLAB__WAITING_SHARE * (double)t->attributed_ns)
+            perflab__warn(r, "mostly_waiting", label, perflab__format("at least %.0f%% of the %.3f ms inside spans on thread %s was spent off the CPU (sleeping, blocked on I/O or a lock, or preempted): spans measure wall time, so their per-call figures include that waiting; if the waiting is not what you measure, move it out of the spans", (double)waited * 100.0 / (double)t->attributed_ns, (double)t->attributed_ns / 1e6, label));
         double share = (double)(t->wall_ns - t->attributed_ns) / (double)t->wall_ns;
         if (share > PERFLAB__UNATTRIBUTED_THRESHOLD)
             perflab__warn(r, "unattributed", label, perflab__format("%.1f%% of thread %s's %.3f ms is outside any top-level span (%.3f ms unattributed, threshold %.0f%%); wrap the remaining phases in spans before calling it overhead", share * 100, label, (double)t->wall_ns / 1e6, (double)(t->wall_ns - t->attributed_ns) / 1e6, PERFLAB__UNATTRIBUTED_THRESHOLD * 100));
@@ -1018,9 +1157,16 @@ static void perflab__find_warnings(perflab__report *r) {
         if (r->counters[i].events == 0)
             perflab__warn(r, "counter_never_incremented", site->name, perflab__format("counter `%s` (%s:%u) was never incremented in this session; if the event should have happened, check the workload or the counting code", site->name, site->file, site->line));
     }
+    for (size_t i = 0; i < r->n_gauges; i++) {
+        const perflab_site *site = r->sites[r->gauges[i].first];
+        if (!perflab__utf8_valid(site->name) || !perflab__utf8_valid(site->file))
+            perflab__warn(r, "invalid_utf8", site->name, perflab__format("the name or file of gauge `%s` is not valid UTF-8; it is shown with replacement characters", site->name));
+        if (r->gauges[i].samples == 0)
+            perflab__warn(r, "gauge_never_set", site->name, perflab__format("gauge `%s` (%s:%u) was never set in this session", site->name, site->file, site->line));
+    }
     uint32_t dropped = PERFLAB__LOAD(perflab__dropped_sites);
     if (dropped)
-        perflab__warn(r, "too_many_sites", "session", perflab__format("%u span or counter sites were not recorded: perflab.h keeps at most %d; remove probes from code that is not under investigation", dropped, PERFLAB_MAX_SITES - 1));
+        perflab__warn(r, "too_many_sites", "session", perflab__format("%u span, counter or gauge sites were not recorded: perflab.h keeps at most %d; remove probes from code that is not under investigation", dropped, PERFLAB_MAX_SITES - 1));
 }
 
 /* Further call sites of a merged record; instances of one site (a template's,
@@ -1093,7 +1239,27 @@ static void perflab__write_json(FILE *f, const perflab__report *r) {
         perflab__json_also_at(f, r, c->first);
         fprintf(f, ", \"events\": %llu, \"total\": %llu, \"threads\": %u}", (ull)c->events, (ull)c->total, c->threads);
     }
-    fputs("\n  ],\n  \"gauges\": [],\n  \"warnings\": [", f);
+    fputs("\n  ],\n  \"gauges\": [", f);
+    for (size_t i = 0; i < r->n_gauges; i++) {
+        const perflab__gauge_row *g = &r->gauges[i];
+        const perflab_site *site = r->sites[g->first];
+        fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
+        perflab__json_string(f, site->name);
+        fputs(", \"file\": ", f);
+        perflab__json_string(f, site->file);
+        fprintf(f, ", \"line\": %u", site->line);
+        perflab__json_also_at(f, r, g->first);
+        fprintf(f, ", \"samples\": %llu, \"last\": ", (ull)g->samples);
+        perflab__json_number(f, g->last);
+        fputs(", \"min\": ", f);
+        perflab__json_number(f, g->min);
+        fputs(", \"max\": ", f);
+        perflab__json_number(f, g->max);
+        fputs(", \"mean\": ", f);
+        perflab__json_number(f, g->mean);
+        fputc('}', f);
+    }
+    fputs("\n  ],\n  \"warnings\": [", f);
     for (size_t i = 0; i < r->n_warnings; i++) {
         fprintf(f, "%s\n    {\"kind\": \"%s\", \"subject\": ", i ? "," : "", r->warnings[i].kind);
         perflab__json_string(f, r->warnings[i].subject ? r->warnings[i].subject : "");
@@ -1139,6 +1305,27 @@ static const char *perflab__duration(char *out, double ns, int width) {
     int columns = length - (unit[0] == '\xc2');
     snprintf(out, 32, "%*s%s", columns < width ? width - columns : 0, "", text);
     return out;
+}
+
+/* A gauge value as the Rust table writes it: whole numbers as they are,
+ * others with one decimal from 1000 up, else up to four. */
+static const char *perflab__gauge_number(char *out, size_t size, double x) {
+    double magnitude = x < 0 ? -x : x;
+    if (magnitude < 1e15 && (double)(long long)x == x) snprintf(out, size, "%.0f", x);
+    else if (magnitude >= 1000) snprintf(out, size, "%.1f", x);
+    else {
+        size_t n = (size_t)snprintf(out, size, "%.4f", x);
+        while (n > 0 && out[n - 1] == '0') out[--n] = 0;
+        if (n > 0 && out[n - 1] == '.') out[--n] = 0;
+    }
+    return out;
+}
+
+/* Characters, not bytes, so that names line up as in the Rust table. */
+static int perflab__columns(const char *text) {
+    int columns = 0;
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) columns += (*c & 0xC0) != 0x80;
+    return columns;
 }
 
 /* The table PERFLAB_TABLE=1 asks for, written to stderr in one piece. */
@@ -1190,6 +1377,22 @@ static void perflab__print(const perflab__report *r) {
     for (size_t i = 0; i < r->n_counters; i++)
         fprintf(f, "%-24s  %12llu %14llu\n", r->sites[r->counters[i].first]->name,
                 (unsigned long long)r->counters[i].events, (unsigned long long)r->counters[i].total);
+    width = 5;
+    for (size_t i = 0; i < r->n_gauges; i++) {
+        int n = perflab__columns(r->sites[r->gauges[i].first]->name);
+        width = n > width ? n : width;
+    }
+    if (r->n_gauges) fprintf(f, "%-*s  %9s %11s %11s %11s %11s\n", width, "gauge", "samples", "last", "min", "mean", "max");
+    for (size_t i = 0; i < r->n_gauges; i++) {
+        const perflab__gauge_row *g = &r->gauges[i];
+        const char *name = r->sites[g->first]->name;
+        char last[352], min[352], mean[352], max[352];
+        fprintf(f, "%s%*s  %9llu %11s %11s %11s %11s\n", name, width - perflab__columns(name), "",
+                (unsigned long long)g->samples, perflab__gauge_number(last, sizeof last, g->last),
+                perflab__gauge_number(min, sizeof min, g->min),
+                perflab__gauge_number(mean, sizeof mean, g->mean),
+                perflab__gauge_number(max, sizeof max, g->max));
+    }
     if (r->n_warnings) fputs("warnings:\n", f);
     for (size_t i = 0; i < r->n_warnings; i++) fprintf(f, "  ! [%s] %s\n", r->warnings[i].kind, r->warnings[i].message);
     if (f != stderr) {
@@ -1239,7 +1442,7 @@ static void perflab__at_exit(void) {
                 perflab__profile_path ? " to " : "", perflab__profile_path ? perflab__profile_path : "");
     }
     for (size_t i = 0; i < report.n_warnings; i++) free(report.warnings[i].subject), free(report.warnings[i].message);
-    free(report.warnings), free(report.sites), free(report.group), free(report.spans), free(report.counters), free(report.threads);
+    free(report.warnings), free(report.sites), free(report.group), free(report.spans), free(report.counters), free(report.gauges), free(report.threads);
 }
 
 #ifdef __cplusplus

@@ -6,8 +6,10 @@
 //! The C program (tests/fixtures/c_header/prog.c) runs ROUNDS rounds of an
 //! `outer` span holding half a unit of work of its own, `light` (1 unit) and
 //! `heavy` (3 units); it times each light and heavy call itself with
-//! CLOCK_MONOTONIC, just outside the span, and prints the sums. A missing
-//! compiler fails the tests with the install advice (CI installs them).
+//! CLOCK_MONOTONIC, just outside the span, and prints the sums. gauges.c
+//! sets gauges from two threads; waiting.c puts a span around a sleep or
+//! around work. A missing compiler fails the tests with the install advice
+//! (CI installs them).
 
 mod common;
 mod native;
@@ -17,7 +19,9 @@ use std::process::{Command, Output};
 
 use common::Scratch;
 use native::require_tool;
-use perflab_format::profile::{Profile, SessionEnd, SpanKind, SpanRecord, WarningKind};
+use perflab_format::profile::{
+    GaugeRecord, Profile, SessionEnd, SpanKind, SpanRecord, WarningKind,
+};
 
 /// Loop iterations in one unit of work, and rounds of `outer`.
 const UNITS: &str = "20000";
@@ -102,6 +106,41 @@ fn profile_of_run(scratch: &Scratch, program: &Path, env: &[(&str, &str)]) -> (P
     let profile = Profile::from_json_str(&text)
         .unwrap_or_else(|error| panic!("{error}\nthe profile:\n{text}"));
     (profile, output)
+}
+
+/// Runs a program that takes no UNITS and ROUNDS, with `args`, and reads
+/// its profile strictly; also returns the profile's text.
+fn profile_of(scratch: &Scratch, program: &Path, args: &[&str]) -> (Profile, String, Output) {
+    let path = scratch.path("profile.json");
+    let _ = std::fs::remove_file(&path);
+    let output = Command::new(program)
+        .args(args)
+        .env_remove("PERFLAB_TABLE")
+        .env_remove("PERFLAB_TIMER")
+        .env("PERFLAB_PROFILE", &path)
+        .output()
+        .expect("run the C program");
+    assert!(
+        output.status.success(),
+        "the C program failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = std::fs::read_to_string(&path).expect("the program wrote its profile");
+    let profile = Profile::from_json_str(&text)
+        .unwrap_or_else(|error| panic!("{error}\nthe profile:\n{text}"));
+    (profile, text, output)
+}
+
+fn build_gauges_program(dir: &Path, flags: &[&str]) -> PathBuf {
+    let mut all = vec!["-std=c11", "-pedantic"];
+    all.extend_from_slice(flags);
+    compile(dir, "cc", &["gauges.c"], &all, "gauges")
+}
+
+fn gauge<'a>(profile: &'a Profile, name: &str) -> &'a GaugeRecord {
+    profile
+        .gauge(name)
+        .unwrap_or_else(|| panic!("no gauge `{name}` in {}", profile.to_json_pretty()))
 }
 
 fn span<'a>(profile: &'a Profile, name: &str) -> &'a SpanRecord {
@@ -429,8 +468,32 @@ fn the_header_works_from_cpp_and_compiles_to_nothing_when_switched_off() {
     assert_eq!(span(&profile, "loop").calls, 1);
     assert_eq!(profile.counter("parsed").map(|c| c.total), Some(2));
     assert_eq!(profile.counter("parse_errors").map(|c| c.total), Some(1));
+    // Lengths 1, 0 and 3 through the macro (a size_t), and the explicit
+    // site at namespace scope, listed once it ran.
+    let length = gauge(&profile, "input_length");
+    assert_eq!(
+        (length.samples, length.last, length.min, length.max),
+        (3, 3.0, 0.0, 3.0),
+        "{length:?}"
+    );
+    assert!((length.mean - 4.0 / 3.0).abs() < 1e-12, "{length:?}");
+    let printed_total: f64 = String::from_utf8_lossy(&output.stdout)
+        .trim()
+        .parse()
+        .unwrap();
+    let total = gauge(&profile, "total");
+    assert_eq!((total.samples, total.last), (1, printed_total), "{total:?}");
 
     // -DPERFLAB_OFF: the same source builds, runs, and records nothing.
+    for standard in ["-std=c++11", "-std=c++20"] {
+        compile(
+            dir,
+            "c++",
+            &["scope.cpp"],
+            &[standard, "-pedantic", "-fsyntax-only", "-DPERFLAB_OFF"],
+            "unused",
+        );
+    }
     let off = build_c_program(dir, &["-DPERFLAB_OFF"]);
     let path = scratch.path("off.json");
     let output = run(
@@ -503,4 +566,173 @@ fn misuse_is_survived_and_reported_in_warnings() {
         subject == "session" && message.starts_with("80 "),
         "{message}"
     );
+}
+
+#[test]
+fn gauges_set_from_two_threads_merge_into_samples_min_max_mean_and_the_latest_value() {
+    let scratch = Scratch::new();
+    let program = build_gauges_program(scratch.dir.path(), &[]);
+    let (profile, text, output) = profile_of(&scratch, &program, &[]);
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "effects 1\n");
+    assert_eq!(profile.threads.len(), 2, "{:?}", profile.threads);
+
+    // Main set 10, 20 and, after the other thread, 30; the other thread set
+    // -5.5, 100.25 and 42 through a second site of the same name. NaN and
+    // the infinity are not samples.
+    let depth = gauge(&profile, "depth");
+    assert_eq!(depth.samples, 6, "{depth:?}");
+    assert_eq!((depth.min, depth.max), (-5.5, 100.25), "{depth:?}");
+    let mean = (10.0 + 20.0 + 30.0 - 5.5 + 100.25 + 42.0) / 6.0;
+    assert!((depth.mean - mean).abs() < 1e-12, "{depth:?}");
+    assert_eq!(depth.last, 30.0, "the value set last, by the older thread");
+    assert_eq!(depth.also_at.len(), 1, "two sites merged: {depth:?}");
+    assert!(
+        depth.file == "gauges.c" && depth.also_at[0].starts_with("gauges.c:"),
+        "{depth:?}"
+    );
+    // Set the other way round: the newer thread's value is the latest.
+    let level = gauge(&profile, "level");
+    assert_eq!(
+        (level.samples, level.last, level.min, level.max, level.mean),
+        (2, 2.0, 1.0, 2.0, 1.5)
+    );
+    let effect = gauge(&profile, "effect");
+    assert_eq!((effect.samples, effect.last), (1, 1.0));
+
+    // Exactly the fields of GaugeRecord (`also_at` only when there are some).
+    let raw: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for record in raw["gauges"].as_array().expect("a gauges array") {
+        let mut fields: Vec<&str> = record
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .filter(|field| *field != "also_at")
+            .collect();
+        fields.sort_unstable();
+        assert_eq!(
+            fields,
+            [
+                "file", "last", "line", "max", "mean", "min", "name", "samples"
+            ],
+            "{record}"
+        );
+    }
+}
+
+#[test]
+fn a_gauge_never_set_is_listed_with_a_gauge_never_set_warning() {
+    let scratch = Scratch::new();
+    let program = build_gauges_program(scratch.dir.path(), &[]);
+    let (profile, _, _) = profile_of(&scratch, &program, &[]);
+    let never = gauge(&profile, "never_set");
+    assert_eq!(
+        (never.samples, never.last, never.min, never.max, never.mean),
+        (0, 0.0, 0.0, 0.0, 0.0)
+    );
+    let warnings: Vec<_> = profile.warnings_of(WarningKind::GaugeNeverSet).collect();
+    assert_eq!(warnings.len(), 1, "{:?}", profile.warnings);
+    assert_eq!(warnings[0].subject, "never_set");
+    assert_eq!(
+        warnings[0].message,
+        format!(
+            "gauge `never_set` (gauges.c:{}) was never set in this session",
+            never.line
+        )
+    );
+}
+
+#[test]
+fn the_table_shows_gauges_as_the_rust_table_does() {
+    let scratch = Scratch::new();
+    let program = build_gauges_program(scratch.dir.path(), &[]);
+    let output = Command::new(&program)
+        .env_remove("PERFLAB_PROFILE")
+        .env("PERFLAB_TABLE", "1")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // The layout of crates/perflab/src/table_text.rs: names as wide as the
+    // longest, whole numbers bare, others with up to four decimals.
+    let row = |name: &str, samples: &str, last: &str, min: &str, mean: &str, max: &str| {
+        format!("{name:<9}  {samples:>9} {last:>11} {min:>11} {mean:>11} {max:>11}")
+    };
+    for line in [
+        row("gauge", "samples", "last", "min", "mean", "max"),
+        row("depth", "6", "30", "-5.5", "32.7917", "100.25"),
+        row("level", "2", "2", "1", "1.5", "2"),
+        row("never_set", "0", "0", "0", "0", "0"),
+    ] {
+        assert!(
+            stderr.lines().any(|printed| printed == line),
+            "no line {line:?} in:\n{stderr}"
+        );
+    }
+    assert!(
+        stderr.contains("  ! [gauge_never_set] gauge `never_set` (gauges.c:"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_gauge_compiled_with_perflab_off_does_not_evaluate_its_value() {
+    let scratch = Scratch::new();
+    let program = build_gauges_program(scratch.dir.path(), &["-DPERFLAB_OFF"]);
+    let path = scratch.path("off.json");
+    let output = Command::new(&program)
+        .env("PERFLAB_PROFILE", &path)
+        .env("PERFLAB_TABLE", "1")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "effects 0\n");
+    assert!(output.stderr.is_empty() && !path.exists());
+}
+
+#[test]
+fn a_span_around_a_sleep_is_warned_about_as_mostly_waiting_and_busy_work_is_not() {
+    let scratch = Scratch::new();
+    let program = compile(
+        scratch.dir.path(),
+        "cc",
+        &["waiting.c"],
+        &["-std=c11", "-pedantic"],
+        "waiting",
+    );
+    // The sentence of crates/perflab/src/warnings.rs, from the profile's figures.
+    let expected = |profile: &Profile| {
+        let thread = &profile.threads[0];
+        let waited = thread
+            .attributed_ns
+            .saturating_sub(thread.cpu_ns.expect("the thread's CPU time"));
+        format!(
+            "at least {:.0}% of the {:.3} ms inside spans on thread main (#1) was spent off the CPU (sleeping, blocked on I/O or a lock, or preempted): spans measure wall time, so their per-call figures include that waiting; if the waiting is not what you measure, move it out of the spans",
+            waited as f64 * 100.0 / thread.attributed_ns as f64,
+            thread.attributed_ns as f64 / 1e6,
+        )
+    };
+
+    let (profile, _, _) = profile_of(&scratch, &program, &["sleep"]);
+    assert_eq!(profile.threads.len(), 1, "{:?}", profile.threads);
+    let warnings: Vec<_> = profile.warnings_of(WarningKind::MostlyWaiting).collect();
+    assert_eq!(warnings.len(), 1, "{:?}", profile.warnings);
+    assert_eq!(warnings[0].subject, "main (#1)");
+    assert_eq!(warnings[0].message, expected(&profile));
+
+    let (profile, _, _) = profile_of(&scratch, &program, &["busy"]);
+    // Busy work is only warned about if the machine took the CPU away for
+    // most of it, which the thread's own CPU time shows.
+    let thread = &profile.threads[0];
+    let ran = thread.cpu_ns.expect("the thread's CPU time") * 2 > thread.attributed_ns;
+    let warnings: Vec<_> = profile.warnings_of(WarningKind::MostlyWaiting).collect();
+    assert_eq!(
+        warnings.is_empty(),
+        ran,
+        "{thread:?} {:?}",
+        profile.warnings
+    );
+    if let Some(warning) = warnings.first() {
+        assert_eq!(warning.message, expected(&profile));
+    }
 }
