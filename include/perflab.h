@@ -411,7 +411,9 @@ class Scope {
 
   private:
     perflab_site *site_;
+#if __cplusplus >= 201703L
     int exceptions_ = 0;
+#endif
     bool first_ = true;
 };
 } // namespace perflab
@@ -448,6 +450,13 @@ PERFLAB__INLINE void perflab__block_end(perflab__block *block) { perflab_span_en
 /* ======================= implementation ======================= */
 #if defined(PERFLAB_IMPLEMENTATION) && !defined(PERFLAB__IMPLEMENTED) && !defined(PERFLAB_OFF)
 #define PERFLAB__IMPLEMENTED
+
+/* The implementation is C, also compiled as C++ when a C++ file defines
+ * PERFLAB_IMPLEMENTATION: its casts are C casts, fine in both languages. */
+#ifdef __cplusplus
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wold-style-cast"
+#endif
 
 #ifndef __linux__
 #error "the perflab.h implementation supports Linux only (thread CPU clocks, thread ids, ELF sections)"
@@ -1447,5 +1456,6 @@ static void perflab__at_exit(void) {
 
 #ifdef __cplusplus
 }
+#pragma GCC diagnostic pop
 #endif
 #endif /* PERFLAB_IMPLEMENTATION */
