@@ -1382,10 +1382,18 @@ static void perflab__print(const perflab__report *r) {
                 perflab__duration(c, (double)t->attributed_ns, 9), perflab__duration(d, (double)rest, 12),
                 (double)rest * 100 / (double)(t->wall_ns ? t->wall_ns : 1), t->ended ? "  (ended)" : "");
     }
-    if (r->n_counters) fprintf(f, "%-24s  %12s %14s\n", "counter", "events", "total");
-    for (size_t i = 0; i < r->n_counters; i++)
-        fprintf(f, "%-24s  %12llu %14llu\n", r->sites[r->counters[i].first]->name,
+    /* As wide as the longest name (in columns, as for gauges), like the Rust table. */
+    width = 7;
+    for (size_t i = 0; i < r->n_counters; i++) {
+        int n = perflab__columns(r->sites[r->counters[i].first]->name);
+        width = n > width ? n : width;
+    }
+    if (r->n_counters) fprintf(f, "%-*s  %12s %14s\n", width, "counter", "events", "total");
+    for (size_t i = 0; i < r->n_counters; i++) {
+        const char *name = r->sites[r->counters[i].first]->name;
+        fprintf(f, "%s%*s  %12llu %14llu\n", name, width - perflab__columns(name), "",
                 (unsigned long long)r->counters[i].events, (unsigned long long)r->counters[i].total);
+    }
     width = 5;
     for (size_t i = 0; i < r->n_gauges; i++) {
         int n = perflab__columns(r->sites[r->gauges[i].first]->name);

@@ -361,6 +361,18 @@ fn the_table_is_printed_only_when_asked_and_a_bad_path_costs_one_line() {
             && stderr.contains("[never_entered]"),
         "{stderr}"
     );
+    // Counter names set the column's width, as in the Rust table.
+    let counter_row =
+        |name: &str, events: &str, total: &str| format!("{name:<13}  {events:>12} {total:>14}");
+    for line in [
+        counter_row("counter", "events", "total"),
+        counter_row("never_counted", "0", "0"),
+    ] {
+        assert!(
+            stderr.lines().any(|printed| printed == line),
+            "no line {line:?} in:\n{stderr}"
+        );
+    }
 
     let bad = scratch.path("missing-dir/profile.json");
     let output = run(&program, &[("PERFLAB_PROFILE", &bad.to_string_lossy())]);
