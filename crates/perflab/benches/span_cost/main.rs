@@ -19,7 +19,7 @@ use std::time::Duration;
 use calls::{CASES, CLOCK_READS, HOTPATH, PERFLAB_SPAN, PLAIN};
 
 const OPS: u64 = 5_000_000;
-const REPS: usize = 9;
+const REPS: usize = 15;
 const MEMORY_CALLS: u64 = 5_000_000;
 
 fn median(samples: &[f64]) -> f64 {
@@ -112,19 +112,29 @@ fn main() {
         );
     }
     let span_one = rate(PERFLAB_SPAN, 1);
-    let span_two = rate(PERFLAB_SPAN, 2);
     let reads_one = rate(CLOCK_READS, 1);
-    let reads_two = rate(CLOCK_READS, 2);
     let hotpath_one = rate(HOTPATH, 1);
+    let of = |name: &str, threads: usize| {
+        let index = CASES
+            .iter()
+            .position(|case| case.name == name && case.threads == threads)
+            .expect("every case named here is in CASES");
+        &samples[index]
+    };
+    let span_ratio = thread_ratio(of(PERFLAB_SPAN, 1), of(PERFLAB_SPAN, 2));
+    let reads_ratio = thread_ratio(of(CLOCK_READS, 1), of(CLOCK_READS, 2));
     println!();
     println!(
         "perflab span!, 1 thread: {span_one:.2} ns (target <= 25 ns); two clock reads: {reads_one:.2} ns; span / clock reads = {:.2}",
         span_one / reads_one
     );
     println!(
-        "perflab span!, 2 threads / 1 thread = {:.2} (target <= 1.20); two clock reads, 2 threads / 1 thread = {:.2} (the machine's own ratio)",
-        span_two / span_one,
-        reads_two / reads_one
+        "perflab span!, 2 threads / 1 thread = {:.2} paired median, {:.2} of minimums (target <= 1.20)",
+        span_ratio.paired_median, span_ratio.of_minimums
+    );
+    println!(
+        "two clock reads, 2 threads / 1 thread = {:.2} paired median, {:.2} of minimums (the machine's own ratio)",
+        reads_ratio.paired_median, reads_ratio.of_minimums
     );
     println!(
         "hotpath / perflab, 1 thread = {:.1}x",
@@ -132,6 +142,28 @@ fn main() {
     );
     memory_growth();
     println!("machine at end: {}", machine());
+}
+
+/// How much one call costs on two threads against one.
+struct ThreadRatio {
+    /// Median over repetitions of each repetition's own ratio: the two
+    /// cases of a repetition run minutes apart at most, so drift of the
+    /// machine cancels within each pair, as in perflab's A/B decisions.
+    paired_median: f64,
+    /// Ratio of the fastest repetitions: interference from other work on a
+    /// shared host only ever adds time, so the minimum is the estimate least
+    /// touched by it (Chen and Revels, "Robust benchmarking in noisy
+    /// environments", 2016).
+    of_minimums: f64,
+}
+
+fn thread_ratio(one: &[f64], two: &[f64]) -> ThreadRatio {
+    let ratios: Vec<f64> = one.iter().zip(two).map(|(one, two)| two / one).collect();
+    let minimum = |samples: &[f64]| samples.iter().copied().fold(f64::INFINITY, f64::min);
+    ThreadRatio {
+        paired_median: median(&ratios),
+        of_minimums: minimum(two) / minimum(one),
+    }
 }
 
 /// Resident-set growth over `MEMORY_CALLS` calls on one thread, and
