@@ -232,9 +232,13 @@ fn check_profile(profile: &Profile, output: &Output, timers: &[&str]) {
     // and the self times of the levels add up to it.
     let nested = span(profile, "nested");
     assert_eq!((nested.kind, nested.calls), (SpanKind::Function, 30));
+    // The exact check is the second: the self times of all levels sum to
+    // the outermost calls' time, so inclusive time equal to them counts the
+    // outermost calls only. The share (about a half) is a sanity check with
+    // room for a preemption that lengthens one level and not the others.
     let calls_total = nested.mean_ns * nested.calls as f64;
     let share = nested.inclusive_ns as f64 / calls_total;
-    assert!((0.4..=0.6).contains(&share), "{nested:?}");
+    assert!((0.25..=0.9).contains(&share), "{nested:?}");
     assert!(
         nested.self_ns.abs_diff(nested.inclusive_ns) <= 3,
         "{nested:?}"
