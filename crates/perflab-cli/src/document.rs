@@ -207,6 +207,8 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
         seed: Some(ab.seed),
         provenance: Some(provenance_map(&ab.provenance)),
         spans: Vec::new(),
+        counters: Vec::new(),
+        gauges: Vec::new(),
         profile_warnings: Vec::new(),
     };
     let cs =
@@ -234,6 +236,8 @@ pub fn attach_spans(
         })
         .collect();
     doc.spans = crate::spans::span_docs(&profiles, cs);
+    doc.counters = crate::probes::counter_docs(&profiles);
+    doc.gauges = crate::probes::gauge_docs(&profiles);
     let labelled: Vec<(&str, &[_])> = names
         .iter()
         .copied()

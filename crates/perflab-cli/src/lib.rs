@@ -15,6 +15,7 @@ pub mod document;
 pub mod error;
 pub mod evolution;
 pub mod experiment;
+pub mod probes;
 pub mod profile;
 pub mod progress;
 pub mod provenance;

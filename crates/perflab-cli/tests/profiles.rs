@@ -51,9 +51,34 @@ fn run_shows_the_span_table_across_runs_with_the_unattributed_time() {
     assert!((compute["per_variant"][0]["self_s"].as_f64().unwrap() - 924_474e-9).abs() < 1e-12);
     assert_eq!(spans.last().unwrap()["name"], "(unattributed)");
     // Warnings of the profile (a counter never incremented) are shown once, not per run.
+    let warnings = stdout.lines().filter(|line| line.contains("warning:"));
     assert_eq!(
-        stdout.matches("paths_over_error_budget").count(),
+        warnings
+            .filter(|line| line.contains("paths_over_error_budget"))
+            .count(),
         1,
+        "{stdout}"
+    );
+    // Counters and gauges across runs, beside the spans.
+    let counters = json["counters"].as_array().unwrap();
+    let malformed = counters
+        .iter()
+        .find(|c| c["name"] == "malformed_lines")
+        .unwrap();
+    assert_eq!(malformed["per_variant"][0]["events"], 52.0);
+    assert_eq!(malformed["per_variant"][0]["runs_counted"], 3);
+    let never = counters
+        .iter()
+        .find(|c| c["name"] == "paths_over_error_budget")
+        .unwrap();
+    assert_eq!(never["per_variant"][0]["runs_counted"], 0);
+    let records_left = &json["gauges"][0];
+    assert_eq!(records_left["name"], "records_left");
+    assert_eq!(records_left["per_variant"][0]["mean"], 5366.0);
+    assert!(
+        stdout.contains("counters: median events per run")
+            && stdout.contains("paths_over_error_budget  0, in 0 of 3 runs")
+            && stdout.contains("records_left  5366 [758 … 9974]"),
         "{stdout}"
     );
 }

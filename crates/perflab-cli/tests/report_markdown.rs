@@ -40,13 +40,38 @@ fn provenance(commit: &str) -> Provenance {
     }
 }
 
-/// A complete `perflab-profile/1` document with two spans and one thread.
+/// A complete `perflab-profile/1` document with two spans, one thread, a
+/// counter (one retry per 10 ms of parsing) and a gauge.
 fn profile(parse_ns: u64, compute_ns: u64, thread_ns: u64) -> String {
-    span_profile(
+    use perflab_format::profile::{CounterRecord, GaugeRecord, Profile};
+    let text = span_profile(
         &[("parse", 10, parse_ns), ("compute", 1, compute_ns)],
         thread_ns,
         &[],
-    )
+    );
+    let mut profile = Profile::from_json_str(&text).unwrap();
+    let retries = parse_ns / 10_000_000;
+    profile.counters.push(CounterRecord {
+        name: "retries".into(),
+        file: "src/main.rs".into(),
+        line: 7,
+        also_at: vec![],
+        events: retries,
+        total: retries,
+        threads: 1,
+    });
+    profile.gauges.push(GaugeRecord {
+        name: "queue_depth".into(),
+        file: "src/main.rs".into(),
+        line: 9,
+        also_at: vec![],
+        samples: 4,
+        last: 2.0,
+        min: 1.0,
+        max: 8.0,
+        mean: 3.5,
+    });
+    profile.to_json_pretty()
 }
 
 fn experiment(name: &str) -> Experiment {
@@ -343,4 +368,21 @@ fn every_user_supplied_string_is_escaped_in_the_html() {
     assert!(html.contains("Content-Security-Policy"));
     let outside = html.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
     assert!(!outside.contains("http://") && !outside.contains("https://"));
+}
+
+#[test]
+fn the_html_of_an_ab_experiment_tables_its_counters_and_gauges() {
+    let (store, ab, _) = filled_store();
+    let data = gather(&store, &[ab.to_string()], true).unwrap();
+    let html = report_html(&data);
+    let section = &html[html
+        .find("<h3>Counters and gauges</h3>")
+        .expect("a section")..];
+    assert!(
+        section.contains(
+            r#"<td><code>retries</code></td><td class="num">6</td><td class="num">5</td>"#
+        ),
+        "{section}"
+    );
+    assert!(section.contains("3.5 [1 … 8]"), "{section}");
 }

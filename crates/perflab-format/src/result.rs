@@ -42,6 +42,12 @@ pub struct ResultDocument {
     /// Spans from the runs' profiles, when the program is instrumented.
     #[serde(default)]
     pub spans: Vec<SpanDoc>,
+    /// Counters from the runs' profiles (`perflab::count!`), per variant.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counters: Vec<CounterDoc>,
+    /// Gauges from the runs' profiles (`perflab::gauge!`), per variant.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gauges: Vec<GaugeDoc>,
     /// Warnings from the runs' profiles, each once, with how many runs gave it.
     #[serde(default)]
     pub profile_warnings: Vec<String>,
@@ -232,6 +238,52 @@ pub struct SpanDoc {
     pub ci: Option<[f64; 2]>,
     /// True when the interval excludes zero.
     pub moved: Option<bool>,
+}
+
+/// One counter across runs.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CounterDoc {
+    /// Counter name.
+    pub name: String,
+    /// Per variant, in the order of `variants`; `None` where no profile had it.
+    pub per_variant: Vec<Option<CounterStatsDoc>>,
+}
+
+/// Medians over runs of one counter in one variant.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CounterStatsDoc {
+    /// Runs whose profile had this counter.
+    pub runs: usize,
+    /// Runs in which it was incremented at least once.
+    pub runs_counted: usize,
+    /// Median events per run.
+    pub events: f64,
+    /// Median total per run.
+    pub total: f64,
+}
+
+/// One gauge across runs.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct GaugeDoc {
+    /// Gauge name.
+    pub name: String,
+    /// Per variant, in the order of `variants`; `None` where no profile had it.
+    pub per_variant: Vec<Option<GaugeStatsDoc>>,
+}
+
+/// One gauge in one variant, over the runs that set it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct GaugeStatsDoc {
+    /// Runs whose profile had this gauge.
+    pub runs: usize,
+    /// Runs in which it was set at least once (the figures below are of those).
+    pub runs_set: usize,
+    /// Median over runs of the run's mean value (`None` if never set).
+    pub mean: Option<f64>,
+    /// Smallest value of any run.
+    pub min: Option<f64>,
+    /// Largest value of any run.
+    pub max: Option<f64>,
 }
 
 /// Medians over runs of one span in one variant.

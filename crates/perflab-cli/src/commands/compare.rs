@@ -150,6 +150,8 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
         seed: None,
         provenance: None,
         spans: Vec::new(),
+        counters: Vec::new(),
+        gauges: Vec::new(),
         profile_warnings: Vec::new(),
     };
     let provenance = Provenance::collect(std::path::Path::new("."));

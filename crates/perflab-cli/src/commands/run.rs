@@ -209,6 +209,8 @@ fn measure_runs(
         seed: None,
         provenance: Some(provenance_map(&provenance)),
         spans: Vec::new(),
+        counters: Vec::new(),
+        gauges: Vec::new(),
         profile_warnings: Vec::new(),
     };
     crate::document::attach_spans(&mut doc, std::slice::from_ref(&outcomes), &[&name], None);

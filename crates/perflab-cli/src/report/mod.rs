@@ -7,6 +7,7 @@ pub mod instruction_counts;
 mod json;
 mod markdown;
 pub mod page_markdown;
+pub mod probe_table;
 pub mod sampling;
 mod side_by_side;
 pub mod span_breakdown;

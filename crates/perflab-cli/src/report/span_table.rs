@@ -10,6 +10,7 @@ use crate::units::{format_percent, format_seconds};
 pub fn terminal_spans(doc: &ResultDocument) -> String {
     let mut out = String::new();
     if doc.spans.is_empty() {
+        out.push_str(&super::probe_table::terminal_probes(doc));
         for w in &doc.profile_warnings {
             let _ = writeln!(out, "  warning: {w}");
         }
@@ -104,6 +105,7 @@ pub fn terminal_spans(doc: &ResultDocument) -> String {
             );
         }
     }
+    out.push_str(&super::probe_table::terminal_probes(doc));
     for w in &doc.profile_warnings {
         let _ = writeln!(out, "  warning: {w}");
     }
@@ -114,6 +116,7 @@ pub fn terminal_spans(doc: &ResultDocument) -> String {
 pub fn markdown_spans(doc: &ResultDocument) -> String {
     let mut out = String::new();
     if doc.spans.is_empty() {
+        out.push_str(&super::probe_table::markdown_probes(doc));
         for w in &doc.profile_warnings {
             let _ = writeln!(out, "\n> warning: {}", super::markdown::cell(w));
         }
@@ -165,6 +168,7 @@ pub fn markdown_spans(doc: &ResultDocument) -> String {
             cells.join(" | ")
         );
     }
+    out.push_str(&super::probe_table::markdown_probes(doc));
     for w in &doc.profile_warnings {
         let _ = writeln!(out, "\n> warning: {}", super::markdown::cell(w));
     }

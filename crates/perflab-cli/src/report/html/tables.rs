@@ -92,6 +92,34 @@ pub fn variants_table(doc: &ResultDocument) -> String {
     out
 }
 
+/// Counters and gauges across runs, one table each, under their titles.
+pub fn probes_tables(doc: &ResultDocument) -> String {
+    let mut out = String::new();
+    for (title, rows) in crate::report::probe_table::sections(doc) {
+        if rows.is_empty() {
+            continue;
+        }
+        let _ = write!(
+            out,
+            "<p>{}:</p><table><thead><tr><th>name</th>",
+            esc(&title)
+        );
+        for v in &doc.variants {
+            let _ = write!(out, r#"<th class="num">{}</th>"#, esc(&v.name));
+        }
+        out.push_str("</tr></thead><tbody>");
+        for (name, cells) in rows {
+            let _ = write!(out, "<tr><td><code>{}</code></td>", esc(&name));
+            for cell in cells {
+                let _ = write!(out, r#"<td class="num">{}</td>"#, esc(&cell));
+            }
+            out.push_str("</tr>");
+        }
+        out.push_str("</tbody></table>");
+    }
+    out
+}
+
 /// The sweep's points, ratios, growth exponents and cliffs.
 pub fn sweep_table(doc: &SweepDocument) -> String {
     let s = &doc.sweep;
