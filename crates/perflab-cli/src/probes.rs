@@ -14,77 +14,71 @@ use perflab_stats::median;
 
 /// Every counter of any run, with per-variant medians per run.
 pub fn counter_docs(variants: &[Vec<Option<Profile>>]) -> Vec<CounterDoc> {
-    let names = names(variants, |profile| {
-        profile.counters.iter().map(|c| c.name.clone()).collect()
-    });
-    names
-        .into_iter()
-        .map(|name| CounterDoc {
-            per_variant: variants
-                .iter()
-                .map(|runs| {
-                    let counted: Vec<(f64, f64)> = runs
-                        .iter()
-                        .flatten()
-                        .filter_map(|p| p.counters.iter().find(|c| c.name == name))
-                        .map(|c| (c.events as f64, c.total as f64))
-                        .collect();
-                    let (events, totals): (Vec<f64>, Vec<f64>) = counted.iter().copied().unzip();
-                    Some(CounterStatsDoc {
-                        runs: counted.len(),
-                        runs_counted: events.iter().filter(|&&e| e > 0.0).count(),
-                        events: median(&events).ok()?,
-                        total: median(&totals).ok()?,
-                    })
-                })
-                .collect(),
-            name,
+    let of = |p: &Profile| -> Vec<String> { p.counters.iter().map(|c| c.name.clone()).collect() };
+    across_runs(variants, of, |name, profiles| {
+        let (events, totals): (Vec<f64>, Vec<f64>) = profiles
+            .iter()
+            .filter_map(|p| p.counter(name))
+            .map(|c| (c.events as f64, c.total as f64))
+            .unzip();
+        Some(CounterStatsDoc {
+            runs: events.len(),
+            runs_counted: events.iter().filter(|&&e| e > 0.0).count(),
+            events: median(&events).ok()?,
+            total: median(&totals).ok()?,
         })
-        .collect()
+    })
+    .map(|(name, per_variant)| CounterDoc { name, per_variant })
+    .collect()
 }
 
 /// Every gauge of any run: per variant, the median of the runs' means and
 /// the extremes over all runs, from the runs that set it.
 pub fn gauge_docs(variants: &[Vec<Option<Profile>>]) -> Vec<GaugeDoc> {
-    let names = names(variants, |profile| {
-        profile.gauges.iter().map(|g| g.name.clone()).collect()
-    });
-    names
-        .into_iter()
-        .map(|name| GaugeDoc {
-            per_variant: variants
-                .iter()
-                .map(|runs| {
-                    let records: Vec<_> = runs
-                        .iter()
-                        .flatten()
-                        .filter_map(|p| p.gauges.iter().find(|g| g.name == name))
-                        .collect();
-                    if records.is_empty() {
-                        return None;
-                    }
-                    // A gauge never set reads 0 everywhere: not a level.
-                    let set: Vec<_> = records.iter().filter(|g| g.samples > 0).collect();
-                    let means: Vec<f64> = set.iter().map(|g| g.mean).collect();
-                    Some(GaugeStatsDoc {
-                        runs: records.len(),
-                        runs_set: set.len(),
-                        mean: median(&means).ok(),
-                        min: set.iter().map(|g| g.min).reduce(f64::min),
-                        max: set.iter().map(|g| g.max).reduce(f64::max),
-                    })
-                })
-                .collect(),
-            name,
+    let of = |p: &Profile| -> Vec<String> { p.gauges.iter().map(|g| g.name.clone()).collect() };
+    across_runs(variants, of, |name, profiles| {
+        let records: Vec<_> = profiles.iter().filter_map(|p| p.gauge(name)).collect();
+        if records.is_empty() {
+            return None;
+        }
+        // A gauge never set reads 0 everywhere: not a level.
+        let set: Vec<_> = records.iter().filter(|g| g.samples > 0).collect();
+        let means: Vec<f64> = set.iter().map(|g| g.mean).collect();
+        Some(GaugeStatsDoc {
+            runs: records.len(),
+            runs_set: set.len(),
+            mean: median(&means).ok(),
+            min: set.iter().map(|g| g.min).reduce(f64::min),
+            max: set.iter().map(|g| g.max).reduce(f64::max),
         })
-        .collect()
+    })
+    .map(|(name, per_variant)| GaugeDoc { name, per_variant })
+    .collect()
 }
 
-fn names(
-    variants: &[Vec<Option<Profile>>],
-    of: impl Fn(&Profile) -> Vec<String>,
-) -> BTreeSet<String> {
-    variants.iter().flatten().flatten().flat_map(of).collect()
+/// Each name that `names_of` finds in any profile, with `stats` of it per
+/// variant (from that variant's runs that wrote a profile).
+fn across_runs<'a, T>(
+    variants: &'a [Vec<Option<Profile>>],
+    names_of: impl Fn(&Profile) -> Vec<String>,
+    stats: impl Fn(&str, &[&Profile]) -> Option<T> + 'a,
+) -> impl Iterator<Item = (String, Vec<Option<T>>)> + 'a {
+    let names: BTreeSet<String> = variants
+        .iter()
+        .flatten()
+        .flatten()
+        .flat_map(names_of)
+        .collect();
+    names.into_iter().map(move |name| {
+        let per_variant = variants
+            .iter()
+            .map(|runs| {
+                let profiles: Vec<&Profile> = runs.iter().flatten().collect();
+                stats(&name, &profiles)
+            })
+            .collect();
+        (name, per_variant)
+    })
 }
 
 #[cfg(test)]

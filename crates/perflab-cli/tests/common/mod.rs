@@ -53,3 +53,14 @@ pub fn busy(iterations: u32) -> String {
 pub fn exists(path: &Path) -> bool {
     path.exists()
 }
+
+/// Asserts that perflab reached a verdict or measurement (exit 0, 3 or 4),
+/// not a failure (1) or a usage error (2); shows its stderr otherwise.
+pub fn assert_reached_a_result(out: &std::process::Output) {
+    assert!(
+        out.status.code().is_some_and(|c| c != 1 && c != 2),
+        "exit {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
