@@ -207,6 +207,7 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
         seed: Some(ab.seed),
         provenance: Some(provenance_map(&ab.provenance)),
         spans: Vec::new(),
+        warnings: Vec::new(),
         counters: Vec::new(),
         gauges: Vec::new(),
         profile_warnings: Vec::new(),
@@ -215,6 +216,10 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
         perflab_stats::ConfidenceSequence::new(exp.confidence, perflab_stats::DEFAULT_OPTIMISE_AT)?;
     let names = [exp.variants[0].name.as_str(), exp.variants[1].name.as_str()];
     attach_spans(&mut doc, &ab.runs, &names, Some(&cs));
+    doc.warnings.extend(crate::answers::differing_answers(
+        names,
+        [&ab.runs[0], &ab.runs[1]],
+    ));
     Ok(doc)
 }
 

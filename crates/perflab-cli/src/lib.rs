@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 
 pub mod ab;
+pub mod answers;
 pub mod cli;
 pub mod commands;
 pub mod decide;

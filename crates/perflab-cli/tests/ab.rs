@@ -338,6 +338,43 @@ fn an_output_file_that_cannot_be_written_is_refused_before_any_run() {
 }
 
 #[test]
+fn variants_that_print_different_answers_are_warned_about() {
+    let s = Scratch::new();
+    let out = s
+        .perflab()
+        .args([
+            "ab",
+            "echo sum 42",
+            "echo sum 41",
+            "--quiet",
+            "--json",
+            "r.json",
+        ])
+        .args(["--max-runs", "10"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("check that the variants do the same work")
+            && stdout.contains("A printed `sum 42` where B printed `sum 41`"),
+        "{stdout}"
+    );
+    assert_eq!(s.json("r.json")["warnings"].as_array().unwrap().len(), 1);
+    // The same answer, and metric lines that differ, give no warning.
+    let out = s
+        .perflab()
+        .args(["ab", "--quiet", "--max-runs", "10"])
+        .args([
+            "echo sum 42; echo PERFLAB_METRIC n $$",
+            "echo sum 42; echo PERFLAB_METRIC n $$",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains("warning"), "{stdout}");
+}
+
+#[test]
 fn history_lists_the_experiment_with_its_verdict() {
     let s = Scratch::new();
     s.perflab()

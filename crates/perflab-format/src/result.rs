@@ -42,6 +42,10 @@ pub struct ResultDocument {
     /// Spans from the runs' profiles, when the program is instrumented.
     #[serde(default)]
     pub spans: Vec<SpanDoc>,
+    /// What a reader must know before trusting the result (for example,
+    /// variants whose outputs differ), each a sentence that says what to check.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     /// Counters from the runs' profiles (`perflab::count!`), per variant.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub counters: Vec<CounterDoc>,

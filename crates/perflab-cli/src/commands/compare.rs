@@ -150,6 +150,7 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
         seed: None,
         provenance: None,
         spans: Vec::new(),
+        warnings: Vec::new(),
         counters: Vec::new(),
         gauges: Vec::new(),
         profile_warnings: Vec::new(),

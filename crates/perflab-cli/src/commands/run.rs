@@ -209,6 +209,7 @@ fn measure_runs(
         seed: None,
         provenance: Some(provenance_map(&provenance)),
         spans: Vec::new(),
+        warnings: Vec::new(),
         counters: Vec::new(),
         gauges: Vec::new(),
         profile_warnings: Vec::new(),

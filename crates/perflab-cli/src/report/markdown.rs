@@ -116,6 +116,9 @@ pub fn markdown_body(doc: &ResultDocument) -> String {
                 let _ = writeln!(out, "Next: {note}.");
             }
         }
+        for w in &doc.warnings {
+            let _ = writeln!(out, "\n> Warning: {}", cell(w));
+        }
         if doc.status != "complete" {
             let _ = writeln!(
                 out,

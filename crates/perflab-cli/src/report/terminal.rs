@@ -93,6 +93,9 @@ impl Render for TerminalReport {
                 let _ = writeln!(out, "  next: {note}");
             }
         }
+        for w in &doc.warnings {
+            let _ = writeln!(out, "  warning: {w}");
+        }
         out.push_str(&super::span_table::terminal_spans(doc));
         if doc.status != "complete" {
             let _ = writeln!(

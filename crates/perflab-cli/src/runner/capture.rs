@@ -19,6 +19,28 @@ pub struct LineScanner {
     pub metrics: BTreeMap<String, MetricValue>,
     /// The last lines of the stream.
     pub tail: VecDeque<String>,
+    /// FNV-1a hash of every line that held no metric: what the program
+    /// printed apart from its measurements, to compare variants' outputs.
+    pub answer_digest: AnswerDigest,
+}
+
+/// A running FNV-1a (64-bit) hash: stable across processes and releases,
+/// unlike std's hasher, and enough to tell two outputs apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AnswerDigest(pub u64);
+
+impl Default for AnswerDigest {
+    fn default() -> Self {
+        AnswerDigest(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl AnswerDigest {
+    fn add_line(&mut self, line: &str) {
+        for &byte in line.as_bytes().iter().chain(b"\n") {
+            self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
 }
 
 impl LineScanner {
@@ -48,7 +70,9 @@ impl LineScanner {
     fn end_line(&mut self, extractor: &MetricExtractor) {
         let text = String::from_utf8_lossy(&self.partial);
         let text = text.trim_end_matches('\r');
-        extractor.scan_line(text, &mut self.metrics);
+        if !extractor.scan_line(text, &mut self.metrics) {
+            self.answer_digest.add_line(text);
+        }
         if self.tail.len() == TAIL_LINES {
             self.tail.pop_front();
         }
@@ -89,6 +113,15 @@ mod tests {
         let scanner = scan(text.as_bytes(), 4096);
         assert_eq!(scanner.tail[0].len(), MAX_LINE_BYTES);
         assert_eq!(scanner.tail[1], "end", "a last line without newline counts");
+    }
+
+    #[test]
+    fn the_answer_digest_ignores_metric_lines_and_chunking_but_not_answers() {
+        let a = scan(b"sum 42\nPERFLAB_METRIC tp 12.5K ops/s\n", 3);
+        let b = scan(b"sum 42\nPERFLAB_METRIC tp 9.1K ops/s\n", 5);
+        let c = scan(b"sum 41\nPERFLAB_METRIC tp 12.5K ops/s\n", 3);
+        assert_eq!(a.answer_digest, b.answer_digest);
+        assert_ne!(a.answer_digest, c.answer_digest);
     }
 
     #[test]

@@ -39,6 +39,7 @@ impl FakeExecutor {
             metrics: BTreeMap::new(),
             output_tail: String::new(),
             profile_json: None,
+            answer_digest: None,
         }
     }
 }

@@ -87,9 +87,12 @@ impl MetricExtractor {
     }
 
     /// Looks at one line of output; the last value seen for a metric wins.
-    pub fn scan_line(&self, line: &str, found: &mut BTreeMap<String, MetricValue>) {
+    /// Returns whether the line held a metric.
+    pub fn scan_line(&self, line: &str, found: &mut BTreeMap<String, MetricValue>) -> bool {
+        let mut held = false;
         if let Some((name, value)) = parse_metric_line(line) {
             found.insert(name.to_string(), value);
+            held = true;
         }
         for (name, regex) in &self.patterns {
             let Some(captures) = regex.captures(line) else {
@@ -107,8 +110,10 @@ impl MetricExtractor {
                         unit: String::new(),
                     },
                 );
+                held = true;
             }
         }
+        held
     }
 }
 

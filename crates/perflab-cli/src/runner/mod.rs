@@ -135,6 +135,9 @@ pub struct RunOutcome {
     pub output_tail: String,
     /// The profile the run wrote, as JSON text, if any.
     pub profile_json: Option<String>,
+    /// Digest of its stdout apart from metric lines (see `LineScanner`),
+    /// where the runner read the output.
+    pub answer_digest: Option<u64>,
 }
 
 impl RunOutcome {

@@ -129,8 +129,11 @@ impl Executor for ProcessExecutor {
         };
         let mut metrics = BTreeMap::new();
         let mut tail = Vec::new();
+        // The first stream is stdout: results go there, logs to stderr.
+        let mut answer_digest = None;
         for mut stream in streams {
             stream.scanner.finish(&spec.extractor);
+            answer_digest.get_or_insert(stream.scanner.answer_digest.0);
             metrics.extend(stream.scanner.metrics);
             tail.extend(stream.scanner.tail);
         }
@@ -152,6 +155,7 @@ impl Executor for ProcessExecutor {
             metrics,
             output_tail: tail.join("\n"),
             profile_json,
+            answer_digest,
         })
     }
 }

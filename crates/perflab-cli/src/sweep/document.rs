@@ -218,6 +218,7 @@ pub fn sweep_document(sweep: &Sweep, state: &SweepState) -> Result<SweepDocument
         seed: Some(state.seed),
         provenance: Some(provenance_map(&state.provenance)),
         spans: Vec::new(),
+        warnings: Vec::new(),
         counters: Vec::new(),
         gauges: Vec::new(),
         profile_warnings: Vec::new(),

@@ -87,6 +87,9 @@ fn experiment_html(e: &ExperimentReport, out: &mut String, chart_id: &mut usize)
         }
         (None, Some(result)) => {
             out.push_str(&tables::decision_summary(result));
+            for w in &result.warnings {
+                let _ = write!(out, r#"<p class="note">Warning: {}</p>"#, esc(w));
+            }
             if let Some(d) = &result.decision {
                 out.push_str(&change_chart(&result.metric.name, d));
             }

@@ -1,0 +1,96 @@
+//! Whether two variants printed the same answer.
+//!
+//! An A/B comparison means something only if both variants do the same
+//! work. When each variant prints the same output on every run, apart from
+//! its metric lines, and the two outputs differ, the variants most likely
+//! did different work (another input, another mix of operations, a wrong
+//! result), and a speed-up between them is not a speed-up of the same job.
+//! Outputs that vary from run to run (timings, addresses) say nothing
+//! either way and give no warning.
+
+use crate::runner::RunOutcome;
+
+/// Runs per variant below which "the same on every run" means little.
+const MIN_RUNS: usize = 2;
+
+/// The warning for variants whose outputs are each stable but differ from
+/// each other, or `None`.
+pub fn differing_answers(names: [&str; 2], runs: [&[RunOutcome]; 2]) -> Option<String> {
+    let stable = |runs: &[RunOutcome]| -> Option<u64> {
+        let first = runs.first()?.answer_digest?;
+        let all_same = runs.iter().all(|r| r.answer_digest == Some(first));
+        (runs.len() >= MIN_RUNS && all_same).then_some(first)
+    };
+    let (a, b) = (stable(runs[0])?, stable(runs[1])?);
+    if a == b {
+        return None;
+    }
+    let mut warning = format!(
+        "every run of {} printed the same output, and every run of {} too, but the two differ \
+         (metric lines aside): check that the variants do the same work before reading the \
+         change as a speed-up",
+        names[0], names[1]
+    );
+    if let Some((line_a, line_b)) = first_difference(&runs[0][0], &runs[1][0]) {
+        warning.push_str(&format!(
+            "; among the last lines, {} printed `{line_a}` where {} printed `{line_b}`",
+            names[0], names[1]
+        ));
+    }
+    Some(warning)
+}
+
+/// The first pair of differing lines in the kept ends of two runs' output.
+fn first_difference(a: &RunOutcome, b: &RunOutcome) -> Option<(String, String)> {
+    let (mut a, mut b) = (a.output_tail.lines(), b.output_tail.lines());
+    loop {
+        match (a.next(), b.next()) {
+            (None, None) => return None,
+            (x, y) if x == y => continue,
+            (x, y) => {
+                let shown = |line: Option<&str>| line.unwrap_or("(nothing)").trim().to_string();
+                return Some((shown(x), shown(y)));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::FakeExecutor;
+
+    fn printed(digest: u64, tail: &str) -> RunOutcome {
+        let mut run = FakeExecutor::outcome(1.0);
+        run.answer_digest = Some(digest);
+        run.output_tail = tail.to_string();
+        run
+    }
+
+    #[test]
+    fn stable_outputs_that_differ_between_variants_are_warned_about() {
+        let a = [printed(1, "sum 42"), printed(1, "sum 42")];
+        let b = [printed(2, "sum 41"), printed(2, "sum 41")];
+        let warning = differing_answers(["A", "B"], [&a, &b]).unwrap();
+        assert!(
+            warning.contains("check that the variants do the same work"),
+            "{warning}"
+        );
+        assert!(
+            warning.contains("A printed `sum 42` where B printed `sum 41`"),
+            "{warning}"
+        );
+    }
+
+    #[test]
+    fn the_same_output_or_outputs_that_vary_within_a_variant_give_no_warning() {
+        let same = [printed(1, "sum 42"), printed(1, "sum 42")];
+        assert_eq!(differing_answers(["A", "B"], [&same, &same]), None);
+        let varying = [printed(3, "took 1.2 s"), printed(4, "took 1.3 s")];
+        assert_eq!(differing_answers(["A", "B"], [&same, &varying]), None);
+        let single = [printed(5, "sum 40")];
+        assert_eq!(differing_answers(["A", "B"], [&same, &single]), None);
+        let unread = [FakeExecutor::outcome(1.0), FakeExecutor::outcome(1.0)];
+        assert_eq!(differing_answers(["A", "B"], [&same, &unread]), None);
+    }
+}
