@@ -1,5 +1,5 @@
 //! Progress on a terminal: runs done and the interval as it narrows; for
-//! sweeps, points done and the time left ([`sweep`]).
+//! sweeps, points done and the time left.
 
 mod sweep;
 
