@@ -143,6 +143,15 @@ pub fn format_number(value: f64) -> String {
     }
 }
 
+/// A count with its noun: `1 run`, `2 runs`.
+pub fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
 /// Prints a fraction as a signed percentage (`0.0123` gives `+1.23%`).
 pub fn format_percent(fraction: f64) -> String {
     format!("{:+.2}%", fraction * 100.0)

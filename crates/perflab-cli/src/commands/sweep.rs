@@ -8,6 +8,7 @@ use crate::report::sweep::{sweep_markdown, sweep_terminal};
 use crate::runner::Executor;
 use crate::store::Store;
 use crate::sweep::{Sweep, SweepStop, run_sweep, sweep_document};
+use crate::units::plural;
 
 /// `perflab sweep`.
 pub fn sweep(args: &SweepArgs, store: &Store, executor: &mut dyn Executor) -> Result<i32> {
@@ -31,13 +32,16 @@ pub fn sweep(args: &SweepArgs, store: &Store, executor: &mut dyn Executor) -> Re
     }
     let kept = || {
         format!(
-            "{} finished runs of {} points are kept in {} as experiment #{}, marked incomplete; `perflab report {}` shows them",
-            state.runs(),
-            state
-                .points
-                .iter()
-                .filter(|p| !p.runs[0].is_empty())
-                .count(),
+            "{} of {} are kept in {} as experiment #{}, marked incomplete; `perflab report {}` shows them",
+            plural(state.runs(), "finished run"),
+            plural(
+                state
+                    .points
+                    .iter()
+                    .filter(|p| !p.runs[0].is_empty())
+                    .count(),
+                "point"
+            ),
             store.path().display(),
             state.experiment_id.unwrap_or_default(),
             state.experiment_id.unwrap_or_default(),

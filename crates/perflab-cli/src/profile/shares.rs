@@ -133,9 +133,10 @@ pub fn precision_warning(total: u64, shares: &[FunctionShare], confidence: f64) 
     }
     let needed = samples_needed(widest.0, confidence);
     Some(format!(
-        "only {total} samples: a share of {:.0}% is known only to within ±{:.0} points. \
+        "only {}: a share of {:.0}% is known only to within ±{:.0} points. \
          About {needed} samples are needed for ±{:.0} points: run the program longer \
          (a bigger input, or a loop around it) or raise --frequency",
+        crate::units::plural(total as usize, "sample"),
         widest.0 * 100.0,
         widest.1 * 100.0,
         MAX_HALF_WIDTH * 100.0

@@ -8,7 +8,7 @@ use perflab_stats::PositiveInterval;
 use super::markdown::cell;
 use crate::sweep::SweepDocument;
 use crate::sweep::document::{PointDoc, SeriesDoc};
-use crate::units::format_value;
+use crate::units::{format_value, plural};
 
 /// "1.234 ms ±1.1%".
 pub fn value_with_precision(iv: &PositiveInterval, unit: &str) -> String {
@@ -153,14 +153,6 @@ fn header(doc: &SweepDocument) -> String {
         s.confidence * 100.0,
         s.precision * 100.0
     )
-}
-
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("1 {word}")
-    } else {
-        format!("{n} {word}s")
-    }
 }
 
 /// The sweep for a terminal.
