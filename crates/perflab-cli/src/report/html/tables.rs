@@ -99,11 +99,8 @@ pub fn probes_tables(doc: &ResultDocument) -> String {
         if rows.is_empty() {
             continue;
         }
-        let _ = write!(
-            out,
-            "<p>{}:</p><table><thead><tr><th>name</th>",
-            esc(&title)
-        );
+        let title = title[..1].to_uppercase() + &title[1..];
+        let _ = write!(out, "<p>{}</p><table><thead><tr><th>name</th>", esc(&title));
         for v in &doc.variants {
             let _ = write!(out, r#"<th class="num">{}</th>"#, esc(&v.name));
         }
