@@ -112,6 +112,19 @@ pub fn profile(args: &ProfileArgs, store: &Store, executor: &mut dyn Executor) -
     let mut folded_all = Vec::new();
     let mut counts_all = Vec::new();
     for (index, target) in targets.iter().enumerate() {
+        // perf prints nothing while the program runs: say what is going on,
+        // on a terminal only, so that logs and pipes stay clean.
+        if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+            let of = if targets.len() > 1 {
+                format!(" {} ({} of {})", target.name, index + 1, targets.len())
+            } else {
+                String::new()
+            };
+            eprintln!(
+                "perflab: profiling{of} under perf record at {} Hz: $ {}",
+                args.frequency, displays[index]
+            );
+        }
         let scratch = tempfile::tempdir().map_err(|source| Error::Io {
             path: std::env::temp_dir(),
             source,
