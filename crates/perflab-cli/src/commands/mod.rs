@@ -16,9 +16,9 @@ pub use report::report;
 pub use run::run;
 pub use sweep::sweep;
 
-use perflab_stats::Verdict;
-
 use std::path::{Path, PathBuf};
+
+use perflab_stats::Verdict;
 
 use crate::cli::{Command, RunOptions};
 use crate::error::{EXIT_INCONCLUSIVE, EXIT_NO_GO, EXIT_OK};
