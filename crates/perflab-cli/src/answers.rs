@@ -8,21 +8,23 @@
 //! Outputs that vary from run to run (timings, addresses) say nothing
 //! either way and give no warning.
 
-use crate::runner::RunOutcome;
+use crate::runner::{Answer, RunOutcome};
 
 /// Runs per variant below which "the same on every run" means little.
 const MIN_RUNS: usize = 2;
 
 /// The warning for variants whose outputs are each stable but differ from
 /// each other, or `None`.
-pub fn differing_answers(names: [&str; 2], runs: [&[RunOutcome]; 2]) -> Option<String> {
-    let stable = |runs: &[RunOutcome]| -> Option<u64> {
-        let first = runs.first()?.answer_digest?;
-        let all_same = runs.iter().all(|r| r.answer_digest == Some(first));
+pub fn differing_answers<'a>(names: [&str; 2], runs: [&'a [RunOutcome]; 2]) -> Option<String> {
+    let stable = |runs: &'a [RunOutcome]| -> Option<&'a Answer> {
+        let first = runs.first()?.answer.as_ref()?;
+        let all_same = runs
+            .iter()
+            .all(|r| r.answer.as_ref().is_some_and(|a| a.digest == first.digest));
         (runs.len() >= MIN_RUNS && all_same).then_some(first)
     };
     let (a, b) = (stable(runs[0])?, stable(runs[1])?);
-    if a == b {
+    if a.digest == b.digest {
         return None;
     }
     let mut warning = format!(
@@ -31,7 +33,7 @@ pub fn differing_answers(names: [&str; 2], runs: [&[RunOutcome]; 2]) -> Option<S
          change as a speed-up",
         names[0], names[1]
     );
-    if let Some((line_a, line_b)) = first_difference(&runs[0][0], &runs[1][0]) {
+    if let Some((line_a, line_b)) = first_difference(a, b) {
         warning.push_str(&format!(
             "; among the last lines, {} printed `{line_a}` where {} printed `{line_b}`",
             names[0], names[1]
@@ -40,9 +42,12 @@ pub fn differing_answers(names: [&str; 2], runs: [&[RunOutcome]; 2]) -> Option<S
     Some(warning)
 }
 
-/// The first pair of differing lines in the kept ends of two runs' output.
-fn first_difference(a: &RunOutcome, b: &RunOutcome) -> Option<(String, String)> {
-    let (mut a, mut b) = (a.output_tail.lines(), b.output_tail.lines());
+/// The first pair of differing lines in the kept ends of two answers.
+fn first_difference(a: &Answer, b: &Answer) -> Option<(String, String)> {
+    let (mut a, mut b) = (
+        a.last_lines.iter().map(String::as_str),
+        b.last_lines.iter().map(String::as_str),
+    );
     loop {
         match (a.next(), b.next()) {
             (None, None) => return None,
@@ -60,10 +65,12 @@ mod tests {
     use super::*;
     use crate::runner::FakeExecutor;
 
-    fn printed(digest: u64, tail: &str) -> RunOutcome {
+    fn printed(digest: u64, last_line: &str) -> RunOutcome {
         let mut run = FakeExecutor::outcome(1.0);
-        run.answer_digest = Some(digest);
-        run.output_tail = tail.to_string();
+        run.answer = Some(Answer {
+            digest,
+            last_lines: [last_line.to_string()].into(),
+        });
         run
     }
 

@@ -8,6 +8,8 @@ use super::{MetricExtractor, MetricValue};
 
 /// Lines kept from the end of each stream.
 const TAIL_LINES: usize = 20;
+/// Lines of the answer (lines without metrics) kept, to show a difference.
+const ANSWER_LINES: usize = 5;
 /// Longest line kept or scanned; the rest of a longer line is dropped.
 const MAX_LINE_BYTES: usize = 64 * 1024;
 
@@ -19,27 +21,38 @@ pub struct LineScanner {
     pub metrics: BTreeMap<String, MetricValue>,
     /// The last lines of the stream.
     pub tail: VecDeque<String>,
-    /// FNV-1a hash of every line that held no metric: what the program
-    /// printed apart from its measurements, to compare variants' outputs.
-    pub answer_digest: AnswerDigest,
+    /// What the program printed apart from its measurements.
+    pub answer: Answer,
 }
 
-/// A running FNV-1a (64-bit) hash: stable across processes and releases,
-/// unlike std's hasher, and enough to tell two outputs apart.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AnswerDigest(pub u64);
+/// The lines of a stream that held no metric, to compare variants' outputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    /// FNV-1a (64-bit) hash of all of them: stable across processes and
+    /// releases, unlike std's hasher, and enough to tell two outputs apart.
+    pub digest: u64,
+    /// The last of them.
+    pub last_lines: VecDeque<String>,
+}
 
-impl Default for AnswerDigest {
+impl Default for Answer {
     fn default() -> Self {
-        AnswerDigest(0xcbf2_9ce4_8422_2325)
+        Answer {
+            digest: 0xcbf2_9ce4_8422_2325,
+            last_lines: VecDeque::new(),
+        }
     }
 }
 
-impl AnswerDigest {
+impl Answer {
     fn add_line(&mut self, line: &str) {
         for &byte in line.as_bytes().iter().chain(b"\n") {
-            self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+            self.digest = (self.digest ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
         }
+        if self.last_lines.len() == ANSWER_LINES {
+            self.last_lines.pop_front();
+        }
+        self.last_lines.push_back(line.to_string());
     }
 }
 
@@ -71,7 +84,7 @@ impl LineScanner {
         let text = String::from_utf8_lossy(&self.partial);
         let text = text.trim_end_matches('\r');
         if !extractor.scan_line(text, &mut self.metrics) {
-            self.answer_digest.add_line(text);
+            self.answer.add_line(text);
         }
         if self.tail.len() == TAIL_LINES {
             self.tail.pop_front();
@@ -120,8 +133,9 @@ mod tests {
         let a = scan(b"sum 42\nPERFLAB_METRIC tp 12.5K ops/s\n", 3);
         let b = scan(b"sum 42\nPERFLAB_METRIC tp 9.1K ops/s\n", 5);
         let c = scan(b"sum 41\nPERFLAB_METRIC tp 12.5K ops/s\n", 3);
-        assert_eq!(a.answer_digest, b.answer_digest);
-        assert_ne!(a.answer_digest, c.answer_digest);
+        assert_eq!(a.answer, b.answer);
+        assert_ne!(a.answer.digest, c.answer.digest);
+        assert_eq!(c.answer.last_lines, ["sum 41"]);
     }
 
     #[test]

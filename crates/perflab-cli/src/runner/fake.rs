@@ -39,7 +39,7 @@ impl FakeExecutor {
             metrics: BTreeMap::new(),
             output_tail: String::new(),
             profile_json: None,
-            answer_digest: None,
+            answer: None,
         }
     }
 }

@@ -3,6 +3,7 @@
 //! metric extraction and the interleaving schedule.
 
 mod capture;
+pub use capture::Answer;
 mod counters;
 mod fake;
 mod fork_request;
@@ -135,9 +136,9 @@ pub struct RunOutcome {
     pub output_tail: String,
     /// The profile the run wrote, as JSON text, if any.
     pub profile_json: Option<String>,
-    /// Digest of its stdout apart from metric lines (see `LineScanner`),
-    /// where the runner read the output.
-    pub answer_digest: Option<u64>,
+    /// Its stdout apart from metric lines (see `LineScanner`), where the
+    /// runner read the output.
+    pub answer: Option<Answer>,
 }
 
 impl RunOutcome {

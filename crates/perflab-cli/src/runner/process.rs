@@ -130,10 +130,10 @@ impl Executor for ProcessExecutor {
         let mut metrics = BTreeMap::new();
         let mut tail = Vec::new();
         // The first stream is stdout: results go there, logs to stderr.
-        let mut answer_digest = None;
+        let mut answer = None;
         for mut stream in streams {
             stream.scanner.finish(&spec.extractor);
-            answer_digest.get_or_insert(stream.scanner.answer_digest.0);
+            answer.get_or_insert_with(|| stream.scanner.answer.clone());
             metrics.extend(stream.scanner.metrics);
             tail.extend(stream.scanner.tail);
         }
@@ -155,7 +155,7 @@ impl Executor for ProcessExecutor {
             metrics,
             output_tail: tail.join("\n"),
             profile_json,
-            answer_digest,
+            answer,
         })
     }
 }

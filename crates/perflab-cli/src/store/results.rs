@@ -155,7 +155,7 @@ impl Store {
                     output_tail: String::new(),
                     profile_json: r.get(10)?,
                     // Not kept: it only compares the variants of a running experiment.
-                    answer_digest: None,
+                    answer: None,
                 },
             })
         })
