@@ -204,3 +204,47 @@ fn a_failing_point_stops_the_sweep_with_exit_2_and_keeps_what_was_measured() {
         .collect();
     assert!(runs.iter().all(|&r| r >= 2), "{runs:?}");
 }
+
+#[test]
+fn the_cache_sweep_example_builds_and_sweeps_its_working_set_sizes() {
+    let s = Scratch::new();
+    let source = format!(
+        "{}/../../examples/cache-sweep/cachewalk.c",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let program = s.path("cachewalk");
+    let built = std::process::Command::new("cc")
+        .args(["-O2", "-Wall", "-Wextra", "-Werror", "-std=c11", "-o"])
+        .arg(&program)
+        .arg(&source)
+        .status()
+        .expect("cc runs");
+    assert!(built.success(), "the example compiles warning-free");
+    // Small sizes and short walks: this checks the example and its
+    // metric, not the machine's caches.
+    let command = format!("{} {{kib}} 200000", program.display());
+    let out = s
+        .perflab()
+        .args(["sweep", "-p", "kib=4,64", &command, "--quiet"])
+        .args(["--measure", "ns_per_access", "--better", "lower"])
+        .args([
+            "--per-item",
+            "--size",
+            "kib",
+            "--min-runs",
+            "2",
+            "--max-runs",
+            "3",
+        ])
+        .args(["--json", "s.json"])
+        .output()
+        .unwrap();
+    ok(&out);
+    let json = s.json("s.json");
+    let points = json["sweep"]["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2);
+    for point in points {
+        let value = point["results"][0]["value"]["estimate"].as_f64().unwrap();
+        assert!(value > 0.0 && value < 1000.0, "ns per access: {point}");
+    }
+}
