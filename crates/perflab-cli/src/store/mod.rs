@@ -252,17 +252,21 @@ impl Store {
             crate::runner::ExitState::Signal(s) => (None, Some(s)),
             _ => (None, None),
         };
+        // Cached: one insert per run, so parsing it every time was a
+        // measurable share of perflab's own time between runs.
         self.conn
-            .execute(
+            .prepare_cached(
                 "INSERT INTO runs (experiment_id, variant_id, sequence, iteration, warmup, finished_at, wall_s, user_s,
                  sys_s, peak_memory_kib, exit_code, signal, outcome, metrics_json, profile_json)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-                params![
+            )
+            .and_then(|mut insert| {
+                insert.execute(params![
                     experiment_id, variant_id, sequence as i64, iteration as i64, warmup, now_rfc3339(), run.wall_s,
                     run.user_s, run.sys_s, run.max_rss_kib, code, signal, run.exit.describe(),
                     serde_json::to_string(&metrics).unwrap_or_default(), run.profile_json
-                ],
-            )
+                ])
+            })
             .map_err(|e| self.err(e))?;
         Ok(())
     }
