@@ -9,7 +9,7 @@
 
 use std::time::Instant;
 
-use perflab_cli::ab::{AbRun, StopReason};
+use perflab_cli::ab::{AbRun, StopReason, begin_ab};
 use perflab_cli::decide::evaluate;
 use perflab_cli::document::ab_document;
 use perflab_cli::experiment::settings::VariantSettings;
@@ -19,7 +19,7 @@ use perflab_cli::report::gather::gather;
 use perflab_cli::report::html::report_html;
 use perflab_cli::report::page_markdown::report_markdown;
 use perflab_cli::runner::{FakeExecutor, RunOutcome};
-use perflab_cli::store::{Store, VariantRecord};
+use perflab_cli::store::Store;
 
 const EXPERIMENTS: usize = 100;
 const RUNS_PER_VARIANT: usize = 50;
@@ -79,28 +79,7 @@ fn fill(store: &Store) {
             started_at: format!("2026-01-01T00:{:02}:{:02}Z", e / 60, e % 60),
             ..Default::default()
         };
-        let commands: Vec<String> = exp.variants.iter().map(|v| v.command.display()).collect();
-        let records: Vec<VariantRecord<'_>> = exp
-            .variants
-            .iter()
-            .zip(&commands)
-            .map(|(v, c)| VariantRecord {
-                name: &v.name,
-                command: c,
-                env: &[],
-                cwd: None,
-            })
-            .collect();
-        let (id, ids) = store
-            .begin_experiment(
-                "ab",
-                exp.name.as_deref(),
-                Some("wall"),
-                &provenance,
-                "{}",
-                &records,
-            )
-            .expect("begin");
+        let (id, ids) = begin_ab(store, &exp, &provenance, "{}").expect("begin");
         let level = 0.1 * (1.0 - 0.003 * e as f64);
         let mut runs: [Vec<RunOutcome>; 2] = [Vec::new(), Vec::new()];
         for i in 0..RUNS_PER_VARIANT {

@@ -43,6 +43,36 @@ pub struct AbRun {
     pub provenance: Provenance,
 }
 
+/// Opens an A/B experiment in the store, with a record per variant;
+/// returns its id and the variants' ids.
+pub fn begin_ab(
+    store: &Store,
+    exp: &Experiment,
+    provenance: &Provenance,
+    config_json: &str,
+) -> Result<(i64, Vec<i64>)> {
+    let commands: Vec<String> = exp.variants.iter().map(|v| v.command.display()).collect();
+    let records: Vec<_> = exp
+        .variants
+        .iter()
+        .zip(&commands)
+        .map(|(v, command)| VariantRecord {
+            name: &v.name,
+            command,
+            env: &v.env,
+            cwd: v.cwd.as_deref(),
+        })
+        .collect();
+    store.begin_experiment(
+        "ab",
+        exp.name.as_deref(),
+        Some(&exp.metric.name),
+        provenance,
+        config_json,
+        &records,
+    )
+}
+
 /// Runs the experiment. Runs are stored as they finish; on an error the
 /// experiment is marked incomplete and the error says how many runs were kept.
 pub fn run_ab(
@@ -58,32 +88,13 @@ pub fn run_ab(
             .unwrap_or(std::path::Path::new(".")),
     );
     let mut schedule = Schedule::new(2, exp.seed);
-    let commands: Vec<String> = exp.variants.iter().map(|v| v.command.display()).collect();
-    let records: Vec<_> = exp
-        .variants
-        .iter()
-        .zip(&commands)
-        .map(|(v, command)| VariantRecord {
-            name: &v.name,
-            command,
-            env: &v.env,
-            cwd: v.cwd.as_deref(),
-        })
-        .collect();
     let config = serde_json::json!({
         "measure": exp.metric.name, "go": exp.thresholds.go, "nogo": exp.thresholds.nogo,
         "confidence": exp.confidence, "min_runs": exp.min_runs, "max_runs": exp.max_runs,
         "warmup": exp.warmup, "seed": schedule.seed(),
     });
     let ids = match store {
-        Some(s) => Some(s.begin_experiment(
-            "ab",
-            exp.name.as_deref(),
-            Some(&exp.metric.name),
-            &provenance,
-            &config.to_string(),
-            &records,
-        )?),
+        Some(s) => Some(begin_ab(s, exp, &provenance, &config.to_string())?),
         None => None,
     };
     let profiles = profile_dir()?;

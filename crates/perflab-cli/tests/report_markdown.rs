@@ -9,7 +9,7 @@ mod profiled;
 use std::collections::BTreeMap;
 
 use clap::Parser;
-use perflab_cli::ab::{AbRun, StopReason};
+use perflab_cli::ab::{AbRun, StopReason, begin_ab};
 use perflab_cli::cli::{Cli, Command};
 use perflab_cli::decide::evaluate;
 use perflab_cli::document::ab_document;
@@ -99,28 +99,7 @@ fn experiment(name: &str) -> Experiment {
 /// One A/B experiment at `commit`: B's wall time is `b` times A's, with a fixed ripple.
 fn store_ab(store: &Store, exp: &Experiment, commit: &str, b: f64) -> i64 {
     let prov = provenance(commit);
-    let commands: Vec<String> = exp.variants.iter().map(|v| v.command.display()).collect();
-    let records: Vec<VariantRecord<'_>> = exp
-        .variants
-        .iter()
-        .zip(&commands)
-        .map(|(v, c)| VariantRecord {
-            name: &v.name,
-            command: c,
-            env: &[],
-            cwd: None,
-        })
-        .collect();
-    let (id, ids) = store
-        .begin_experiment(
-            "ab",
-            exp.name.as_deref(),
-            Some("wall"),
-            &prov,
-            "{}",
-            &records,
-        )
-        .unwrap();
+    let (id, ids) = begin_ab(store, exp, &prov, "{}").unwrap();
     let mut runs: [Vec<RunOutcome>; 2] = [Vec::new(), Vec::new()];
     for i in 0..12 {
         for (side, factor) in [(0, 1.0), (1, b)] {
