@@ -117,12 +117,7 @@ fn environment_overrides_make_the_variants_and_metric_lines_decide() {
         ])
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_exit(&out, 0);
     let json = s.json("r.json");
     assert_eq!(json["verdict"], "GO");
     assert!((json["change"].as_f64().unwrap() - 0.2).abs() < 1e-9);
@@ -149,12 +144,7 @@ fn a_regex_metric_with_a_suffix_is_extracted_and_decides_nogo() {
         ])
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(3),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_exit(&out, 3);
     let json = s.json("r.json");
     assert_eq!(json["variants"][0]["samples"][0].as_f64(), Some(46.94e6));
 }
@@ -419,12 +409,7 @@ fn ctrl_c_stops_the_experiment_and_keeps_the_finished_runs_marked_incomplete() {
     std::thread::sleep(std::time::Duration::from_millis(1500));
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(130),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_exit(&out, 130);
     assert!(String::from_utf8_lossy(&out.stderr).contains("kept"));
     let db = rusqlite::Connection::open(s.store()).unwrap();
     let (status, runs): (String, i64) = db

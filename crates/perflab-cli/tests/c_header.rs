@@ -411,12 +411,7 @@ fn perflab_run_shows_the_spans_of_a_c_program() {
         ])
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_exit(&out, 0);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains("heavy") && stdout.contains("(unattributed)"),

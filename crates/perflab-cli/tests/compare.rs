@@ -34,46 +34,34 @@ fn the_seed_allocator_samples_give_go_at_the_seed_thresholds() {
     assert!(json["ci"][0].as_f64().unwrap() >= 0.01);
 }
 
-#[test]
-fn a_sample_file_with_a_word_names_the_line() {
+/// stderr of `perflab compare a.txt b.txt` on these sample files, which
+/// must be refused with exit 2.
+fn refused(a: &str, b: &str) -> String {
     let s = Scratch::new();
-    s.write("a.txt", "1.0\n1.1\nfast\n");
-    s.write("b.txt", "1.0\n1.2\n");
+    s.write("a.txt", a);
+    s.write("b.txt", b);
     let out = s
         .perflab()
         .args(["compare", "a.txt", "b.txt"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("a.txt:3"));
+    String::from_utf8_lossy(&out.stderr).to_string()
+}
+
+#[test]
+fn a_sample_file_with_a_word_names_the_line() {
+    assert!(refused("1.0\n1.1\nfast\n", "1.0\n1.2\n").contains("a.txt:3"));
 }
 
 #[test]
 fn a_sample_file_with_one_value_is_refused() {
-    let s = Scratch::new();
-    s.write("a.txt", "1.0\n");
-    s.write("b.txt", "1.0\n1.2\n");
-    let out = s
-        .perflab()
-        .args(["compare", "a.txt", "b.txt"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("at least 2"));
+    assert!(refused("1.0\n", "1.0\n1.2\n").contains("at least 2"));
 }
 
 #[test]
 fn constant_samples_are_refused_without_nan() {
-    let s = Scratch::new();
-    s.write("a.txt", "5\n5\n5\n");
-    s.write("b.txt", "5\n5\n5\n");
-    let out = s
-        .perflab()
-        .args(["compare", "a.txt", "b.txt"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = refused("5\n5\n5\n", "5\n5\n5\n");
     assert!(err.contains("constant") && !err.contains("NaN"), "{err}");
 }
 
@@ -90,12 +78,7 @@ fn a_hyperfine_export_and_a_perflab_result_can_be_compared() {
         .args(["compare", "h.json#old", "h.json#new", "--json", "r.json"])
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_exit(&out, 0);
     let result = s.json("r.json");
     assert_eq!(result["verdict"], "GO");
     // hyperfine's times are wall times, and the result says so.
@@ -114,12 +97,7 @@ fn a_hyperfine_export_and_a_perflab_result_can_be_compared() {
         .args(["compare", "r.json#new", "r.json#old"])
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(3),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_exit(&out, 3);
     // Without a selector, the choices are listed.
     let out = s
         .perflab()

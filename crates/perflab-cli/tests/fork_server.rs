@@ -63,12 +63,7 @@ fn a_run_started_through_the_fork_server_reports_the_peak_memory_of_the_program_
     std::thread::sleep(Duration::from_millis(300));
     let perflab_rss = status_kib(child.id(), "VmRSS").expect("perflab is running");
     let out = wait_at_most(child, Duration::from_secs(30));
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_exit(&out, 0);
     let json = s.json("r.json");
     let runs = json["variants"][0]["run_details"].as_array().unwrap();
     for run in runs {

@@ -31,12 +31,7 @@ fn commit_and_measure(s: &Scratch, step: usize, value: f64) {
         .args(["run", "--name", "insert-10K", "-r", "12", command])
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_exit(&out, 0);
 }
 
 fn repository() -> Scratch {

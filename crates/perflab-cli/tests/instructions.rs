@@ -24,12 +24,7 @@ fn count_of(s: &Scratch, prog: &str, n: u64) -> f64 {
         .arg(format!("{prog} {n}"))
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_exit(&out, 0);
     let c = counts(&s.json("c.json"), 0);
     assert_eq!(c.len(), 2, "two runs by default");
     assert_eq!(
@@ -166,12 +161,7 @@ fn counted_runs_see_only_the_variables_the_user_names() {
         .env("HOME", "/root")
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_exit(&out, 0);
 }
 
 #[test]

@@ -125,12 +125,7 @@ fn a_differential_profile_shows_which_function_moved() {
         .args(["report", "--markdown", "r.md", "--html", "r.html"])
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_exit(&out, 0);
     let markdown = std::fs::read_to_string(s.path("r.md")).unwrap();
     assert!(
         markdown.contains("### profile #1")

@@ -31,12 +31,7 @@ fn run_shows_the_span_table_across_runs_with_the_unattributed_time() {
         ])
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_exit(&out, 0);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains("compute")
@@ -156,12 +151,7 @@ fn an_unreadable_profile_is_reported_but_does_not_stop_the_measurement() {
         ])
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_exit(&out, 0);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains("the profile could not be read") && stdout.contains("other/9"),
@@ -190,12 +180,7 @@ fn sweep_runs_store_their_profiles_and_the_report_shows_the_spans_of_each_point(
         ))
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_exit(&out, 0);
     let db = rusqlite::Connection::open(s.store()).unwrap();
     let (runs, with_profile): (i64, i64) = db
         .query_row(

@@ -183,12 +183,7 @@ fn report_from_real_runs(s: &Scratch) -> PathBuf {
         .args(["report", "2", "3", "4", "5", "6", "--html", "report.html"])
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_exit(&out, 0);
     html
 }
 

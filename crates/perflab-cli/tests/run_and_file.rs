@@ -19,12 +19,7 @@ fn run_measures_a_command_and_reports_every_run() {
         ])
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_exit(&out, 0);
     let json = s.json("r.json");
     assert_eq!(json["variants"][0]["runs"], 5);
     assert_eq!(json["variants"][0]["samples"].as_array().unwrap().len(), 5);
@@ -55,12 +50,7 @@ fn an_experiment_file_runs_from_its_own_folder() {
         .args(["ab", "-f", "exp/perflab.toml", "--json", "r.json"])
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_exit(&out, 0);
     let json = s.json("r.json");
     assert_eq!(json["name"], "files");
     assert_eq!(json["variants"][1]["name"], "new");
