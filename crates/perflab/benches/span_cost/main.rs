@@ -84,13 +84,14 @@ fn main() {
     }
     println!("two-thread cases ran on: {two_thread_placement}");
 
-    let rate = |name: &str, threads: usize| {
-        CASES
+    let of = |name: &str, threads: usize| {
+        let index = CASES
             .iter()
             .position(|case| case.name == name && case.threads == threads)
-            .map(|index| median(&samples[index]))
-            .unwrap_or(f64::NAN)
+            .expect("every case named here is in CASES");
+        &samples[index]
     };
+    let rate = |name: &str, threads: usize| median(of(name, threads));
     let baseline = rate(PLAIN, 1);
     println!();
     println!(
@@ -114,13 +115,6 @@ fn main() {
     let span_one = rate(PERFLAB_SPAN, 1);
     let reads_one = rate(CLOCK_READS, 1);
     let hotpath_one = rate(HOTPATH, 1);
-    let of = |name: &str, threads: usize| {
-        let index = CASES
-            .iter()
-            .position(|case| case.name == name && case.threads == threads)
-            .expect("every case named here is in CASES");
-        &samples[index]
-    };
     let span_ratio = thread_ratio(of(PERFLAB_SPAN, 1), of(PERFLAB_SPAN, 2));
     let reads_ratio = thread_ratio(of(CLOCK_READS, 1), of(CLOCK_READS, 2));
     println!();
