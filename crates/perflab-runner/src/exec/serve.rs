@@ -175,3 +175,35 @@ fn send(socket: RawFd, text: &str) -> bool {
     let sent = unsafe { libc::send(socket, text.as_ptr().cast(), text.len(), libc::MSG_NOSIGNAL) };
     sent == text.len() as isize
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_override_replaces_the_inherited_variable_and_the_last_of_two_wins() {
+        let inherited = std::env::vars_os().next();
+        let mut overrides: Vec<Vec<u8>> = vec![b"PERFLAB_EXEC_TEST=1".to_vec()];
+        if let Some((key, _)) = &inherited {
+            overrides.push([key.as_bytes(), b"=replaced"].concat());
+        }
+        overrides.push(b"PERFLAB_EXEC_TEST=2".to_vec());
+        let overrides: Vec<&[u8]> = overrides.iter().map(Vec::as_slice).collect();
+        let env = environment(&overrides);
+        let with = |prefix: &[u8]| {
+            env.iter()
+                .filter(|pair| pair.as_bytes().starts_with(prefix))
+                .map(|pair| pair.as_bytes().to_vec())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            with(b"PERFLAB_EXEC_TEST="),
+            [b"PERFLAB_EXEC_TEST=2".to_vec()]
+        );
+        if let Some((key, _)) = inherited {
+            let prefix = [key.as_bytes(), b"="].concat();
+            assert_eq!(with(&prefix), [[prefix.as_slice(), b"replaced"].concat()]);
+        }
+        assert_eq!(env.len(), std::env::vars_os().count() + 1);
+    }
+}
