@@ -18,8 +18,8 @@ use perflab_cli::provenance::Provenance;
 use perflab_cli::report::gather::gather;
 use perflab_cli::report::html::report_html;
 use perflab_cli::report::page_markdown::report_markdown;
-use perflab_cli::runner::{FakeExecutor, RunOutcome};
 use perflab_cli::store::Store;
+use perflab_runner::{FakeExecutor, RunOutcome};
 
 const EXPERIMENTS: usize = 100;
 const RUNS_PER_VARIANT: usize = 50;

@@ -3,6 +3,7 @@
 
 use std::time::Instant;
 
+use perflab_runner::{Executor, ExitState, RunOutcome, RunSpec, Schedule, interrupted};
 use perflab_stats::Verdict;
 
 use crate::decide::{Evaluation, evaluate, missing_metric};
@@ -10,7 +11,6 @@ use crate::error::{Error, Result};
 use crate::experiment::Experiment;
 use crate::progress::Progress;
 use crate::provenance::Provenance;
-use crate::runner::{Executor, ExitState, RunOutcome, RunSpec, Schedule, interrupted};
 use crate::store::{Store, VariantRecord};
 
 /// Why the experiment stopped.
@@ -294,7 +294,7 @@ pub fn failed_run(label: String, command: &str, run: &RunOutcome) -> Error {
         }
         _ => "\nFix the command, or pass --ignore-failure to measure failing runs too.".to_string(),
     };
-    let tail = crate::runner::quote_output(&run.output_tail);
+    let tail = perflab_runner::quote_output(&run.output_tail);
     Error::Run {
         run: label,
         message: format!(

@@ -8,7 +8,7 @@
 //! Outputs that vary from run to run (timings, addresses) say nothing
 //! either way and give no warning.
 
-use crate::runner::{Answer, RunOutcome};
+use perflab_runner::{Answer, RunOutcome};
 
 /// Runs per variant below which "the same on every run" means little.
 const MIN_RUNS: usize = 2;
@@ -63,7 +63,7 @@ fn first_difference(a: &Answer, b: &Answer) -> Option<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::FakeExecutor;
+    use perflab_runner::FakeExecutor;
 
     fn printed(digest: u64, last_line: &str) -> RunOutcome {
         let mut run = FakeExecutor::outcome(1.0);

@@ -5,6 +5,7 @@
 //! evaluated after every pair and the experiment stops at the first
 //! decision. Guards are evaluated the same way and can only take a GO away.
 
+use perflab_runner::RunOutcome;
 use perflab_stats::{
     Better, ConfidenceSequence, Interval, RunsNeeded, Thresholds, Verdict, classify, paired_change,
     runs_needed_paired,
@@ -12,7 +13,6 @@ use perflab_stats::{
 
 use crate::error::{Error, Result};
 use crate::experiment::{Experiment, Guard, MetricChoice};
-use crate::runner::RunOutcome;
 use crate::units::format_percent;
 
 /// The method named when every run of each variant gave the same value
@@ -122,7 +122,7 @@ pub fn paired_values(
 
 /// The error for a metric a run did not print.
 pub fn missing_metric(metric: &str, variant: &str, index: usize, run: &RunOutcome) -> Error {
-    let tail = crate::runner::quote_output(&run.output_tail);
+    let tail = perflab_runner::quote_output(&run.output_tail);
     Error::Run {
         run: format!("run {} of variant \"{variant}\"", index + 1),
         message: format!(

@@ -7,6 +7,7 @@ use perflab_format::result::{
     DecisionDoc, GuardDoc, MetricInfo, RESULT_FORMAT, ResultDocument, RunDoc, SummaryDoc,
     VariantDoc,
 };
+use perflab_runner::RunOutcome;
 use perflab_stats::{Better, Interval, Thresholds, Verdict, summarize};
 
 use crate::ab::{AbRun, StopReason};
@@ -14,7 +15,6 @@ use crate::decide::describe_runs_needed;
 use crate::error::Result;
 use crate::experiment::{Experiment, MetricChoice};
 use crate::provenance::Provenance;
-use crate::runner::RunOutcome;
 
 /// Summary statistics of a sample as stored in documents.
 pub fn summary_doc(values: &[f64]) -> Result<SummaryDoc> {
@@ -59,7 +59,7 @@ pub fn run_doc(run: &RunOutcome) -> RunDoc {
         sys_s: run.sys_s,
         peak_memory_kib: run.max_rss_kib,
         exit_code: match run.exit {
-            crate::runner::ExitState::Code(c) => Some(c),
+            perflab_runner::ExitState::Code(c) => Some(c),
             _ => None,
         },
         metrics: run

@@ -116,5 +116,17 @@ impl From<perflab_stats::StatsError> for Error {
     }
 }
 
+impl From<perflab_runner::Error> for Error {
+    /// The runner's errors are the command's of the same kind, message unchanged.
+    fn from(e: perflab_runner::Error) -> Self {
+        match e {
+            perflab_runner::Error::Usage { flag, message } => Error::Usage { flag, message },
+            perflab_runner::Error::Run { run, message } => Error::Run { run, message },
+            perflab_runner::Error::Tool { tool, message } => Error::Tool { tool, message },
+            perflab_runner::Error::Io { path, source } => Error::Io { path, source },
+        }
+    }
+}
+
 /// The result type of the perflab command library.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

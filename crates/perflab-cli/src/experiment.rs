@@ -15,7 +15,7 @@ pub use settings::{
     Settings, decision_from_flags, parse_better, parse_env, parse_guard, validated_decision,
 };
 
-use crate::runner::{CommandLine, MetricExtractor, builtin_metric};
+use perflab_runner::{CommandLine, MetricExtractor, builtin_metric};
 
 /// Default runs per variant before the first decision.
 pub const DEFAULT_MIN_RUNS: usize = 10;

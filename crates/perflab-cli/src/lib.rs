@@ -2,7 +2,7 @@
 //! tests can reach it.
 //!
 //! One module per concept: [`cli`] (flags), [`experiment`] (validated
-//! configuration), [`runner`] (processes, interleaving, metrics), [`decide`]
+//! configuration), [`perflab_runner`] (processes, interleaving, metrics), [`decide`]
 //! (verdicts from perflab-stats), [`store`] (SQLite), [`report`] (terminal,
 //! Markdown, JSON), [`profile`] (perf and valgrind adapters) and [`commands`] (the glue of each subcommand).
 #![deny(missing_docs)]
@@ -21,7 +21,6 @@ pub mod profile;
 pub mod progress;
 pub mod provenance;
 pub mod report;
-pub mod runner;
 pub mod samples;
 pub mod spans;
 pub mod store;
@@ -38,7 +37,7 @@ pub fn run(cli: Cli) -> Result<i32> {
     for (flag, path) in commands::output_files(&cli.command) {
         report::check_output(flag, path)?;
     }
-    runner::install_interrupt_handler();
+    perflab_runner::install_interrupt_handler();
     let store = Store::open(&Store::default_path(cli.store.as_deref()))?;
     let mut executor = commands::real_executor();
     match &cli.command {
@@ -53,14 +52,14 @@ pub fn run(cli: Cli) -> Result<i32> {
 }
 
 /// Real processes, with performance counters when `counters` is set.
-fn executor_for(counters: bool) -> Result<runner::ProcessExecutor> {
+fn executor_for(counters: bool) -> Result<perflab_runner::ProcessExecutor> {
     if !counters {
         return Ok(commands::real_executor());
     }
     // What the machine lacks is said once, here.
-    let counters = runner::CounterSet::probe()?;
+    let counters = perflab_runner::CounterSet::probe()?;
     for note in &counters.notes {
         eprintln!("perflab: note: {note}");
     }
-    Ok(runner::ProcessExecutor::with_counters(counters))
+    Ok(perflab_runner::ProcessExecutor::with_counters(counters))
 }

@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use perflab_format::result::ResultDocument;
+use perflab_runner::parse_si_number;
 
 use crate::error::{Error, Result};
-use crate::units::parse_si_number;
 
 /// Samples read from one input.
 #[derive(Debug, Clone, PartialEq)]
@@ -131,7 +131,7 @@ fn read_json(
                 })?;
                 (
                     values,
-                    crate::runner::builtin_metric(m)
+                    perflab_runner::builtin_metric(m)
                         .map(|(_, u)| u.to_string())
                         .unwrap_or_default(),
                 )

@@ -47,24 +47,6 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(seconds))
 }
 
-/// Parses a number with an optional K, M or G suffix (`46.94M` is 46,940,000).
-///
-/// Programs print figures like `Throughput = 46.94M ops/s`; reading the
-/// suffix is what keeps `46.94M` from being read as 46.94.
-pub fn parse_si_number(text: &str) -> Option<f64> {
-    let t = text.trim().replace(',', "_");
-    let t = t.replace('_', "");
-    let (number, scale) = match t.chars().last()? {
-        'k' | 'K' => (&t[..t.len() - 1], 1e3),
-        'M' => (&t[..t.len() - 1], 1e6),
-        'G' => (&t[..t.len() - 1], 1e9),
-        _ => (t.as_str(), 1.0),
-    };
-    let value: f64 = number.trim().parse().ok()?;
-    let scaled = value * scale;
-    scaled.is_finite().then_some(scaled)
-}
-
 /// Prints a duration in seconds with a unit that keeps three significant digits.
 pub fn format_seconds(seconds: f64) -> String {
     let a = seconds.abs();
@@ -175,15 +157,6 @@ mod tests {
         assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
         assert_eq!(parse_duration("3").unwrap(), Duration::from_secs(3));
         assert!(parse_duration("3 weeks").is_err());
-    }
-
-    #[test]
-    fn si_suffixes_scale_the_number() {
-        assert_eq!(parse_si_number("46.94M"), Some(46_940_000.0));
-        assert_eq!(parse_si_number("1.5K"), Some(1500.0));
-        assert_eq!(parse_si_number("2G"), Some(2e9));
-        assert_eq!(parse_si_number("12"), Some(12.0));
-        assert_eq!(parse_si_number("abc"), None);
     }
 
     #[test]

@@ -5,8 +5,8 @@ use perflab_cli::ab::{StopReason, run_ab};
 use perflab_cli::experiment::settings::VariantSettings;
 use perflab_cli::experiment::{Experiment, Settings};
 use perflab_cli::progress::NoProgress;
-use perflab_cli::runner::{FakeExecutor, RunSpec};
 use perflab_cli::store::Store;
+use perflab_runner::{FakeExecutor, RunSpec};
 use perflab_stats::Verdict;
 
 fn experiment(tweak: impl FnOnce(&mut Settings)) -> Experiment {

@@ -5,7 +5,7 @@ use perflab_cli::ab::{StopReason, run_ab};
 use perflab_cli::experiment::settings::VariantSettings;
 use perflab_cli::experiment::{Experiment, Settings};
 use perflab_cli::progress::NoProgress;
-use perflab_cli::runner::{FakeExecutor, MetricValue, RunOutcome, RunSpec};
+use perflab_runner::{FakeExecutor, MetricValue, RunOutcome, RunSpec};
 use perflab_stats::Verdict;
 
 fn settings(tweak: impl FnOnce(&mut Settings)) -> Settings {

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use clap::Parser;
 use perflab_cli::cli::{Cli, Command};
 use perflab_cli::progress::NoProgress;
-use perflab_cli::runner::{FakeExecutor, MetricValue};
 use perflab_cli::sweep::{Sweep, SweepStop, run_sweep};
+use perflab_runner::{FakeExecutor, MetricValue};
 
 fn sweep(extra: &[&str]) -> Sweep {
     let mut args = vec![

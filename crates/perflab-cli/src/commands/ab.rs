@@ -1,5 +1,7 @@
 //! `perflab ab`: run an experiment and report its verdict.
 
+use perflab_runner::{Executor, INSTRUCTIONS, InstructionExecutor};
+
 use crate::ab::{AbRun, StopReason, run_ab};
 use crate::cli::AbArgs;
 use crate::document::ab_document;
@@ -8,7 +10,6 @@ use crate::experiment::{Experiment, Settings, read_experiment_file};
 use crate::profile::instructions::{CountedVariant, instructions_document, render_instructions};
 use crate::progress::progress_for;
 use crate::report::{Render, TerminalReport, side_by_side, write_requested};
-use crate::runner::{Executor, INSTRUCTIONS, InstructionExecutor};
 use crate::store::Store;
 
 use super::exit_code_for;

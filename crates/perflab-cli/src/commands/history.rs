@@ -1,5 +1,6 @@
 //! `perflab history`: past experiments, or the evolution of a metric over commits.
 
+use perflab_runner::builtin_metric;
 use perflab_stats::Better;
 
 use crate::cli::HistoryArgs;
@@ -7,7 +8,6 @@ use crate::error::{EXIT_NO_GO, EXIT_OK, Error, Result};
 use crate::evolution::{EvolutionQuery, evolution};
 use crate::experiment::parse_better;
 use crate::report::evolution::{evolution_markdown, evolution_terminal};
-use crate::runner::builtin_metric;
 use crate::store::Store;
 use crate::units::format_percent;
 

@@ -18,11 +18,11 @@ pub use sweep::sweep;
 
 use std::path::{Path, PathBuf};
 
+use perflab_runner::ProcessExecutor;
 use perflab_stats::Verdict;
 
 use crate::cli::{Command, RunOptions};
 use crate::error::{EXIT_INCONCLUSIVE, EXIT_NO_GO, EXIT_OK};
-use crate::runner::ProcessExecutor;
 
 /// The exit code for a verdict.
 pub fn exit_code_for(verdict: Option<Verdict>) -> i32 {

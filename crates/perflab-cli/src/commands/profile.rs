@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use perflab_format::sampling::{SAMPLING_FORMAT, SampledProfile, SamplerInfo, SamplingDocument};
+use perflab_runner::tools::resolve_program;
+use perflab_runner::{Executor, ExitState, RunOutcome};
 
 use crate::cli::ProfileArgs;
 use crate::document::provenance_map;
@@ -12,11 +14,9 @@ use crate::experiment::parse_env;
 use crate::profile::diff::share_changes;
 use crate::profile::flamegraph::{write_differential, write_flamegraph};
 use crate::profile::render::render_sampling;
-use crate::profile::tools::resolve_program;
 use crate::profile::warnings::{profile_warnings, symbol_warnings};
 use crate::profile::{CallGraph, FoldedStacks, FunctionCounts, Perf};
 use crate::provenance::Provenance;
-use crate::runner::{Executor, ExitState, RunOutcome};
 use crate::store::{Store, VariantRecord};
 use crate::units::parse_duration;
 

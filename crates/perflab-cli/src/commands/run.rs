@@ -1,6 +1,10 @@
 //! `perflab run`: measure one command.
 
 use perflab_format::result::{RESULT_FORMAT, ResultDocument};
+use perflab_runner::{
+    CommandLine, Executor, ExitState, INSTRUCTIONS, InstructionExecutor, MetricExtractor,
+    RunOutcome, RunSpec, builtin_metric, interrupted,
+};
 
 use crate::cli::RunArgs;
 use crate::document::{metric_info, provenance_map, variant_doc};
@@ -11,10 +15,6 @@ use crate::profile::instructions::{CountedVariant, instructions_document, render
 use crate::progress::progress_for;
 use crate::provenance::Provenance;
 use crate::report::{Render, TerminalReport, write_requested};
-use crate::runner::{
-    CommandLine, Executor, ExitState, INSTRUCTIONS, InstructionExecutor, MetricExtractor,
-    RunOutcome, RunSpec, builtin_metric, interrupted,
-};
 use crate::store::{Store, VariantRecord};
 use crate::units::parse_duration;
 

@@ -1,11 +1,12 @@
 //! `perflab sweep`: run commands over a grid of parameters and report each
 //! point with its interval, ratios to a reference, growth and cliffs.
 
+use perflab_runner::Executor;
+
 use crate::cli::SweepArgs;
 use crate::error::{EXIT_INTERRUPTED, EXIT_OK, Error, Result};
 use crate::progress::sweep_progress_for;
 use crate::report::sweep::{sweep_markdown, sweep_terminal};
-use crate::runner::Executor;
 use crate::store::Store;
 use crate::sweep::{Sweep, SweepStop, run_sweep, sweep_document};
 use crate::units::plural;

@@ -34,13 +34,13 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+use perflab_runner::MetricExtractor;
 use regex::Regex;
 use serde::Deserialize;
 use toml::Spanned;
 
 use super::settings::{Settings, VariantSettings, parse_better};
 use crate::error::{Error, Result};
-use crate::runner::MetricExtractor;
 use crate::units::{parse_duration, parse_percent};
 
 #[derive(Debug, Deserialize)]

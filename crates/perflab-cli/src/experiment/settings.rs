@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use perflab_runner::{CommandLine, INSTRUCTIONS, MetricExtractor};
 use perflab_stats::{Better, Thresholds};
 use regex::Regex;
 
@@ -14,7 +15,6 @@ use super::{
 };
 use crate::cli::{AbArgs, DecisionArgs};
 use crate::error::{Error, Result};
-use crate::runner::{CommandLine, INSTRUCTIONS, MetricExtractor};
 use crate::units::{format_percent, parse_duration, parse_percent};
 
 /// A variant as given, before defaults.

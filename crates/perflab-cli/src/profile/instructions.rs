@@ -8,8 +8,8 @@ use std::fmt::Write;
 use perflab_format::instructions::{
     FunctionCountChange, INSTRUCTIONS_FORMAT, InstructionVariant, InstructionsDocument,
 };
+use perflab_runner::callgrind::CallgrindCounts;
 
-use super::callgrind::CallgrindCounts;
 use crate::units::format_count;
 
 /// Functions kept per variant and changes kept per comparison.

@@ -3,7 +3,6 @@
 //! intervals, flame graphs, differential profiles) and instruction counts
 //! per function from valgrind's callgrind.
 
-pub mod callgrind;
 pub mod diff;
 pub mod flamegraph;
 pub mod folded;
@@ -12,7 +11,6 @@ pub mod perf;
 pub mod render;
 pub mod shares;
 pub mod symbols;
-pub mod tools;
 pub mod warnings;
 
 pub use folded::FoldedStacks;

@@ -8,10 +8,11 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
+use perflab_runner::tools::{PERF_INSTALL, require};
+use perflab_runner::{CommandLine, Executor, MetricExtractor, RunOutcome, RunSpec};
+
 use super::folded::FoldedStacks;
-use super::tools::{PERF_INSTALL, require};
 use crate::error::{Error, Result};
-use crate::runner::{CommandLine, Executor, MetricExtractor, RunOutcome, RunSpec};
 
 /// How stacks are unwound.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -208,7 +209,7 @@ fn access(root: bool, paranoid: Option<i32>) -> Result<(String, Vec<String>)> {
 }
 
 fn indent(text: &str) -> String {
-    crate::runner::quote_output(text)
+    perflab_runner::quote_output(text)
 }
 
 #[cfg(test)]

@@ -92,7 +92,7 @@ mod tests {
 
     #[test]
     fn the_shell_has_unwind_tables() {
-        let sh = crate::profile::tools::find_on_path("sh").unwrap();
+        let sh = perflab_runner::tools::find_on_path("sh").unwrap();
         let info = inspect(&std::fs::canonicalize(sh).unwrap()).unwrap();
         assert!(info.unwind_tables, "{info:?}");
     }

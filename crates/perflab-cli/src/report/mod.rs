@@ -125,14 +125,14 @@ fn direction_words(doc: &ResultDocument, change: f64) -> &'static str {
 }
 
 /// A table of every metric of a single command's runs besides wall time.
-pub fn other_metrics(runs: &[crate::runner::RunOutcome]) -> String {
+pub fn other_metrics(runs: &[perflab_runner::RunOutcome]) -> String {
     use std::fmt::Write;
     let mut names: Vec<(String, String)> = ["cpu", "user", "sys", "peak-memory"]
         .iter()
         .map(|n| {
             (
                 n.to_string(),
-                crate::runner::builtin_metric(n)
+                perflab_runner::builtin_metric(n)
                     .map(|(_, u)| u.to_string())
                     .unwrap_or_default(),
             )

@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use crate::runner::{RunOutcome, builtin_metric};
+use perflab_runner::{RunOutcome, builtin_metric};
+
 use crate::units::format_value;
 
 /// Metrics every run has.
@@ -115,7 +116,7 @@ pub fn side_by_side(names: [&str; 2], runs: [&[RunOutcome]; 2], decided_on: &str
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::{FakeExecutor, MetricValue};
+    use perflab_runner::{FakeExecutor, MetricValue};
 
     #[test]
     fn every_metric_but_the_decided_one_is_shown_for_both_variants() {

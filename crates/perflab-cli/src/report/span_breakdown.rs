@@ -152,7 +152,7 @@ fn breakdown(variant: String, profiles: &[Profile]) -> Option<VariantSpans> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::FakeExecutor;
+    use perflab_runner::FakeExecutor;
 
     fn run(variant: &str, profile: Option<&str>) -> StoredRun {
         let mut outcome = FakeExecutor::outcome(1.0);

@@ -19,7 +19,7 @@ impl Render for TerminalReport {
             .as_deref()
             .map(|n| format!(" {n}"))
             .unwrap_or_default();
-        let label = crate::runner::builtin_metric(&doc.metric.name)
+        let label = perflab_runner::builtin_metric(&doc.metric.name)
             .map_or(doc.metric.name.as_str(), |(l, _)| l);
         let _ = writeln!(
             out,

@@ -15,11 +15,11 @@ mod results;
 pub use history::ExperimentValues;
 pub use results::{ExperimentSummary, StoredRun};
 
+use perflab_runner::RunOutcome;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::error::{Error, Result};
 use crate::provenance::{Provenance, now_rfc3339};
-use crate::runner::RunOutcome;
 
 /// Schema version kept in `PRAGMA user_version`.
 const SCHEMA_VERSION: i64 = 1;
@@ -248,8 +248,8 @@ impl Store {
             .map(|(k, v)| (k.clone(), v.value))
             .collect();
         let (code, signal) = match run.exit {
-            crate::runner::ExitState::Code(c) => (Some(c), None),
-            crate::runner::ExitState::Signal(s) => (None, Some(s)),
+            perflab_runner::ExitState::Code(c) => (Some(c), None),
+            perflab_runner::ExitState::Signal(s) => (None, Some(s)),
             _ => (None, None),
         };
         // Cached: one insert per run, so parsing it every time was a

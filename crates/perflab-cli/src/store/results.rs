@@ -1,11 +1,11 @@
 //! Reading experiments back for reports: finding one by id or name, its
 //! stored result and its runs.
 
+use perflab_runner::{ExitState, MetricValue, RunOutcome};
 use rusqlite::{OptionalExtension, params};
 
 use super::Store;
 use crate::error::{Error, Result};
-use crate::runner::{ExitState, MetricValue, RunOutcome};
 
 /// A run as stored.
 #[derive(Debug, Clone)]

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use perflab_runner::RunOutcome;
 use perflab_stats::{
     Better, ConfidenceSequence, PositiveInterval, SizedInterval, StatsError, find_cliffs,
     geometric_mean_interval, paired_ratio, power_law_fit,
@@ -12,7 +13,6 @@ use perflab_stats::{
 use super::config::Sweep;
 use super::document::{PointDoc, SeriesDoc};
 use crate::error::{Error, Result};
-use crate::runner::RunOutcome;
 
 /// The confidence sequence behind every interval of a sweep: tightest at the
 /// run limit, valid however often a point is looked at.

@@ -5,12 +5,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use perflab_runner::MetricExtractor;
+
 use super::params::{Parameter, Point, cross_product, parse_parameter};
 use super::template::Template;
 use crate::cli::SweepArgs;
 use crate::error::{Error, Result};
 use crate::experiment::{MetricChoice, parse_better, parse_env};
-use crate::runner::MetricExtractor;
 use crate::units::{parse_duration, parse_percent};
 
 /// Default runs per command and point before a point may stop.

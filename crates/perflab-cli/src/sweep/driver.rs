@@ -8,6 +8,8 @@
 
 use std::time::Instant;
 
+use perflab_runner::{CommandLine, Executor, ExitState, RunOutcome, RunSpec, interrupted};
+
 use super::analysis::{PointAnalysis, analyse_point, confidence_sequence};
 use super::config::Sweep;
 use super::document::{sweep_document, variant_name};
@@ -16,7 +18,6 @@ use crate::decide::missing_metric;
 use crate::error::{Error, Result};
 use crate::progress::{PointProgress, SweepProgress, SweepStatus};
 use crate::provenance::Provenance;
-use crate::runner::{CommandLine, Executor, ExitState, RunOutcome, RunSpec, interrupted};
 use crate::store::{Store, VariantRecord};
 
 /// Why a sweep stopped (or that it has not).

@@ -2,8 +2,9 @@
 //! or a range (`1K..100K:x10` geometric, `1..8:+1` or `1..8` arithmetic),
 //! and the points of their cross product.
 
+use perflab_runner::parse_si_number;
+
 use crate::error::{Error, Result};
-use crate::units::parse_si_number;
 
 /// Most values one parameter may expand to: a typo such as `1..1M` should be
 /// an error, not a sweep that runs for a week.

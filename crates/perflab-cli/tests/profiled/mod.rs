@@ -13,15 +13,15 @@ use perflab_cli::decide::evaluate;
 use perflab_cli::document::{ab_document, provenance_map};
 use perflab_cli::experiment::Settings;
 use perflab_cli::experiment::settings::VariantSettings;
-use perflab_cli::profile::callgrind::CallgrindCounts;
 use perflab_cli::profile::diff::share_changes;
 use perflab_cli::profile::instructions::{CountedVariant, instructions_document};
 use perflab_cli::profile::warnings::profile_warnings;
 use perflab_cli::profile::{FoldedStacks, FunctionCounts};
 use perflab_cli::provenance::Provenance;
-use perflab_cli::runner::{FakeExecutor, MetricValue, RunOutcome};
 use perflab_cli::store::{Store, VariantRecord};
 use perflab_format::sampling::{SAMPLING_FORMAT, SampledProfile, SamplerInfo, SamplingDocument};
+use perflab_runner::callgrind::CallgrindCounts;
+use perflab_runner::{FakeExecutor, MetricValue, RunOutcome};
 
 /// A complete `perflab-profile/1` document of one thread of `thread_ns`:
 /// spans as (name, calls, self time in ns), each its own inclusive time,

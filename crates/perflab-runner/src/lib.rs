@@ -1,20 +1,35 @@
-//! Starting measured runs: the [`Executor`] trait with a real, process-based
-//! implementation and a deterministic fake for tests, the capture of output,
-//! metric extraction and the interleaving schedule.
+//! Starting perflab's measured runs: the [`Executor`] trait with a real,
+//! process-based implementation ([`ProcessExecutor`]) and a deterministic
+//! fake for tests ([`FakeExecutor`]), the capture of output and metric
+//! extraction, resource usage from `wait4`, performance counters, instruction
+//! counts under valgrind ([`InstructionExecutor`]) and the interleaving
+//! [`Schedule`].
+//!
+//! Runs are started through `perflab-exec` where it is installed next to the
+//! running program: its code is [`exec`], its conversation with perflab
+//! [`protocol`]. The perflab command builds it as its `perflab-exec` binary.
+#![deny(missing_docs)]
 
+pub mod callgrind;
 mod capture;
-pub use capture::Answer;
 mod counters;
+pub mod error;
+pub mod exec;
 mod fake;
 mod fork_request;
 mod fork_server;
 mod interrupt;
 mod local;
 mod metrics;
+mod pidfd;
 mod process;
+pub mod protocol;
 mod schedule;
 mod seqpacket;
+mod si_number;
+mod spawn_error;
 mod streams;
+pub mod tools;
 mod trampoline;
 mod valgrind;
 
@@ -23,15 +38,16 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use capture::Answer;
 pub use counters::{Attached, Attaching, Counter, CounterSet, counter_metric};
+pub use error::{Error, Result};
 pub use fake::FakeExecutor;
 pub use interrupt::{install_interrupt_handler, interrupted};
 pub use metrics::{MetricExtractor, builtin_metric};
 pub use process::ProcessExecutor;
 pub use schedule::Schedule;
+pub use si_number::parse_si_number;
 pub use valgrind::{CountedRun, FIXED_PATH, INSTRUCTIONS, InstructionExecutor};
-
-use crate::error::Result;
 
 /// How a command is started.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use super::{Executor, ExitState, RunOutcome, RunSpec};
 use crate::error::Result;
+use crate::{Executor, ExitState, RunOutcome, RunSpec};
 
 type Script = Box<dyn FnMut(&RunSpec, usize) -> Result<RunOutcome>>;
 

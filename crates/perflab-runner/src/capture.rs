@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use super::{MetricExtractor, MetricValue};
+use crate::{MetricExtractor, MetricValue};
 
 /// Lines kept from the end of each stream.
 const TAIL_LINES: usize = 20;

@@ -8,6 +8,8 @@ use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
+use crate::protocol::ExecReport;
+
 unsafe extern "C" {
     /// The environment `execvp` passes on and looks PATH up in.
     static mut environ: *const *const libc::c_char;
@@ -177,19 +179,9 @@ impl Running {
 }
 
 impl Report {
-    /// The report line perflab parses: `perflab-exec/1 WALL_NS USER_US
-    /// SYS_US MAXRSS_KIB WAIT_STATUS EXEC_ERRNO`.
-    pub fn line(&self) -> String {
-        let micros = |t: libc::timeval| t.tv_sec * 1_000_000 + t.tv_usec;
-        format!(
-            "perflab-exec/1 {} {} {} {} {} {}\n",
-            self.wall_ns,
-            micros(self.usage.ru_utime),
-            micros(self.usage.ru_stime),
-            self.usage.ru_maxrss,
-            self.status,
-            self.exec_errno
-        )
+    /// What perflab is told of the run.
+    pub fn exec_report(&self) -> ExecReport {
+        ExecReport::from_wait4(self.wall_ns, &self.usage, self.status, self.exec_errno)
     }
 }
 

@@ -1,5 +1,5 @@
-//! perflab's side of the fork server, `perflab-exec --serve` (its source
-//! describes the protocol). Started once per executor, on the first run,
+//! perflab's side of the fork server, `perflab-exec --serve` (the protocol
+//! is in [`crate::protocol`]). Started once per executor, on the first run,
 //! it forks every run from a process about as small as `true`, so that the
 //! run's peak memory is its own (Linux carries a parent's resident size
 //! into a forked child's high-water mark), without paying for one more
@@ -17,12 +17,12 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::RunSpec;
-use super::local::pidfd_open;
-use super::process::spawn_error;
-use super::seqpacket::{self, Received};
-use super::trampoline::{ExecReport, parse_report};
+use crate::RunSpec;
 use crate::error::{Error, Result};
+use crate::pidfd;
+use crate::protocol::{ExecReport, Reply};
+use crate::seqpacket::{self, Received};
+use crate::spawn_error::spawn_error;
 
 /// How long the server may take to answer a request.
 const ANSWER_WITHIN: Duration = Duration::from_secs(10);
@@ -131,27 +131,23 @@ impl ForkServer {
                 return Err(self.gone(&command, "as the run was starting"));
             }
         };
-        let mut words = answer.split_whitespace().skip(1);
-        match (
-            words.next(),
-            words.next().and_then(|w| w.parse::<i32>().ok()),
-        ) {
-            (Some("pid"), Some(pid)) if answer.starts_with("perflab-exec/2 ") => {
+        match Reply::parse(&answer) {
+            Some(Reply::Started { pid }) => {
                 let run = ServedRun {
                     server: self,
                     pid,
                     command,
                     // Fails only if the run is already reaped (its report
                     // is then on the way), or on kernels before 5.3.
-                    pidfd: pidfd_open(pid),
+                    pidfd: pidfd::open(pid),
                     exited_at: None,
                 };
                 Ok((run, vec![out_read, err_read]))
             }
-            (Some("error"), Some(errno)) => {
+            Some(Reply::Refused { errno }) => {
                 Err(spawn_error(spec, std::io::Error::from_raw_os_error(errno)))
             }
-            _ => {
+            None => {
                 self.broken = true;
                 Err(failure(
                     &command,
@@ -203,7 +199,7 @@ impl ServedRun<'_> {
     pub fn try_end(&mut self) -> Result<Option<ExecReport>> {
         match seqpacket::receive(&self.server.socket, Duration::ZERO) {
             Ok(Received::Nothing) => self.check_overdue().map(|()| None),
-            Ok(Received::Message(text)) => match parse_report(&text) {
+            Ok(Received::Message(text)) => match ExecReport::parse(&text) {
                 Some(report) => Ok(Some(report)),
                 None => {
                     self.server.broken = true;
@@ -227,7 +223,7 @@ impl ServedRun<'_> {
     /// exited long ago without a report means the server is stuck (stopped,
     /// say), and perflab would otherwise wait forever.
     fn check_overdue(&mut self) -> Result<()> {
-        if self.exited_at.is_none() && self.pidfd.as_ref().is_some_and(readable) {
+        if self.exited_at.is_none() && self.pidfd.as_ref().is_some_and(pidfd::readable) {
             self.exited_at = Some(Instant::now());
         }
         match self.exited_at {
@@ -245,17 +241,6 @@ impl ServedRun<'_> {
             _ => Ok(()),
         }
     }
-}
-
-/// True when `fd` is readable now.
-fn readable(fd: &OwnedFd) -> bool {
-    let mut entry = libc::pollfd {
-        fd: fd.as_raw_fd(),
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    // SAFETY: one valid pollfd, no waiting.
-    unsafe { libc::poll(&mut entry, 1, 0) == 1 }
 }
 
 impl Drop for ForkServer {

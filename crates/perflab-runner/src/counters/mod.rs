@@ -114,7 +114,7 @@ pub const COUNTERS: [Counter; 8] = [
     },
 ];
 
-/// Label and unit of a counter metric, for [`crate::runner::builtin_metric`].
+/// Label and unit of a counter metric, for [`crate::builtin_metric`].
 pub fn counter_metric(name: &str) -> Option<(&'static str, &'static str)> {
     Some(match name {
         "counter.task-clock" => ("task clock (CPU time, perf_event)", "s"),

@@ -1,34 +1,18 @@
 //! `perflab-exec --serve FD`: the fork server. perflab starts it once and
 //! asks it for every run, so that a run costs one fork and exec of the
 //! command, not also one of perflab-exec, while the command still forks
-//! from a process as small as this one (see main.rs for why that matters).
+//! from a process as small as this one (see the `exec` module for why that
+//! matters).
 //!
-//! The protocol, over the `SOCK_SEQPACKET` Unix socket FD (one message per
-//! request or reply, so no framing is needed), one run at a time:
-//!
-//! - request: `perflab-exec/2` then fields, each ended by a NUL byte and
-//!   starting with a tag: `A` an argument (the first is the program, looked
-//!   up in PATH), `E` a `KEY=VALUE` to set on top of this process's
-//!   environment (which is perflab's), `D` the working directory. Three
-//!   descriptors ride along (SCM_RIGHTS): the command's stdin, stdout, stderr.
-//! - reply `perflab-exec/2 pid PID`: the command runs in its own process
-//!   group PID (perflab kills it there at a timeout or on Ctrl-C), then,
-//!   once it is reaped, the report line (main.rs) with the wall time from
-//!   fork to `wait4` and the command's `wait4` usage.
-//! - or reply `perflab-exec/2 error ERRNO`: nothing was started.
-//!
-//! End of file on the socket (perflab exited) ends the server.
+//! The protocol is [`crate::protocol`].
 
 use std::ffi::CString;
 use std::os::fd::{FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 
-use crate::fail;
-use crate::spawn::{self, Launch};
-
-/// The largest request; perflab sends a larger one (a huge command line)
-/// through the one-shot mode instead.
-const MAX_REQUEST: usize = 64 * 1024;
+use super::fail;
+use super::spawn::{self, Launch};
+use crate::protocol::{MAX_REQUEST, Reply, Request};
 
 /// Answers requests until perflab closes its end of `socket`.
 pub fn serve(socket: RawFd) -> ! {
@@ -45,7 +29,7 @@ pub fn serve(socket: RawFd) -> ! {
             None => std::process::exit(0),
             Some(Ok(stdio)) => run(socket, &buffer, stdio),
             Some(Err(errno)) => {
-                reply(socket, &format!("perflab-exec/2 error {errno}"));
+                reply(socket, Reply::Refused { errno });
             }
         }
     }
@@ -53,16 +37,25 @@ pub fn serve(socket: RawFd) -> ! {
 
 /// Starts one request's command, tells perflab its pid, waits, reports.
 fn run(socket: RawFd, request: &[u8], stdio: [OwnedFd; 3]) {
-    let Some(request) = Request::parse(request) else {
-        reply(socket, &format!("perflab-exec/2 error {}", libc::EINVAL));
+    let Some(request) = Request::decode(request) else {
+        reply(
+            socket,
+            Reply::Refused {
+                errno: libc::EINVAL,
+            },
+        );
         return;
     };
+    // Fields are split at NUL bytes, so none holds one.
+    let c_string = |bytes: &[u8]| CString::new(bytes).unwrap_or_default();
+    let argv: Vec<CString> = request.argv.iter().map(|a| c_string(a)).collect();
+    let cwd = request.cwd.map(c_string);
     let env = (!request.env.is_empty()).then(|| environment(&request.env));
     let fds = [0, 1, 2].map(|i| std::os::fd::AsRawFd::as_raw_fd(&stdio[i]));
     let launch = Launch {
-        argv: &request.argv,
+        argv: &argv,
         env: env.as_deref(),
-        cwd: request.cwd.as_deref(),
+        cwd: cwd.as_deref(),
         stdio: Some(fds),
         own_group: true,
     };
@@ -74,49 +67,18 @@ fn run(socket: RawFd, request: &[u8], stdio: [OwnedFd; 3]) {
         Ok(running) => running,
         Err(e) => {
             let errno = e.raw_os_error().unwrap_or(libc::EIO);
-            reply(socket, &format!("perflab-exec/2 error {errno}"));
+            reply(socket, Reply::Refused { errno });
             return;
         }
     };
     let pid = running.pid;
-    if !reply(socket, &format!("perflab-exec/2 pid {pid}")) {
+    if !reply(socket, Reply::Started { pid }) {
         // perflab is gone and cannot measure this run: stop it.
         // SAFETY: kill(2) on the process group of our own child.
         unsafe { libc::kill(-pid, libc::SIGKILL) };
     }
     let report = running.wait().unwrap_or_else(|_| fail("wait4 failed"));
-    reply(socket, &report.line());
-}
-
-/// One parsed request.
-struct Request<'a> {
-    argv: Vec<CString>,
-    env: Vec<&'a [u8]>,
-    cwd: Option<CString>,
-}
-
-impl<'a> Request<'a> {
-    fn parse(bytes: &'a [u8]) -> Option<Self> {
-        let mut fields = bytes.split(|&b| b == 0);
-        if fields.next()? != b"perflab-exec/2" {
-            return None;
-        }
-        let mut request = Request {
-            argv: Vec::new(),
-            env: Vec::new(),
-            cwd: None,
-        };
-        for field in fields {
-            match field.split_first() {
-                Some((b'A', arg)) => request.argv.push(CString::new(arg).ok()?),
-                Some((b'E', pair)) if pair.contains(&b'=') => request.env.push(pair),
-                Some((b'D', dir)) => request.cwd = Some(CString::new(dir).ok()?),
-                None => {} // after the last NUL
-                Some(_) => return None,
-            }
-        }
-        (!request.argv.is_empty()).then_some(request)
-    }
+    send(socket, &report.exec_report().line());
 }
 
 /// This process's environment with the overrides applied, built before the
@@ -202,9 +164,46 @@ fn receive(socket: RawFd, buffer: &mut Vec<u8>) -> Option<Result<[OwnedFd; 3], i
 }
 
 /// Sends one reply; false when perflab is gone.
-fn reply(socket: RawFd, text: &str) -> bool {
+fn reply(socket: RawFd, reply: Reply) -> bool {
+    send(socket, &reply.line())
+}
+
+/// Sends one message; false when perflab is gone.
+fn send(socket: RawFd, text: &str) -> bool {
     // SAFETY: sending a local buffer; MSG_NOSIGNAL turns a closed peer into
     // EPIPE instead of a signal.
     let sent = unsafe { libc::send(socket, text.as_ptr().cast(), text.len(), libc::MSG_NOSIGNAL) };
     sent == text.len() as isize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_override_replaces_the_inherited_variable_and_the_last_of_two_wins() {
+        let inherited = std::env::vars_os().next();
+        let mut overrides: Vec<Vec<u8>> = vec![b"PERFLAB_EXEC_TEST=1".to_vec()];
+        if let Some((key, _)) = &inherited {
+            overrides.push([key.as_bytes(), b"=replaced"].concat());
+        }
+        overrides.push(b"PERFLAB_EXEC_TEST=2".to_vec());
+        let overrides: Vec<&[u8]> = overrides.iter().map(Vec::as_slice).collect();
+        let env = environment(&overrides);
+        let with = |prefix: &[u8]| {
+            env.iter()
+                .filter(|pair| pair.as_bytes().starts_with(prefix))
+                .map(|pair| pair.as_bytes().to_vec())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            with(b"PERFLAB_EXEC_TEST="),
+            [b"PERFLAB_EXEC_TEST=2".to_vec()]
+        );
+        if let Some((key, _)) = inherited {
+            let prefix = [key.as_bytes(), b"="].concat();
+            assert_eq!(with(&prefix), [[prefix.as_slice(), b"replaced"].concat()]);
+        }
+        assert_eq!(env.len(), std::env::vars_os().count() + 1);
+    }
 }

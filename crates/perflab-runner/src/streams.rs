@@ -5,8 +5,8 @@
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::time::Duration;
 
-use super::MetricExtractor;
-use super::capture::LineScanner;
+use crate::MetricExtractor;
+use crate::capture::LineScanner;
 
 /// One output pipe of the run.
 pub struct Stream {

@@ -1,26 +1,11 @@
 //! Starting runs through `perflab-exec`, the small program installed next to
-//! `perflab` (see its source for why): finding it, and reading its report.
+//! `perflab` (see [`crate::exec`] for why): finding it, and reading its report.
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-/// What `perflab-exec` measured of one run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ExecReport {
-    /// Wall time from fork to reaping, nanoseconds.
-    pub wall_ns: u64,
-    /// User CPU time of the command's process tree, microseconds.
-    pub user_us: i64,
-    /// System CPU time, microseconds.
-    pub sys_us: i64,
-    /// Peak resident size of the largest process of the tree, KiB.
-    pub max_rss_kib: i64,
-    /// The raw wait status.
-    pub status: i32,
-    /// Non-zero when the program could not be executed.
-    pub exec_errno: i32,
-}
+use crate::protocol::ExecReport;
 
 /// The `perflab-exec` next to the running perflab, if installed.
 pub fn trampoline() -> Option<&'static Path> {
@@ -88,25 +73,8 @@ impl ReportPipe {
             )
         };
         let text = std::str::from_utf8(buffer.get(..usize::try_from(n).ok()?)?).ok()?;
-        parse_report(text)
+        ExecReport::parse(text)
     }
-}
-
-/// Parses a report line.
-pub fn parse_report(text: &str) -> Option<ExecReport> {
-    let mut words = text.split_whitespace();
-    if words.next()? != "perflab-exec/1" {
-        return None;
-    }
-    let mut next = || words.next()?.parse::<i64>().ok();
-    Some(ExecReport {
-        wall_ns: u64::try_from(next()?).ok()?,
-        user_us: next()?,
-        sys_us: next()?,
-        max_rss_kib: next()?,
-        status: i32::try_from(next()?).ok()?,
-        exec_errno: i32::try_from(next()?).ok()?,
-    })
 }
 
 #[cfg(test)]
@@ -114,25 +82,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_report_line_is_read_back() {
-        let r = parse_report("perflab-exec/1 1500 20 30 964 0 0\n").unwrap();
-        assert_eq!(
-            (
-                r.wall_ns,
-                r.user_us,
-                r.sys_us,
-                r.max_rss_kib,
-                r.status,
-                r.exec_errno
-            ),
-            (1500, 20, 30, 964, 0, 0)
-        );
-    }
-
-    #[test]
-    fn an_empty_or_foreign_report_is_none() {
-        assert!(parse_report("").is_none());
-        assert!(parse_report("something else").is_none());
+    fn a_report_pipe_with_nothing_written_has_no_report() {
         let pipe = ReportPipe::new().unwrap();
         assert!(pipe.read().is_none(), "nothing written yet");
     }

@@ -5,9 +5,10 @@ use std::collections::BTreeMap;
 
 use regex::Regex;
 
-use super::MetricValue;
+use crate::MetricValue;
+use crate::counters::counter_metric;
 use crate::error::{Error, Result};
-use crate::units::parse_si_number;
+use crate::si_number::parse_si_number;
 
 /// The metrics every run has without looking at its output, with their units.
 pub fn builtin_metric(name: &str) -> Option<(&'static str, &'static str)> {
@@ -18,7 +19,7 @@ pub fn builtin_metric(name: &str) -> Option<(&'static str, &'static str)> {
         "sys" => Some(("system CPU time", "s")),
         "peak-memory" => Some(("peak memory", "KiB")),
         "instructions" => Some(("instructions executed (callgrind)", "instructions")),
-        other => super::counter_metric(other),
+        other => counter_metric(other),
     }
 }
 

@@ -4,16 +4,18 @@
 //! fork and exec, so runs with counters take this path too, as does a
 //! request too large for the server.
 
-use std::os::fd::{FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use super::RunSpec;
-use super::counters::{Attached, CounterSet};
-use super::process::spawn_error;
-use super::trampoline::{ExecReport, ReportPipe, trampoline};
+use crate::RunSpec;
+use crate::counters::{Attached, CounterSet};
 use crate::error::{Error, Result};
+use crate::pidfd;
+use crate::protocol::ExecReport;
+use crate::spawn_error::spawn_error;
+use crate::trampoline::{ReportPipe, trampoline};
 
 /// A run forked by perflab, not yet reaped.
 pub struct LocalRun {
@@ -63,7 +65,7 @@ impl LocalRun {
         drop(child); // reaped below with wait4, which std's Child would not report rusage for
         let run = Self {
             pid,
-            pidfd: pidfd_open(pid),
+            pidfd: pidfd::open(pid),
             report,
             started,
             counters,
@@ -85,33 +87,9 @@ impl LocalRun {
         if let Some(report) = self.report.as_ref().and_then(ReportPipe::read) {
             return Ok(Some(report));
         }
-        Ok(Some(ExecReport {
-            wall_ns: self.started.elapsed().as_nanos() as u64,
-            user_us: micros(usage.ru_utime),
-            sys_us: micros(usage.ru_stime),
-            max_rss_kib: wide(usage.ru_maxrss),
-            status,
-            exec_errno: 0,
-        }))
+        let wall_ns = self.started.elapsed().as_nanos() as u64;
+        Ok(Some(ExecReport::from_wait4(wall_ns, &usage, status, 0)))
     }
-}
-
-fn micros(t: libc::timeval) -> i64 {
-    wide(t.tv_sec) * 1_000_000 + wide(t.tv_usec)
-}
-
-/// The C integer types are i64 on 64-bit Linux, narrower on 32-bit.
-#[allow(clippy::unnecessary_cast)]
-fn wide(n: libc::c_long) -> i64 {
-    n as i64
-}
-
-/// A pidfd for the process, so poll can wake the moment it exits (Linux 5.3+).
-pub fn pidfd_open(pid: libc::pid_t) -> Option<OwnedFd> {
-    // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-    // SAFETY: a non-negative result is a fresh fd that we now own.
-    (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
 }
 
 /// Reaps the child if it has exited.

@@ -1,7 +1,8 @@
 //! `perflab-exec`: starts measured runs for perflab, in one of two modes.
 //!
 //! - `perflab-exec --serve FD`: a fork server. perflab starts it once and
-//!   sends it one request per run over the Unix socket FD; see `serve.rs`.
+//!   sends it one request per run over the Unix socket FD; see
+//!   [`crate::protocol`].
 //! - `perflab-exec FD -- PROGRAM [ARGS...]`: starts one run and writes what
 //!   `wait4` says of it to the inherited file descriptor FD (a pipe). perflab
 //!   uses this when it attaches performance counters between fork and exec,
@@ -15,9 +16,11 @@
 //! `true`, the peak is the command's own. Timing the run here also leaves
 //! perflab's own work out of the wall time.
 //!
-//! The report is one line: `perflab-exec/1 WALL_NS USER_US SYS_US
-//! MAXRSS_KIB WAIT_STATUS EXEC_ERRNO`, where EXEC_ERRNO is non-zero when the
-//! program could not be started.
+//! The report is one line, [`crate::protocol::ExecReport`].
+//!
+//! The perflab command's `perflab-exec` binary is [`main`] and nothing else:
+//! it links only the code this module reaches (std, libc and the protocol),
+//! none of perflab's, so its resident size stays that of a small C program.
 
 mod serve;
 mod spawn;
@@ -25,7 +28,8 @@ mod spawn;
 use std::ffi::{CString, OsString};
 use std::os::unix::ffi::OsStringExt;
 
-fn main() {
+/// The whole of `perflab-exec`: reads its command line and runs one mode.
+pub fn main() -> ! {
     let mut args = std::env::args_os().skip(1);
     let (Some(first), Some(second)) = (args.next(), args.next()) else {
         usage();
@@ -64,7 +68,7 @@ fn once(report_fd: libc::c_int, args: Vec<OsString>) -> ! {
     };
     let running = spawn::start(&launch).unwrap_or_else(|_| fail("cannot fork"));
     let report = running.wait().unwrap_or_else(|_| fail("wait4 failed"));
-    let line = report.line();
+    let line = report.exec_report().line();
     // SAFETY: writing a local buffer to the report pipe.
     let written = unsafe { libc::write(report_fd, line.as_ptr().cast(), line.len()) };
     if written != line.len() as isize {
@@ -95,7 +99,7 @@ fn usage() -> ! {
 }
 
 /// Gives up with a message naming the last system error.
-pub fn fail(what: &str) -> ! {
+fn fail(what: &str) -> ! {
     eprintln!("perflab-exec: {what}: {}", std::io::Error::last_os_error());
     std::process::exit(125);
 }

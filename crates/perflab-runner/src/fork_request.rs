@@ -1,48 +1,35 @@
-//! The request that asks the fork server (`perflab-exec --serve`, whose
-//! source describes the protocol) to start one run: NUL-ended fields, each
-//! tagged `A` (an argument), `E` (`KEY=VALUE` set on top of the server's
-//! environment, which is perflab's) or `D` (the working directory).
+//! The request that asks the fork server to start one run (the fields are
+//! described in [`crate::protocol`]): the run's arguments, its environment
+//! overrides with the profile path, and its directory.
 
 use std::os::unix::ffi::OsStrExt;
 
-use super::RunSpec;
-use super::process::spawn_error;
+use crate::RunSpec;
 use crate::error::Result;
-
-/// The largest request the server takes (MAX_REQUEST in serve.rs).
-const MAX_REQUEST: usize = 64 * 1024;
+use crate::protocol::Request;
+use crate::spawn_error::spawn_error;
 
 /// The request for one run, or `None` when it is too large for the server.
 pub fn request(spec: &RunSpec, argv: &[String]) -> Result<Option<Vec<u8>>> {
-    let mut out = b"perflab-exec/2\0".to_vec();
-    let mut field = |tag: u8, bytes: &[u8]| {
-        if bytes.contains(&0) {
-            let e = std::io::Error::new(std::io::ErrorKind::InvalidInput, "it contains a NUL byte");
-            return Err(spawn_error(spec, e));
-        }
-        out.push(tag);
-        out.extend_from_slice(bytes);
-        out.push(0);
-        Ok(())
+    let profile = spec
+        .profile_path
+        .as_ref()
+        .map(|path| [b"PERFLAB_PROFILE=", path.as_os_str().as_bytes()].concat());
+    let env: Vec<Vec<u8>> = spec
+        .env
+        .iter()
+        .map(|(key, value)| format!("{key}={value}").into_bytes())
+        .chain(profile)
+        .collect();
+    let request = Request {
+        argv: argv.iter().map(String::as_bytes).collect(),
+        env: env.iter().map(Vec::as_slice).collect(),
+        cwd: spec.cwd.as_ref().map(|dir| dir.as_os_str().as_bytes()),
     };
-    for arg in argv {
-        field(b'A', arg.as_bytes())?;
-    }
-    for (key, value) in &spec.env {
-        field(b'E', format!("{key}={value}").as_bytes())?;
-    }
-    if let Some(path) = &spec.profile_path {
-        field(
-            b'E',
-            &[b"PERFLAB_PROFILE=", path.as_os_str().as_bytes()].concat(),
-        )?;
-    }
-    // A relative directory is resolved against the server's, which is
-    // perflab's: perflab never changes its own.
-    if let Some(dir) = &spec.cwd {
-        field(b'D', dir.as_os_str().as_bytes())?;
-    }
-    Ok((out.len() <= MAX_REQUEST).then_some(out))
+    request.encode().map_err(|nul| {
+        let e = std::io::Error::new(std::io::ErrorKind::InvalidInput, nul);
+        spawn_error(spec, e)
+    })
 }
 
 #[cfg(test)]
@@ -50,7 +37,8 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::runner::{CommandLine, MetricExtractor};
+    use crate::protocol::MAX_REQUEST;
+    use crate::{CommandLine, MetricExtractor};
 
     fn spec(command: &str) -> RunSpec {
         RunSpec {
@@ -89,5 +77,9 @@ mod tests {
         let argv = ["a\0b".to_string()];
         let err = request(&spec("a"), &argv).unwrap_err().to_string();
         assert!(err.contains("NUL"), "{err}");
+        assert!(
+            err.starts_with("command 'a': it could not be started"),
+            "{err}"
+        );
     }
 }

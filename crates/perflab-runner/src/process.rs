@@ -16,15 +16,17 @@ use std::collections::BTreeMap;
 use std::os::fd::{OwnedFd, RawFd};
 use std::time::{Duration, Instant};
 
-use super::counters::CounterSet;
-use super::fork_request;
-use super::fork_server::{ForkServer, ServedRun};
-use super::interrupt::interrupted;
-use super::local::LocalRun;
-use super::streams::{Stream, poll_once};
-use super::trampoline::{ExecReport, trampoline};
-use super::{CommandLine, Executor, ExitState, MetricValue, RunOutcome, RunSpec};
+use crate::counters::{CounterSet, counter_metric};
 use crate::error::{Error, Result};
+use crate::fork_request;
+use crate::fork_server::{ForkServer, ServedRun};
+use crate::interrupt::interrupted;
+use crate::local::LocalRun;
+use crate::protocol::ExecReport;
+use crate::spawn_error::spawn_error;
+use crate::streams::{Stream, poll_once};
+use crate::trampoline::trampoline;
+use crate::{CommandLine, Executor, ExitState, MetricValue, RunOutcome, RunSpec};
 
 /// How often the loop wakes up to look at the timeout and the Ctrl-C flag.
 const WATCH_INTERVAL_MS: i32 = 20;
@@ -138,7 +140,7 @@ impl Executor for ProcessExecutor {
             tail.extend(stream.scanner.tail);
         }
         for (name, value) in counters.iter().flat_map(|c| c.read()) {
-            let unit = super::counter_metric(name).map_or("", |(_, unit)| unit);
+            let unit = counter_metric(name).map_or("", |(_, unit)| unit);
             let unit = unit.to_string();
             metrics.insert(name.to_string(), MetricValue { value, unit });
         }
@@ -227,31 +229,5 @@ fn argv(spec: &RunSpec) -> Result<Vec<String>> {
             "the command is empty; give the program to run",
         )),
         CommandLine::Direct(args) => Ok(args.clone()),
-    }
-}
-
-/// The error for a run that could not be started, with the usual causes.
-pub fn spawn_error(spec: &RunSpec, e: std::io::Error) -> Error {
-    let what = spec.command.display();
-    let message = match (e.kind(), &spec.cwd) {
-        (std::io::ErrorKind::NotFound, Some(dir)) if !dir.is_dir() => {
-            format!(
-                "the working directory {} does not exist; fix --cwd or the experiment file's cwd",
-                dir.display()
-            )
-        }
-        (std::io::ErrorKind::NotFound, _) => {
-            "the program was not found; check the spelling and PATH, or give a path like ./prog"
-                .to_string()
-        }
-        (std::io::ErrorKind::PermissionDenied, _) => {
-            "the program is not executable; chmod +x it or run it through an interpreter"
-                .to_string()
-        }
-        _ => format!("it could not be started: {e}"),
-    };
-    Error::Run {
-        run: format!("command '{what}'"),
-        message,
     }
 }

@@ -1,0 +1,200 @@
+//! What perflab and `perflab-exec` say to each other, defined once for both
+//! ends: the fork server's requests and replies, and the report line of a
+//! run (written by the server and by the one-shot mode alike).
+//!
+//! The fork server (`perflab-exec --serve FD`) talks over a `SOCK_SEQPACKET`
+//! Unix socket (one message per request or reply, so no framing), one run
+//! at a time:
+//!
+//! - request: [`VERSION`], then fields, each ended by a NUL byte and
+//!   starting with a tag: `A` an argument (the first is the program, looked
+//!   up in PATH), `E` a `KEY=VALUE` to set on top of the server's
+//!   environment (which is perflab's), `D` the working directory (a relative
+//!   one is resolved against the server's, which is perflab's). Three
+//!   descriptors ride along (SCM_RIGHTS): the command's stdin, stdout,
+//!   stderr. At most [`MAX_REQUEST`] bytes.
+//! - reply `perflab-exec/2 pid PID`: the command runs in its own process
+//!   group PID (perflab kills it there at a timeout or on Ctrl-C), then,
+//!   once it is reaped, the [`ExecReport`] line.
+//! - or reply `perflab-exec/2 error ERRNO`: nothing was started.
+//!
+//! End of file on the socket (perflab exited) ends the server.
+
+/// The first field of every request and the first word of every reply.
+pub const VERSION: &str = "perflab-exec/2";
+
+/// The first word of a report line.
+pub const REPORT_VERSION: &str = "perflab-exec/1";
+
+/// The largest request the server takes; perflab starts a run whose
+/// request is larger (a huge command line) through the one-shot mode.
+pub const MAX_REQUEST: usize = 64 * 1024;
+
+/// A field of a request holds a NUL byte, which would end it early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("it contains a NUL byte")]
+pub struct NulByte;
+
+/// One run asked of the fork server, its fields borrowed from the caller
+/// (encoding) or from the received message (decoding).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Request<'a> {
+    /// The program and its arguments; never empty in a decoded request.
+    pub argv: Vec<&'a [u8]>,
+    /// `KEY=VALUE` pairs set on top of the server's environment, in order
+    /// (a key given twice: the last one wins).
+    pub env: Vec<&'a [u8]>,
+    /// The working directory, if not the server's.
+    pub cwd: Option<&'a [u8]>,
+}
+
+impl<'a> Request<'a> {
+    /// The message, or `None` when it is larger than [`MAX_REQUEST`].
+    pub fn encode(&self) -> Result<Option<Vec<u8>>, NulByte> {
+        let mut out = [VERSION.as_bytes(), b"\0"].concat();
+        let tagged = self
+            .argv
+            .iter()
+            .map(|a| (b'A', *a))
+            .chain(self.env.iter().map(|e| (b'E', *e)))
+            .chain(self.cwd.map(|d| (b'D', d)));
+        for (tag, bytes) in tagged {
+            if bytes.contains(&0) {
+                return Err(NulByte);
+            }
+            out.push(tag);
+            out.extend_from_slice(bytes);
+            out.push(0);
+        }
+        Ok((out.len() <= MAX_REQUEST).then_some(out))
+    }
+
+    /// Reads a message; `None` when it is not a request of this version, has
+    /// an unknown field, an `E` field without `=`, or no program.
+    pub fn decode(bytes: &'a [u8]) -> Option<Self> {
+        let mut fields = bytes.split(|&b| b == 0);
+        if fields.next()? != VERSION.as_bytes() {
+            return None;
+        }
+        let mut request = Request::default();
+        for field in fields {
+            match field.split_first() {
+                Some((b'A', arg)) => request.argv.push(arg),
+                Some((b'E', pair)) if pair.contains(&b'=') => request.env.push(pair),
+                Some((b'D', dir)) => request.cwd = Some(dir),
+                None => {} // after the last NUL
+                Some(_) => return None,
+            }
+        }
+        (!request.argv.is_empty()).then_some(request)
+    }
+}
+
+/// The server's answer to a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reply {
+    /// The run started, in its own process group of this id.
+    Started {
+        /// Its process id, also its process group.
+        pid: i32,
+    },
+    /// Nothing was started, for this errno.
+    Refused {
+        /// Why, as an errno (e.g. ENOENT for a missing program).
+        errno: i32,
+    },
+}
+
+impl Reply {
+    /// The message.
+    pub fn line(&self) -> String {
+        match self {
+            Reply::Started { pid } => format!("{VERSION} pid {pid}"),
+            Reply::Refused { errno } => format!("{VERSION} error {errno}"),
+        }
+    }
+
+    /// Reads a message; `None` for anything else.
+    pub fn parse(text: &str) -> Option<Self> {
+        let mut words = text.split_whitespace();
+        if words.next()? != VERSION {
+            return None;
+        }
+        let (kind, number) = (words.next()?, words.next()?.parse().ok()?);
+        match (kind, words.next()) {
+            ("pid", None) => Some(Reply::Started { pid: number }),
+            ("error", None) => Some(Reply::Refused { errno: number }),
+            _ => None,
+        }
+    }
+}
+
+/// What `perflab-exec` measured of one run: the report line
+/// `perflab-exec/1 WALL_NS USER_US SYS_US MAXRSS_KIB WAIT_STATUS EXEC_ERRNO`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExecReport {
+    /// Wall time from fork to reaping, nanoseconds.
+    pub wall_ns: u64,
+    /// User CPU time of the command's process tree, microseconds.
+    pub user_us: i64,
+    /// System CPU time, microseconds.
+    pub sys_us: i64,
+    /// Peak resident size of the largest process of the tree, KiB.
+    pub max_rss_kib: i64,
+    /// The raw wait status.
+    pub status: i32,
+    /// Non-zero when the program could not be executed.
+    pub exec_errno: i32,
+}
+
+impl ExecReport {
+    /// The report of a run reaped by `wait4`, from what it returned.
+    pub fn from_wait4(wall_ns: u64, usage: &libc::rusage, status: i32, exec_errno: i32) -> Self {
+        Self {
+            wall_ns,
+            user_us: micros(usage.ru_utime),
+            sys_us: micros(usage.ru_stime),
+            max_rss_kib: wide(usage.ru_maxrss),
+            status,
+            exec_errno,
+        }
+    }
+
+    /// The report line, ended by a newline.
+    pub fn line(&self) -> String {
+        format!(
+            "{REPORT_VERSION} {} {} {} {} {} {}\n",
+            self.wall_ns, self.user_us, self.sys_us, self.max_rss_kib, self.status, self.exec_errno
+        )
+    }
+
+    /// Reads a report line; `None` for anything else.
+    pub fn parse(text: &str) -> Option<Self> {
+        let mut words = text.split_whitespace();
+        if words.next()? != REPORT_VERSION {
+            return None;
+        }
+        let mut next = || words.next()?.parse::<i64>().ok();
+        Some(ExecReport {
+            wall_ns: u64::try_from(next()?).ok()?,
+            user_us: next()?,
+            sys_us: next()?,
+            max_rss_kib: next()?,
+            status: i32::try_from(next()?).ok()?,
+            exec_errno: i32::try_from(next()?).ok()?,
+        })
+    }
+}
+
+fn micros(t: libc::timeval) -> i64 {
+    wide(t.tv_sec) * 1_000_000 + wide(t.tv_usec)
+}
+
+/// The C integer types are i64 on 64-bit Linux, narrower on 32-bit.
+#[allow(clippy::unnecessary_cast)]
+fn wide(n: libc::c_long) -> i64 {
+    n as i64
+}
+
+#[cfg(test)]
+mod tests;
