@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use perflab_format::sampling::{SAMPLING_FORMAT, SampledProfile, SamplerInfo, SamplingDocument};
 
 use crate::cli::ProfileArgs;
-use crate::document::provenance_map;
 use crate::error::{EXIT_INTERRUPTED, EXIT_OK, Error, Result};
 use crate::experiment::parse_env;
 use crate::profile::diff::share_changes;
@@ -16,6 +15,7 @@ use crate::profile::tools::resolve_program;
 use crate::profile::warnings::{profile_warnings, symbol_warnings};
 use crate::profile::{CallGraph, FoldedStacks, FunctionCounts, Perf};
 use crate::provenance::Provenance;
+use crate::result_document::provenance_map;
 use crate::runner::{Executor, ExitState, RunOutcome};
 use crate::store::{Store, VariantRecord};
 use crate::units::parse_duration;

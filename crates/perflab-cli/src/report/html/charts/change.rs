@@ -59,7 +59,7 @@ pub fn change_chart(metric: &str, d: &DecisionDoc) -> String {
     plot.x_axis(&x, "relative change, positive is better (%)", &|v| {
         format!("{v:+.1}%")
     });
-    let c = verdict_colour(&d.verdict);
+    let c = verdict_colour(d.verdict.as_str());
     let y = (top + bottom) / 2.0;
     let _ = write!(
         plot.body,
