@@ -6,19 +6,19 @@
 //! first measured. Each step is judged against the one before with the
 //! decision engine for samples of fixed size (Hodges-Lehmann with the Moses
 //! interval, as `perflab compare`), so a regression is flagged NO-GO with its
-//! interval, never read off two medians.
+//! interval, never read off two medians. The document it makes is
+//! perflab-format's `perflab-history/1`.
 
+use perflab_format::history::{Evolution, HISTORY_FORMAT, Judgement, Step, VariantEvolution};
+use perflab_format::vocabulary::StepVerdict;
 use perflab_stats::{
-    Better, ConfidenceSequence, PositiveInterval, Thresholds, Verdict, classify,
-    geometric_mean_interval, hodges_lehmann_change, median,
+    Better, ConfidenceSequence, Thresholds, Verdict, classify, geometric_mean_interval,
+    hodges_lehmann_change, median,
 };
-use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
+use crate::result_document::{better_word, interval_doc, verdict_word};
 use crate::store::{ExperimentValues, Store};
-
-/// The format tag of [`Evolution`] documents.
-pub const EVOLUTION_FORMAT: &str = "perflab-history/1";
 
 /// What to follow.
 #[derive(Debug, Clone)]
@@ -38,74 +38,6 @@ pub struct EvolutionQuery {
     pub thresholds: Thresholds,
     /// Confidence level.
     pub confidence: f64,
-}
-
-/// The evolution of a metric, per variant.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Evolution {
-    /// Always [`EVOLUTION_FORMAT`].
-    pub format: String,
-    /// The metric.
-    pub metric: String,
-    /// `higher` or `lower`.
-    pub better: String,
-    /// The experiments' name.
-    pub name: Option<String>,
-    /// GO threshold (fraction).
-    pub go: f64,
-    /// NO-GO threshold (fraction).
-    pub nogo: f64,
-    /// Confidence level.
-    pub confidence: f64,
-    /// One line per variant.
-    pub series: Vec<VariantEvolution>,
-}
-
-/// One variant over commits.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct VariantEvolution {
-    /// The variant's name.
-    pub variant: String,
-    /// One step per commit, oldest first.
-    pub steps: Vec<Step>,
-    /// First step against the last.
-    pub total: Option<Judgement>,
-}
-
-/// The metric at one commit.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Step {
-    /// `a1b2c3d4`, `a1b2c3d4+` (dirty) or `#12` (no git).
-    pub label: String,
-    /// Full commit hash, if any.
-    pub commit: Option<String>,
-    /// Experiments whose runs it pools.
-    pub experiments: Vec<i64>,
-    /// When its first experiment started.
-    pub started_at: String,
-    /// Its values, in run order.
-    pub values: Vec<f64>,
-    /// Median of the values.
-    pub median: f64,
-    /// Geometric mean with its interval (from 2 values on).
-    pub level: Option<PositiveInterval>,
-    /// Against the previous step.
-    pub change: Option<Judgement>,
-}
-
-/// A change between two steps, judged.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Judgement {
-    /// Relative change, positive is better.
-    pub change: f64,
-    /// Its interval (none when the steps have too few runs for one).
-    pub ci: Option<[f64; 2]>,
-    /// GO, NO-GO, NEUTRAL or INCONCLUSIVE; or TOO FEW RUNS.
-    pub verdict: String,
-    /// True for NO-GO: the step made things worse beyond the threshold.
-    pub regression: bool,
-    /// Why there is no interval, if there is none.
-    pub note: Option<String>,
 }
 
 fn key(e: &ExperimentValues) -> (String, Option<String>) {
@@ -129,7 +61,7 @@ fn judge(before: &[f64], after: &[f64], q: &EvolutionQuery) -> Judgement {
             Judgement {
                 change: iv.estimate,
                 ci: Some([iv.lo, iv.hi]),
-                verdict: verdict.to_string(),
+                verdict: verdict_word(verdict).into(),
                 regression: verdict == Verdict::NoGo,
                 note: None,
             }
@@ -146,7 +78,7 @@ fn judge(before: &[f64], after: &[f64], q: &EvolutionQuery) -> Judgement {
             Judgement {
                 change,
                 ci: None,
-                verdict: "TOO FEW RUNS".into(),
+                verdict: StepVerdict::TooFewRuns,
                 regression: false,
                 note: Some(e.to_string()),
             }
@@ -213,7 +145,9 @@ pub fn evolution_from(experiments: &[ExperimentValues], q: &EvolutionQuery) -> E
             let middle = median(values).unwrap_or(f64::NAN);
             let level = ConfidenceSequence::new(q.confidence, values.len().max(1))
                 .ok()
-                .and_then(|cs| geometric_mean_interval(values, &cs).ok());
+                .and_then(|cs| geometric_mean_interval(values, &cs).ok())
+                .as_ref()
+                .map(interval_doc);
             steps[i].median = middle;
             steps[i].level = level;
             if i > 0 {
@@ -229,30 +163,13 @@ pub fn evolution_from(experiments: &[ExperimentValues], q: &EvolutionQuery) -> E
         });
     }
     Evolution {
-        format: EVOLUTION_FORMAT.into(),
+        format: HISTORY_FORMAT.into(),
         metric: q.metric.clone(),
-        better: q.better.to_string(),
+        better: better_word(q.better),
         name: q.name.clone(),
         go: q.thresholds.go,
         nogo: q.thresholds.nogo,
         confidence: q.confidence,
         series,
-    }
-}
-
-impl Evolution {
-    /// True when the newest step of some variant is a regression.
-    pub fn newest_step_regressed(&self) -> bool {
-        self.series.iter().any(|s| {
-            s.steps
-                .last()
-                .and_then(|step| step.change.as_ref())
-                .is_some_and(|c| c.regression)
-        })
-    }
-
-    /// The most steps any variant has.
-    pub fn longest(&self) -> usize {
-        self.series.iter().map(|s| s.steps.len()).max().unwrap_or(0)
     }
 }

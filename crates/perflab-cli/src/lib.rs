@@ -2,9 +2,13 @@
 //! tests can reach it.
 //!
 //! One module per concept: [`cli`] (flags), [`experiment`] (validated
-//! configuration), [`perflab_runner`] (processes, interleaving, metrics), [`decide`]
-//! (verdicts from perflab-stats), [`store`] (SQLite), [`report`] (terminal,
-//! Markdown, JSON), [`profile`] (perf and valgrind adapters) and [`commands`] (the glue of each subcommand).
+//! configuration), [`decide`] (verdicts from perflab-stats),
+//! [`result_document`] (an experiment's outcome as the `perflab-result/1`
+//! document), [`sweep`] (grids of parameters), [`evolution`] (a metric over
+//! commits, `perflab-history/1`), [`store`] (SQLite), [`report`] (terminal,
+//! Markdown, JSON), [`profile`] (perf and valgrind adapters) and [`commands`]
+//! (the glue of each subcommand). Runs are started by the `perflab-runner`
+//! crate; the document types themselves are perflab-format's.
 #![deny(missing_docs)]
 
 pub mod ab;
@@ -12,7 +16,6 @@ pub mod answers;
 pub mod cli;
 pub mod commands;
 pub mod decide;
-pub mod document;
 pub mod error;
 pub mod evolution;
 pub mod experiment;
@@ -21,6 +24,7 @@ pub mod profile;
 pub mod progress;
 pub mod provenance;
 pub mod report;
+pub mod result_document;
 pub mod samples;
 pub mod spans;
 pub mod store;

@@ -12,7 +12,6 @@ use clap::Parser;
 use perflab_cli::ab::{AbRun, StopReason, begin_ab};
 use perflab_cli::cli::{Cli, Command};
 use perflab_cli::decide::evaluate;
-use perflab_cli::document::ab_document;
 use perflab_cli::experiment::settings::VariantSettings;
 use perflab_cli::experiment::{Experiment, Settings};
 use perflab_cli::progress::NoProgress;
@@ -20,6 +19,7 @@ use perflab_cli::provenance::Provenance;
 use perflab_cli::report::gather::gather;
 use perflab_cli::report::html::report_html;
 use perflab_cli::report::page_markdown::report_markdown;
+use perflab_cli::result_document::ab_document;
 use perflab_cli::store::{Store, VariantRecord};
 use perflab_cli::sweep::{Sweep, run_sweep, sweep_document};
 use perflab_runner::{FakeExecutor, MetricValue, RunOutcome};
@@ -129,7 +129,7 @@ fn store_ab(store: &Store, exp: &Experiment, commit: &str, b: f64) -> i64 {
         .finish_experiment(
             id,
             "complete",
-            doc.verdict.as_deref(),
+            doc.verdict.map(|v| v.as_str()),
             change,
             Some(&serde_json::to_string(&doc).unwrap()),
         )

@@ -2,11 +2,18 @@
 //!
 //! Every document carries a `format` field naming its kind and version
 //! (`perflab-profile/1`, `perflab-result/1`, `perflab-sampling/1`,
-//! `perflab-instructions/1`) so that readers can refuse a
-//! document they do not understand instead of misreading it.
+//! `perflab-instructions/1`, `perflab-history/1`) so that readers can refuse
+//! a document they do not understand instead of misreading it. A sweep's
+//! result is a `perflab-result/1` document with a section of its own
+//! ([`sweep`]). Closed sets of words (kinds, statuses, verdicts) are enums
+//! ([`vocabulary`]) that serialise as the words documents have always carried.
 #![deny(missing_docs)]
 
+pub mod history;
 pub mod instructions;
+pub mod interval;
 pub mod profile;
 pub mod result;
 pub mod sampling;
+pub mod sweep;
+pub mod vocabulary;

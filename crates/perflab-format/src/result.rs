@@ -1,5 +1,6 @@
 //! The result document written by `perflab ab`, `run` and `compare` with
-//! `--json`, and kept in the store (`perflab-result/1`).
+//! `--json`, and kept in the store (`perflab-result/1`). `perflab sweep`
+//! writes it too, with a section of its own ([`crate::sweep`]).
 //!
 //! Every number says what it rests on: variants carry their run count and
 //! all samples, the change carries its interval, confidence and method.
@@ -7,6 +8,8 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+
+use crate::vocabulary::{Better, GuardStatus, ResultKind, ResultStatus, Verdict};
 
 /// The format tag of this version.
 pub const RESULT_FORMAT: &str = "perflab-result/1";
@@ -16,20 +19,20 @@ pub const RESULT_FORMAT: &str = "perflab-result/1";
 pub struct ResultDocument {
     /// Always [`RESULT_FORMAT`].
     pub format: String,
-    /// `ab`, `run` or `compare`.
-    pub kind: String,
+    /// The command that made it.
+    pub kind: ResultKind,
     /// The experiment's name, if given.
     pub name: Option<String>,
     /// The id in the store, if stored.
     pub experiment_id: Option<i64>,
-    /// `complete`, or `incomplete` when stopped early (Ctrl-C, a failed run).
-    pub status: String,
+    /// Complete, or incomplete when stopped early (Ctrl-C, a failed run).
+    pub status: ResultStatus,
     /// The metric the result is about.
     pub metric: MetricInfo,
     /// The decision, for comparisons.
     pub decision: Option<DecisionDoc>,
-    /// Verdict shortcut: `GO`, `NO-GO`, `NEUTRAL`, `INCONCLUSIVE` (same as `decision.verdict`).
-    pub verdict: Option<String>,
+    /// Verdict shortcut (same as `decision.verdict`).
+    pub verdict: Option<Verdict>,
     /// Relative change shortcut (fraction, positive is better).
     pub change: Option<f64>,
     /// Interval shortcut `[lo, hi]` for the change.
@@ -68,15 +71,15 @@ pub struct MetricInfo {
     pub name: String,
     /// Unit of the samples (`s`, `KiB`, or as printed).
     pub unit: String,
-    /// `higher` or `lower`.
-    pub better: String,
+    /// Which way is better.
+    pub better: Better,
 }
 
 /// A decision with everything it rests on.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct DecisionDoc {
     /// The verdict.
-    pub verdict: String,
+    pub verdict: Verdict,
     /// One sentence saying why.
     pub reason: String,
     /// Relative change, positive is better.
@@ -112,8 +115,8 @@ pub struct GuardDoc {
     pub change: f64,
     /// Interval for the change.
     pub ci: [f64; 2],
-    /// `pass`, `violated` or `uncertain`.
-    pub status: String,
+    /// Whether it vetoes.
+    pub status: GuardStatus,
 }
 
 /// One variant.

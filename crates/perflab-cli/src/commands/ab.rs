@@ -4,12 +4,12 @@ use perflab_runner::{Executor, INSTRUCTIONS, InstructionExecutor};
 
 use crate::ab::{AbRun, StopReason, run_ab};
 use crate::cli::AbArgs;
-use crate::document::ab_document;
 use crate::error::{EXIT_INTERRUPTED, Result};
 use crate::experiment::{Experiment, Settings, read_experiment_file};
 use crate::profile::instructions::{CountedVariant, instructions_document, render_instructions};
 use crate::progress::progress_for;
 use crate::report::{Render, TerminalReport, side_by_side, write_requested};
+use crate::result_document::ab_document;
 use crate::store::Store;
 
 use super::exit_code_for;
@@ -94,7 +94,13 @@ fn finish(
         };
         let change = doc.decision.as_ref().map(|d| (d.change, d.ci[0], d.ci[1]));
         let json = serde_json::to_string(&doc).unwrap_or_default();
-        store.finish_experiment(id, status, doc.verdict.as_deref(), change, Some(&json))?;
+        store.finish_experiment(
+            id,
+            status,
+            doc.verdict.map(|v| v.as_str()),
+            change,
+            Some(&json),
+        )?;
     }
     print!("{}", TerminalReport.render(&doc));
     let names = [exp.variants[0].name.as_str(), exp.variants[1].name.as_str()];

@@ -1,15 +1,19 @@
 //! `perflab compare`: the decision on samples that already exist.
 
-use perflab_format::result::{MetricInfo, RESULT_FORMAT, ResultDocument, VariantDoc};
-use perflab_stats::{Better, Verdict, classify, hodges_lehmann_change};
+use perflab_format::result::MetricInfo;
+use perflab_format::vocabulary::{ResultKind, ResultStatus};
+use perflab_stats::{Verdict, classify, hodges_lehmann_change};
 
 use crate::cli::CompareArgs;
 use crate::decide::describe_runs_needed;
-use crate::document::{decision_doc, mann_whitney_p, provenance_map, summary_doc};
 use crate::error::{Error, Result};
 use crate::experiment::parse_better;
 use crate::provenance::Provenance;
 use crate::report::{Render, TerminalReport, write_requested};
+use crate::result_document::{
+    better_word, decision_doc, mann_whitney_p, provenance_map, result_document,
+    samples_variant_doc, set_decision,
+};
 use crate::samples::read_samples;
 use crate::store::{Store, VariantRecord};
 use crate::units::format_percent;
@@ -94,18 +98,10 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
     } else {
         a.unit.clone()
     };
-    let variant = |s: &crate::samples::Samples| -> Result<VariantDoc> {
-        Ok(VariantDoc {
-            name: s.name.clone(),
-            command: None,
-            env: Default::default(),
-            runs: s.values.len(),
-            summary: summary_doc(&s.values)?,
-            samples: s.values.clone(),
-            run_details: Vec::new(),
-        })
-    };
-    let mut variants = vec![variant(&a)?, variant(&b)?];
+    let mut variants = vec![
+        samples_variant_doc(&a.name, &a.values)?,
+        samples_variant_doc(&b.name, &b.values)?,
+    ];
     if variants[0].name == variants[1].name {
         variants[0].name = format!("{} (A)", variants[0].name);
         variants[1].name = format!("{} (B)", variants[1].name);
@@ -127,34 +123,17 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
             .or_else(|| a.metric.clone().filter(|m| b.metric.as_ref() == Some(m)))
             .unwrap_or_else(|| "value".into()),
         unit,
-        better: if better == Better::Higher {
-            "higher"
-        } else {
-            "lower"
-        }
-        .into(),
+        better: better_word(better),
     };
-    let doc = ResultDocument {
-        format: RESULT_FORMAT.into(),
-        kind: "compare".into(),
-        name: None,
-        experiment_id: None,
-        status: "complete".into(),
+    let mut doc = result_document(
+        ResultKind::Compare,
+        ResultStatus::Complete,
+        None,
+        None,
         metric,
-        verdict: Some(decision.verdict.clone()),
-        change: Some(decision.change),
-        ci: Some(decision.ci),
-        decision: Some(decision),
-        guards: Vec::new(),
         variants,
-        seed: None,
-        provenance: None,
-        spans: Vec::new(),
-        warnings: Vec::new(),
-        counters: Vec::new(),
-        gauges: Vec::new(),
-        profile_warnings: Vec::new(),
-    };
+    );
+    set_decision(&mut doc, decision);
     let provenance = Provenance::collect(std::path::Path::new("."));
     let records: Vec<VariantRecord<'_>> = doc
         .variants
@@ -174,13 +153,12 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
         "{}",
         &records,
     )?;
-    let mut doc = doc;
     doc.experiment_id = Some(id);
     doc.provenance = Some(provenance_map(&provenance));
     store.finish_experiment(
         id,
         "complete",
-        doc.verdict.as_deref(),
+        doc.verdict.map(|v| v.as_str()),
         Some((interval.estimate, interval.lo, interval.hi)),
         Some(&serde_json::to_string(&doc).unwrap_or_default()),
     )?;

@@ -8,7 +8,6 @@ use perflab_runner::tools::resolve_program;
 use perflab_runner::{Executor, ExitState, RunOutcome};
 
 use crate::cli::ProfileArgs;
-use crate::document::provenance_map;
 use crate::error::{EXIT_INTERRUPTED, EXIT_OK, Error, Result};
 use crate::experiment::parse_env;
 use crate::profile::diff::share_changes;
@@ -17,6 +16,7 @@ use crate::profile::render::render_sampling;
 use crate::profile::warnings::{profile_warnings, symbol_warnings};
 use crate::profile::{CallGraph, FoldedStacks, FunctionCounts, Perf};
 use crate::provenance::Provenance;
+use crate::result_document::provenance_map;
 use crate::store::{Store, VariantRecord};
 use crate::units::parse_duration;
 

@@ -1,13 +1,12 @@
 //! `perflab run`: measure one command.
 
-use perflab_format::result::{RESULT_FORMAT, ResultDocument};
+use perflab_format::vocabulary::{ResultKind, ResultStatus};
 use perflab_runner::{
     CommandLine, Executor, ExitState, INSTRUCTIONS, InstructionExecutor, MetricExtractor,
     RunOutcome, RunSpec, builtin_metric, interrupted,
 };
 
 use crate::cli::RunArgs;
-use crate::document::{metric_info, provenance_map, variant_doc};
 use crate::error::{EXIT_INTERRUPTED, EXIT_OK, Error, Result};
 use crate::experiment::MetricChoice;
 use crate::experiment::parse_env;
@@ -15,6 +14,7 @@ use crate::profile::instructions::{CountedVariant, instructions_document, render
 use crate::progress::progress_for;
 use crate::provenance::Provenance;
 use crate::report::{Render, TerminalReport, write_requested};
+use crate::result_document::{metric_info, provenance_map, result_document, variant_doc};
 use crate::store::{Store, VariantRecord};
 use crate::units::parse_duration;
 
@@ -182,42 +182,25 @@ fn measure_runs(
         return Err(Error::Interrupted("no run finished".into()));
     }
     let metric = MetricChoice::resolve(measure, None, "--measure")?;
-    let mut doc = ResultDocument {
-        format: RESULT_FORMAT.into(),
-        kind: "run".into(),
-        name: args.name.clone(),
-        experiment_id: Some(id),
-        status: if outcomes.len() < runs {
-            "incomplete"
-        } else {
-            "complete"
-        }
-        .into(),
-        metric: metric_info(&metric, None),
-        decision: None,
-        verdict: None,
-        change: None,
-        ci: None,
-        guards: Vec::new(),
-        variants: vec![variant_doc(
-            &name,
-            Some(display.clone()),
-            &env,
-            measure,
-            &outcomes,
-        )?],
-        seed: None,
-        provenance: Some(provenance_map(&provenance)),
-        spans: Vec::new(),
-        warnings: Vec::new(),
-        counters: Vec::new(),
-        gauges: Vec::new(),
-        profile_warnings: Vec::new(),
+    let status = if outcomes.len() < runs {
+        ResultStatus::Incomplete
+    } else {
+        ResultStatus::Complete
     };
-    crate::document::attach_spans(&mut doc, std::slice::from_ref(&outcomes), &[&name], None);
+    let variant = variant_doc(&name, Some(display.clone()), &env, measure, &outcomes)?;
+    let mut doc = result_document(
+        ResultKind::Run,
+        status,
+        args.name.clone(),
+        Some(id),
+        metric_info(&metric, None),
+        vec![variant],
+    );
+    doc.provenance = Some(provenance_map(&provenance));
+    crate::result_document::attach_spans(&mut doc, std::slice::from_ref(&outcomes), &[&name], None);
     store.finish_experiment(
         id,
-        &doc.status,
+        doc.status.as_str(),
         None,
         None,
         Some(&serde_json::to_string(&doc).unwrap_or_default()),

@@ -20,7 +20,7 @@ pub fn sweep(args: &SweepArgs, store: &Store, executor: &mut dyn Executor) -> Re
     let doc = sweep_document(&sweep, &state)?;
     let json = serde_json::to_string(&doc).unwrap_or_default();
     if let Some(id) = state.experiment_id {
-        store.finish_experiment(id, &doc.result.status, None, None, Some(&json))?;
+        store.finish_experiment(id, doc.result.status.as_str(), None, None, Some(&json))?;
     }
     print!("{}", sweep_terminal(&doc));
     if let Some(path) = &args.run.json {

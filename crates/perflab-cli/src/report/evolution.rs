@@ -4,8 +4,8 @@
 use std::fmt::Write;
 
 use super::markdown::cell;
-use crate::evolution::{Evolution, Judgement, Step};
 use crate::units::{format_percent, format_value};
+use perflab_format::history::{Evolution, Judgement, Step};
 
 /// "+60.50% (+58.10% … +63.00%) GO" or "+3.00% (too few runs)".
 pub fn describe_judgement(j: &Judgement) -> String {

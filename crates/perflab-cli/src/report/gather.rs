@@ -14,9 +14,10 @@ use super::sampling::SamplingReport;
 use super::span_breakdown::{VariantSpans, span_breakdowns};
 use crate::commands::metric_direction;
 use crate::error::Result;
-use crate::evolution::{Evolution, EvolutionQuery, evolution_from};
+use crate::evolution::{EvolutionQuery, evolution_from};
 use crate::store::{ExperimentValues, Store};
-use crate::sweep::SweepDocument;
+use perflab_format::history::Evolution;
+use perflab_format::sweep::SweepDocument;
 
 /// Most history lines drawn for one experiment (a sweep has one per point).
 pub const MAX_HISTORY_SERIES: usize = 8;
@@ -191,8 +192,8 @@ fn history_of(
     result: Option<&ResultDocument>,
     values: &mut ValuesCache,
 ) -> Result<Option<(Evolution, String)>> {
-    let better = result.map(|r| r.metric.better.clone());
-    let Ok((better, unit)) = metric_direction(store, metric, better.as_deref()) else {
+    let better = result.map(|r| r.metric.better.as_str());
+    let Ok((better, unit)) = metric_direction(store, metric, better) else {
         return Ok(None);
     };
     let thresholds = result

@@ -3,6 +3,7 @@
 use std::fmt::Write;
 
 use perflab_format::result::ResultDocument;
+use perflab_format::vocabulary::ResultStatus;
 
 use super::{Render, direction_words, value};
 use crate::units::format_percent;
@@ -119,7 +120,7 @@ pub fn markdown_body(doc: &ResultDocument) -> String {
         for w in &doc.warnings {
             let _ = writeln!(out, "\n> Warning: {}", cell(w));
         }
-        if doc.status != "complete" {
+        if doc.status != ResultStatus::Complete {
             let _ = writeln!(
                 out,
                 "\n> This result is {}: it rests only on the runs listed.",

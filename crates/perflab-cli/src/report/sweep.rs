@@ -3,15 +3,15 @@
 
 use std::fmt::Write;
 
-use perflab_stats::PositiveInterval;
+use perflab_format::interval::PositiveIntervalDoc;
 
 use super::markdown::cell;
-use crate::sweep::SweepDocument;
-use crate::sweep::document::{PointDoc, SeriesDoc};
 use crate::units::{format_value, plural};
+use perflab_format::sweep::{PointDoc, SeriesDoc, SweepDocument};
+use perflab_format::vocabulary::{Better, ResultStatus};
 
 /// "1.234 ms ±1.1%".
-pub fn value_with_precision(iv: &PositiveInterval, unit: &str) -> String {
+pub fn value_with_precision(iv: &PositiveIntervalDoc, unit: &str) -> String {
     format!(
         "{} ±{:.1}%",
         format_value(iv.estimate, unit),
@@ -20,7 +20,7 @@ pub fn value_with_precision(iv: &PositiveInterval, unit: &str) -> String {
 }
 
 /// "3.80x slower (3.61–3.98)": a ratio to the reference in words.
-pub fn describe_ratio(ratio: &PositiveInterval, metric: &str, better: &str) -> String {
+pub fn describe_ratio(ratio: &PositiveIntervalDoc, metric: &str, better: &str) -> String {
     let time = matches!(metric, "wall" | "cpu" | "user" | "sys");
     if ratio.lo <= 1.0 && ratio.hi >= 1.0 {
         return format!(
@@ -118,7 +118,7 @@ fn rows(doc: &SweepDocument) -> Vec<Row> {
                     .unwrap_or_default(),
                 ratio: r
                     .ratio
-                    .map(|v| describe_ratio(&v, &metric.name, &metric.better))
+                    .map(|v| describe_ratio(&v, &metric.name, metric.better.as_str()))
                     .unwrap_or_default(),
             });
         }
@@ -126,8 +126,8 @@ fn rows(doc: &SweepDocument) -> Vec<Row> {
     rows
 }
 
-fn per_item_text(iv: &PositiveInterval, unit: &str, doc: &SweepDocument) -> String {
-    if doc.result.metric.better == "higher" {
+fn per_item_text(iv: &PositiveIntervalDoc, unit: &str, doc: &SweepDocument) -> String {
+    if doc.result.metric.better == Better::Higher {
         format!("{:.4e}", iv.estimate)
     } else {
         format_value(iv.estimate, unit)
@@ -236,7 +236,7 @@ fn notes(doc: &SweepDocument) -> Vec<String> {
             doc.sweep.max_runs
         ));
     }
-    if doc.result.status != "complete" {
+    if doc.result.status != ResultStatus::Complete {
         notes.push(format!(
             "this sweep is {} (it stopped: {}); it rests only on the points and runs listed",
             doc.result.status, doc.sweep.stop

@@ -4,6 +4,7 @@
 use std::fmt::Write;
 
 use perflab_format::result::ResultDocument;
+use perflab_format::vocabulary::ResultStatus;
 
 use super::{Render, direction_words, value};
 use crate::units::format_percent;
@@ -97,7 +98,7 @@ impl Render for TerminalReport {
             let _ = writeln!(out, "  warning: {w}");
         }
         out.push_str(&super::span_table::terminal_spans(doc));
-        if doc.status != "complete" {
+        if doc.status != ResultStatus::Complete {
             let _ = writeln!(
                 out,
                 "  note: this result is {}: it rests only on the runs listed",

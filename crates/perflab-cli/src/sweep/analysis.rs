@@ -6,12 +6,11 @@ use std::collections::BTreeMap;
 
 use perflab_runner::RunOutcome;
 use perflab_stats::{
-    Better, ConfidenceSequence, PositiveInterval, SizedInterval, StatsError, find_cliffs,
-    geometric_mean_interval, paired_ratio, power_law_fit,
+    Better, Cliff, ConfidenceSequence, PositiveInterval, PowerLawFit, SizedInterval, StatsError,
+    find_cliffs, geometric_mean_interval, paired_ratio, power_law_fit,
 };
 
 use super::config::Sweep;
-use super::document::{PointDoc, SeriesDoc};
 use crate::error::{Error, Result};
 
 /// The confidence sequence behind every interval of a sweep: tightest at the
@@ -136,9 +135,37 @@ pub fn per_item_description(sweep: &Sweep) -> Option<String> {
     })
 }
 
+/// What the curves need of one point.
+#[derive(Debug, Clone)]
+pub struct PointFigures {
+    /// Parameter values.
+    pub params: BTreeMap<String, String>,
+    /// The size parameter's value.
+    pub size: Option<f64>,
+    /// Cost per item of each command, from 2 runs on.
+    pub per_item: Vec<Option<PositiveInterval>>,
+}
+
+/// A curve along the size parameter.
+#[derive(Debug, Clone)]
+pub struct Series {
+    /// The command's index.
+    pub command: usize,
+    /// The other parameters' values (`threads=4`), empty with one parameter.
+    pub fixed: String,
+    /// Indices of its points, by size.
+    pub points: Vec<usize>,
+    /// Growth exponent of the total cost, if 3+ sizes were measured.
+    pub fit: Option<PowerLawFit>,
+    /// Why there is no fit.
+    pub fit_note: Option<String>,
+    /// Cliffs of the per-item cost (`index` refers to the sweep's points).
+    pub cliffs: Vec<Cliff>,
+}
+
 /// The curves along the size parameter: one per command and combination of
 /// the other parameters, each with its growth exponent and cliffs.
-pub fn series(sweep: &Sweep, points: &[PointDoc]) -> Result<Vec<SeriesDoc>> {
+pub fn series(sweep: &Sweep, points: &[PointFigures]) -> Result<Vec<Series>> {
     let Some(size) = &sweep.size else {
         return Ok(Vec::new());
     };
@@ -164,10 +191,7 @@ pub fn series(sweep: &Sweep, points: &[PointDoc]) -> Result<Vec<SeriesDoc>> {
         });
         let measured: Vec<(usize, f64, PositiveInterval)> = indices
             .iter()
-            .filter_map(|&i| {
-                let result = &points[i].results[c];
-                Some((i, points[i].size?, result.per_item?))
-            })
+            .filter_map(|&i| Some((i, points[i].size?, points[i].per_item[c]?)))
             .collect();
         let sizes: Vec<f64> = measured.iter().map(|m| m.1).collect();
         let totals: Vec<f64> = measured.iter().map(|m| m.2.estimate * m.1).collect();
@@ -204,8 +228,8 @@ pub fn series(sweep: &Sweep, points: &[PointDoc]) -> Result<Vec<SeriesDoc>> {
                 cliff
             })
             .collect();
-        out.push(SeriesDoc {
-            command: sweep.commands[c].name.clone(),
+        out.push(Series {
+            command: c,
             fixed,
             points: indices,
             fit,

@@ -8,71 +8,19 @@
 
 use std::time::Instant;
 
+use perflab_format::vocabulary::SweepStop;
 use perflab_runner::{CommandLine, Executor, ExitState, RunOutcome, RunSpec, interrupted};
 
 use super::analysis::{PointAnalysis, analyse_point, confidence_sequence};
 use super::config::Sweep;
 use super::document::{sweep_document, variant_name};
+use super::state::{PointState, SweepState};
 use crate::ab::failed_run;
 use crate::decide::missing_metric;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::progress::{PointProgress, SweepProgress, SweepStatus};
 use crate::provenance::Provenance;
 use crate::store::{Store, VariantRecord};
-
-/// Why a sweep stopped (or that it has not).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SweepStop {
-    /// Still running (documents saved along the way).
-    Running,
-    /// Every point reached its precision or run limit.
-    Finished,
-    /// `--max-time` was reached.
-    MaxTime,
-    /// Ctrl-C.
-    Interrupted,
-    /// A run failed; the error says which.
-    Failed,
-}
-
-/// The runs of one point.
-#[derive(Debug, Clone, Default)]
-pub struct PointState {
-    /// Measured runs per command, in block order (so `runs[c][i]` pairs across commands).
-    pub runs: Vec<Vec<RunOutcome>>,
-    /// Warm-up done.
-    pub warmed: bool,
-    /// Reached its precision or run limit.
-    pub done: bool,
-    /// Wall seconds spent on its measured blocks.
-    pub seconds: f64,
-    /// Widest relative half-width after the last visit.
-    pub widest: Option<f64>,
-}
-
-/// The state of a sweep: everything measured so far.
-#[derive(Debug)]
-pub struct SweepState {
-    /// One entry per point of the sweep.
-    pub points: Vec<PointState>,
-    /// Why it stopped.
-    pub stop: SweepStop,
-    /// The error that stopped it, for [`SweepStop::Failed`].
-    pub failure: Option<Error>,
-    /// Experiment id in the store.
-    pub experiment_id: Option<i64>,
-    /// Seed of the visiting order.
-    pub seed: u64,
-    /// Provenance.
-    pub provenance: Provenance,
-}
-
-impl SweepState {
-    /// Measured runs over all points and commands.
-    pub fn runs(&self) -> usize {
-        self.points.iter().flat_map(|p| &p.runs).map(Vec::len).sum()
-    }
-}
 
 /// Runs the sweep. A failed run does not lose the points measured: the
 /// state comes back with [`SweepStop::Failed`] and the error in `failure`.

@@ -4,17 +4,24 @@
 //! the cliffs of the per-item cost.
 //!
 //! [`params`] parses `-p NAME=VALUES`, [`template`] expands `{NAME}` in
-//! commands, [`config`] validates the flags, [`driver`] runs the points,
-//! [`analysis`] turns runs into intervals and [`document`] into the stored
-//! result.
+//! commands, [`config`] validates the flags, [`driver`] runs the points into
+//! a [`state`], [`analysis`] turns runs into intervals and [`document`]
+//! turns the state and the intervals into the stored result (whose types
+//! are perflab-format's). Data flows one way: the driver uses the analysis
+//! (to stop a point) and the document (to checkpoint), the document uses
+//! the analysis, and neither uses the driver.
 
 pub mod analysis;
 pub mod config;
 pub mod document;
 pub mod driver;
 pub mod params;
+pub mod state;
 pub mod template;
 
 pub use config::{Sweep, SweepCommand};
-pub use document::{SweepDocument, sweep_document};
-pub use driver::{SweepState, SweepStop, run_sweep};
+pub use document::sweep_document;
+pub use driver::run_sweep;
+pub use perflab_format::sweep::SweepDocument;
+pub use perflab_format::vocabulary::SweepStop;
+pub use state::SweepState;

@@ -10,7 +10,6 @@ use std::collections::{BTreeMap, HashMap};
 
 use perflab_cli::ab::{AbRun, StopReason};
 use perflab_cli::decide::evaluate;
-use perflab_cli::document::{ab_document, provenance_map};
 use perflab_cli::experiment::Settings;
 use perflab_cli::experiment::settings::VariantSettings;
 use perflab_cli::profile::diff::share_changes;
@@ -18,6 +17,7 @@ use perflab_cli::profile::instructions::{CountedVariant, instructions_document};
 use perflab_cli::profile::warnings::profile_warnings;
 use perflab_cli::profile::{FoldedStacks, FunctionCounts};
 use perflab_cli::provenance::Provenance;
+use perflab_cli::result_document::{ab_document, provenance_map};
 use perflab_cli::store::{Store, VariantRecord};
 use perflab_format::sampling::{SAMPLING_FORMAT, SampledProfile, SamplerInfo, SamplingDocument};
 use perflab_runner::callgrind::CallgrindCounts;
@@ -255,7 +255,13 @@ pub fn store_instruction_counts(store: &Store, provenance: &Provenance) -> i64 {
     let change = doc.decision.as_ref().map(|d| (d.change, d.ci[0], d.ci[1]));
     let json = serde_json::to_string(&doc).unwrap();
     store
-        .finish_experiment(id, "complete", doc.verdict.as_deref(), change, Some(&json))
+        .finish_experiment(
+            id,
+            "complete",
+            doc.verdict.map(|v| v.as_str()),
+            change,
+            Some(&json),
+        )
         .unwrap();
     let a = callgrind(&[
         ("/tmp/two", "heavy", 1_500_140),

@@ -50,7 +50,11 @@ fn experiment_html(e: &ExperimentReport, out: &mut String, chart_id: &mut usize)
         e.id,
         esc(&e.title())
     );
-    if let Some(verdict) = e.result.as_ref().and_then(|r| r.verdict.as_deref()) {
+    if let Some(verdict) = e
+        .result
+        .as_ref()
+        .and_then(|r| r.verdict.map(|v| v.as_str()))
+    {
         out.push_str(&badge(verdict));
     }
     if e.status != "complete" {

@@ -4,15 +4,16 @@
 use std::fmt::Write;
 
 use perflab_format::result::ResultDocument;
+use perflab_format::vocabulary::Better;
 
 use super::escape::esc;
-use crate::evolution::Evolution;
 use crate::report::evolution::describe_judgement;
 use crate::report::sweep::{
     describe_cliffs, describe_growth, describe_ratio, value_with_precision,
 };
-use crate::sweep::SweepDocument;
 use crate::units::{format_percent, format_value};
+use perflab_format::history::Evolution;
+use perflab_format::sweep::SweepDocument;
 
 /// The verdict in one sentence, with its interval and run count.
 pub fn decision_summary(doc: &ResultDocument) -> String {
@@ -22,7 +23,7 @@ pub fn decision_summary(doc: &ResultDocument) -> String {
     let words = if d.change >= 0.0 { "better" } else { "worse" };
     let mut out = format!(
         r#"<p class="summary"><strong>{}</strong>: {} is <strong>{}</strong> {words} ({:.0}% interval <strong>{} … {}</strong>, {} runs per variant). {}.</p>"#,
-        esc(&d.verdict),
+        esc(d.verdict.as_str()),
         esc(&doc.metric.name),
         esc(&format_percent(d.change)),
         d.confidence * 100.0,
@@ -43,7 +44,7 @@ pub fn decision_summary(doc: &ResultDocument) -> String {
             esc(&format_percent(g.ci[0])),
             esc(&format_percent(g.ci[1])),
             esc(&format!("{:.1}%", g.max_worsening * 100.0)),
-            esc(&g.status)
+            esc(g.status.as_str())
         );
     }
     out
@@ -175,7 +176,7 @@ pub fn sweep_table(doc: &SweepDocument) -> String {
                 let text = r
                     .per_item
                     .map(|v| {
-                        if metric.better == "higher" {
+                        if metric.better == Better::Higher {
                             format!("{:.4e}", v.estimate)
                         } else {
                             format_value(v.estimate, unit)
@@ -187,7 +188,7 @@ pub fn sweep_table(doc: &SweepDocument) -> String {
             if has_reference {
                 let text = r
                     .ratio
-                    .map(|v| describe_ratio(&v, &metric.name, &metric.better))
+                    .map(|v| describe_ratio(&v, &metric.name, metric.better.as_str()))
                     .unwrap_or_default();
                 let _ = write!(out, "<td>{}</td>", esc(&text));
             }

@@ -4,18 +4,19 @@
 use std::fmt::Write;
 
 use perflab_format::result::DecisionDoc;
+use perflab_format::vocabulary::Verdict;
 
 use super::super::escape::esc;
 use super::super::svg::{Plot, Scale, figure};
 use crate::units::format_percent;
 
 /// The colour of a verdict.
-pub fn verdict_colour(verdict: &str) -> &'static str {
+pub fn verdict_colour(verdict: Verdict) -> &'static str {
     match verdict {
-        "GO" => "#2e7d32",
-        "NO-GO" => "#c62828",
-        "NEUTRAL" => "#546e7a",
-        _ => "#ef6c00",
+        Verdict::Go => "#2e7d32",
+        Verdict::NoGo => "#c62828",
+        Verdict::Neutral => "#546e7a",
+        Verdict::Inconclusive => "#ef6c00",
     }
 }
 
@@ -59,7 +60,7 @@ pub fn change_chart(metric: &str, d: &DecisionDoc) -> String {
     plot.x_axis(&x, "relative change, positive is better (%)", &|v| {
         format!("{v:+.1}%")
     });
-    let c = verdict_colour(&d.verdict);
+    let c = verdict_colour(d.verdict);
     let y = (top + bottom) / 2.0;
     let _ = write!(
         plot.body,

@@ -6,8 +6,8 @@ use std::fmt::Write;
 use super::super::escape::esc;
 use super::super::svg::{Plot, Scale, colour, figure};
 use super::{tick, with_unit};
-use crate::evolution::Evolution;
 use crate::units::format_value;
+use perflab_format::history::Evolution;
 
 /// The history chart of an evolution.
 pub fn history_chart(e: &Evolution, unit: &str) -> String {

@@ -4,17 +4,18 @@
 
 use std::fmt::Write;
 
-use perflab_stats::PositiveInterval;
+use perflab_format::interval::PositiveIntervalDoc;
+use perflab_format::vocabulary::Better;
 
 use super::super::escape::esc;
 use super::super::svg::{Plot, Scale, colour, figure};
 use super::{tick, with_unit};
-use crate::sweep::SweepDocument;
 use crate::sweep::params::number_text;
 use crate::units::format_value;
+use perflab_format::sweep::SweepDocument;
 
 /// A point with its interval as drawn: a dot and a vertical error bar.
-fn error_bar(plot: &mut Plot, x: f64, y: &Scale, iv: &PositiveInterval, c: &str, tip: &str) {
+fn error_bar(plot: &mut Plot, x: f64, y: &Scale, iv: &PositiveIntervalDoc, c: &str, tip: &str) {
     let (ylo, yhi, ym) = (y.map(iv.lo), y.map(iv.hi), y.map(iv.estimate));
     let _ = write!(
         plot.body,
@@ -61,7 +62,7 @@ pub fn sweep_charts(doc: &SweepDocument) -> Vec<String> {
 
 fn per_item_chart(doc: &SweepDocument, size: &str) -> String {
     let s = &doc.sweep;
-    let unit = if doc.result.metric.better == "higher" {
+    let unit = if doc.result.metric.better == Better::Higher {
         ""
     } else {
         doc.result.metric.unit.as_str()
@@ -158,7 +159,7 @@ fn per_item_chart(doc: &SweepDocument, size: &str) -> String {
 fn ratio_chart(doc: &SweepDocument, size: &str) -> Option<String> {
     let s = &doc.sweep;
     let reference = s.commands.iter().find(|c| c.reference)?;
-    let ratios: Vec<(usize, &str, f64, PositiveInterval, usize)> =
+    let ratios: Vec<(usize, &str, f64, PositiveIntervalDoc, usize)> =
         s.points
             .iter()
             .flat_map(|p| {

@@ -1,17 +1,23 @@
 //! Building the result document (`perflab-result/1`) that every output
-//! format and the store are made from, so that they cannot disagree.
+//! format and the store are made from, so that they cannot disagree: the
+//! shape every kind shares ([`result_document`]), the parts made from runs
+//! and decisions, the A/B document, and the conversions from perflab-stats'
+//! figures to the document's own types (perflab-format does not depend on
+//! the statistics, so its words and intervals stay fixed on disk).
 
 use std::collections::BTreeMap;
 
+use perflab_format::interval::PositiveIntervalDoc;
 use perflab_format::result::{
     DecisionDoc, GuardDoc, MetricInfo, RESULT_FORMAT, ResultDocument, RunDoc, SummaryDoc,
     VariantDoc,
 };
+use perflab_format::vocabulary::{self as words, ResultKind, ResultStatus};
 use perflab_runner::RunOutcome;
-use perflab_stats::{Better, Interval, Thresholds, Verdict, summarize};
+use perflab_stats::{Better, Interval, PositiveInterval, Thresholds, Verdict, summarize};
 
 use crate::ab::{AbRun, StopReason};
-use crate::decide::describe_runs_needed;
+use crate::decide::{GuardStatus, describe_runs_needed};
 use crate::error::Result;
 use crate::experiment::{Experiment, MetricChoice};
 use crate::provenance::Provenance;
@@ -43,12 +49,88 @@ pub fn metric_info(metric: &MetricChoice, unit_from_runs: Option<&str>) -> Metri
         } else {
             metric.unit.clone()
         },
-        better: match metric.better {
-            Better::Higher => "higher",
-            Better::Lower => "lower",
-        }
-        .to_string(),
+        better: better_word(metric.better),
     }
+}
+
+/// The document's word for a direction.
+pub fn better_word(better: Better) -> words::Better {
+    match better {
+        Better::Higher => words::Better::Higher,
+        Better::Lower => words::Better::Lower,
+    }
+}
+
+/// The document's word for a verdict of the decision rule.
+pub fn verdict_word(verdict: Verdict) -> words::Verdict {
+    match verdict {
+        Verdict::Go => words::Verdict::Go,
+        Verdict::NoGo => words::Verdict::NoGo,
+        Verdict::Neutral => words::Verdict::Neutral,
+        Verdict::Inconclusive => words::Verdict::Inconclusive,
+    }
+}
+
+/// The document's word for a guard's outcome.
+pub fn guard_word(status: GuardStatus) -> words::GuardStatus {
+    match status {
+        GuardStatus::Pass => words::GuardStatus::Pass,
+        GuardStatus::Violated => words::GuardStatus::Violated,
+        GuardStatus::Uncertain => words::GuardStatus::Uncertain,
+    }
+}
+
+/// A positive interval as documents store it.
+pub fn interval_doc(iv: &PositiveInterval) -> PositiveIntervalDoc {
+    PositiveIntervalDoc {
+        estimate: iv.estimate,
+        lo: iv.lo,
+        hi: iv.hi,
+        confidence: iv.confidence,
+        n: iv.n,
+    }
+}
+
+/// The fields every result has; the rest (decision, guards, spans, seed,
+/// provenance, ...) empty for the caller to fill.
+pub fn result_document(
+    kind: ResultKind,
+    status: ResultStatus,
+    name: Option<String>,
+    experiment_id: Option<i64>,
+    metric: MetricInfo,
+    variants: Vec<VariantDoc>,
+) -> ResultDocument {
+    ResultDocument {
+        format: RESULT_FORMAT.to_string(),
+        kind,
+        name,
+        experiment_id,
+        status,
+        metric,
+        decision: None,
+        verdict: None,
+        change: None,
+        ci: None,
+        guards: Vec::new(),
+        variants,
+        spans: Vec::new(),
+        warnings: Vec::new(),
+        counters: Vec::new(),
+        gauges: Vec::new(),
+        profile_warnings: Vec::new(),
+        seed: None,
+        provenance: None,
+    }
+}
+
+/// Sets the decision and its shortcuts (`verdict`, `change`, `ci`), which
+/// repeat it for readers that want only those.
+pub fn set_decision(doc: &mut ResultDocument, decision: DecisionDoc) {
+    doc.verdict = Some(decision.verdict);
+    doc.change = Some(decision.change);
+    doc.ci = Some(decision.ci);
+    doc.decision = Some(decision);
 }
 
 /// One run in detail.
@@ -68,6 +150,19 @@ pub fn run_doc(run: &RunOutcome) -> RunDoc {
             .map(|(k, v)| (k.clone(), v.value))
             .collect(),
     }
+}
+
+/// A variant's document from samples that perflab did not run.
+pub fn samples_variant_doc(name: &str, values: &[f64]) -> Result<VariantDoc> {
+    Ok(VariantDoc {
+        name: name.to_string(),
+        command: None,
+        env: BTreeMap::new(),
+        runs: values.len(),
+        summary: summary_doc(values)?,
+        samples: values.to_vec(),
+        run_details: Vec::new(),
+    })
 }
 
 /// A variant's document from its runs.
@@ -103,7 +198,7 @@ pub fn decision_doc(
     mann_whitney_p: Option<f64>,
 ) -> DecisionDoc {
     DecisionDoc {
-        verdict: verdict.to_string(),
+        verdict: verdict_word(verdict),
         reason,
         change: interval.estimate,
         ci: [interval.lo, interval.hi],
@@ -183,35 +278,29 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
             max_worsening: g.guard.max_worsening,
             change: g.interval.estimate,
             ci: [g.interval.lo, g.interval.hi],
-            status: g.status.as_str().to_string(),
+            status: guard_word(g.status),
         })
         .collect();
-    let mut doc = ResultDocument {
-        format: RESULT_FORMAT.to_string(),
-        kind: "ab".into(),
-        name: exp.name.clone(),
-        experiment_id: ab.experiment_id,
-        status: if ab.stop == StopReason::Interrupted {
-            "incomplete"
-        } else {
-            "complete"
-        }
-        .into(),
-        metric: metric_info(&exp.metric, unit.as_deref()),
-        verdict: decision.as_ref().map(|d| d.verdict.clone()),
-        change: decision.as_ref().map(|d| d.change),
-        ci: decision.as_ref().map(|d| d.ci),
-        decision,
-        guards,
-        variants,
-        seed: Some(ab.seed),
-        provenance: Some(provenance_map(&ab.provenance)),
-        spans: Vec::new(),
-        warnings: Vec::new(),
-        counters: Vec::new(),
-        gauges: Vec::new(),
-        profile_warnings: Vec::new(),
+    let status = if ab.stop == StopReason::Interrupted {
+        ResultStatus::Incomplete
+    } else {
+        ResultStatus::Complete
     };
+    let metric = metric_info(&exp.metric, unit.as_deref());
+    let mut doc = result_document(
+        ResultKind::Ab,
+        status,
+        exp.name.clone(),
+        ab.experiment_id,
+        metric,
+        variants,
+    );
+    if let Some(decision) = decision {
+        set_decision(&mut doc, decision);
+    }
+    doc.guards = guards;
+    doc.seed = Some(ab.seed);
+    doc.provenance = Some(provenance_map(&ab.provenance));
     let cs =
         perflab_stats::ConfidenceSequence::new(exp.confidence, perflab_stats::DEFAULT_OPTIMISE_AT)?;
     let names = [exp.variants[0].name.as_str(), exp.variants[1].name.as_str()];

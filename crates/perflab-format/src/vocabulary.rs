@@ -1,0 +1,205 @@
+//! The closed sets of words that documents use for a result's kind and
+//! status, a verdict, a guard's outcome, a metric's direction, why a sweep
+//! stopped and a history step's verdict.
+//!
+//! Each is an enum whose serialised form is the word documents have always
+//! carried (`"ab"`, `"complete"`, `"NO-GO"`, ...), so that a reader matches
+//! on a variant instead of comparing strings, and a misspelt word in a
+//! document is refused by name when it is read.
+//!
+//! perflab-stats has its own `Verdict` and `Better`: those are the decision
+//! rule's, these are the document's. Keeping them apart lets the on-disk
+//! words stay fixed whatever the statistics crate does; the CLI converts at
+//! the boundary.
+
+use serde::{Deserialize, Serialize};
+
+/// Declares an enum of document words: one source for the serde name and
+/// [`as_str`](ResultKind::as_str), so that the text output and the JSON
+/// cannot spell a word differently.
+macro_rules! words {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = $word:literal,)+ }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub enum $name {
+            $($(#[$vdoc])* #[serde(rename = $word)] $variant,)+
+        }
+
+        impl $name {
+            /// Every variant, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The word documents carry.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $word,)+
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+words! {
+    /// Which command made a `perflab-result/1` document.
+    ResultKind {
+        /// `perflab ab`: two variants run interleaved until a decision.
+        Ab = "ab",
+        /// `perflab run`: one command measured, no decision.
+        Run = "run",
+        /// `perflab compare`: a decision on samples that already existed.
+        Compare = "compare",
+        /// `perflab sweep`: commands over a grid of parameters.
+        Sweep = "sweep",
+    }
+}
+
+words! {
+    /// Whether a result covers everything that was asked for.
+    ResultStatus {
+        /// Every run that was asked for was made (or the decision came first).
+        Complete = "complete",
+        /// Stopped early (Ctrl-C, a failed run): the figures rest on fewer runs.
+        Incomplete = "incomplete",
+        /// A sweep's checkpoint, saved while it still runs.
+        Running = "running",
+    }
+}
+
+words! {
+    /// The outcome of a decision on a relative change and its interval.
+    Verdict {
+        /// The whole interval lies at or above the GO threshold.
+        Go = "GO",
+        /// The whole interval lies at or below the NO-GO threshold.
+        NoGo = "NO-GO",
+        /// The whole interval lies strictly between the thresholds: equivalent.
+        Neutral = "NEUTRAL",
+        /// The interval straddles a threshold: more runs are needed.
+        Inconclusive = "INCONCLUSIVE",
+    }
+}
+
+words! {
+    /// The outcome of a guard metric that may veto a GO.
+    GuardStatus {
+        /// The guard's worsening is shown to stay within its limit.
+        Pass = "pass",
+        /// The guard worsened beyond its limit.
+        Violated = "violated",
+        /// The interval does not yet tell.
+        Uncertain = "uncertain",
+    }
+}
+
+words! {
+    /// Which way a metric is better.
+    Better {
+        /// Larger values are better (throughput).
+        Higher = "higher",
+        /// Smaller values are better (time, memory).
+        Lower = "lower",
+    }
+}
+
+words! {
+    /// Why a sweep stopped (or that it has not).
+    SweepStop {
+        /// Still running (documents saved along the way).
+        Running = "running",
+        /// Every point reached its precision or run limit.
+        Finished = "finished",
+        /// `--max-time` was reached.
+        MaxTime = "max-time",
+        /// Ctrl-C.
+        Interrupted = "interrupted",
+        /// A run failed; the error says which.
+        Failed = "failed",
+    }
+}
+
+words! {
+    /// A history step's verdict against the step before: a decision's, or
+    /// none for lack of runs.
+    StepVerdict {
+        /// The whole interval lies at or above the GO threshold.
+        Go = "GO",
+        /// The whole interval lies at or below the NO-GO threshold.
+        NoGo = "NO-GO",
+        /// The whole interval lies strictly between the thresholds: equivalent.
+        Neutral = "NEUTRAL",
+        /// The interval straddles a threshold: more runs are needed.
+        Inconclusive = "INCONCLUSIVE",
+        /// A step has too few runs for an interval.
+        TooFewRuns = "TOO FEW RUNS",
+    }
+}
+
+impl From<Verdict> for StepVerdict {
+    fn from(verdict: Verdict) -> Self {
+        match verdict {
+            Verdict::Go => StepVerdict::Go,
+            Verdict::NoGo => StepVerdict::NoGo,
+            Verdict::Neutral => StepVerdict::Neutral,
+            Verdict::Inconclusive => StepVerdict::Inconclusive,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words_survive_json<T>(all: &[T])
+    where
+        T: Serialize
+            + serde::de::DeserializeOwned
+            + PartialEq
+            + std::fmt::Debug
+            + std::fmt::Display,
+    {
+        for word in all {
+            let json = serde_json::to_string(word).unwrap();
+            assert_eq!(json, format!("\"{word}\""));
+            assert_eq!(&serde_json::from_str::<T>(&json).unwrap(), word);
+        }
+    }
+
+    #[test]
+    fn every_word_is_written_as_its_display_text_and_read_back() {
+        words_survive_json(ResultKind::ALL);
+        words_survive_json(ResultStatus::ALL);
+        words_survive_json(Verdict::ALL);
+        words_survive_json(GuardStatus::ALL);
+        words_survive_json(Better::ALL);
+        words_survive_json(SweepStop::ALL);
+        words_survive_json(StepVerdict::ALL);
+    }
+
+    #[test]
+    fn the_words_are_those_documents_have_always_carried() {
+        let words = |all: &[&str]| all.join(" ");
+        let kinds: Vec<&str> = ResultKind::ALL.iter().map(|k| k.as_str()).collect();
+        assert_eq!(words(&kinds), "ab run compare sweep");
+        let verdicts: Vec<&str> = Verdict::ALL.iter().map(|v| v.as_str()).collect();
+        assert_eq!(words(&verdicts), "GO NO-GO NEUTRAL INCONCLUSIVE");
+    }
+
+    #[test]
+    fn a_step_verdict_is_spelt_as_the_verdict_it_comes_from() {
+        for verdict in Verdict::ALL {
+            assert_eq!(StepVerdict::from(*verdict).as_str(), verdict.as_str());
+        }
+    }
+
+    #[test]
+    fn an_unknown_word_is_refused_with_the_words_allowed() {
+        let err = serde_json::from_str::<Verdict>("\"MAYBE\"").unwrap_err();
+        assert!(err.to_string().contains("NO-GO"), "{err}");
+    }
+}
