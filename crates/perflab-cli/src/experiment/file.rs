@@ -93,9 +93,14 @@ struct VariantDoc {
 /// Reads an experiment file into settings.
 pub fn read_experiment_file(path: &Path) -> Result<Settings> {
     let text = std::fs::read_to_string(path).map_err(|e| {
+        let hint = if e.kind() == std::io::ErrorKind::InvalidData {
+            "TOML files are UTF-8 text; save it as UTF-8"
+        } else {
+            "check the path given to -f"
+        };
         Error::input(
             path,
-            format!("cannot read the experiment file: {e}; check the path given to -f"),
+            format!("cannot read the experiment file: {e}; {hint}"),
         )
     })?;
     parse_experiment(&text, path)

@@ -59,7 +59,7 @@ fn assert_located(message: &str, text: &str) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(CASES * 2))]
+    #![proptest_config(ProptestConfig::with_cases(CASES))]
 
     #[test]
     fn a_damaged_experiment_file_is_refused_at_a_line_and_column(text in near_miss(VALID.to_string())) {
@@ -125,4 +125,17 @@ fn a_confidence_level_out_of_range_is_refused_at_its_value() {
             "{message}"
         );
     }
+}
+
+#[test]
+fn an_experiment_file_that_is_not_utf8_is_refused_by_its_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("perflab.toml");
+    std::fs::write(&path, b"name = \"\xff\"\n").unwrap();
+    let message = read_experiment_file(&path).unwrap_err().to_string();
+    assert!(
+        message.starts_with(&path.display().to_string()),
+        "{message}"
+    );
+    assert!(message.contains("UTF-8"), "{message}");
 }

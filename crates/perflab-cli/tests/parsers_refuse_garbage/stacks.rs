@@ -1,10 +1,10 @@
 //! perf output: `perf script` text folded into stacks, and folded text as
 //! stored (`frame;frame;... COUNT`).
 
-use perflab_cli::profile::FoldedStacks;
+use perflab_cli::profile::{CallGraph, FoldedStacks};
 use proptest::prelude::*;
 
-use crate::near_miss::{CASES, near_miss, near_miss_bytes};
+use crate::near_miss::{CASES, near_miss, near_miss_bytes, odd_value};
 
 const SCRIPT: &str = "\
 two 17725/17725  1076.700527: cpu-clock: 
@@ -38,6 +38,14 @@ proptest! {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(CASES * 4))]
+
+    #[test]
+    fn a_call_graph_is_fp_or_dwarf_or_refused_naming_the_flag(text in odd_value()) {
+        match CallGraph::parse(&text) {
+            Ok(graph) => prop_assert!(["fp", "frame-pointers", "dwarf"].contains(&text.as_str()), "{graph:?}"),
+            Err(e) => prop_assert!(e.to_string().starts_with("--call-graph: "), "{e}"),
+        }
+    }
 
     #[test]
     fn folded_text_round_trips_or_is_refused_with_its_line(
