@@ -36,10 +36,12 @@ fn split_selector(input: &str) -> (PathBuf, Option<&str>) {
 pub fn read_samples(input: &str, metric: Option<&str>) -> Result<Samples> {
     let (path, selector) = split_selector(input);
     let text = std::fs::read_to_string(&path).map_err(|e| {
-        Error::input(
-            &path,
-            format!("cannot read the samples: {e}; check the path"),
-        )
+        let hint = if e.kind() == std::io::ErrorKind::InvalidData {
+            "give a text file of numbers or a JSON result"
+        } else {
+            "check the path"
+        };
+        Error::input(&path, format!("cannot read the samples: {e}; {hint}"))
     })?;
     let samples = if text.trim_start().starts_with('{') {
         read_json(&path, &text, selector, metric)?

@@ -48,7 +48,8 @@ pub fn parse_profiles<'a>(
 fn figures(profile: &Profile, name: &str) -> Option<[f64; 6]> {
     let wall = profile.session.wall_ns.max(1) as f64;
     if name == UNATTRIBUTED {
-        let ns: u64 = profile.threads.iter().map(|t| t.unattributed_ns).sum();
+        // Saturating: a damaged profile's figures must not overflow the sum.
+        let ns = (profile.threads.iter().map(|t| t.unattributed_ns)).fold(0, u64::saturating_add);
         return Some([
             ns as f64 / 1e9,
             ns as f64 / 1e9,

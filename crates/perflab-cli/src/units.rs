@@ -41,10 +41,9 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
             ));
         }
     };
-    if !seconds.is_finite() || seconds < 0.0 {
-        return Err(format!("'{text}' is not a usable duration"));
-    }
-    Ok(Duration::from_secs_f64(seconds))
+    // try_: a figure beyond what a Duration holds (about 584 billion years)
+    // is a typo to report, not a reason to panic.
+    Duration::try_from_secs_f64(seconds).map_err(|_| format!("'{text}' is not a usable duration"))
 }
 
 /// Prints a duration in seconds with a unit that keeps three significant digits.

@@ -24,9 +24,11 @@ pub struct CallgrindCounts {
 impl CallgrindCounts {
     /// Adds the counts of another process of the same run.
     pub fn merge(&mut self, other: CallgrindCounts) {
-        self.total += other.total;
+        // Saturating: two files near 2^64 instructions each must not panic.
+        self.total = self.total.saturating_add(other.total);
         for (key, ir) in other.functions {
-            *self.functions.entry(key).or_insert(0) += ir;
+            let own = self.functions.entry(key).or_insert(0);
+            *own = own.saturating_add(ir);
         }
     }
 
@@ -105,7 +107,10 @@ pub fn parse(text: &str) -> Result<CallgrindCounts, String> {
                     .parse::<u64>()
                     .map_err(|_| format!("line {}: '{v}' is not a count", number + 1))?,
             };
-            summed += value;
+            // Every function's count is part of the sum, so checking it suffices.
+            summed = summed.checked_add(value).ok_or_else(|| {
+                format!("line {}: the counts add up to more than 2^64", number + 1)
+            })?;
             *counts
                 .functions
                 .entry((object.clone(), function.clone()))

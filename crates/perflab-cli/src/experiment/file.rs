@@ -51,7 +51,7 @@ struct FileDoc {
     better: Option<Spanned<String>>,
     go: Option<Spanned<toml::Value>>,
     nogo: Option<Spanned<toml::Value>>,
-    confidence: Option<f64>,
+    confidence: Option<Spanned<f64>>,
     min_runs: Option<usize>,
     max_runs: Option<usize>,
     max_time: Option<Spanned<String>>,
@@ -93,9 +93,14 @@ struct VariantDoc {
 /// Reads an experiment file into settings.
 pub fn read_experiment_file(path: &Path) -> Result<Settings> {
     let text = std::fs::read_to_string(path).map_err(|e| {
+        let hint = if e.kind() == std::io::ErrorKind::InvalidData {
+            "TOML files are UTF-8 text; save it as UTF-8"
+        } else {
+            "check the path given to -f"
+        };
         Error::input(
             path,
-            format!("cannot read the experiment file: {e}; check the path given to -f"),
+            format!("cannot read the experiment file: {e}; {hint}"),
         )
     })?;
     parse_experiment(&text, path)
@@ -122,7 +127,8 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
         let parsed = match v.get_ref() {
             toml::Value::String(s) => parse_percent(s),
             toml::Value::Integer(i) => Ok(*i as f64 / 100.0),
-            toml::Value::Float(f) => Ok(f / 100.0),
+            toml::Value::Float(f) if f.is_finite() => Ok(f / 100.0),
+            toml::Value::Float(f) => Err(format!("{f} is not a finite percentage")),
             _ => Err(format!(
                 "{key} must be a percentage like \"1%\" or a number of percent"
             )),
@@ -131,6 +137,18 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
     };
     let duration = |v: &Spanned<String>, key: &str| {
         parse_duration(v.get_ref()).map_err(|m| at(Some(v.span()), format!("{key}: {m}")))
+    };
+    // Checked here as well as with the flags, so that the error points at the line.
+    let confidence = |v: &Spanned<f64>| {
+        let level = *v.get_ref();
+        if level > 0.5 && level < 1.0 {
+            Ok(level)
+        } else {
+            Err(at(
+                Some(v.span()),
+                format!("confidence: {level} is not a level between 0.5 and 1 (e.g. 0.95)"),
+            ))
+        }
     };
     let better = |v: &Spanned<String>| {
         parse_better(v.get_ref(), "better").map_err(|_| {
@@ -194,7 +212,7 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
         better: doc.better.as_ref().map(better).transpose()?,
         go: doc.go.as_ref().map(|v| percent(v, "go")).transpose()?,
         nogo: doc.nogo.as_ref().map(|v| percent(v, "nogo")).transpose()?,
-        confidence: doc.confidence,
+        confidence: doc.confidence.as_ref().map(confidence).transpose()?,
         min_runs: doc.min_runs,
         max_runs: doc.max_runs,
         max_time: doc
@@ -222,7 +240,12 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
 
 /// 1-based line and column of a byte offset.
 fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
+    // Never slice inside a character, whatever offset the TOML reader reports.
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
     let line = before.matches('\n').count() + 1;
     let column = before
         .rfind('\n')

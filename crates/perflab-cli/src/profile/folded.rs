@@ -22,7 +22,26 @@ impl FoldedStacks {
         options.annotate_kernel = true;
         options.nthreads = 1;
         let mut folded = Vec::new();
-        Folder::from(options).collapse(script, &mut folded)?;
+        // inferno asserts on some malformed input (stack lines without a
+        // sample header; a symbol ending in a multi-byte character) instead of
+        // returning an error; such output is refused here like any other.
+        let collapsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            Folder::from(options).collapse(script, &mut folded)
+        }));
+        match collapsed {
+            Ok(result) => result?,
+            Err(panic) => {
+                let why = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("the folding stopped on malformed input ({why})"),
+                ));
+            }
+        }
         Self::parse(&String::from_utf8_lossy(&folded))
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
     }
@@ -30,6 +49,7 @@ impl FoldedStacks {
     /// Parses folded text; the message of an error names the line.
     pub fn parse(text: &str) -> Result<Self, String> {
         let mut stacks = BTreeMap::new();
+        let mut total = 0u64;
         for (number, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
@@ -43,6 +63,14 @@ impl FoldedStacks {
                     number + 1
                 ));
             };
+            // Checked once here, so that totals and sums per stack cannot overflow later.
+            total = total.checked_add(count).ok_or_else(|| {
+                format!(
+                    "line {}: the counts add up to more than {}; these are not sample counts",
+                    number + 1,
+                    u64::MAX
+                )
+            })?;
             *stacks.entry(stack.to_string()).or_insert(0) += count;
         }
         Ok(Self { stacks })

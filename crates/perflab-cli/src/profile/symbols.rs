@@ -4,6 +4,8 @@
 
 use std::path::Path;
 
+use object::{Object, ObjectSection};
+
 /// The sections of an ELF executable that matter for profiling.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SymbolInfo {
@@ -19,63 +21,29 @@ pub struct SymbolInfo {
 /// an ELF file (a script, for example) or cannot be read.
 pub fn inspect(path: &Path) -> Option<SymbolInfo> {
     let bytes = std::fs::read(path).ok()?;
-    let names = section_names(&bytes)?;
-    let has = |n: &str| names.iter().any(|s| s == n);
+    inspect_bytes(&bytes)
+}
+
+/// The sections of an ELF image (32 or 64 bit, either byte order); `None`
+/// for anything the ELF reader refuses.
+pub fn inspect_bytes(bytes: &[u8]) -> Option<SymbolInfo> {
+    // Asked first so that other formats stay refused whatever object
+    // features another crate of the build turns on.
+    match object::FileKind::parse(bytes).ok()? {
+        object::FileKind::Elf32 | object::FileKind::Elf64 => {}
+        _ => return None,
+    }
+    let file = object::File::parse(bytes).ok()?;
+    let names: Vec<&str> = file
+        .sections()
+        .filter_map(|section| section.name().ok())
+        .collect();
+    let has = |n: &str| names.contains(&n);
     Some(SymbolInfo {
         symtab: has(".symtab"),
         debug_info: has(".debug_info") || has(".zdebug_info"),
         unwind_tables: has(".eh_frame") || has(".debug_frame"),
     })
-}
-
-/// The names of the sections of an ELF image (32 or 64 bit, either byte order).
-fn section_names(bytes: &[u8]) -> Option<Vec<String>> {
-    if bytes.get(..4)? != b"\x7fELF" {
-        return None;
-    }
-    let wide = match bytes.get(4)? {
-        1 => false,
-        2 => true,
-        _ => return None,
-    };
-    let little = *bytes.get(5)? == 1;
-    let read = |offset: usize, size: usize| -> Option<u64> {
-        let raw = bytes.get(offset..offset + size)?;
-        let mut value = 0u64;
-        for i in 0..size {
-            let byte = if little { raw[size - 1 - i] } else { raw[i] };
-            value = value << 8 | u64::from(byte);
-        }
-        Some(value)
-    };
-    let (shoff, shentsize, shnum, shstrndx) = if wide {
-        (
-            read(0x28, 8)?,
-            read(0x3A, 2)?,
-            read(0x3C, 2)?,
-            read(0x3E, 2)?,
-        )
-    } else {
-        (
-            read(0x20, 4)?,
-            read(0x2E, 2)?,
-            read(0x30, 2)?,
-            read(0x32, 2)?,
-        )
-    };
-    let header = |index: u64| usize::try_from(shoff + index * shentsize).ok();
-    // Section header fields: name offset first; offset of the section's data.
-    let (offset_at, offset_size) = if wide { (0x18, 8) } else { (0x10, 4) };
-    let strings_at = usize::try_from(read(header(shstrndx)? + offset_at, offset_size)?).ok()?;
-    let mut names = Vec::new();
-    for index in 0..shnum {
-        let name_at = usize::try_from(read(header(index)?, 4)?).ok()?;
-        let start = strings_at.checked_add(name_at)?;
-        let rest = bytes.get(start..)?;
-        let end = rest.iter().position(|&b| b == 0)?;
-        names.push(String::from_utf8_lossy(&rest[..end]).into_owned());
-    }
-    Some(names)
 }
 
 #[cfg(test)]
@@ -95,5 +63,61 @@ mod tests {
         let sh = perflab_runner::tools::find_on_path("sh").unwrap();
         let info = inspect(&std::fs::canonicalize(sh).unwrap()).unwrap();
         assert!(info.unwind_tables, "{info:?}");
+    }
+
+    #[test]
+    fn a_test_binary_built_with_debug_info_has_every_section() {
+        let info = inspect(&std::env::current_exe().unwrap()).unwrap();
+        assert_eq!(
+            info,
+            SymbolInfo {
+                symtab: true,
+                debug_info: true,
+                unwind_tables: true
+            }
+        );
+    }
+
+    mod garbage {
+        use proptest::prelude::*;
+
+        use super::super::inspect_bytes;
+
+        fn shell() -> Vec<u8> {
+            let sh = crate::profile::tools::find_on_path("sh").unwrap();
+            std::fs::read(std::fs::canonicalize(sh).unwrap()).unwrap()
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2048))]
+
+            #[test]
+            fn arbitrary_bytes_are_not_elf(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+                prop_assert_eq!(inspect_bytes(&bytes), None);
+            }
+
+            #[test]
+            fn a_damaged_elf_image_is_read_or_refused(
+                cut in 0usize..1 << 20,
+                flips in proptest::collection::vec((0usize..4096, any::<u8>()), 0..8),
+                header in proptest::collection::vec(any::<u8>(), 0..64),
+            ) {
+                let mut bytes = shell();
+                // Damage in the ELF header and the section header table is what
+                // a hand-written reader trips over, so aim at the start and end.
+                for (i, b) in header.iter().enumerate() {
+                    if i >= 4 && i < bytes.len() {
+                        bytes[i] = *b;
+                    }
+                }
+                let len = bytes.len();
+                for (at, b) in &flips {
+                    let at = len - 1 - at % len;
+                    bytes[at] = *b;
+                }
+                bytes.truncate(cut % (len + 1));
+                let _ = inspect_bytes(&bytes);
+            }
+        }
     }
 }

@@ -215,8 +215,9 @@ fn parse_range(spec: &str, range: &str) -> Result<Vec<ParamValue>> {
         };
     let mut numbers = Vec::new();
     let mut current = start;
-    // Tolerate rounding so that 1000 x10 up to 100000 includes 100000.
-    let limit = end * (1.0 + 1e-9) + 1e-12;
+    // Tolerate rounding so that 1000 x10 up to 100000 includes 100000; kept
+    // finite, or an end near the largest float would let the values reach infinity.
+    let limit = (end * (1.0 + 1e-9) + 1e-12).min(f64::MAX);
     while current <= limit {
         let value = if integral { current.round() } else { current };
         if numbers.last() != Some(&value) {
@@ -230,7 +231,7 @@ fn parse_range(spec: &str, range: &str) -> Result<Vec<ParamValue>> {
                 ),
             ));
         }
-        current = match step {
+        let next = match step {
             Step::Add(s) if s <= 0.0 => return Err(never_ends("the step must be greater than 0")),
             Step::Add(s) => current + s,
             Step::Times(f) if f <= 1.0 => {
@@ -243,6 +244,15 @@ fn parse_range(spec: &str, range: &str) -> Result<Vec<ParamValue>> {
             }
             Step::Times(f) => current * f,
         };
+        // Far from zero, floats are too far apart for a small step to move
+        // them (1e17 + 1 is 1e17): the loop would never end.
+        if next <= current {
+            return Err(never_ends(&format!(
+                "the step does not change {} (floating-point numbers there are further apart); use a larger step",
+                number_text(current)
+            )));
+        }
+        current = next;
     }
     Ok(numbers
         .into_iter()
