@@ -5,8 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use perflab_cli::profile::callgrind;
-use perflab_cli::runner::MetricExtractor;
+use perflab_runner::MetricExtractor;
+use perflab_runner::callgrind;
 use proptest::prelude::*;
 
 /// Cases per property: these parsers are cheap, so more than proptest's 256.
@@ -91,7 +91,7 @@ proptest! {
             Err(e) => {
                 let message = e.to_string();
                 prop_assert!(message.starts_with("--metric: "), "{message}");
-                prop_assert_eq!(e.exit_code(), 2);
+                prop_assert_eq!(perflab_cli::Error::from(e).exit_code(), 2);
             }
         }
     }
