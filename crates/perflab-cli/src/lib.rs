@@ -16,6 +16,7 @@ pub mod document;
 pub mod error;
 pub mod evolution;
 pub mod experiment;
+pub mod metric_direction;
 pub mod probes;
 pub mod profile;
 pub mod progress;

@@ -4,7 +4,8 @@
 use crate::cli::SweepArgs;
 use crate::error::{EXIT_INTERRUPTED, EXIT_OK, Error, Result};
 use crate::progress::sweep_progress_for;
-use crate::report::sweep::{sweep_markdown, sweep_terminal};
+use crate::report::markdown::sweep::sweep_markdown;
+use crate::report::terminal::sweep::sweep_terminal;
 use crate::runner::Executor;
 use crate::store::Store;
 use crate::sweep::{Sweep, SweepStop, run_sweep, sweep_document};

@@ -1,16 +1,16 @@
 //! A sweep's span breakdowns on the page: one table, a row per point and
-//! command, a column per span (see [`crate::report::span_grid`]).
+//! command, a column per span (see [`crate::report::blocks::span_grid`]).
 
 use std::fmt::Write;
 
 use super::escape::esc;
-use crate::report::span_grid::{SpanGrid, share_cell, warning_spread};
+use crate::report::blocks::span_grid::{SpanGrid, share_cell};
 use crate::units::format_seconds;
 
-/// The grid as an HTML table with its warnings under it.
+/// The grid as an HTML table.
 pub fn span_grid_html(grid: &SpanGrid) -> String {
     let mut out = String::from(
-        r#"<p>Self time of each span as a share of the threads' time, per point and command (mean over its profiled runs).</p><table><thead><tr><th>point</th><th class="num">runs</th><th class="num">thread time per run</th>"#,
+        r#"<p>Self time of each span as a share of wall time, per point and command (median over its profiled runs; above 100% when threads overlap).</p><table><thead><tr><th>point</th><th class="num">runs</th><th class="num">wall time per run</th>"#,
     );
     for c in &grid.columns {
         let _ = write!(out, r#"<th class="num"><code>{}</code></th>"#, esc(c));
@@ -25,7 +25,7 @@ pub fn span_grid_html(grid: &SpanGrid) -> String {
             r#"<tr><td>{}</td><td class="num">{}</td><td class="num">{}</td>"#,
             esc(&r.variant),
             r.runs,
-            esc(&format_seconds(r.thread_ns * 1e-9))
+            esc(&r.wall_s.map_or("-".to_string(), format_seconds))
         );
         for s in &r.shares {
             let _ = write!(out, r#"<td class="num">{}</td>"#, share_cell(*s));
@@ -44,13 +44,5 @@ pub fn span_grid_html(grid: &SpanGrid) -> String {
         );
     }
     out.push_str("</tbody></table>");
-    for (w, n) in &grid.warnings {
-        let _ = write!(
-            out,
-            r#"<p class="note">Profile warning: {}{}</p>"#,
-            esc(w),
-            esc(&warning_spread(*n, grid.rows.len()))
-        );
-    }
     out
 }

@@ -11,7 +11,7 @@ use super::super::escape::esc;
 use super::super::svg::{Plot, Scale, colour, figure};
 use super::shares::shorten;
 use super::with_unit;
-use crate::report::sampling::{percent, points, points_interval};
+use crate::units::{format_points, format_points_interval, format_share};
 
 /// Most functions drawn.
 const MAX_ROWS: usize = 12;
@@ -105,11 +105,11 @@ pub fn share_changes_chart(doc: &SamplingDocument) -> Option<String> {
             format!(
                 "{}: {what} share {} → {}, {} points ({:.0}% interval {})",
                 c.name,
-                percent(shares[0]),
-                percent(shares[1]),
-                points(change),
+                format_share(shares[0]),
+                format_share(shares[1]),
+                format_points(change),
                 doc.confidence * 100.0,
-                points_interval(ci)
+                format_points_interval(ci)
             )
         };
         let self_tip = tip("self", c.self_shares, c.self_change, c.self_ci);

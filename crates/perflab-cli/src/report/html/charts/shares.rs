@@ -10,8 +10,8 @@ use perflab_format::sampling::{FunctionShare, SampledProfile, SamplingDocument};
 use super::super::escape::esc;
 use super::super::svg::{Plot, Scale, colour, figure};
 use super::with_unit;
-use crate::report::sampling::{percent, share_interval};
 use crate::units::format_count;
+use crate::units::{format_share, format_share_interval};
 
 /// Most functions drawn.
 const MAX_ROWS: usize = 12;
@@ -73,11 +73,11 @@ fn tooltip(f: &FunctionShare, inclusive: bool, total: u64, confidence: f64) -> S
     format!(
         "{}: {what} share {} ({} of {} samples), {:.0}% interval {}",
         f.name,
-        percent(share),
+        format_share(share),
         format_count(samples as f64),
         format_count(total as f64),
         confidence * 100.0,
-        share_interval(ci)
+        format_share_interval(ci)
     )
 }
 

@@ -1,51 +1,53 @@
-//! Where the time goes: span breakdowns from the `perflab-profile/1`
-//! documents that instrumented programs leave in `runs.profile_json`.
+//! Span figures in a report, for every format: per variant, each span's
+//! self time, share of wall time and calls; for a comparison, each span's
+//! change with its interval.
 //!
-//! Profiles are read with the same strict reader as the span tables of
-//! `perflab ab` and `perflab run` ([`Profile::from_json_str`]): a newer
-//! `perflab-profile/1` writer may add fields, but a document of another
-//! format, or one cut short, is not a profile. Runs without a profile are
-//! skipped; a run whose profile cannot be read is a problem the report
-//! states once (with the runs it concerns), never silently left out.
+//! The figures come from [`crate::spans::span_docs`], the one computation
+//! of span figures across runs: a result carries them (what `perflab run`
+//! and `perflab ab` printed on the terminal), and experiments without them
+//! in their result (sweeps) get them from their stored runs by the same
+//! function. Profiles are read with the same strict reader
+//! ([`crate::spans::parse_profiles`]): runs without a profile are skipped;
+//! a run whose profile cannot be read is a problem the report states once
+//! (with the runs it concerns), never silently left out.
 
 use std::collections::BTreeMap;
 
 use perflab_format::profile::Profile;
-use serde::{Deserialize, Serialize};
+use perflab_format::result::SpanDoc;
 
-use crate::spans::parse_profiles;
+use crate::spans::{UNATTRIBUTED, parse_profiles, profile_warnings, session_wall_s, span_docs};
 use crate::store::StoredRun;
+use crate::units::format_change;
 
-/// One span's part of the time.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+/// One span's part of a variant's time.
+#[derive(Debug, Clone, PartialEq)]
 pub struct SpanShare {
     /// The span's name.
     pub name: String,
-    /// Self (exclusive) time per run, mean over the profiled runs.
-    pub self_ns: f64,
-    /// Share of the threads' time (self time summed / thread wall time summed).
-    pub share: f64,
-    /// Calls per run, mean.
+    /// Self (exclusive) time per run, seconds (median over the profiled runs).
+    pub self_s: f64,
+    /// Self time over the session's wall time (median over runs); above 1
+    /// when threads overlap.
+    pub share_of_wall: f64,
+    /// Calls per run (median).
     pub calls: f64,
 }
 
-/// The breakdown of one variant.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+/// The spans of one variant.
+#[derive(Debug, Clone, PartialEq)]
 pub struct VariantSpans {
     /// The variant.
     pub variant: String,
     /// Runs with a profile.
     pub runs: usize,
-    /// Thread time per run (wall time of every thread, summed), mean.
-    pub thread_ns: f64,
+    /// Wall time of the profiled session per run (median), when the
+    /// profiles themselves were read.
+    pub wall_s: Option<f64>,
     /// Spans by self time, largest first.
     pub spans: Vec<SpanShare>,
-    /// Time no span covers per run, mean.
-    pub unattributed_ns: f64,
-    /// Its share of the threads' time.
-    pub unattributed_share: f64,
-    /// Distinct warnings of the profiles.
-    pub warnings: Vec<String>,
+    /// The time no span covers: self time and share of wall time (medians).
+    pub unattributed: SpanShare,
 }
 
 /// A profile that could not be read, with the runs it concerns.
@@ -64,16 +66,63 @@ impl std::fmt::Display for ProfileProblem {
     }
 }
 
-/// The breakdowns of an experiment and the profiles that could not be read.
+/// The spans of an experiment's stored runs.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SpanBreakdowns {
-    /// One breakdown per variant with at least one readable profile.
+    /// One entry per variant with at least one readable profile.
     pub variants: Vec<VariantSpans>,
     /// Unreadable profiles, once per variant and distinct problem.
     pub problems: Vec<ProfileProblem>,
+    /// The profiles' warnings, grouped as the terminal groups them.
+    pub warnings: Vec<String>,
 }
 
-/// Breakdowns per variant, from the measured runs that carry a profile.
+/// The spans of each variant of `docs` (`names` in the order of its
+/// `per_variant`), from the figures of one computation.
+pub fn variant_spans(docs: &[SpanDoc], names: &[&str]) -> Vec<VariantSpans> {
+    let mut variants = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let stats = |d: &SpanDoc| d.per_variant.get(i).cloned().flatten();
+        let share = |d: &SpanDoc| {
+            stats(d).map(|s| SpanShare {
+                name: d.name.clone(),
+                self_s: s.self_s,
+                share_of_wall: s.self_share_of_wall,
+                calls: s.calls,
+            })
+        };
+        let mut spans: Vec<SpanShare> = docs
+            .iter()
+            .filter(|d| d.name != UNATTRIBUTED)
+            .filter_map(share)
+            .collect();
+        if spans.is_empty() {
+            continue;
+        }
+        spans.sort_by(|a, b| b.self_s.total_cmp(&a.self_s).then(a.name.cmp(&b.name)));
+        let unattributed = docs
+            .iter()
+            .find(|d| d.name == UNATTRIBUTED)
+            .and_then(share)
+            .unwrap_or(SpanShare {
+                name: UNATTRIBUTED.into(),
+                self_s: 0.0,
+                share_of_wall: 0.0,
+                calls: 0.0,
+            });
+        let runs = docs.iter().filter_map(stats).map(|s| s.runs).max();
+        variants.push(VariantSpans {
+            variant: name.to_string(),
+            runs: runs.unwrap_or(0),
+            wall_s: None,
+            spans,
+            unattributed,
+        });
+    }
+    variants
+}
+
+/// Spans per variant, from the measured runs that carry a profile.
 pub fn span_breakdowns(runs: &[StoredRun]) -> SpanBreakdowns {
     let mut by_variant: BTreeMap<(i64, &str), Vec<Option<&str>>> = BTreeMap::new();
     for run in runs.iter().filter(|r| !r.warmup) {
@@ -83,6 +132,7 @@ pub fn span_breakdowns(runs: &[StoredRun]) -> SpanBreakdowns {
             .push(run.outcome.profile_json.as_deref());
     }
     let mut result = SpanBreakdowns::default();
+    let mut parsed: Vec<(&str, Vec<Option<Profile>>)> = Vec::new();
     for ((_, variant), texts) in by_variant {
         let (profiles, problems) = parse_profiles(texts.into_iter());
         result
@@ -91,62 +141,36 @@ pub fn span_breakdowns(runs: &[StoredRun]) -> SpanBreakdowns {
                 variant: variant.to_string(),
                 message,
             }));
-        let profiles: Vec<Profile> = profiles.into_iter().flatten().collect();
-        if let Some(b) = breakdown(variant.to_string(), &profiles) {
-            result.variants.push(b);
+        let docs = span_docs(std::slice::from_ref(&profiles), None);
+        for mut spans in variant_spans(&docs, &[variant]) {
+            spans.wall_s = session_wall_s(profiles.iter().flatten());
+            result.variants.push(spans);
         }
+        parsed.push((variant, profiles));
     }
+    let labelled: Vec<(&str, &[Option<Profile>])> =
+        parsed.iter().map(|(n, p)| (*n, p.as_slice())).collect();
+    result.warnings = profile_warnings(&labelled);
     result
 }
 
-fn breakdown(variant: String, profiles: &[Profile]) -> Option<VariantSpans> {
-    let runs = profiles.len() as f64;
-    let thread_total: f64 = profiles
-        .iter()
-        .flat_map(|p| &p.threads)
-        .map(|t| t.wall_ns as f64)
-        .sum();
-    if thread_total <= 0.0 {
-        return None;
+/// "+17.57% [+16.83%, +18.32%]": a span's change of self time with its
+/// interval, or `None` where there is none to show.
+pub fn change_text(span: &SpanDoc) -> Option<String> {
+    match (span.change, span.ci) {
+        (Some(change), Some(ci)) => Some(format_change(change, ci)),
+        _ => None,
     }
-    let mut totals: BTreeMap<&str, (f64, f64)> = BTreeMap::new();
-    for span in profiles.iter().flat_map(|p| &p.spans) {
-        let entry = totals.entry(&span.name).or_default();
-        entry.0 += span.self_ns as f64;
-        entry.1 += span.calls as f64;
-    }
-    let mut spans: Vec<SpanShare> = totals
-        .into_iter()
-        .map(|(name, (self_ns, calls))| SpanShare {
-            name: name.to_string(),
-            self_ns: self_ns / runs,
-            share: self_ns / thread_total,
-            calls: calls / runs,
-        })
-        .collect();
-    spans.sort_by(|a, b| b.self_ns.total_cmp(&a.self_ns).then(a.name.cmp(&b.name)));
-    let unattributed: f64 = profiles
+}
+
+/// Most runs any span's figures rest on.
+pub fn profiled_runs(spans: &[SpanDoc]) -> usize {
+    spans
         .iter()
-        .flat_map(|p| &p.threads)
-        .map(|t| t.unattributed_ns as f64)
-        .sum();
-    let mut warnings: Vec<String> = profiles
-        .iter()
-        .flat_map(|p| &p.warnings)
-        .map(|w| w.message.clone())
-        .filter(|m| !m.is_empty())
-        .collect();
-    warnings.sort();
-    warnings.dedup();
-    Some(VariantSpans {
-        variant,
-        runs: profiles.len(),
-        thread_ns: thread_total / runs,
-        spans,
-        unattributed_ns: unattributed / runs,
-        unattributed_share: unattributed / thread_total,
-        warnings,
-    })
+        .flat_map(|s| s.per_variant.iter().flatten())
+        .map(|s| s.runs)
+        .max()
+        .unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -191,18 +215,22 @@ mod tests {
     }
 
     #[test]
-    fn shares_of_spans_and_the_unattributed_part_add_up_to_the_thread_time() {
+    fn shares_of_spans_and_the_unattributed_part_add_up_to_the_wall_time_of_one_thread() {
         let p = profile();
         let b = span_breakdowns(&[run("A", Some(&p)), run("A", Some(&p))]);
         assert!(b.problems.is_empty(), "{:?}", b.problems);
         assert_eq!(b.variants.len(), 1);
         let a = &b.variants[0];
-        assert_eq!((a.runs, a.thread_ns), (2, 1000.0));
+        assert_eq!((a.runs, a.wall_s), (2, Some(1e-6)));
         assert_eq!(a.spans[0].name, "parse");
-        assert_eq!((a.spans[0].share, a.spans[0].calls), (0.6, 2.0));
-        let total: f64 = a.spans.iter().map(|s| s.share).sum::<f64>() + a.unattributed_share;
+        assert_eq!((a.spans[0].share_of_wall, a.spans[0].calls), (0.6, 2.0));
+        let total: f64 =
+            a.spans.iter().map(|s| s.share_of_wall).sum::<f64>() + a.unattributed.share_of_wall;
         assert!((total - 1.0).abs() < 1e-12);
-        assert_eq!(a.warnings, ["10% unattributed"]);
+        assert_eq!(
+            b.warnings,
+            ["A: 10% unattributed (2 of 2 profiles; figures from the first)"]
+        );
     }
 
     #[test]
