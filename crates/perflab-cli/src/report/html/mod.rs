@@ -131,7 +131,7 @@ fn experiment_html(e: &ExperimentReport, out: &mut String, chart_id: &mut usize)
     // The profiles' warnings, grouped as on the terminal: a warning every
     // profile gave is one line with its count, not one box per run.
     let profile_warnings = match &e.result {
-        Some(r) if e.sweep.is_none() => &r.profile_warnings,
+        Some(r) if e.sweep.is_none() && !r.profile_warnings.is_empty() => &r.profile_warnings,
         _ => &e.span_warnings,
     };
     for w in profile_warnings {

@@ -8,8 +8,7 @@ use std::fmt::Write;
 use perflab_format::sampling::{SamplingDocument, ShareChange};
 
 use super::super::escape::esc;
-use super::super::svg::{Plot, Scale, colour, figure};
-use super::shares::shorten;
+use super::super::svg::{Plot, Scale, colour, figure, label_margin, shorten};
 use super::with_unit;
 use crate::units::{format_points, format_points_interval, format_share};
 
@@ -64,10 +63,11 @@ pub fn share_changes_chart(doc: &SamplingDocument) -> Option<String> {
         return None;
     }
     let row = 30.0;
+    let left = label_margin(rows.iter().map(|c| c.name.as_str()), 30, 220.0);
     let mut plot = Plot::new(
-        760.0,
+        760.0 + (left - 220.0),
         96.0 + row * rows.len() as f64,
-        (220.0, 24.0, 40.0, 50.0),
+        (left, 24.0, 40.0, 50.0),
     );
     let values = rows
         .iter()

@@ -8,7 +8,7 @@ use std::fmt::Write;
 use perflab_format::sampling::{FunctionShare, SampledProfile, SamplingDocument};
 
 use super::super::escape::esc;
-use super::super::svg::{Plot, Scale, colour, figure};
+use super::super::svg::{Plot, Scale, colour, figure, label_margin, shorten};
 use super::with_unit;
 use crate::units::format_count;
 use crate::units::{format_share, format_share_interval};
@@ -24,15 +24,6 @@ const BAR: f64 = 12.0;
 
 /// Colour of the inclusive bars (the self bars take the first colour of the palette).
 const INCLUSIVE: &str = "#a0cbe8";
-
-/// `name` cut to `chars` characters with an ellipsis.
-pub fn shorten(name: &str, chars: usize) -> String {
-    if name.chars().count() <= chars {
-        name.to_string()
-    } else {
-        format!("{}…", name.chars().take(chars - 1).collect::<String>())
-    }
-}
 
 /// A bar from 0 to `share` with the whisker of `ci`; `top` is the bar's upper edge.
 fn bar(
@@ -88,10 +79,11 @@ pub fn shares_chart(doc: &SamplingDocument, profile: &SampledProfile) -> Option<
         return None;
     }
     let row = 34.0;
+    let left = label_margin(rows.iter().map(|f| f.name.as_str()), LABEL_CHARS, 220.0);
     let mut plot = Plot::new(
-        760.0,
+        760.0 + (left - 220.0),
         96.0 + row * rows.len() as f64,
-        (220.0, 24.0, 40.0, 50.0),
+        (left, 24.0, 40.0, 50.0),
     );
     let max = rows
         .iter()

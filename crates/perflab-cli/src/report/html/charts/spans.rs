@@ -5,8 +5,7 @@
 use std::fmt::Write;
 
 use super::super::escape::esc;
-use super::super::svg::{Plot, Scale, colour, figure};
-use super::shares::shorten;
+use super::super::svg::{Plot, Scale, colour, figure, label_margin, shorten};
 use crate::report::blocks::spans::{SpanShare, VariantSpans};
 use crate::units::{format_seconds, format_share};
 
@@ -16,11 +15,6 @@ const MAX_BARS: usize = 12;
 /// Longest label drawn whole; a longer one is shortened, with the whole
 /// name on hover.
 const LABEL_CHARS: usize = 36;
-
-/// Width of one label character, px: 12px bold sans-serif runs at most
-/// about 0.62 em per character, so a label of `n` characters fits in
-/// `n * LABEL_CHAR_PX`.
-const LABEL_CHAR_PX: f64 = 7.6;
 
 /// The breakdown chart of one variant; `id` makes its pattern's id unique on the page.
 pub fn spans_chart(v: &VariantSpans, id: usize) -> String {
@@ -41,12 +35,11 @@ pub fn spans_chart(v: &VariantSpans, id: usize) -> String {
         bars.push((summed, false));
     }
     bars.push((v.unattributed.clone(), true));
-    let label_chars = bars
-        .iter()
-        .map(|(s, _)| s.name.chars().count().min(LABEL_CHARS))
-        .max()
-        .unwrap_or(0);
-    let left = (label_chars as f64 * LABEL_CHAR_PX + 16.0).max(170.0);
+    let left = label_margin(
+        bars.iter().map(|(s, _)| s.name.as_str()),
+        LABEL_CHARS,
+        170.0,
+    );
     let row = 26.0;
     let mut plot = Plot::new(
         760.0 + (left - 170.0),
