@@ -234,6 +234,23 @@ mod tests {
     }
 
     #[test]
+    fn a_warning_every_profile_gives_is_one_line_naming_the_variants_and_the_count() {
+        let p = profile();
+        let mut runs = vec![run("A", Some(&p)), run("A", Some(&p))];
+        for _ in 0..3 {
+            let mut b = run("B", Some(&p));
+            b.variant_id = 2;
+            runs.push(b);
+        }
+        let b = span_breakdowns(&runs);
+        assert_eq!(b.variants.len(), 2);
+        assert_eq!(
+            b.warnings,
+            ["A, B: 10% unattributed (5 of 5 profiles; figures from the first)"]
+        );
+    }
+
+    #[test]
     fn runs_without_a_profile_give_no_breakdown_and_no_problem() {
         let b = span_breakdowns(&[run("A", None), run("A", None)]);
         assert_eq!(b, SpanBreakdowns::default());

@@ -9,7 +9,7 @@ pub mod charts;
 pub mod escape;
 pub mod inline_svg;
 mod profile_tables;
-mod span_grid;
+mod spans;
 pub mod svg;
 mod tables;
 
@@ -118,10 +118,10 @@ fn experiment_html(e: &ExperimentReport, out: &mut String, chart_id: &mut usize)
         out.push_str("<h3>Span breakdown</h3>");
     }
     if let Some(result) = with_spans {
-        out.push_str(&tables::spans_table(result));
+        out.push_str(&spans::spans_table(result));
     }
     if e.sweep.is_some() && !e.spans.is_empty() {
-        out.push_str(&span_grid::span_grid_html(&span_grid(&e.spans)));
+        out.push_str(&spans::span_grid_html(&span_grid(&e.spans)));
     } else {
         for v in &e.spans {
             *chart_id += 1;

@@ -160,12 +160,12 @@ pub fn instructions_tables(doc: &InstructionsDocument) -> String {
             for f in v.functions.iter().take(FUNCTION_ROWS) {
                 let _ = write!(
                     out,
-                    r#"<tr><td><code>{}</code></td><td title="{}">{}</td><td class="num">{}</td><td class="num">{:.1}%</td></tr>"#,
+                    r#"<tr><td><code>{}</code></td><td title="{}">{}</td><td class="num">{}</td><td class="num">{}</td></tr>"#,
                     esc(&f.name),
                     esc(&f.object),
                     esc(object_name(&f.object)),
                     format_count(f.instructions as f64),
-                    f.instructions as f64 / total * 100.0
+                    format_share(f.instructions as f64 / total)
                 );
             }
             out.push_str("</tbody></table>");

@@ -8,14 +8,11 @@ use perflab_format::result::ResultDocument;
 use super::escape::esc;
 use crate::evolution::Evolution;
 use crate::report::blocks::evolution::describe_judgement;
-use crate::report::blocks::spans::{change_text, profiled_runs};
 use crate::report::blocks::sweep::{
     describe_cliffs, describe_growth, describe_ratio, value_with_precision,
 };
 use crate::sweep::SweepDocument;
-use crate::units::{
-    format_percent, format_percent_interval, format_seconds, format_share, format_value,
-};
+use crate::units::{format_percent, format_percent_interval, format_share, format_value};
 
 /// The verdict in one sentence, with its interval and run count.
 pub fn decision_summary(doc: &ResultDocument) -> String {
@@ -88,63 +85,6 @@ pub fn variants_table(doc: &ResultDocument) -> String {
             esc(&format_value(s.min, unit)),
             esc(&format_value(s.max, unit)),
         );
-    }
-    out.push_str("</tbody></table>");
-    out
-}
-
-/// The result's span table: each variant's self time per run and share of
-/// wall time, and for a comparison each span's change of self time with its
-/// interval, the spans that moved marked, as on the terminal.
-pub fn spans_table(doc: &ResultDocument) -> String {
-    let compared = doc.spans.iter().any(|s| s.change.is_some());
-    let mut out = format!(
-        "<p>Self time per run (median of up to {} runs) and its share of wall time (above 100% when threads overlap){}.</p><table class=\"spans\"><thead><tr><th>span</th>",
-        profiled_runs(&doc.spans),
-        if compared {
-            "; the change of self time with its interval (positive: the second variant spends less), <strong>moved</strong> where the interval excludes zero"
-        } else {
-            ""
-        }
-    );
-    for v in &doc.variants {
-        let _ = write!(out, r#"<th class="num">{} self</th>"#, esc(&v.name));
-    }
-    if compared {
-        out.push_str(r#"<th class="num">change of self time</th><th></th>"#);
-    }
-    out.push_str("</tr></thead><tbody>");
-    for s in &doc.spans {
-        let moved = s.moved == Some(true);
-        let _ = write!(
-            out,
-            r#"<tr{}><td><code>{}</code></td>"#,
-            if moved { r#" class="moved""# } else { "" },
-            esc(&s.name)
-        );
-        for v in &s.per_variant {
-            let text = v.as_ref().map_or("-".to_string(), |v| {
-                format!(
-                    "{} ({} of wall)",
-                    format_seconds(v.self_s),
-                    format_share(v.self_share_of_wall)
-                )
-            });
-            let _ = write!(out, r#"<td class="num">{}</td>"#, esc(&text));
-        }
-        if compared {
-            let _ = write!(
-                out,
-                r#"<td class="num">{}</td><td>{}</td>"#,
-                esc(&change_text(s).unwrap_or_else(|| "-".into())),
-                if moved {
-                    r#"<span class="badge moved">moved</span>"#
-                } else {
-                    ""
-                }
-            );
-        }
-        out.push_str("</tr>");
     }
     out.push_str("</tbody></table>");
     out

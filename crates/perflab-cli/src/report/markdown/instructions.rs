@@ -7,7 +7,7 @@ use perflab_format::instructions::InstructionsDocument;
 
 use super::cell;
 use crate::report::blocks::instructions::*;
-use crate::units::format_count;
+use crate::units::{format_count, format_share};
 
 /// The instruction counts section in Markdown.
 pub fn instructions_markdown(doc: &InstructionsDocument) -> String {
@@ -68,11 +68,11 @@ pub fn instructions_markdown(doc: &InstructionsDocument) -> String {
             for f in v.functions.iter().take(FUNCTION_ROWS) {
                 let _ = writeln!(
                     out,
-                    "| `{}` | {} | {} | {:.1}% |",
+                    "| `{}` | {} | {} | {} |",
                     cell(&f.name),
                     cell(object_name(&f.object)),
                     format_count(f.instructions as f64),
-                    f.instructions as f64 / total * 100.0
+                    format_share(f.instructions as f64 / total)
                 );
             }
         }

@@ -17,7 +17,7 @@ pub use page::report_markdown;
 
 use super::Render;
 use super::blocks::{direction_words, value};
-use crate::units::{format_percent, format_percent_interval};
+use crate::units::{format_percent, format_percent_interval, format_share};
 
 /// Renders a Markdown section.
 pub struct MarkdownReport;
@@ -102,11 +102,11 @@ pub fn markdown_body(doc: &ResultDocument) -> String {
             for g in &doc.guards {
                 let _ = writeln!(
                     out,
-                    "| {} | {} | {} | -{:.1}% | {} |",
+                    "| {} | {} | {} | -{} | {} |",
                     cell(&g.metric),
                     format_percent(g.change),
                     format_percent_interval(g.ci),
-                    g.max_worsening * 100.0,
+                    format_share(g.max_worsening),
                     g.status
                 );
             }

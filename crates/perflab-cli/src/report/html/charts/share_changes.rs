@@ -8,8 +8,9 @@ use std::fmt::Write;
 use perflab_format::sampling::{SamplingDocument, ShareChange};
 
 use super::super::escape::esc;
-use super::super::svg::{Plot, Scale, colour, figure, label_margin, shorten};
+use super::super::svg::{Plot, Scale, colour, figure};
 use super::with_unit;
+use super::{label_margin, shorten};
 use crate::units::{format_points, format_points_interval, format_share};
 
 /// Most functions drawn.

@@ -8,8 +8,9 @@ use std::fmt::Write;
 use perflab_format::sampling::{FunctionShare, SampledProfile, SamplingDocument};
 
 use super::super::escape::esc;
-use super::super::svg::{Plot, Scale, colour, figure, label_margin, shorten};
+use super::super::svg::{Plot, Scale, colour, figure};
 use super::with_unit;
+use super::{label_margin, shorten};
 use crate::units::format_count;
 use crate::units::{format_share, format_share_interval};
 

@@ -5,7 +5,8 @@
 use std::fmt::Write;
 
 use super::super::escape::esc;
-use super::super::svg::{Plot, Scale, colour, figure, label_margin, shorten};
+use super::super::svg::{Plot, Scale, colour, figure};
+use super::{label_margin, shorten};
 use crate::report::blocks::spans::{SpanShare, VariantSpans};
 use crate::units::{format_seconds, format_share};
 
