@@ -78,17 +78,19 @@ pub fn spans_table(doc: &ResultDocument) -> String {
             out,
             r#"<tr{}><td><code>{}</code></td>"#,
             if moved { r#" class="moved""# } else { "" },
-            esc(&s.name)
+            // A long path breaks at its `::`, not in the middle of a word.
+            esc(&s.name).replace("::", "::<wbr>")
         );
         for v in &s.per_variant {
-            let text = v.as_ref().map_or("-".to_string(), |v| {
+            // The time and its share may go on two lines, each whole.
+            let html = v.as_ref().map_or("-".to_string(), |v| {
                 format!(
-                    "{} ({} of wall)",
-                    format_seconds(v.self_s),
-                    format_share(v.self_share_of_wall)
+                    r#"<span class="whole">{}</span> <span class="whole">({} of wall)</span>"#,
+                    esc(&format_seconds(v.self_s)),
+                    esc(&format_share(v.self_share_of_wall))
                 )
             });
-            let _ = write!(out, r#"<td class="num">{}</td>"#, esc(&text));
+            let _ = write!(out, r#"<td class="num wrap">{html}</td>"#);
         }
         if compared {
             let _ = write!(
