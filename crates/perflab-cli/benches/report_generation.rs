@@ -16,7 +16,7 @@ use perflab_cli::experiment::{Experiment, Settings};
 use perflab_cli::provenance::Provenance;
 use perflab_cli::report::gather::gather;
 use perflab_cli::report::html::report_html;
-use perflab_cli::report::page_markdown::report_markdown;
+use perflab_cli::report::markdown::report_markdown;
 use perflab_cli::result_document::ab_document;
 use perflab_cli::store::Store;
 use perflab_runner::{FakeExecutor, RunOutcome};

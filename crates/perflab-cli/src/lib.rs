@@ -19,6 +19,7 @@ pub mod decide;
 pub mod error;
 pub mod evolution;
 pub mod experiment;
+pub mod metric_direction;
 pub mod probes;
 pub mod profile;
 pub mod progress;

@@ -1,6 +1,22 @@
 //! Span figures across runs, from the profiles that instrumented programs
 //! write (`perflab-profile/1`): medians per variant and, for A/B, which
 //! spans moved, with the same confidence sequence as the main decision.
+//!
+//! This is the one computation of span figures across runs: the terminal of
+//! `perflab run` and `perflab ab`, the result document and `perflab report`
+//! all show what [`span_docs`] computes.
+//!
+//! - Each figure is the **median over runs** of the per-run figure, like the
+//!   headline median of the metric: one run slowed by the machine (a
+//!   preemption, a page-cache miss) moves a mean but not a median, and the
+//!   span figures should be read beside the metric they explain.
+//! - A span's share is its self time over the **wall time of the profiled
+//!   session**, per run. Wall time is what the user waits for and what the
+//!   `wall` metric measures, so shares explain the headline. Dividing by the
+//!   threads' summed time instead would make every share depend on how many
+//!   threads sat idle (a parked worker pool dilutes all shares). The price
+//!   is that shares of overlapping threads add up to more than 100%: they
+//!   are labelled "% of wall" everywhere, never "of the total".
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -42,6 +58,12 @@ pub fn parse_profiles<'a>(
         })
         .collect();
     (profiles, problems)
+}
+
+/// The profiled session's wall time per run, seconds (median over `profiles`).
+pub fn session_wall_s<'a>(profiles: impl Iterator<Item = &'a Profile>) -> Option<f64> {
+    let walls: Vec<f64> = profiles.map(|p| p.session.wall_ns as f64 / 1e9).collect();
+    median(&walls).ok()
 }
 
 /// Per-run self, inclusive, calls, share and percentiles of one span (seconds).

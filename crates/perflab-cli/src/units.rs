@@ -1,5 +1,9 @@
 //! Parsing and printing of the quantities users type and read: durations,
 //! percentages, numbers with K/M/G suffixes, and metric values with units.
+//!
+//! Every format (terminal, Markdown, HTML) prints through these functions,
+//! so a figure reads the same wherever it appears; an interval is always
+//! `[lo, hi]`.
 
 use std::time::Duration;
 
@@ -138,6 +142,50 @@ pub fn format_percent(fraction: f64) -> String {
     format!("{:+.2}%", fraction * 100.0)
 }
 
+/// Prints an interval of two formatted bounds: `[lo, hi]`, the one style
+/// every report uses.
+pub fn format_interval(lo: impl std::fmt::Display, hi: impl std::fmt::Display) -> String {
+    format!("[{lo}, {hi}]")
+}
+
+/// An interval of signed percentages: `[+1.23%, +4.56%]`.
+pub fn format_percent_interval(ci: [f64; 2]) -> String {
+    format_interval(format_percent(ci[0]), format_percent(ci[1]))
+}
+
+/// A change with its interval: `+2.50% [+1.23%, +4.56%]`.
+pub fn format_change(change: f64, ci: [f64; 2]) -> String {
+    format!("{} {}", format_percent(change), format_percent_interval(ci))
+}
+
+/// Prints a fraction as an unsigned share with one decimal (`0.412` gives `41.2%`).
+pub fn format_share(fraction: f64) -> String {
+    format!("{:.1}%", fraction * 100.0)
+}
+
+/// An interval of shares: `[38.0%, 44.5%]`.
+pub fn format_share_interval(ci: [f64; 2]) -> String {
+    format_interval(format_share(ci[0]), format_share(ci[1]))
+}
+
+/// A difference of shares in percentage points, signed (`0.041` gives `+4.1`).
+pub fn format_points(change: f64) -> String {
+    format!("{:+.1}", change * 100.0)
+}
+
+/// An interval of percentage points: `[+1.0, +7.2]`.
+pub fn format_points_interval(ci: [f64; 2]) -> String {
+    format_interval(format_points(ci[0]), format_points(ci[1]))
+}
+
+/// A ratio with its interval: `3.80x [3.61, 3.98]`.
+pub fn format_ratio(estimate: f64, lo: f64, hi: f64) -> String {
+    format!(
+        "{estimate:.2}x {}",
+        format_interval(format!("{lo:.2}"), format!("{hi:.2}"))
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,5 +214,17 @@ mod tests {
         assert_eq!(format_value(2048.0, "KiB"), "2.0 MiB");
         assert_eq!(format_value(46_940_000.0, "ops/s"), "46.940M ops/s");
         assert_eq!(format_percent(0.0123), "+1.23%");
+    }
+
+    #[test]
+    fn every_interval_is_printed_in_brackets_with_a_comma() {
+        assert_eq!(format_percent_interval([-0.01, 0.02]), "[-1.00%, +2.00%]");
+        assert_eq!(
+            format_change(0.1, [0.05, 0.15]),
+            "+10.00% [+5.00%, +15.00%]"
+        );
+        assert_eq!(format_share_interval([0.38, 0.445]), "[38.0%, 44.5%]");
+        assert_eq!(format_points_interval([0.01, 0.072]), "[+1.0, +7.2]");
+        assert_eq!(format_ratio(3.8, 3.61, 3.98), "3.80x [3.61, 3.98]");
     }
 }

@@ -22,7 +22,7 @@ use headless_chrome::protocol::cdp::types::Event;
 use headless_chrome::protocol::cdp::{Emulation, Network, Page};
 use headless_chrome::{Browser, LaunchOptions};
 use native::{LOOP_SOURCE, compile_c, require_tool, two_costs_source};
-use profiled::span_profile;
+use profiled::{span_profile, writes_profiles};
 
 fn chromium() -> PathBuf {
     let candidates = std::env::var_os("PERFLAB_CHROMIUM")
@@ -81,6 +81,24 @@ fn profile(run: i64) -> String {
     )
 }
 
+/// The profile of one run of the A/B's program: `analysis` takes
+/// `percent` of its 10 ms, a little different in each `run`.
+fn ab_profile(percent: u64, run: u64) -> String {
+    let wall: u64 = 10_000_000 + run * 50_000;
+    span_profile(
+        &[
+            (
+                "ns::analysis::summarise_every_input_record",
+                40,
+                wall * percent / 100,
+            ),
+            ("write", 1, wall * 10 / 100),
+        ],
+        wall,
+        &["12% of main's time is in no span"],
+    )
+}
+
 /// Builds a store from real runs and writes the report; returns the HTML path.
 fn report_from_real_runs(s: &Scratch) -> PathBuf {
     git(s, &["init", "-q"]);
@@ -97,11 +115,17 @@ fn report_from_real_runs(s: &Scratch) -> PathBuf {
             .output()
             .unwrap());
     }
+    // An A/B of an instrumented program: its profiles show which spans
+    // moved, under a name too long for the chart's labels.
+    for i in 0..8 {
+        s.write(&format!("a{i}.json"), &ab_profile(70, i));
+        s.write(&format!("b{i}.json"), &ab_profile(40, i));
+    }
     ok(s.perflab()
         .args([
             "ab",
-            &busy(3000),
-            &busy(2000),
+            &format!("{}; {}", busy(3000), writes_profiles("a", 8)),
+            &format!("{}; {}", busy(2000), writes_profiles("b", 8)),
             "--min-runs",
             "4",
             "--max-runs",
@@ -312,6 +336,69 @@ fn the_html_report_loads_in_chromium_with_no_error_and_no_network_and_draws_ever
         text.contains("Instruction counts") && text.contains("Exact"),
         "the counted A/B says its counts are exact"
     );
+
+    // The A/B shows each span's change with its interval and marks the
+    // spans that moved, as the terminal does.
+    assert!(
+        text.contains("change of self time")
+            && text.contains("ns::analysis::summarise_every_input_record"),
+        "the A/B's span table is on the page"
+    );
+    let moved = tab
+        .evaluate(
+            r#"document.querySelectorAll("table.spans tr.moved .badge.moved").length"#,
+            false,
+        )
+        .unwrap()
+        .value
+        .and_then(|v| v.as_u64())
+        .unwrap();
+    assert!(moved >= 1, "no span of the A/B is marked as moved");
+    // A warning every profile gave is one line per experiment (the run and
+    // the A/B), not one per profile.
+    let warned = text.matches("12% of main's time is in no span").count();
+    assert_eq!(warned, 2, "{text}");
+    // No label is clipped: each lies inside its chart, and a shortened one
+    // carries the whole name in its <title>.
+    let clipped = tab
+        .evaluate(
+            r#"JSON.stringify([...document.querySelectorAll("figure.chart:not([data-chart=flamegraph]) svg")].flatMap(svg => {
+                const frame = svg.getBoundingClientRect();
+                return [...svg.querySelectorAll("text.row-label, text.tick, text.axis-label")].filter(t => {
+                    const b = t.getBoundingClientRect();
+                    return b.left < frame.left - 0.5 || b.right > frame.right + 0.5
+                        || b.top < frame.top - 0.5 || b.bottom > frame.bottom + 0.5;
+                }).map(t => t.textContent);
+            }))"#,
+            false,
+        )
+        .unwrap()
+        .value
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap();
+    assert_eq!(clipped, "[]", "labels drawn outside their chart");
+    let shortened = tab
+        .evaluate(
+            r#"JSON.stringify([...document.querySelectorAll("figure.chart text.row-label")].map(t => [[...t.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent).join(""), t.querySelector("title") ? t.querySelector("title").textContent : ""]).filter(([label]) => label.endsWith("…")))"#,
+            false,
+        )
+        .unwrap()
+        .value
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap();
+    let shortened: Vec<(String, String)> = serde_json::from_str(&shortened).unwrap();
+    assert!(
+        shortened
+            .iter()
+            .any(|(_, full)| full == "ns::analysis::summarise_every_input_record"),
+        "the long span name is shortened with its whole name on hover: {shortened:?}"
+    );
+    for (label, full) in &shortened {
+        assert!(
+            full.starts_with(label.trim_end_matches('…')),
+            "{label} does not carry its whole name ({full})"
+        );
+    }
 
     // The whole page, for the reviewer.
     let height = tab

@@ -1,13 +1,11 @@
 //! `perflab history`: past experiments, or the evolution of a metric over commits.
 
-use perflab_runner::builtin_metric;
-use perflab_stats::Better;
-
 use crate::cli::HistoryArgs;
-use crate::error::{EXIT_NO_GO, EXIT_OK, Error, Result};
+use crate::error::{EXIT_NO_GO, EXIT_OK, Result};
 use crate::evolution::{EvolutionQuery, evolution};
-use crate::experiment::parse_better;
-use crate::report::evolution::{evolution_markdown, evolution_terminal};
+use crate::metric_direction::metric_direction;
+use crate::report::markdown::evolution::evolution_markdown;
+use crate::report::terminal::evolution::evolution_terminal;
 use crate::store::Store;
 use crate::units::format_percent;
 
@@ -72,34 +70,6 @@ pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {
         );
     }
     Ok(EXIT_OK)
-}
-
-/// Which way is better for a metric, and its unit: the flag, else what the
-/// store says, else lower for built-in metrics.
-pub fn metric_direction(
-    store: &Store,
-    metric: &str,
-    flag: Option<&str>,
-) -> Result<(Better, String)> {
-    let stored = store.stored_metric(metric)?;
-    let unit = builtin_metric(metric)
-        .map(|(_, u)| u.to_string())
-        .or_else(|| stored.as_ref().map(|(_, u)| u.clone()))
-        .unwrap_or_default();
-    let better = match (flag, &stored) {
-        (Some(text), _) => parse_better(text, "--better")?,
-        (None, Some((text, _))) => parse_better(text, "--better")?,
-        (None, None) if builtin_metric(metric).is_some() => Better::Lower,
-        (None, None) => {
-            return Err(Error::usage(
-                "--better",
-                format!(
-                    "no stored result says which way is better for '{metric}'; add --better higher or --better lower"
-                ),
-            ));
-        }
-    };
-    Ok((better, unit))
 }
 
 fn metric_history(args: &HistoryArgs, metric: &str, store: &Store) -> Result<i32> {

@@ -10,7 +10,7 @@ mod sweep;
 
 pub use ab::ab;
 pub use compare::compare;
-pub use history::{history, metric_direction};
+pub use history::history;
 pub use profile::profile;
 pub use report::report;
 pub use run::run;

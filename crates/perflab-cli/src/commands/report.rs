@@ -4,7 +4,7 @@
 use crate::cli::ReportArgs;
 use crate::error::{EXIT_OK, Result};
 use crate::report::gather::gather;
-use crate::report::page_markdown::report_markdown;
+use crate::report::markdown::report_markdown;
 use crate::report::write_text;
 use crate::store::Store;
 

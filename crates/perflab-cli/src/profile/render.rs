@@ -5,6 +5,8 @@ use std::fmt::Write;
 
 use perflab_format::sampling::{FunctionShare, SampledProfile, SamplingDocument, ShareChange};
 
+use crate::units::{format_points, format_points_interval, format_share, format_share_interval};
+
 /// Longest function name shown before it is cut.
 const NAME_WIDTH: usize = 40;
 
@@ -40,14 +42,6 @@ pub fn render_sampling(doc: &SamplingDocument, top: usize) -> String {
         out.push_str(&changes_table(doc, top));
     }
     out
-}
-
-fn percent(x: f64) -> String {
-    format!("{:.1}%", x * 100.0)
-}
-
-fn interval(ci: [f64; 2]) -> String {
-    format!("[{}, {}]", percent(ci[0]), percent(ci[1]))
 }
 
 fn short(name: &str) -> String {
@@ -88,11 +82,11 @@ fn function_table(profile: &SampledProfile, top: usize) -> String {
             "  {:<NAME_WIDTH$}  {:>7} {:>6} {:>16}  {:>7} {:>6} {:>16}{few}",
             short(&f.name),
             f.self_samples,
-            percent(f.self_share),
-            interval(f.self_ci),
+            format_share(f.self_share),
+            format_share_interval(f.self_ci),
             f.inclusive_samples,
-            percent(f.inclusive_share),
-            interval(f.inclusive_ci),
+            format_share(f.inclusive_share),
+            format_share_interval(f.inclusive_ci),
         );
     };
     let mut by_self: Vec<&FunctionShare> = profile.functions.iter().collect();
@@ -150,18 +144,18 @@ fn changes_table(doc: &SamplingDocument, top: usize) -> String {
             short(&c.name),
             format!(
                 "{} → {}",
-                percent(c.self_shares[0]),
-                percent(c.self_shares[1])
+                format_share(c.self_shares[0]),
+                format_share(c.self_shares[1])
             ),
-            points(c.self_change),
-            interval_points(c.self_ci),
+            format_points(c.self_change),
+            format_points_interval(c.self_ci),
             format!(
                 "{} → {}",
-                percent(c.inclusive_shares[0]),
-                percent(c.inclusive_shares[1])
+                format_share(c.inclusive_shares[0]),
+                format_share(c.inclusive_shares[1])
             ),
-            points(c.inclusive_change),
-            interval_points(c.inclusive_ci),
+            format_points(c.inclusive_change),
+            format_points_interval(c.inclusive_ci),
         );
     }
     let still = doc.changes.iter().filter(|c| !c.moved).count();
@@ -170,14 +164,6 @@ fn changes_table(doc: &SamplingDocument, top: usize) -> String {
         "  ({still} other functions did not move beyond their intervals; changes are in percentage points)"
     );
     out
-}
-
-fn points(x: f64) -> String {
-    format!("{:+.1}", x * 100.0)
-}
-
-fn interval_points(ci: [f64; 2]) -> String {
-    format!("[{}, {}]", points(ci[0]), points(ci[1]))
 }
 
 #[cfg(test)]

@@ -84,7 +84,7 @@ mod tests {
         use super::super::inspect_bytes;
 
         fn shell() -> Vec<u8> {
-            let sh = crate::profile::tools::find_on_path("sh").unwrap();
+            let sh = perflab_runner::tools::find_on_path("sh").unwrap();
             std::fs::read(std::fs::canonicalize(sh).unwrap()).unwrap()
         }
 

@@ -10,11 +10,11 @@ use perflab_format::result::ResultDocument;
 use perflab_format::sampling::SamplingDocument;
 use perflab_stats::Thresholds;
 
-use super::sampling::SamplingReport;
-use super::span_breakdown::{VariantSpans, span_breakdowns};
-use crate::commands::metric_direction;
+use super::blocks::sampling::SamplingReport;
+use super::blocks::spans::{VariantSpans, span_breakdowns, variant_spans};
 use crate::error::Result;
 use crate::evolution::{EvolutionQuery, evolution_from};
+use crate::metric_direction::metric_direction;
 use crate::store::{ExperimentValues, Store};
 use perflab_format::history::Evolution;
 use perflab_format::sweep::SweepDocument;
@@ -48,8 +48,11 @@ pub struct ExperimentReport {
     pub sampling: Option<SamplingReport>,
     /// Instruction counts per function, when the runs were counted under valgrind.
     pub instructions: Option<InstructionsDocument>,
-    /// Span breakdowns from profiles, per variant (empty without profiles).
+    /// Spans per variant (empty without profiles): the result's own span
+    /// figures, or for a sweep the same figures computed from its runs.
     pub spans: Vec<VariantSpans>,
+    /// The profiles' warnings, grouped, when the result does not state them.
+    pub span_warnings: Vec<String>,
     /// The metric over commits, when it was measured at 2 or more commits.
     pub history: Option<(Evolution, String)>,
     /// Why there is no result, if there is none.
@@ -161,7 +164,23 @@ fn experiment(
             .filter(|p| !stated.is_some_and(|s| s.contains(&p.message)))
             .map(ToString::to_string),
     );
-    let spans = breakdowns.variants;
+    // The result's span figures are what the terminal showed; a sweep's
+    // result has none, so they come from its runs by the same computation.
+    let (spans, span_warnings) = match &result {
+        Some(r) if !r.spans.is_empty() => {
+            let names: Vec<&str> = r.variants.iter().map(|v| v.name.as_str()).collect();
+            let mut spans = variant_spans(&r.spans, &names);
+            for v in &mut spans {
+                v.wall_s = breakdowns
+                    .variants
+                    .iter()
+                    .find(|b| b.variant == v.variant)
+                    .and_then(|b| b.wall_s);
+            }
+            (spans, Vec::new())
+        }
+        _ => (breakdowns.variants, breakdowns.warnings),
+    };
     let history = match (&row.metric, with_history, row.kind.as_str()) {
         (Some(metric), true, "ab" | "run" | "sweep") => {
             history_of(store, id, row.name.clone(), metric, result.as_ref(), values)?
@@ -178,6 +197,7 @@ fn experiment(
         sampling,
         instructions,
         spans,
+        span_warnings,
         history,
         missing,
         warnings,

@@ -1,20 +1,15 @@
-//! Rendering a result document: terminal, Markdown and JSON behind one trait.
+//! Rendering results, one module per format: [`terminal`], [`markdown`],
+//! [`html`] and [`json`]. A result document renders behind the [`Render`]
+//! trait; the figures every format shows (span rows, probe cells, a sweep's
+//! words, an evolution's judgements...) are built once, format-neutral, in
+//! [`blocks`]; [`gather`] reads what a `perflab report` page shows.
 
-pub mod evolution;
+pub mod blocks;
 pub mod gather;
 pub mod html;
-pub mod instruction_counts;
-mod json;
-mod markdown;
-pub mod page_markdown;
-pub mod probe_table;
-pub mod sampling;
-mod side_by_side;
-pub mod span_breakdown;
-pub mod span_grid;
-mod span_table;
-pub mod sweep;
-mod terminal;
+pub mod json;
+pub mod markdown;
+pub mod terminal;
 
 use std::path::Path;
 
@@ -22,11 +17,10 @@ use perflab_format::result::ResultDocument;
 
 pub use json::JsonReport;
 pub use markdown::{MarkdownReport, markdown_body};
-pub use side_by_side::side_by_side;
-pub use terminal::TerminalReport;
+pub use terminal::side_by_side::side_by_side;
+pub use terminal::{TerminalReport, other_metrics};
 
 use crate::error::{Error, Result};
-use crate::units::format_value;
 
 /// A way of showing a result.
 pub trait Render {
@@ -106,62 +100,4 @@ pub fn write_requested(
         write_to(path, &MarkdownReport, doc)?;
     }
     Ok(())
-}
-
-/// A sample value in the document's unit.
-fn value(doc: &ResultDocument, v: f64) -> String {
-    format_value(v, &doc.metric.unit)
-}
-
-/// "faster"/"slower" style words for a change of this metric.
-fn direction_words(doc: &ResultDocument, change: f64) -> &'static str {
-    let better = change >= 0.0;
-    match (doc.metric.name.as_str(), better) {
-        ("wall" | "cpu" | "user" | "sys", true) => "faster",
-        ("wall" | "cpu" | "user" | "sys", false) => "slower",
-        (_, true) => "better",
-        (_, false) => "worse",
-    }
-}
-
-/// A table of every metric of a single command's runs besides wall time.
-pub fn other_metrics(runs: &[perflab_runner::RunOutcome]) -> String {
-    use std::fmt::Write;
-    let mut names: Vec<(String, String)> = ["cpu", "user", "sys", "peak-memory"]
-        .iter()
-        .map(|n| {
-            (
-                n.to_string(),
-                perflab_runner::builtin_metric(n)
-                    .map(|(_, u)| u.to_string())
-                    .unwrap_or_default(),
-            )
-        })
-        .collect();
-    let mut extracted = std::collections::BTreeMap::new();
-    for run in runs {
-        for (name, value) in &run.metrics {
-            extracted
-                .entry(name.clone())
-                .or_insert_with(|| value.unit.clone());
-        }
-    }
-    names.extend(extracted);
-    let mut out = String::new();
-    for (name, unit) in names {
-        let values: Vec<f64> = runs.iter().filter_map(|r| r.metric(&name)).collect();
-        let Ok(s) = perflab_stats::summarize(&values) else {
-            continue;
-        };
-        let _ = writeln!(
-            out,
-            "  {name:>12}: median {} (min {} … max {}), {} of {} runs",
-            format_value(s.median, &unit),
-            format_value(s.min, &unit),
-            format_value(s.max, &unit),
-            values.len(),
-            runs.len()
-        );
-    }
-    out
 }

@@ -23,6 +23,16 @@ use perflab_format::sampling::{SAMPLING_FORMAT, SampledProfile, SamplerInfo, Sam
 use perflab_runner::callgrind::CallgrindCounts;
 use perflab_runner::{FakeExecutor, MetricValue, RunOutcome};
 
+/// A shell command for `perflab ab` or `perflab run` that hands perflab, as
+/// an instrumented program would, the next of the `count` profiles
+/// `{prefix}0.json`, `{prefix}1.json`... written beforehand.
+pub fn writes_profiles(prefix: &str, count: usize) -> String {
+    format!(
+        "c=$(cat {prefix}.count 2>/dev/null || echo 0); echo $((c+1)) > {prefix}.count; \
+         cp {prefix}$((c % {count})).json \"$PERFLAB_PROFILE\""
+    )
+}
+
 /// A complete `perflab-profile/1` document of one thread of `thread_ns`:
 /// spans as (name, calls, self time in ns), each its own inclusive time,
 /// and `warnings` about unattributed time.

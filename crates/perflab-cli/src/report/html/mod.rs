@@ -9,7 +9,7 @@ pub mod charts;
 pub mod escape;
 pub mod inline_svg;
 mod profile_tables;
-mod span_grid;
+mod spans;
 pub mod svg;
 mod tables;
 
@@ -25,9 +25,10 @@ use charts::spans::spans_chart;
 use charts::sweep::sweep_charts;
 use escape::esc;
 
+use super::blocks::provenance::provenance_line;
+use super::blocks::sampling::SamplingReport;
+use super::blocks::span_grid::span_grid;
 use super::gather::{ExperimentReport, ReportData};
-use super::page_markdown::provenance_line;
-use super::sampling::SamplingReport;
 
 const STYLE: &str = include_str!("style.css");
 
@@ -116,25 +117,29 @@ fn experiment_html(e: &ExperimentReport, out: &mut String, chart_id: &mut usize)
         out.push_str("<h3>Instruction counts</h3>");
         out.push_str(&profile_tables::instructions_tables(doc));
     }
-    if !e.spans.is_empty() && e.sweep.is_some() {
+    let with_spans = e.result.as_ref().filter(|r| !r.spans.is_empty());
+    if !e.spans.is_empty() || with_spans.is_some() {
         out.push_str("<h3>Span breakdown</h3>");
-        out.push_str(&span_grid::span_grid_html(&super::span_grid::span_grid(
-            &e.spans,
-        )));
-    } else if !e.spans.is_empty() {
-        out.push_str("<h3>Span breakdown</h3>");
+    }
+    if let Some(result) = with_spans {
+        out.push_str(&spans::spans_table(result));
+    }
+    if e.sweep.is_some() && !e.spans.is_empty() {
+        out.push_str(&spans::span_grid_html(&span_grid(&e.spans)));
+    } else {
         for v in &e.spans {
             *chart_id += 1;
             out.push_str(&spans_chart(v, *chart_id));
-            for w in &v.warnings {
-                let _ = write!(
-                    out,
-                    r#"<p class="note">Profile warning ({}): {}</p>"#,
-                    esc(&v.variant),
-                    esc(w)
-                );
-            }
         }
+    }
+    // The profiles' warnings, grouped as on the terminal: a warning every
+    // profile gave is one line with its count, not one box per run.
+    let profile_warnings = match &e.result {
+        Some(r) if e.sweep.is_none() && !r.profile_warnings.is_empty() => &r.profile_warnings,
+        _ => &e.span_warnings,
+    };
+    for w in profile_warnings {
+        let _ = write!(out, r#"<p class="note">Profile warning: {}</p>"#, esc(w));
     }
     if let Some((evolution, unit)) = &e.history {
         let _ = write!(out, "<h3>History over commits</h3>");

@@ -8,15 +8,11 @@ use perflab_format::instructions::InstructionsDocument;
 use perflab_format::sampling::{SampledProfile, SamplingDocument};
 
 use super::escape::esc;
-use crate::report::instruction_counts::{
-    FUNCTION_ROWS, describe_relative, describe_repeat, describe_setup, describe_status,
-    object_name, signed_count,
+use crate::report::blocks::instructions::*;
+use crate::report::blocks::sampling::*;
+use crate::units::{
+    format_count, format_points, format_points_interval, format_share, format_share_interval,
 };
-use crate::report::sampling::{
-    TOP_FUNCTIONS, by_inclusive, by_self, describe_profile, few, moved, percent, points,
-    points_interval, share_interval,
-};
-use crate::units::format_count;
 
 /// The command and how it was sampled.
 pub fn profile_summary(doc: &SamplingDocument, profile: &SampledProfile) -> String {
@@ -58,8 +54,8 @@ pub fn sampled_profile_tables(profile: &SampledProfile) -> String {
                 esc(&f.name),
                 format_count(samples as f64),
                 few(samples),
-                percent(share),
-                esc(&share_interval(ci))
+                format_share(share),
+                esc(&format_share_interval(ci))
             );
         }
         out.push_str("</tbody></table>");
@@ -92,14 +88,14 @@ pub fn share_changes_table(doc: &SamplingDocument) -> String {
             out,
             r#"<tr><td><code>{}</code></td><td class="num">{} → {}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{} → {}</td><td class="num">{}</td><td class="num">{}</td></tr>"#,
             esc(&c.name),
-            percent(c.self_shares[0]),
-            percent(c.self_shares[1]),
-            points(c.self_change),
-            esc(&points_interval(c.self_ci)),
-            percent(c.inclusive_shares[0]),
-            percent(c.inclusive_shares[1]),
-            points(c.inclusive_change),
-            esc(&points_interval(c.inclusive_ci)),
+            format_share(c.self_shares[0]),
+            format_share(c.self_shares[1]),
+            format_points(c.self_change),
+            esc(&format_points_interval(c.self_ci)),
+            format_share(c.inclusive_shares[0]),
+            format_share(c.inclusive_shares[1]),
+            format_points(c.inclusive_change),
+            esc(&format_points_interval(c.inclusive_ci)),
         );
     }
     out.push_str("</tbody></table>");
@@ -164,12 +160,12 @@ pub fn instructions_tables(doc: &InstructionsDocument) -> String {
             for f in v.functions.iter().take(FUNCTION_ROWS) {
                 let _ = write!(
                     out,
-                    r#"<tr><td><code>{}</code></td><td title="{}">{}</td><td class="num">{}</td><td class="num">{:.1}%</td></tr>"#,
+                    r#"<tr><td><code>{}</code></td><td title="{}">{}</td><td class="num">{}</td><td class="num">{}</td></tr>"#,
                     esc(&f.name),
                     esc(&f.object),
                     esc(object_name(&f.object)),
                     format_count(f.instructions as f64),
-                    f.instructions as f64 / total * 100.0
+                    format_share(f.instructions as f64 / total)
                 );
             }
             out.push_str("</tbody></table>");

@@ -7,11 +7,11 @@ use perflab_format::result::ResultDocument;
 use perflab_format::vocabulary::Better;
 
 use super::escape::esc;
-use crate::report::evolution::describe_judgement;
-use crate::report::sweep::{
+use crate::report::blocks::evolution::describe_judgement;
+use crate::report::blocks::sweep::{
     describe_cliffs, describe_growth, describe_ratio, value_with_precision,
 };
-use crate::units::{format_percent, format_value};
+use crate::units::{format_percent, format_percent_interval, format_share, format_value};
 use perflab_format::history::Evolution;
 use perflab_format::sweep::SweepDocument;
 
@@ -22,13 +22,12 @@ pub fn decision_summary(doc: &ResultDocument) -> String {
     };
     let words = if d.change >= 0.0 { "better" } else { "worse" };
     let mut out = format!(
-        r#"<p class="summary"><strong>{}</strong>: {} is <strong>{}</strong> {words} ({:.0}% interval <strong>{} … {}</strong>, {} runs per variant). {}.</p>"#,
+        r#"<p class="summary"><strong>{}</strong>: {} is <strong>{}</strong> {words} ({:.0}% interval <strong>{}</strong>, {} runs per variant). {}.</p>"#,
         esc(d.verdict.as_str()),
         esc(&doc.metric.name),
         esc(&format_percent(d.change)),
         d.confidence * 100.0,
-        esc(&format_percent(d.ci[0])),
-        esc(&format_percent(d.ci[1])),
+        esc(&format_percent_interval(d.ci)),
         d.runs,
         esc(&capitalise(&d.reason))
     );
@@ -38,12 +37,11 @@ pub fn decision_summary(doc: &ResultDocument) -> String {
     for g in &doc.guards {
         let _ = write!(
             out,
-            r#"<p class="summary">Guard {}: {} ({} … {}), may worsen by at most {}: {}.</p>"#,
+            r#"<p class="summary">Guard {}: {} {}, may worsen by at most {}: {}.</p>"#,
             esc(&g.metric),
             esc(&format_percent(g.change)),
-            esc(&format_percent(g.ci[0])),
-            esc(&format_percent(g.ci[1])),
-            esc(&format!("{:.1}%", g.max_worsening * 100.0)),
+            esc(&format_percent_interval(g.ci)),
+            esc(&format_share(g.max_worsening)),
             esc(g.status.as_str())
         );
     }
@@ -96,7 +94,7 @@ pub fn variants_table(doc: &ResultDocument) -> String {
 /// Counters and gauges across runs, one table each, under their titles.
 pub fn probes_tables(doc: &ResultDocument) -> String {
     let mut out = String::new();
-    for (title, rows) in crate::report::probe_table::sections(doc) {
+    for (title, rows) in crate::report::blocks::probes::sections(doc) {
         if rows.is_empty() {
             continue;
         }

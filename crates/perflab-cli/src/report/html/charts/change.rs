@@ -8,7 +8,7 @@ use perflab_format::vocabulary::Verdict;
 
 use super::super::escape::esc;
 use super::super::svg::{Plot, Scale, figure};
-use crate::units::format_percent;
+use crate::units::{format_change, format_percent, format_percent_interval};
 
 /// The colour of a verdict.
 pub fn verdict_colour(verdict: Verdict) -> &'static str {
@@ -64,20 +64,17 @@ pub fn change_chart(metric: &str, d: &DecisionDoc) -> String {
     let y = (top + bottom) / 2.0;
     let _ = write!(
         plot.body,
-        r#"<line class="mark interval" x1="{:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{c}" stroke-width="6" stroke-linecap="round"><title>{:.0}% interval {} to {}</title></line><circle class="mark" cx="{:.1}" cy="{y:.1}" r="7" fill="white" stroke="{c}" stroke-width="3"><title>estimate {}</title></circle>"#,
+        r#"<line class="mark interval" x1="{:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{c}" stroke-width="6" stroke-linecap="round"><title>{:.0}% interval {}</title></line><circle class="mark" cx="{:.1}" cy="{y:.1}" r="7" fill="white" stroke="{c}" stroke-width="3"><title>estimate {}</title></circle>"#,
         x.map(d.ci[0] * 100.0),
         x.map(d.ci[1] * 100.0),
         d.confidence * 100.0,
-        esc(&format_percent(d.ci[0])),
-        esc(&format_percent(d.ci[1])),
+        esc(&format_percent_interval(d.ci)),
         x.map(d.change * 100.0),
         esc(&format_percent(d.change)),
     );
     let title = format!(
-        "Change of {metric}: {} ({} … {}), {}",
-        format_percent(d.change),
-        format_percent(d.ci[0]),
-        format_percent(d.ci[1]),
+        "Change of {metric}: {}, {}",
+        format_change(d.change, d.ci),
         d.verdict
     );
     let caption = format!(

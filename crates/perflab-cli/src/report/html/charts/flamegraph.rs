@@ -9,7 +9,7 @@ use super::super::inline_svg::inline_flamegraph;
 use super::super::svg::figure;
 use crate::profile::FoldedStacks;
 use crate::profile::flamegraph::{differential_svg, flamegraph_svg, options};
-use crate::report::sampling::SamplingReport;
+use crate::report::blocks::sampling::SamplingReport;
 use crate::units::format_count;
 
 /// Width of the drawing in pixels, about the width of the page's column.

@@ -41,6 +41,31 @@ pub fn with_unit(label: &str, unit: &str) -> String {
     }
 }
 
+/// Width of one character of a row label, px: 12px bold sans-serif runs at
+/// most about 0.62 em per character.
+pub const LABEL_CHAR_PX: f64 = 7.6;
+
+/// `name` cut to `chars` characters with an ellipsis; the caller puts the
+/// whole name in the label's `<title>`.
+pub fn shorten(name: &str, chars: usize) -> String {
+    if name.chars().count() <= chars {
+        name.to_string()
+    } else {
+        format!("{}…", name.chars().take(chars - 1).collect::<String>())
+    }
+}
+
+/// The left margin that fits row labels of `names` (each shortened to
+/// `max_chars`), and at least `min`: a label drawn right-aligned against the
+/// plot must not run off the chart's left edge.
+pub fn label_margin<'a>(names: impl Iterator<Item = &'a str>, max_chars: usize, min: f64) -> f64 {
+    let widest = names
+        .map(|n| n.chars().count().min(max_chars))
+        .max()
+        .unwrap_or(0);
+    (widest as f64 * LABEL_CHAR_PX + 16.0).max(min)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,9 +9,9 @@ use perflab_format::sampling::{SamplingDocument, ShareChange};
 
 use super::super::escape::esc;
 use super::super::svg::{Plot, Scale, colour, figure};
-use super::shares::shorten;
 use super::with_unit;
-use crate::report::sampling::{percent, points, points_interval};
+use super::{label_margin, shorten};
+use crate::units::{format_points, format_points_interval, format_share};
 
 /// Most functions drawn.
 const MAX_ROWS: usize = 12;
@@ -64,10 +64,11 @@ pub fn share_changes_chart(doc: &SamplingDocument) -> Option<String> {
         return None;
     }
     let row = 30.0;
+    let left = label_margin(rows.iter().map(|c| c.name.as_str()), 30, 220.0);
     let mut plot = Plot::new(
-        760.0,
+        760.0 + (left - 220.0),
         96.0 + row * rows.len() as f64,
-        (220.0, 24.0, 40.0, 50.0),
+        (left, 24.0, 40.0, 50.0),
     );
     let values = rows
         .iter()
@@ -105,11 +106,11 @@ pub fn share_changes_chart(doc: &SamplingDocument) -> Option<String> {
             format!(
                 "{}: {what} share {} → {}, {} points ({:.0}% interval {})",
                 c.name,
-                percent(shares[0]),
-                percent(shares[1]),
-                points(change),
+                format_share(shares[0]),
+                format_share(shares[1]),
+                format_points(change),
                 doc.confidence * 100.0,
-                points_interval(ci)
+                format_points_interval(ci)
             )
         };
         let self_tip = tip("self", c.self_shares, c.self_change, c.self_ci);

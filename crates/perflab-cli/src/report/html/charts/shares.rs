@@ -10,8 +10,9 @@ use perflab_format::sampling::{FunctionShare, SampledProfile, SamplingDocument};
 use super::super::escape::esc;
 use super::super::svg::{Plot, Scale, colour, figure};
 use super::with_unit;
-use crate::report::sampling::{percent, share_interval};
+use super::{label_margin, shorten};
 use crate::units::format_count;
+use crate::units::{format_share, format_share_interval};
 
 /// Most functions drawn.
 const MAX_ROWS: usize = 12;
@@ -24,15 +25,6 @@ const BAR: f64 = 12.0;
 
 /// Colour of the inclusive bars (the self bars take the first colour of the palette).
 const INCLUSIVE: &str = "#a0cbe8";
-
-/// `name` cut to `chars` characters with an ellipsis.
-pub fn shorten(name: &str, chars: usize) -> String {
-    if name.chars().count() <= chars {
-        name.to_string()
-    } else {
-        format!("{}…", name.chars().take(chars - 1).collect::<String>())
-    }
-}
 
 /// A bar from 0 to `share` with the whisker of `ci`; `top` is the bar's upper edge.
 fn bar(
@@ -73,11 +65,11 @@ fn tooltip(f: &FunctionShare, inclusive: bool, total: u64, confidence: f64) -> S
     format!(
         "{}: {what} share {} ({} of {} samples), {:.0}% interval {}",
         f.name,
-        percent(share),
+        format_share(share),
         format_count(samples as f64),
         format_count(total as f64),
         confidence * 100.0,
-        share_interval(ci)
+        format_share_interval(ci)
     )
 }
 
@@ -88,10 +80,11 @@ pub fn shares_chart(doc: &SamplingDocument, profile: &SampledProfile) -> Option<
         return None;
     }
     let row = 34.0;
+    let left = label_margin(rows.iter().map(|f| f.name.as_str()), LABEL_CHARS, 220.0);
     let mut plot = Plot::new(
-        760.0,
+        760.0 + (left - 220.0),
         96.0 + row * rows.len() as f64,
-        (220.0, 24.0, 40.0, 50.0),
+        (left, 24.0, 40.0, 50.0),
     );
     let max = rows
         .iter()

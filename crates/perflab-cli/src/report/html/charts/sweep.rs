@@ -11,7 +11,7 @@ use super::super::escape::esc;
 use super::super::svg::{Plot, Scale, colour, figure};
 use super::{tick, with_unit};
 use crate::sweep::params::number_text;
-use crate::units::format_value;
+use crate::units::{format_interval, format_ratio, format_value};
 use perflab_format::sweep::SweepDocument;
 
 /// A point with its interval as drawn: a dot and a vertical error bar.
@@ -106,12 +106,11 @@ fn per_item_chart(doc: &SweepDocument, size: &str) -> String {
             };
             line.push((x.map(n), y.map(iv.estimate)));
             let tip = format!(
-                "{} at {}: {} per item ({} … {}), {} runs",
+                "{} at {}: {} per item {}, {} runs",
                 series.command,
                 point.label,
                 format_value(iv.estimate, unit),
-                format_value(iv.lo, unit),
-                format_value(iv.hi, unit),
+                format_interval(format_value(iv.lo, unit), format_value(iv.hi, unit)),
                 r.runs
             );
             error_bar(&mut plot, x.map(n), &y, &iv, c, &tip);
@@ -198,8 +197,11 @@ fn ratio_chart(doc: &SweepDocument, size: &str) -> Option<String> {
         for r in ratios.iter().filter(|r| r.0 == c) {
             line.push((x.map(r.2), y.map(r.3.estimate)));
             let tip = format!(
-                "{} at {}: {:.2}x the reference ({:.2} … {:.2}), {} runs",
-                command.name, r.1, r.3.estimate, r.3.lo, r.3.hi, r.4
+                "{} at {}: {} the reference, {} runs",
+                command.name,
+                r.1,
+                format_ratio(r.3.estimate, r.3.lo, r.3.hi),
+                r.4
             );
             error_bar(&mut plot, x.map(r.2), &y, &r.3, colour(c), &tip);
         }

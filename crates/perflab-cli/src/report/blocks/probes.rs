@@ -90,69 +90,6 @@ pub fn sections(doc: &ResultDocument) -> [(String, Vec<ProbeRow>); 2] {
     ]
 }
 
-/// The counter and gauge tables for a terminal, or nothing without probes.
-pub fn terminal_probes(doc: &ResultDocument) -> String {
-    let mut out = String::new();
-    let variants: Vec<&str> = doc.variants.iter().map(|v| v.name.as_str()).collect();
-    for (title, rows) in sections(doc) {
-        if rows.is_empty() {
-            continue;
-        }
-        let _ = writeln!(out, "  {title}:");
-        let mut widths = vec![
-            rows.iter()
-                .map(|(n, _)| n.chars().count())
-                .max()
-                .unwrap_or(0),
-        ];
-        for (column, variant) in variants.iter().enumerate() {
-            let widest = rows
-                .iter()
-                .filter_map(|(_, cells)| cells.get(column))
-                .map(|cell| cell.chars().count())
-                .chain([variant.chars().count()])
-                .max()
-                .unwrap_or(0);
-            widths.push(widest);
-        }
-        let line = |name: &str, cells: &[String]| {
-            let mut text = format!("    {name:<w$}", w = widths[0]);
-            for (cell, width) in cells.iter().zip(&widths[1..]) {
-                let _ = write!(text, "  {cell:>width$}");
-            }
-            text
-        };
-        if variants.len() > 1 {
-            let header: Vec<String> = variants.iter().map(|v| v.to_string()).collect();
-            let _ = writeln!(out, "{}", line("", &header));
-        }
-        for (name, cells) in &rows {
-            let _ = writeln!(out, "{}", line(name, cells));
-        }
-    }
-    out
-}
-
-/// The counter and gauge tables in Markdown, or nothing without probes.
-pub fn markdown_probes(doc: &ResultDocument) -> String {
-    let mut out = String::new();
-    let cell = super::markdown::cell;
-    let variants: Vec<String> = doc.variants.iter().map(|v| cell(&v.name)).collect();
-    for ((title, rows), kind) in sections(doc).into_iter().zip(["counter", "gauge"]) {
-        if rows.is_empty() {
-            continue;
-        }
-        let _ = writeln!(out, "\n{}:\n", title[..1].to_uppercase() + &title[1..]);
-        let _ = writeln!(out, "| {kind} | {} |", variants.join(" | "));
-        let _ = writeln!(out, "| --- |{}", " ---: |".repeat(variants.len()));
-        for (name, cells) in rows {
-            let cells: Vec<String> = cells.iter().map(|c| cell(c)).collect();
-            let _ = writeln!(out, "| `{}` | {} |", cell(&name), cells.join(" | "));
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

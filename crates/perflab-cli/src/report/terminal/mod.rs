@@ -1,13 +1,20 @@
 //! The terminal summary: per variant runs, median, mean ± sd, range and
 //! outliers; the change with its interval; the verdict with its reason.
 
+pub mod evolution;
+pub mod probes;
+pub mod side_by_side;
+pub mod spans;
+pub mod sweep;
+
 use std::fmt::Write;
 
 use perflab_format::result::ResultDocument;
 use perflab_format::vocabulary::ResultStatus;
 
-use super::{Render, direction_words, value};
-use crate::units::format_percent;
+use super::Render;
+use super::blocks::{direction_words, value};
+use crate::units::{format_percent, format_percent_interval, format_value};
 
 /// Renders for a terminal (plain text, aligned).
 pub struct TerminalReport;
@@ -69,22 +76,20 @@ impl Render for TerminalReport {
         if let Some(d) = &doc.decision {
             let _ = writeln!(
                 out,
-                "  change: {} ({}) [{:.0}% interval {} … {}], {} runs per variant",
+                "  change: {} ({}), {:.0}% interval {}, {} runs per variant",
                 format_percent(d.change),
                 direction_words(doc, d.change),
                 d.confidence * 100.0,
-                format_percent(d.ci[0]),
-                format_percent(d.ci[1]),
+                format_percent_interval(d.ci),
                 d.runs
             );
             for g in &doc.guards {
                 let _ = writeln!(
                     out,
-                    "  guard {}: {} [{} … {}], may worsen by at most {}: {}",
+                    "  guard {}: {} {}, may worsen by at most {}: {}",
                     g.metric,
                     format_percent(g.change),
-                    format_percent(g.ci[0]),
-                    format_percent(g.ci[1]),
+                    format_percent_interval(g.ci),
                     format_percent(g.max_worsening).trim_start_matches('+'),
                     g.status
                 );
@@ -94,10 +99,8 @@ impl Render for TerminalReport {
                 let _ = writeln!(out, "  next: {note}");
             }
         }
-        for w in &doc.warnings {
-            let _ = writeln!(out, "  warning: {w}");
-        }
-        out.push_str(&super::span_table::terminal_spans(doc));
+        out.push_str(&warnings_terminal(&doc.warnings));
+        out.push_str(&spans::terminal_spans(doc));
         if doc.status != ResultStatus::Complete {
             let _ = writeln!(
                 out,
@@ -107,4 +110,53 @@ impl Render for TerminalReport {
         }
         out
     }
+}
+
+/// Warnings, one line each.
+pub fn warnings_terminal(warnings: &[String]) -> String {
+    warnings
+        .iter()
+        .map(|w| format!("  warning: {w}\n"))
+        .collect()
+}
+
+/// A table of every metric of a single command's runs besides wall time.
+pub fn other_metrics(runs: &[perflab_runner::RunOutcome]) -> String {
+    let mut names: Vec<(String, String)> = ["cpu", "user", "sys", "peak-memory"]
+        .iter()
+        .map(|n| {
+            (
+                n.to_string(),
+                perflab_runner::builtin_metric(n)
+                    .map(|(_, u)| u.to_string())
+                    .unwrap_or_default(),
+            )
+        })
+        .collect();
+    let mut extracted = std::collections::BTreeMap::new();
+    for run in runs {
+        for (name, value) in &run.metrics {
+            extracted
+                .entry(name.clone())
+                .or_insert_with(|| value.unit.clone());
+        }
+    }
+    names.extend(extracted);
+    let mut out = String::new();
+    for (name, unit) in names {
+        let values: Vec<f64> = runs.iter().filter_map(|r| r.metric(&name)).collect();
+        let Ok(s) = perflab_stats::summarize(&values) else {
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "  {name:>12}: median {} (min {} … max {}), {} of {} runs",
+            format_value(s.median, &unit),
+            format_value(s.min, &unit),
+            format_value(s.max, &unit),
+            values.len(),
+            runs.len()
+        );
+    }
+    out
 }

@@ -1,12 +1,24 @@
 //! The Markdown form, for a pull request or an issue.
 
+pub mod evolution;
+pub mod instructions;
+pub mod page;
+pub mod probes;
+pub mod sampling;
+pub mod span_grid;
+pub mod spans;
+pub mod sweep;
+
 use std::fmt::Write;
 
 use perflab_format::result::ResultDocument;
 use perflab_format::vocabulary::ResultStatus;
 
-use super::{Render, direction_words, value};
-use crate::units::format_percent;
+pub use page::report_markdown;
+
+use super::Render;
+use super::blocks::{direction_words, value};
+use crate::units::{format_percent, format_percent_interval, format_share};
 
 /// Renders a Markdown section.
 pub struct MarkdownReport;
@@ -45,14 +57,13 @@ pub fn markdown_body(doc: &ResultDocument) -> String {
         if let Some(d) = &doc.decision {
             let _ = writeln!(
                 out,
-                "**{}**: {} is {} {} ({:.0}% interval {} to {}, {} runs per variant). {}.\n",
+                "**{}**: {} is {} {} ({:.0}% interval {}, {} runs per variant). {}.\n",
                 d.verdict,
                 doc.metric.name,
                 format_percent(d.change),
                 direction_words(doc, d.change),
                 d.confidence * 100.0,
-                format_percent(d.ci[0]),
-                format_percent(d.ci[1]),
+                format_percent_interval(d.ci),
                 d.runs,
                 cell(&sentence(&d.reason))
             );
@@ -92,17 +103,16 @@ pub fn markdown_body(doc: &ResultDocument) -> String {
             for g in &doc.guards {
                 let _ = writeln!(
                     out,
-                    "| {} | {} | {} … {} | -{:.1}% | {} |",
+                    "| {} | {} | {} | -{} | {} |",
                     cell(&g.metric),
                     format_percent(g.change),
-                    format_percent(g.ci[0]),
-                    format_percent(g.ci[1]),
-                    g.max_worsening * 100.0,
+                    format_percent_interval(g.ci),
+                    format_share(g.max_worsening),
                     g.status
                 );
             }
         }
-        out.push_str(&super::span_table::markdown_spans(doc));
+        out.push_str(&spans::markdown_spans(doc));
         if let Some(d) = &doc.decision {
             let _ = writeln!(
                 out,
@@ -129,4 +139,12 @@ pub fn markdown_body(doc: &ResultDocument) -> String {
         }
         out
     }
+}
+
+/// Warnings as Markdown quotes, one each.
+pub fn warnings_markdown(warnings: &[String]) -> String {
+    warnings
+        .iter()
+        .map(|w| format!("\n> warning: {}\n", cell(w)))
+        .collect()
 }

@@ -1,0 +1,41 @@
+//! Where a measurement came from, in one line, for every format.
+
+use std::collections::BTreeMap;
+
+/// "Commit `a1b2c3d4` (with uncommitted changes) on host (CPU), Linux 6.1, perflab 0.1.0, 2026-02-01T10:00:00Z."
+pub fn provenance_line(p: &BTreeMap<String, serde_json::Value>) -> Option<String> {
+    let text = |key: &str| {
+        p.get(key)
+            .and_then(|v| v.as_str())
+            .filter(|s| !s.is_empty())
+    };
+    let mut parts = Vec::new();
+    match text("git_commit") {
+        Some(c) => parts.push(format!(
+            "commit `{}`{}",
+            &c[..c.len().min(12)],
+            if p.get("git_dirty").and_then(|v| v.as_bool()) == Some(true) {
+                " (with uncommitted changes)"
+            } else {
+                ""
+            }
+        )),
+        None => parts.push("no git commit".into()),
+    }
+    if let Some(host) = text("host") {
+        match text("cpu_model") {
+            Some(cpu) => parts.push(format!("host {host} ({cpu})")),
+            None => parts.push(format!("host {host}")),
+        }
+    }
+    if let Some(kernel) = text("kernel") {
+        parts.push(format!("kernel {kernel}"));
+    }
+    if let Some(version) = text("perflab_version") {
+        parts.push(format!("perflab {version}"));
+    }
+    if let Some(at) = text("started_at") {
+        parts.push(format!("started {at}"));
+    }
+    Some(parts.join(", "))
+}

@@ -1,0 +1,67 @@
+//! The evolution of a metric over commits as a Markdown table.
+
+use std::fmt::Write;
+
+use super::cell;
+use crate::report::blocks::evolution::{describe_judgement, header, level};
+use perflab_format::history::Evolution;
+
+/// The evolution as Markdown (`level` is the heading level of its title).
+pub fn evolution_markdown(e: &Evolution, unit: &str, heading: usize) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} History of {}\n",
+        "#".repeat(heading),
+        cell(&e.metric)
+    );
+    let _ = writeln!(out, "{}.\n", cell(&header(e)));
+    for s in &e.series {
+        let _ = writeln!(
+            out,
+            "| {} at commit | experiments | runs | median | change vs previous |\n| --- | --- | ---: | ---: | --- |",
+            cell(&s.variant)
+        );
+        for step in &s.steps {
+            let experiments = step
+                .experiments
+                .iter()
+                .map(|id| format!("#{id}"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let change = step
+                .change
+                .as_ref()
+                .map(|j| {
+                    let text = cell(&describe_judgement(j));
+                    if j.regression {
+                        format!("**{text}**")
+                    } else {
+                        text
+                    }
+                })
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {} | {} | {} |",
+                cell(&step.label),
+                experiments,
+                step.values.len(),
+                cell(&level(step, unit)),
+                change
+            );
+        }
+        if let (Some(total), Some(first), Some(last)) = (&s.total, s.steps.first(), s.steps.last())
+        {
+            let _ = writeln!(
+                out,
+                "| **total** `{}` → `{}` | | | | {} |",
+                cell(&first.label),
+                cell(&last.label),
+                cell(&describe_judgement(total))
+            );
+        }
+        let _ = writeln!(out);
+    }
+    out
+}
