@@ -20,8 +20,9 @@
 //! descriptor of the process on that file is closed, so perflab cannot lock
 //! the store file itself; a lock file per experiment would leave files next
 //! to the store and relies on `flock` semantics that network file systems
-//! only emulate. A record in the store needs neither, and `perflab history`
-//! can still say which process ran an experiment.
+//! only emulate, and neither would reach a store shared between hosts (the
+//! design allows a PostgreSQL store). A record in the store needs none of
+//! this, and the store keeps saying which process ran an experiment.
 
 use rusqlite::params;
 
