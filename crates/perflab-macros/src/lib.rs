@@ -33,6 +33,9 @@ impl Parse for NameArgument {
             ));
         }
         input.parse::<Token![=]>()?;
+        if !input.peek(LitStr) {
+            return Err(input.error("the span name must be a string literal: `name = \"parse\"`"));
+        }
         let name = input.parse()?;
         finish(input, name)
     }
@@ -57,8 +60,52 @@ fn finish(input: ParseStream, name: LitStr) -> syn::Result<NameArgument> {
 #[proc_macro_attribute]
 pub fn measure(attribute: TokenStream, item: TokenStream) -> TokenStream {
     let argument = parse_macro_input!(attribute as NameArgument);
-    let function = parse_macro_input!(item as ItemFn);
+    let function = match measurable_function(item, "measure") {
+        Ok(function) => function,
+        Err(error) => return error.to_compile_error().into(),
+    };
+    if let Some(constness) = &function.sig.constness {
+        return syn::Error::new(
+            constness.span,
+            "#[perflab::measure] cannot measure a `const fn`: it may run at compile time, where there is no clock; \
+             measure the function that calls it, or remove `const`",
+        )
+        .to_compile_error()
+        .into();
+    }
     expand_measure(argument, function).into()
+}
+
+/// The function an attribute is on, or an error saying what it is on instead.
+fn measurable_function(item: TokenStream, attribute: &str) -> syn::Result<ItemFn> {
+    if let Ok(function) = syn::parse::<ItemFn>(item.clone()) {
+        return Ok(function);
+    }
+    if let Ok(declaration) = syn::parse::<syn::TraitItemFn>(item.clone()) {
+        return Err(syn::Error::new(
+            declaration.sig.ident.span(),
+            format!(
+                "#[perflab::{attribute}] needs a function body, and a trait's method declaration has none; \
+                 put it on the method in each `impl`, or on a default body"
+            ),
+        ));
+    }
+    let what = match syn::parse::<syn::Item>(item.clone()) {
+        Ok(syn::Item::Struct(_)) => "a struct",
+        Ok(syn::Item::Enum(_)) => "an enum",
+        Ok(syn::Item::Impl(_)) => "an `impl` block (put it on each method instead)",
+        Ok(syn::Item::Trait(_)) => "a trait",
+        Ok(syn::Item::Mod(_)) => "a module",
+        Ok(syn::Item::Const(_) | syn::Item::Static(_)) => "a constant or static",
+        _ => "this item",
+    };
+    Err(syn::Error::new(
+        proc_macro2::TokenStream::from(item)
+            .into_iter()
+            .next()
+            .map_or_else(Span::call_site, |token| token.span()),
+        format!("#[perflab::{attribute}] goes on a function or method, not on {what}"),
+    ))
 }
 
 fn expand_measure(argument: NameArgument, function: ItemFn) -> proc_macro2::TokenStream {
@@ -135,7 +182,10 @@ fn contains_impl_trait(ty: &Type) -> bool {
 #[proc_macro_attribute]
 pub fn main(attribute: TokenStream, item: TokenStream) -> TokenStream {
     let argument = parse_macro_input!(attribute as NameArgument);
-    let function = parse_macro_input!(item as ItemFn);
+    let function = match measurable_function(item, "main") {
+        Ok(function) => function,
+        Err(error) => return error.to_compile_error().into(),
+    };
     let ItemFn {
         attrs,
         vis,

@@ -9,7 +9,7 @@
 //! process-wide session; failing that, nowhere (probes are then no-ops).
 
 use std::cell::{Cell, RefCell};
-use std::ptr;
+use std::ptr::{self, NonNull};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
@@ -38,17 +38,47 @@ thread_local! {
 
 static NEXT_THREAD_ID: AtomicU64 = AtomicU64::new(1);
 
-/// The table the calling thread records into, or null when no session wants
-/// its data.
+/// A table the calling thread records into, as a probe holds it.
+///
+/// Why a handle's table is alive whenever the handle is used (argued here
+/// once, so that probes need no `unsafe`):
+/// - Handles come only from [`current_table`], which hands out tables that
+///   the thread's [`ThreadState`] holds an `Arc` of, and the handle is not
+///   `Send`, so only that thread uses it.
+/// - The state lets go of a table in two places only, both on this thread:
+///   [`ThreadState::forget_finished`], during a rebind, and only for a table
+///   of a finished session in which no frame is open (`depth == 0`); and the
+///   state's drop at thread exit, which also nulls the binding.
+/// - So a handle stays valid until the thread's next rebind, and for as long
+///   as a frame it opened is open (a span guard, a poll). Probes use a handle
+///   right away, or open a frame before running any code that could probe
+///   (and so rebind) again.
+#[derive(Clone, Copy)]
+pub(crate) struct BoundTable {
+    table: NonNull<ThreadTable>,
+}
+
+impl BoundTable {
+    /// The table.
+    #[inline(always)]
+    pub(crate) fn get(&self) -> &ThreadTable {
+        // SAFETY: see the type's documentation.
+        unsafe { self.table.as_ref() }
+    }
+}
+
+/// The table the calling thread records into, or `None` when no session
+/// wants its data.
 #[inline(always)]
-pub(crate) fn current_table() -> *const ThreadTable {
-    BINDING.with(|binding| {
+pub(crate) fn current_table() -> Option<BoundTable> {
+    let table = BINDING.with(|binding| {
         if binding.generation.get() == GENERATION.load(Ordering::Relaxed) {
             binding.table.get()
         } else {
             rebind(binding)
         }
-    })
+    });
+    NonNull::new(table.cast_mut()).map(|table| BoundTable { table })
 }
 
 #[cold]

@@ -37,13 +37,12 @@ impl Timer {
     #[cold]
     fn new() -> Timer {
         let clock = quanta::Clock::new();
-        // quanta does not say which source it picked; its Debug output does.
-        let uses_counter = format!("{clock:?}").contains("Counter");
-        let (source, name) = match (uses_counter, cfg!(target_arch = "x86_64")) {
+        let (source, name) = match quanta_reads_the_cpu_counter() {
             #[cfg(target_arch = "x86_64")]
-            (true, true) => (TickSource::Tsc, "tsc"),
-            (true, _) => (TickSource::Quanta, "cntvct"),
-            (false, _) => (TickSource::Quanta, "clock_monotonic"),
+            true => (TickSource::Tsc, "tsc"),
+            #[cfg(not(target_arch = "x86_64"))]
+            true => (TickSource::Quanta, "cntvct"),
+            false => (TickSource::Quanta, "clock_monotonic"),
         };
         let probe = 1u64 << 40;
         let ns_per_tick = clock.delta_as_nanos(0, probe) as f64 / probe as f64;
@@ -92,6 +91,40 @@ impl Timer {
     }
 }
 
+/// Whether `quanta::Clock::new` reads the CPU's counter (the TSC, or the
+/// AArch64 system counter) rather than `CLOCK_MONOTONIC`.
+///
+/// quanta 0.13 has no API that tells which source it chose (its
+/// `ClockType` is private), so this repeats quanta's own test,
+/// `detection::has_counter_support`: on x86_64, CPUID must report an
+/// invariant TSC and `rdtscp`; on AArch64 (not iOS) the counter is always
+/// there; elsewhere quanta never uses a counter. When quanta is upgraded,
+/// this must follow it; the test below checks the two agree on this machine.
+fn quanta_reads_the_cpu_counter() -> bool {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        let cpuid = raw_cpuid::CpuId::new();
+        let invariant_tsc = cpuid
+            .get_advanced_power_mgmt_info()
+            .is_some_and(|apm| apm.has_invariant_tsc());
+        let rdtscp = cpuid
+            .get_extended_processor_and_feature_identifiers()
+            .is_some_and(|features| features.has_rdtscp());
+        invariant_tsc && rdtscp
+    }
+    #[cfg(all(target_arch = "aarch64", not(target_os = "ios")))]
+    {
+        true
+    }
+    #[cfg(not(any(
+        all(target_arch = "x86_64", target_feature = "sse2"),
+        all(target_arch = "aarch64", not(target_os = "ios"))
+    )))]
+    {
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,5 +142,23 @@ mod tests {
         assert!(ns < 2_000_000_000, "{ns} ns for a 20 ms wait");
         let float = timer.ns_f64(ticks as f64);
         assert!((float - ns as f64).abs() <= ns as f64 * 1e-6 + 2.0);
+    }
+
+    /// quanta's raw reading lies between two TSC readings exactly when it
+    /// reads the TSC itself (`CLOCK_MONOTONIC` counts nanoseconds, far
+    /// below a TSC that counts at GHz rates from the same boot).
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn the_detected_source_is_the_one_quanta_reads() {
+        let clock = quanta::Clock::new();
+        let reads_tsc = (0..5).any(|_| {
+            // SAFETY: `rdtsc` exists on every x86_64 CPU.
+            let before = unsafe { core::arch::x86_64::_rdtsc() };
+            let raw = clock.raw();
+            let after = unsafe { core::arch::x86_64::_rdtsc() };
+            before <= raw && raw <= after
+        });
+        assert_eq!(reads_tsc, quanta_reads_the_cpu_counter());
+        assert_eq!(timer().reads_tsc(), reads_tsc);
     }
 }

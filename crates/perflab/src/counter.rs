@@ -50,13 +50,14 @@ gauge_value!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize, f32, f64);
 /// Adds `amount` to the counter of `site` on the calling thread.
 #[inline(always)]
 pub fn count(site: &'static CounterSite, amount: impl CountAmount) {
-    // SAFETY: a non-null binding points at a table the thread keeps alive.
-    let Some(table) = (unsafe { current_table().as_ref() }) else {
+    // Converted first: a user's `to_count` may probe, and so rebind.
+    let amount = amount.to_count();
+    let Some(table) = current_table() else {
         return;
     };
-    if let Some(cell) = table.counters.get(site.index()) {
+    if let Some(cell) = table.get().counters.get(site.index()) {
         bump(&cell.events, 1);
-        bump(&cell.total, amount.to_count());
+        bump(&cell.total, amount);
     }
 }
 
@@ -68,10 +69,10 @@ pub fn gauge(site: &'static GaugeSite, value: impl GaugeValue) {
     if !value.is_finite() {
         return;
     }
-    // SAFETY: as in `count`.
-    let Some(table) = (unsafe { current_table().as_ref() }) else {
+    let Some(table) = current_table() else {
         return;
     };
+    let table = table.get();
     if let Some(cell) = table.gauges.get(site.index()) {
         cell.record(value, table.ticks());
     }

@@ -9,19 +9,32 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use crate::binding::current_table;
+use pin_project_lite::pin_project;
+
+use crate::binding::{BoundTable, current_table};
 use crate::site::SpanSite;
 use crate::span::{Frame, note_unwound};
 use crate::table::{SpanSlot, ThreadTable, bump};
 
-/// A future measured as one call of an async span.
-#[must_use = "futures do nothing unless polled"]
-pub struct MeasuredFuture<F> {
-    inner: F,
-    site: &'static SpanSite,
-    /// Tick of the first recorded poll; 0 until then.
-    first_poll_ticks: u64,
-    completed: bool,
+pin_project! {
+    /// A future measured as one call of an async span.
+    #[must_use = "futures do nothing unless polled"]
+    pub struct MeasuredFuture<F> {
+        #[pin]
+        inner: F,
+        site: &'static SpanSite,
+        // Tick of the first recorded poll; 0 until then.
+        first_poll_ticks: u64,
+        completed: bool,
+    }
+
+    impl<F> PinnedDrop for MeasuredFuture<F> {
+        fn drop(this: Pin<&mut Self>) {
+            if this.first_poll_ticks != 0 && !this.completed {
+                note_cancelled(this.site);
+            }
+        }
+    }
 }
 
 impl<F> MeasuredFuture<F> {
@@ -69,17 +82,16 @@ impl<F: Future> Future for MeasuredFuture<F> {
     type Output = F::Output;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        // SAFETY: `inner` is structurally pinned: it is never moved out of
-        // `self` and is dropped in place; the other fields are plain data.
-        let this = unsafe { self.get_unchecked_mut() };
-        let inner = unsafe { Pin::new_unchecked(&mut this.inner) };
+        let this = self.project();
+        let inner = this.inner;
         let table = current_table();
-        // SAFETY: as in `span::enter`: the thread keeps its bound table alive.
-        let recording = unsafe { table.as_ref() }
+        let recording = table
+            .as_ref()
+            .map(BoundTable::get)
             .and_then(|table| Some((table, table.slot(this.site.index())?)));
         let Some((table, slot)) = recording else {
             let result = inner.poll(cx);
-            this.completed |= result.is_ready();
+            *this.completed |= result.is_ready();
             return result;
         };
         let mut poll_frame = PollFrame {
@@ -88,14 +100,16 @@ impl<F: Future> Future for MeasuredFuture<F> {
             frame: Frame::open(table),
             open: true,
         };
-        if this.first_poll_ticks == 0 {
-            this.first_poll_ticks = poll_frame.frame.start_ticks.max(1);
+        if *this.first_poll_ticks == 0 {
+            *this.first_poll_ticks = poll_frame.frame.start_ticks.max(1);
         }
+        // The frame is open, so the table stays alive through the inner
+        // poll's own probes (see `BoundTable`).
         let result = inner.poll(cx);
         let end_ticks = poll_frame.close();
         if result.is_ready() {
-            this.completed = true;
-            let wall = end_ticks.saturating_sub(this.first_poll_ticks);
+            *this.completed = true;
+            let wall = end_ticks.saturating_sub(*this.first_poll_ticks);
             bump(&slot.inclusive_ticks, wall);
             slot.record_call(wall);
         }
@@ -103,19 +117,13 @@ impl<F: Future> Future for MeasuredFuture<F> {
     }
 }
 
-impl<F> Drop for MeasuredFuture<F> {
-    fn drop(&mut self) {
-        if self.first_poll_ticks != 0 && !self.completed {
-            note_cancelled(self.site);
-        }
-    }
-}
-
 #[cold]
 fn note_cancelled(site: &'static SpanSite) {
     let table = current_table();
-    // SAFETY: as in `span::enter`.
-    if let Some(slot) = unsafe { table.as_ref() }.and_then(|table| table.slot(site.index())) {
+    if let Some(slot) = table
+        .as_ref()
+        .and_then(|table| table.get().slot(site.index()))
+    {
         bump(&slot.cancelled, 1);
     }
 }

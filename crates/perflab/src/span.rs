@@ -88,13 +88,10 @@ pub struct SpanGuard {
 /// Enters the span of `site` on the calling thread.
 #[inline(always)]
 pub fn enter(site: &'static SpanSite) -> SpanGuard {
-    let table = current_table();
-    if table.is_null() {
+    let Some(table) = current_table() else {
         return SpanGuard::inactive();
-    }
-    // SAFETY: a non-null binding points at a table the thread's state keeps
-    // alive at least while spans are open in it.
-    let table = unsafe { &*table };
+    };
+    let table = table.get();
     match table.slot(site.index()) {
         Some(slot) => SpanGuard::enter_on(table, slot),
         None => SpanGuard::inactive(),
@@ -140,7 +137,8 @@ impl Drop for SpanGuard {
             return;
         }
         // SAFETY: set from live references in `enter_on`; the table (and so
-        // the slot) stays alive while its depth counts this open span.
+        // the slot) stays alive while its depth counts this open span (see
+        // `binding::BoundTable`; calibration's private table outlives its guards).
         let (table, slot) = unsafe { (&*self.table, &*self.slot) };
         let closed = self.frame.close(table, slot);
         let active = slot.active.load(Relaxed).wrapping_sub(1);

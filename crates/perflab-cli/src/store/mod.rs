@@ -2,15 +2,17 @@
 //!
 //! Runs are written one by one as they finish (write-ahead logging, one
 //! implicit transaction each), so Ctrl-C or a crash mid-experiment keeps
-//! what was measured; the experiment row then stays `running` or is marked
-//! `incomplete`.
-
-mod profiles;
+//! what was measured. Ctrl-C marks the experiment `incomplete` at once; after
+//! a crash or `kill -9` it stays `running` until the store is next opened,
+//! which marks it `incomplete` once its process is gone (see `liveness`).
 
 use std::path::{Path, PathBuf};
 
 mod history;
+mod liveness;
+mod profiles;
 mod results;
+mod schema;
 
 pub use history::ExperimentValues;
 pub use results::{ExperimentSummary, StoredRun};
@@ -20,62 +22,6 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::error::{Error, Result};
 use crate::provenance::{Provenance, now_rfc3339};
-
-/// Schema version kept in `PRAGMA user_version`.
-const SCHEMA_VERSION: i64 = 1;
-
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS experiments (
-    id INTEGER PRIMARY KEY,
-    kind TEXT NOT NULL,
-    name TEXT,
-    status TEXT NOT NULL,
-    metric TEXT,
-    verdict TEXT,
-    change REAL,
-    ci_lo REAL,
-    ci_hi REAL,
-    started_at TEXT NOT NULL,
-    finished_at TEXT,
-    cwd TEXT,
-    git_commit TEXT,
-    git_dirty INTEGER,
-    host TEXT,
-    cpu_model TEXT,
-    kernel TEXT,
-    perflab_version TEXT,
-    config_json TEXT,
-    result_json TEXT
-);
-CREATE TABLE IF NOT EXISTS variants (
-    id INTEGER PRIMARY KEY,
-    experiment_id INTEGER NOT NULL REFERENCES experiments(id),
-    position INTEGER NOT NULL,
-    name TEXT NOT NULL,
-    command TEXT NOT NULL,
-    env_json TEXT NOT NULL,
-    cwd TEXT
-);
-CREATE TABLE IF NOT EXISTS runs (
-    id INTEGER PRIMARY KEY,
-    experiment_id INTEGER NOT NULL REFERENCES experiments(id),
-    variant_id INTEGER NOT NULL REFERENCES variants(id),
-    sequence INTEGER NOT NULL,
-    iteration INTEGER NOT NULL,
-    warmup INTEGER NOT NULL,
-    finished_at TEXT NOT NULL,
-    wall_s REAL NOT NULL,
-    user_s REAL NOT NULL,
-    sys_s REAL NOT NULL,
-    peak_memory_kib REAL NOT NULL,
-    exit_code INTEGER,
-    signal INTEGER,
-    outcome TEXT NOT NULL,
-    metrics_json TEXT NOT NULL,
-    profile_json TEXT
-);
-CREATE INDEX IF NOT EXISTS runs_by_experiment ON runs(experiment_id);
-";
 
 /// An open store.
 pub struct Store {
@@ -154,27 +100,10 @@ impl Store {
         Self::init(conn, PathBuf::from(":memory:"))
     }
 
-    fn init(conn: Connection, path: PathBuf) -> Result<Self> {
+    fn init(mut conn: Connection, path: PathBuf) -> Result<Self> {
+        schema::prepare(&mut conn, &path)?;
         let store = Self { conn, path };
-        let version: i64 = store
-            .conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(|e| store.err(e))?;
-        if version > SCHEMA_VERSION {
-            return Err(Error::input(
-                &store.path,
-                format!(
-                    "this store was written by a newer perflab (schema {version}); upgrade perflab or use another --store"
-                ),
-            ));
-        }
-        store
-            .conn
-            .execute_batch(&format!(
-                "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; {SCHEMA} {} PRAGMA user_version={SCHEMA_VERSION};",
-                profiles::SCHEMA
-            ))
-            .map_err(|e| store.err(e))?;
+        store.mark_ended_experiments_incomplete()?;
         Ok(store)
     }
 
@@ -214,6 +143,7 @@ impl Store {
             )
             .map_err(|e| self.err(e))?;
         let id = self.conn.last_insert_rowid();
+        self.record_owner(id)?;
         let mut ids = Vec::new();
         for (position, v) in variants.iter().enumerate() {
             let env: std::collections::BTreeMap<_, _> = v.env.iter().cloned().collect();

@@ -1,0 +1,4 @@
+#[perflab::main]
+mod app {}
+
+fn main() {}

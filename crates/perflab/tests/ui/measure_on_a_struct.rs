@@ -1,0 +1,6 @@
+#[perflab::measure]
+struct Parser {
+    depth: usize,
+}
+
+fn main() {}

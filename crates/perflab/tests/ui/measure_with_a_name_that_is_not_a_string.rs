@@ -1,0 +1,6 @@
+#[perflab::measure(name = parse)]
+fn parse() {}
+
+fn main() {
+    parse();
+}

@@ -1,0 +1,6 @@
+#[perflab::measure("")]
+fn parse() {}
+
+fn main() {
+    parse();
+}

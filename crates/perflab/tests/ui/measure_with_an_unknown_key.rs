@@ -1,0 +1,6 @@
+#[perflab::measure(label = "parse")]
+fn parse() {}
+
+fn main() {
+    parse();
+}

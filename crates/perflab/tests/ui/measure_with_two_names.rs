@@ -1,0 +1,6 @@
+#[perflab::measure("parse", "lex")]
+fn parse() {}
+
+fn main() {
+    parse();
+}
