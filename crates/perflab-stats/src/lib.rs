@@ -38,6 +38,7 @@ mod confidence_sequence;
 mod decision;
 mod descriptive;
 mod error;
+mod guard;
 mod hodges_lehmann;
 mod mann_whitney;
 mod multiplicative;
@@ -48,6 +49,7 @@ mod proportion;
 mod runs_needed;
 mod scaling;
 mod sequential;
+mod sequential_config;
 mod student_t;
 mod summary;
 mod validate;
@@ -55,9 +57,12 @@ mod validate;
 pub use change::{Better, change_from_log_gain, log_gain_from_change, log_gains, relative_change};
 pub use cliffs::{Cliff, SizedInterval, find_cliffs};
 pub use confidence_sequence::{ConfidenceSequence, DEFAULT_OPTIMISE_AT};
-pub use decision::{Interval, LogInterval, Thresholds, Verdict, classify};
+pub use decision::{
+    DEFAULT_GO, DEFAULT_NOGO, Interval, LogInterval, Thresholds, Verdict, classify,
+};
 pub use descriptive::{mad, mean, median, quantile_sorted, std_dev};
 pub use error::{Sample, StatsError};
+pub use guard::{GuardDecision, GuardLimit, GuardStatus, guard_status};
 pub use hodges_lehmann::{hodges_lehmann_change, hodges_lehmann_log_shift};
 pub use mann_whitney::{MannWhitney, mann_whitney};
 pub use multiplicative::{PositiveInterval, geometric_mean_interval, paired_ratio};
@@ -65,11 +70,14 @@ pub use paired::{paired_change, paired_log_interval};
 pub use proportion::{
     ProportionDifference, ProportionInterval, proportion_difference, wilson_interval,
 };
-pub use runs_needed::{RUNS_NEEDED_CAP, RunsNeeded, runs_needed_independent, runs_needed_paired};
+pub use runs_needed::{
+    RUNS_NEEDED_CAP, RunsNeeded, runs_needed_guard, runs_needed_independent, runs_needed_paired,
+};
 pub use scaling::{PowerLawFit, power_law_fit};
-pub use sequential::{
-    DEFAULT_CONFIDENCE, DEFAULT_MAX_RUNS, DEFAULT_MIN_RUNS, Decision, SequentialConfig,
-    SequentialTest,
+pub use sequential::{Decision, SequentialTest};
+pub use sequential_config::{
+    DEFAULT_CONFIDENCE, DEFAULT_MAX_RUNS, DEFAULT_MIN_RUNS, EXACT_MAX_RUNS, EXACT_MIN_RUNS,
+    SequentialConfig, tuned_confidence_sequence,
 };
 pub use student_t::{student_t_cdf, student_t_quantile};
 pub use summary::{Summary, TukeyOutliers, summarize};
