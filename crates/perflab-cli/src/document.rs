@@ -212,8 +212,7 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
         gauges: Vec::new(),
         profile_warnings: Vec::new(),
     };
-    let cs =
-        perflab_stats::ConfidenceSequence::new(exp.confidence, perflab_stats::DEFAULT_OPTIMISE_AT)?;
+    let cs = exp.confidence_sequence()?;
     let names = [exp.variants[0].name.as_str(), exp.variants[1].name.as_str()];
     attach_spans(&mut doc, &ab.runs, &names, Some(&cs));
     doc.warnings.extend(crate::answers::differing_answers(
