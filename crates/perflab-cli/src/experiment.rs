@@ -14,7 +14,7 @@ use perflab_stats::{
 };
 
 pub use settings::{
-    Settings, decision_from_flags, parse_better, parse_env, parse_guard, validated_decision,
+    Settings, parse_better, parse_env, parse_guard, validated_decision,
 };
 
 use crate::runner::{CommandLine, MetricExtractor, builtin_metric};

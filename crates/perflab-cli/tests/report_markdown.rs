@@ -22,7 +22,7 @@ use perflab_cli::report::html::report_html;
 use perflab_cli::report::page_markdown::report_markdown;
 use perflab_cli::runner::{FakeExecutor, MetricValue, RunOutcome};
 use perflab_cli::store::{Store, VariantRecord};
-use perflab_cli::sweep::{Sweep, run_sweep, sweep_document};
+use perflab_cli::sweep::{run_sweep, sweep_document};
 use profiled::{
     BASELINE_STACKS, CANDIDATE_STACKS, span_profile, store_differential_profile,
     store_instruction_counts,
@@ -167,7 +167,7 @@ fn store_sweep(store: &Store) -> i64 {
     let Command::Sweep(args) = cli.command else {
         panic!("not a sweep")
     };
-    let sweep = Sweep::from_args(&args).unwrap();
+    let sweep = args.sweep().unwrap();
     let mut exec = FakeExecutor::new(|spec, k| {
         let text = spec.command.display();
         let n: f64 = text.rsplit(' ').next().unwrap().parse().unwrap();

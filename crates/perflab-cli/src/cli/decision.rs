@@ -2,6 +2,11 @@
 //! decides (`ab`, `compare`, `history --metric`).
 
 use clap::Args;
+use perflab_stats::Thresholds;
+
+use crate::error::Result;
+use crate::experiment::settings::percent_flag;
+use crate::experiment::validated_decision;
 
 /// `--go`, `--nogo` and `--confidence`.
 #[derive(Debug, Args, Clone, Default)]
@@ -15,4 +20,15 @@ pub struct DecisionArgs {
     /// Confidence level of the interval [default: 0.95].
     #[arg(long, value_name = "LEVEL")]
     pub confidence: Option<f64>,
+}
+
+impl DecisionArgs {
+    /// The thresholds and confidence level these flags give, with the defaults.
+    pub fn decision(&self) -> Result<(Thresholds, f64)> {
+        validated_decision(
+            percent_flag(&self.go, "--go")?,
+            percent_flag(&self.nogo, "--nogo")?,
+            self.confidence,
+        )
+    }
 }

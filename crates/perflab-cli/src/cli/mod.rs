@@ -1,9 +1,11 @@
-//! Command-line definitions (clap only: no logic here).
+//! Command-line definitions, and their conversion into the settings that
+//! `experiment` and `sweep` validate (which know nothing of clap).
 
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+mod ab;
 mod profile;
 
 pub use profile::ProfileArgs;

@@ -3,6 +3,9 @@
 use clap::Args;
 
 use super::RunOptions;
+use crate::error::Result;
+use crate::sweep::Sweep;
+use crate::sweep::config::SweepSettings;
 
 /// `perflab sweep`.
 #[derive(Debug, Args)]
@@ -74,4 +77,42 @@ pub struct SweepArgs {
     /// The shared run options.
     #[command(flatten)]
     pub run: RunOptions,
+}
+
+impl From<&SweepArgs> for SweepSettings {
+    fn from(args: &SweepArgs) -> Self {
+        SweepSettings {
+            commands: args.commands.clone(),
+            params: args.params.clone(),
+            reference: args.reference.clone(),
+            names: args.names.clone(),
+            reference_name: args.reference_name.clone(),
+            label: args.label.clone(),
+            env: args.env.clone(),
+            measure: args.measure.clone(),
+            better: args.better.clone(),
+            size: args.size.clone(),
+            per_item: args.per_item,
+            precision: args.precision.clone(),
+            cliff: args.cliff.clone(),
+            confidence: args.confidence,
+            min_runs: args.min_runs,
+            max_runs: args.max_runs,
+            max_time: args.max_time.clone(),
+            seed: args.seed,
+            warmup: args.run.warmup,
+            timeout: args.run.timeout.clone(),
+            metrics: args.run.metrics.clone(),
+            ignore_failure: args.run.ignore_failure,
+            no_shell: args.run.no_shell,
+            cwd: args.run.cwd.clone(),
+        }
+    }
+}
+
+impl SweepArgs {
+    /// The validated sweep these flags describe.
+    pub fn sweep(&self) -> Result<Sweep> {
+        Sweep::from_settings(&SweepSettings::from(self))
+    }
 }

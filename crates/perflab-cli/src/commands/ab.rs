@@ -33,7 +33,7 @@ pub fn ab<E: Executor>(
         );
     }
     let exp = from_file
-        .overlay(Settings::from_ab_args(args)?)
+        .overlay(args.settings()?)
         .into_experiment()?;
     let counting = std::iter::once(&exp.metric)
         .chain(exp.guards.iter().map(|g| &g.metric))

@@ -19,7 +19,7 @@ use super::exit_code_for;
 /// `perflab compare`.
 pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
     let better = parse_better(&args.better, "--better")?;
-    let (thresholds, confidence) = crate::experiment::decision_from_flags(&args.decision)?;
+    let (thresholds, confidence) = args.decision.decision()?;
     let (go, nogo) = (thresholds.go, thresholds.nogo);
     let a = read_samples(&args.baseline, args.measure.as_deref())?;
     let b = read_samples(&args.candidate, args.measure.as_deref())?;
