@@ -27,7 +27,7 @@
 //!
 //! * The typical value of one point's runs, or the ratio of a command to a
 //!   reference run in pairs, stopped once precise enough:
-//!   [`geometric_mean_interval`], [`paired_ratio`].
+//!   [`geometric_mean_interval`], [`paired_ratio`], stopped by [`PrecisionRule`].
 //! * How cost grows with size: [`power_law_fit`] (exponent on log-log axes,
 //!   Student-t interval via [`student_t_quantile`]) and [`find_cliffs`].
 #![deny(missing_docs)]
@@ -45,6 +45,7 @@ mod multiplicative;
 mod normal;
 mod paired;
 mod pairwise;
+mod precision;
 mod proportion;
 mod runs_needed;
 mod scaling;
@@ -67,6 +68,7 @@ pub use hodges_lehmann::{hodges_lehmann_change, hodges_lehmann_log_shift};
 pub use mann_whitney::{MannWhitney, mann_whitney};
 pub use multiplicative::{PositiveInterval, geometric_mean_interval, paired_ratio};
 pub use paired::{paired_change, paired_log_interval};
+pub use precision::{PrecisionRule, PrecisionStop};
 pub use proportion::{
     ProportionDifference, ProportionInterval, proportion_difference, wilson_interval,
 };

@@ -59,14 +59,14 @@ pub struct SweepArgs {
     /// after allowing for both points' intervals.
     #[arg(long, value_name = "PERCENT", default_value = "25%")]
     pub cliff: String,
-    /// Confidence level of the intervals [default: 0.95].
-    #[arg(long, value_name = "LEVEL")]
+    /// Confidence level of the intervals.
+    #[arg(long, value_name = "LEVEL", help = super::defaults::sweep_confidence())]
     pub confidence: Option<f64>,
-    /// Runs of each command at each point before a point may stop [default: 5].
-    #[arg(long, value_name = "N")]
+    /// Runs of each command at each point before a point may stop.
+    #[arg(long, value_name = "N", help = super::defaults::sweep_min_runs())]
     pub min_runs: Option<usize>,
-    /// Runs of each command at each point at most [default: 30].
-    #[arg(long, value_name = "N")]
+    /// Runs of each command at each point at most.
+    #[arg(long, value_name = "N", help = super::defaults::sweep_max_runs())]
     pub max_runs: Option<usize>,
     /// Stop the whole sweep after this long (e.g. 10m); points still imprecise are marked so.
     #[arg(long, value_name = "DURATION")]
