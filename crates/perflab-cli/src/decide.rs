@@ -7,6 +7,8 @@
 
 mod reason;
 
+pub use reason::verdict_sentence;
+
 use perflab_stats::{
     Decision, Interval, RunsNeeded, SequentialTest, Thresholds, Verdict, classify,
 };

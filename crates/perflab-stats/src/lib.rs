@@ -18,8 +18,9 @@
 //! * Runs collected by perflab itself, interleaved, possibly stopped early:
 //!   [`SequentialTest`] / [`paired_change`] (asymptotic confidence sequence,
 //!   valid under optional stopping).
-//! * Two samples that already exist, of fixed size: [`hodges_lehmann_change`]
-//!   (Hodges-Lehmann shift with the distribution-free Moses interval).
+//! * Two samples that already exist, of fixed size: [`decide_fixed_samples`]
+//!   ([`hodges_lehmann_change`]: Hodges-Lehmann shift with the
+//!   distribution-free Moses interval).
 //!
 //! Both feed [`classify`], the decision table of DESIGN.md.
 //!
@@ -38,6 +39,7 @@ mod confidence_sequence;
 mod decision;
 mod descriptive;
 mod error;
+mod fixed_sample;
 mod guard;
 mod hodges_lehmann;
 mod mann_whitney;
@@ -63,6 +65,7 @@ pub use decision::{
 };
 pub use descriptive::{mad, mean, median, quantile_sorted, std_dev};
 pub use error::{Sample, StatsError};
+pub use fixed_sample::{FixedSampleDecision, decide_fixed_samples};
 pub use guard::{GuardDecision, GuardLimit, GuardStatus, guard_status};
 pub use hodges_lehmann::{hodges_lehmann_change, hodges_lehmann_log_shift};
 pub use mann_whitney::{MannWhitney, mann_whitney};

@@ -1,10 +1,34 @@
 //! Why a decision came out as it did, in one sentence.
 
-use perflab_stats::{Decision, Verdict};
+use perflab_stats::{Decision, Interval, Thresholds, Verdict};
 
 use super::{GuardOutcome, GuardStatus};
 use crate::experiment::Experiment;
 use crate::units::format_percent;
+
+/// Why `interval` gives `verdict` against `th`; `more` names what an
+/// INCONCLUSIVE verdict needs more of ("runs", "samples").
+pub fn verdict_sentence(verdict: Verdict, iv: &Interval, th: &Thresholds, more: &str) -> String {
+    let band = format!("[{}, {}]", format_percent(iv.lo), format_percent(iv.hi));
+    match verdict {
+        Verdict::Go => format!(
+            "the whole interval {band} lies at or above the GO threshold {}",
+            format_percent(th.go)
+        ),
+        Verdict::NoGo => format!(
+            "the whole interval {band} lies at or below the NO-GO threshold {}",
+            format_percent(th.nogo)
+        ),
+        Verdict::Neutral => format!(
+            "the whole interval {band} lies inside ({}, {}): equivalent within the band",
+            format_percent(th.nogo),
+            format_percent(th.go)
+        ),
+        Verdict::Inconclusive => {
+            format!("the interval {band} straddles a threshold; more {more} are needed")
+        }
+    }
+}
 
 /// The sentence for `d`: below the minimum, the decision metric's own
 /// verdict, then what the guards did to a GO, then whether it is exact.
@@ -18,24 +42,7 @@ pub fn reason(exp: &Experiment, d: &Decision, guards: &[GuardOutcome], exact: bo
             d.runs, exp.min_runs
         )
     } else {
-        match d.primary {
-            Verdict::Go => format!(
-                "the whole interval {band} lies at or above the GO threshold {}",
-                format_percent(th.go)
-            ),
-            Verdict::NoGo => format!(
-                "the whole interval {band} lies at or below the NO-GO threshold {}",
-                format_percent(th.nogo)
-            ),
-            Verdict::Neutral => format!(
-                "the whole interval {band} lies inside ({}, {}): equivalent within the band",
-                format_percent(th.nogo),
-                format_percent(th.go)
-            ),
-            Verdict::Inconclusive => {
-                format!("the interval {band} straddles a threshold; more runs are needed")
-            }
-        }
+        verdict_sentence(d.primary, iv, th, "runs")
     };
     if d.primary == Verdict::Go && d.runs >= exp.min_runs {
         if let Some(g) = guards.iter().find(|g| g.status == GuardStatus::Violated) {
