@@ -13,9 +13,7 @@ use perflab_stats::{
     Better, ConfidenceSequence, GuardLimit, SequentialConfig, Thresholds, tuned_confidence_sequence,
 };
 
-pub use settings::{
-    Settings, parse_better, parse_env, parse_guard, validated_decision,
-};
+pub use settings::{Settings, parse_better, parse_env, parse_guard, validated_decision};
 
 use crate::runner::{CommandLine, MetricExtractor, builtin_metric};
 

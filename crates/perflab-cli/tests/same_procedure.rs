@@ -60,7 +60,9 @@ fn ab_on(pairs: &[(f64, f64)]) -> Decision {
     ]));
     let mut exec = FakeExecutor::new(move |spec, _| {
         let side = usize::from(spec.command.display() == "b");
-        let wall = queues.borrow_mut()[side].pop_front().expect("recording long enough");
+        let wall = queues.borrow_mut()[side]
+            .pop_front()
+            .expect("recording long enough");
         Ok(FakeExecutor::outcome(wall))
     });
     let ab = run_ab(&experiment(), &mut exec, None, &mut NoProgress).unwrap();

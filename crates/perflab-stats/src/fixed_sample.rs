@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    Better, Interval, RunsNeeded, StatsError, Thresholds, Verdict, classify,
-    hodges_lehmann_change, runs_needed_independent,
+    Better, Interval, RunsNeeded, StatsError, Thresholds, Verdict, classify, hodges_lehmann_change,
+    runs_needed_independent,
 };
 
 /// The decision on two fixed samples.

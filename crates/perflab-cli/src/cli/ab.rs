@@ -101,5 +101,4 @@ impl AbArgs {
             keep_env: args.run.keep_env.clone(),
         })
     }
-
 }

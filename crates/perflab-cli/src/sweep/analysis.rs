@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use perflab_stats::{
-    Better, ConfidenceSequence, PositiveInterval, PrecisionRule, SizedInterval, StatsError, find_cliffs,
-    geometric_mean_interval, paired_ratio, power_law_fit,
+    Better, ConfidenceSequence, PositiveInterval, PrecisionRule, SizedInterval, StatsError,
+    find_cliffs, geometric_mean_interval, paired_ratio, power_law_fit,
 };
 
 use super::config::Sweep;
