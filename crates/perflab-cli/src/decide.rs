@@ -70,6 +70,10 @@ impl Evaluation {
     }
 }
 
+/// One pair's (baseline, candidate) values of the decision metric, and of
+/// each guard's metric.
+type PairValues = (f64, f64, Vec<(f64, f64)>);
+
 /// An experiment's decision procedure: perflab-stats' [`SequentialTest`],
 /// configured from the experiment ([`Experiment::sequential_config`]), fed the
 /// runs pair by pair (the i-th run of each variant, from the same block of
@@ -128,11 +132,7 @@ impl<'a> Decider<'a> {
         }
     }
 
-    fn pair_values(
-        &self,
-        runs: [&[RunOutcome]; 2],
-        index: usize,
-    ) -> Result<(f64, f64, Vec<(f64, f64)>)> {
+    fn pair_values(&self, runs: [&[RunOutcome]; 2], index: usize) -> Result<PairValues> {
         let pair = [&runs[0][index..=index], &runs[1][index..=index]];
         let names = self.names();
         let value = |metric: &MetricChoice| -> Result<(f64, f64)> {
