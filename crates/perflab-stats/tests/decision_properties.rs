@@ -1,10 +1,11 @@
 //! Property tests of the decision procedure's promises: an undecided
 //! comparison never projects zero further runs, nothing is decided below the
-//! minimum, and guards can only take a GO away.
+//! minimum, guards can only take a GO away, and a sweep point stops where
+//! its precision rule says.
 
 use perflab_stats::{
-    Better, GuardLimit, RunsNeeded, SequentialConfig, SequentialTest, Thresholds, Verdict,
-    classify, hodges_lehmann_change, runs_needed_independent,
+    Better, GuardLimit, PrecisionRule, PrecisionStop, RunsNeeded, SequentialConfig, SequentialTest,
+    Thresholds, Verdict, classify, hodges_lehmann_change, runs_needed_independent,
 };
 use proptest::prelude::*;
 
@@ -117,5 +118,27 @@ proptest! {
         } else {
             prop_assert_eq!(g.verdict, p.verdict);
         }
+    }
+
+    #[test]
+    fn a_sweep_point_stops_for_precision_only_from_the_minimum_and_always_at_the_limit(
+        min_runs in 2usize..20,
+        extra in 0usize..40,
+        runs in 0usize..80,
+        widest in prop::option::of(0.0f64..0.1),
+    ) {
+        let rule = PrecisionRule { precision: 0.02, confidence: 0.95, min_runs, max_runs: min_runs + extra };
+        match rule.stop(runs, widest) {
+            Some(PrecisionStop::Precise) => {
+                prop_assert!(runs >= min_runs);
+                prop_assert!(widest.is_some_and(|w| w <= 0.02));
+            }
+            Some(PrecisionStop::RunLimit) => prop_assert!(runs >= rule.max_runs),
+            None => {
+                prop_assert!(runs < rule.max_runs);
+                prop_assert!(runs < min_runs || !widest.is_some_and(|w| w <= 0.02));
+            }
+        }
+        prop_assert_eq!(rule.confidence_sequence().unwrap().optimise_at(), rule.max_runs);
     }
 }
