@@ -91,6 +91,7 @@ pub fn run_ab(
     let config = serde_json::json!({
         "measure": exp.metric.name, "go": exp.thresholds.go, "nogo": exp.thresholds.nogo,
         "confidence": exp.confidence, "min_runs": exp.min_runs, "max_runs": exp.max_runs,
+        "optimise_at": exp.sequential_config().optimise_at,
         "warmup": exp.warmup, "seed": schedule.seed(),
     });
     let ids = match store {
