@@ -6,7 +6,7 @@ use std::time::Instant;
 use perflab_runner::{Executor, ExitState, RunOutcome, RunSpec, Schedule, interrupted};
 use perflab_stats::Verdict;
 
-use crate::decide::{Evaluation, evaluate, missing_metric};
+use crate::decide::{Decider, Evaluation, missing_metric};
 use crate::error::{Error, Result};
 use crate::experiment::Experiment;
 use crate::progress::Progress;
@@ -91,6 +91,7 @@ pub fn run_ab(
     let config = serde_json::json!({
         "measure": exp.metric.name, "go": exp.thresholds.go, "nogo": exp.thresholds.nogo,
         "confidence": exp.confidence, "min_runs": exp.min_runs, "max_runs": exp.max_runs,
+        "optimise_at": exp.sequential_config().optimise_at,
         "warmup": exp.warmup, "seed": schedule.seed(),
     });
     let ids = match store {
@@ -180,27 +181,29 @@ impl AbState<'_> {
                 }
             }
         }
+        // The stats crate's procedure decides; this loop only makes the runs
+        // and stops where it says (or where the user or the clock does).
+        let mut decider = Decider::new(self.exp)?;
         let mut evaluation = None;
         for iteration in 0..self.exp.max_runs {
             for variant in schedule.next_block() {
                 let Some(run) = self.perform(executor, variant, iteration, false)? else {
-                    let eval = self.evaluate_if_possible()?;
-                    return Ok((StopReason::Interrupted, eval));
+                    return Ok((StopReason::Interrupted, decider.now(self.pairs())?));
                 };
                 self.runs[variant].push(run);
             }
             let pairs = iteration + 1;
-            if pairs >= 2.min(self.exp.min_runs) {
-                evaluation = Some(evaluate(self.exp, [&self.runs[0], &self.runs[1]])?);
+            if let Some(stopped) = decider.push(self.pairs())? {
+                progress.update(pairs, self.exp.max_runs, Some(&stopped));
+                let stop = if stopped.verdict == Verdict::Inconclusive {
+                    StopReason::MaxRuns
+                } else {
+                    StopReason::Decided
+                };
+                return Ok((stop, Some(stopped)));
             }
+            evaluation = decider.now(self.pairs())?;
             progress.update(pairs, self.exp.max_runs, evaluation.as_ref());
-            if pairs >= self.exp.min_runs
-                && evaluation
-                    .as_ref()
-                    .is_some_and(|e| e.verdict != Verdict::Inconclusive)
-            {
-                return Ok((StopReason::Decided, evaluation));
-            }
             if self.exp.max_time.is_some_and(|t| started.elapsed() >= t) && pairs >= 2 {
                 return Ok((StopReason::MaxTime, evaluation));
             }
@@ -208,12 +211,9 @@ impl AbState<'_> {
         Ok((StopReason::MaxRuns, evaluation))
     }
 
-    fn evaluate_if_possible(&self) -> Result<Option<Evaluation>> {
-        let pairs = self.runs[0].len().min(self.runs[1].len());
-        if pairs < 2.min(self.exp.min_runs) || pairs == 0 {
-            return Ok(None);
-        }
-        evaluate(self.exp, [&self.runs[0][..pairs], &self.runs[1][..pairs]]).map(Some)
+    /// The runs of both variants, as pairs go (a block may be half done).
+    fn pairs(&self) -> [&[RunOutcome]; 2] {
+        [&self.runs[0], &self.runs[1]]
     }
 
     /// One run; `None` when Ctrl-C stopped it (such a run is not kept).

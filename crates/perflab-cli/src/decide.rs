@@ -6,14 +6,20 @@
 //! decision. Guards are evaluated the same way and can only take a GO away.
 
 use perflab_runner::RunOutcome;
+
+mod reason;
+
+pub use reason::verdict_sentence;
+
 use perflab_stats::{
-    Better, ConfidenceSequence, Interval, RunsNeeded, Thresholds, Verdict, classify, paired_change,
-    runs_needed_paired,
+    Decision, Interval, RunsNeeded, SequentialTest, Thresholds, Verdict, classify,
 };
 
 use crate::error::{Error, Result};
 use crate::experiment::{Experiment, Guard, MetricChoice};
 use crate::units::format_percent;
+
+pub use perflab_stats::GuardStatus;
 
 /// The method named when every run of each variant gave the same value
 /// (instruction counts of a deterministic program): the change is a ratio of
@@ -22,28 +28,6 @@ pub const EXACT_METHOD: &str = "exact: every run of each variant gave the same v
 
 /// The method named in results and reports.
 pub const PAIRED_METHOD: &str = "asymptotic confidence sequence (Waudby-Smith et al. 2024) on paired log ratios, valid under optional stopping";
-
-/// How a guard came out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GuardStatus {
-    /// The whole interval shows it did not worsen beyond its limit.
-    Pass,
-    /// The whole interval shows it worsened beyond its limit.
-    Violated,
-    /// Too noisy to tell yet.
-    Uncertain,
-}
-
-impl GuardStatus {
-    /// Lower-case name for documents.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            GuardStatus::Pass => "pass",
-            GuardStatus::Violated => "violated",
-            GuardStatus::Uncertain => "uncertain",
-        }
-    }
-}
 
 /// A guard's evaluation.
 #[derive(Debug, Clone)]
@@ -87,16 +71,175 @@ impl Evaluation {
     }
 }
 
+/// One pair's (baseline, candidate) values of the decision metric, and of
+/// each guard's metric.
+type PairValues = (f64, f64, Vec<(f64, f64)>);
+
+/// An experiment's decision procedure: perflab-stats' [`SequentialTest`],
+/// configured from the experiment ([`Experiment::sequential_config`]), fed the
+/// runs pair by pair (the i-th run of each variant, from the same block of
+/// the schedule).
+#[derive(Debug, Clone)]
+pub struct Decider<'a> {
+    exp: &'a Experiment,
+    test: SequentialTest,
+}
+
+impl<'a> Decider<'a> {
+    /// The procedure before any pair.
+    pub fn new(exp: &'a Experiment) -> Result<Self> {
+        let guards = exp.guards.iter().map(Guard::limit).collect();
+        let test = SequentialTest::with_guards(exp.sequential_config(), guards)?;
+        Ok(Decider { exp, test })
+    }
+
+    /// Pairs taken so far.
+    pub fn pairs(&self) -> usize {
+        self.test.runs()
+    }
+
+    /// Takes the next complete pair of `runs` (pair [`Decider::pairs`]) and
+    /// looks; returns the evaluation when the procedure stops (decided, or at
+    /// the run limit).
+    pub fn push(&mut self, runs: [&[RunOutcome]; 2]) -> Result<Option<Evaluation>> {
+        let (baseline, candidate, guards) = self.pair_values(runs, self.test.runs())?;
+        if self.exp.min_runs == 1 && self.test.runs() == 0 {
+            // `--min-runs 1` on instruction counts: the user vouches that the
+            // program is deterministic, so one pair decides by its exact ratio.
+            self.test.record(baseline, candidate, &guards)?;
+            let eval = self.single_pair(runs)?;
+            let last = self.exp.max_runs <= 1;
+            return Ok((eval.verdict != Verdict::Inconclusive || last).then_some(eval));
+        }
+        match self.test.push_with_guards(baseline, candidate, &guards)? {
+            Some(decision) => Ok(Some(self.evaluation(&decision, runs))),
+            None => Ok(None),
+        }
+    }
+
+    /// The evaluation if the experiment stopped now (interrupted, at
+    /// `--max-time`, or for progress): INCONCLUSIVE below `--min-runs`. None
+    /// before there is an interval (fewer than 2 pairs, except with
+    /// `--min-runs 1`).
+    pub fn now(&self, runs: [&[RunOutcome]; 2]) -> Result<Option<Evaluation>> {
+        if let Some(decision) = self.test.decision() {
+            return Ok(Some(self.evaluation(decision, runs)));
+        }
+        match self.test.runs() {
+            0 => Ok(None),
+            1 if self.exp.min_runs == 1 => self.single_pair(runs).map(Some),
+            1 => Ok(None),
+            _ => Ok(Some(self.evaluation(&self.test.evaluate()?, runs))),
+        }
+    }
+
+    fn pair_values(&self, runs: [&[RunOutcome]; 2], index: usize) -> Result<PairValues> {
+        let pair = [&runs[0][index..=index], &runs[1][index..=index]];
+        let names = self.names();
+        let value = |metric: &MetricChoice| -> Result<(f64, f64)> {
+            let [b, c] = paired_values(metric, pair, names, index)?;
+            Ok((b[0], c[0]))
+        };
+        let (baseline, candidate) = value(&self.exp.metric)?;
+        let guards = self
+            .exp
+            .guards
+            .iter()
+            .map(|g| value(&g.metric))
+            .collect::<Result<Vec<_>>>()?;
+        Ok((baseline, candidate, guards))
+    }
+
+    fn names(&self) -> [&str; 2] {
+        [
+            self.exp.variants[0].name.as_str(),
+            self.exp.variants[1].name.as_str(),
+        ]
+    }
+
+    /// One pair under `--min-runs 1`: the point interval of its exact ratio.
+    fn single_pair(&self, runs: [&[RunOutcome]; 2]) -> Result<Evaluation> {
+        let (baseline, candidate) = (self.test.baseline()[0], self.test.candidate()[0]);
+        let change = perflab_stats::relative_change(baseline, candidate, self.exp.metric.better)?;
+        let interval = Interval {
+            estimate: change,
+            lo: change,
+            hi: change,
+            confidence: self.exp.confidence,
+        };
+        let verdict = classify(&interval, &self.exp.thresholds);
+        let decision = Decision {
+            verdict,
+            primary: verdict,
+            interval,
+            runs: 1,
+            runs_needed: (verdict == Verdict::Inconclusive).then_some(RunsNeeded::Unknown),
+            guards: Vec::new(),
+        };
+        Ok(self.evaluation(&decision, runs))
+    }
+
+    fn evaluation(&self, d: &Decision, runs: [&[RunOutcome]; 2]) -> Evaluation {
+        let guards: Vec<GuardOutcome> = self
+            .exp
+            .guards
+            .iter()
+            .zip(&d.guards)
+            .map(|(guard, g)| GuardOutcome {
+                guard: guard.clone(),
+                interval: g.interval,
+                status: g.status,
+            })
+            .collect();
+        let exact = runs.iter().all(|side| {
+            let mut values = side[..d.runs]
+                .iter()
+                .filter_map(|r| r.metric(&self.exp.metric.name));
+            values
+                .next()
+                .is_some_and(|first| values.all(|v| v == first))
+        });
+        let reason = reason::reason(self.exp, d, &guards, exact);
+        Evaluation {
+            verdict: d.verdict,
+            reason,
+            interval: d.interval,
+            pairs: d.runs,
+            runs_needed: d.runs_needed,
+            guards,
+            exact,
+        }
+    }
+}
+
+/// Evaluates the experiment on the runs so far (paired by position), as the
+/// procedure would state it if it stopped after the last complete pair.
+pub fn evaluate(exp: &Experiment, runs: [&[RunOutcome]; 2]) -> Result<Evaluation> {
+    let mut decider = Decider::new(exp)?;
+    let pairs = runs[0].len().min(runs[1].len());
+    for index in 0..pairs {
+        let (baseline, candidate, guards) = decider.pair_values(runs, index)?;
+        decider.test.record(baseline, candidate, &guards)?;
+    }
+    decider.now(runs)?.ok_or_else(|| Error::Run {
+        run: format!("experiment with {pairs} pair(s)"),
+        message: "an interval needs at least 2 runs of each variant".to_string(),
+    })
+}
+
 /// The values of `metric` over paired runs, checked to be usable on a log scale.
+/// `first` is the index of the first pair, for naming a bad run.
 pub fn paired_values(
     metric: &MetricChoice,
     runs: [&[RunOutcome]; 2],
     names: [&str; 2],
+    first: usize,
 ) -> Result<[Vec<f64>; 2]> {
     let pairs = runs[0].len().min(runs[1].len());
     let mut values = [Vec::with_capacity(pairs), Vec::with_capacity(pairs)];
     for side in 0..2 {
-        for (i, run) in runs[side][..pairs].iter().enumerate() {
+        for (offset, run) in runs[side][..pairs].iter().enumerate() {
+            let i = first + offset;
             let value = run
                 .metric(&metric.name)
                 .ok_or_else(|| missing_metric(&metric.name, names[side], i, run))?;
@@ -132,155 +275,6 @@ pub fn missing_metric(metric: &str, variant: &str, index: usize, run: &RunOutcom
     }
 }
 
-fn log_gains(values: &[Vec<f64>; 2], better: Better) -> Vec<f64> {
-    values[0]
-        .iter()
-        .zip(&values[1])
-        .map(|(a, b)| match better {
-            Better::Higher => (b / a).ln(),
-            Better::Lower => (a / b).ln(),
-        })
-        .collect()
-}
-
-fn change_of(
-    metric: &MetricChoice,
-    exp: &Experiment,
-    runs: [&[RunOutcome]; 2],
-    cs: &ConfidenceSequence,
-) -> Result<(Interval, Vec<f64>)> {
-    let names = [exp.variants[0].name.as_str(), exp.variants[1].name.as_str()];
-    let values = paired_values(metric, runs, names)?;
-    let gains = log_gains(&values, metric.better);
-    if let [gain] = gains.as_slice() {
-        // One pair: allowed only for exact counts (`--min-runs 1` with
-        // instructions), where a second run would repeat the first.
-        let change = perflab_stats::change_from_log_gain(*gain)?;
-        let interval = Interval {
-            estimate: change,
-            lo: change,
-            hi: change,
-            confidence: cs.confidence(),
-        };
-        return Ok((interval, gains));
-    }
-    let interval = paired_change(&values[0], &values[1], metric.better, cs)?;
-    Ok((interval, gains))
-}
-
-/// Evaluates the experiment on the runs so far (paired by position).
-pub fn evaluate(exp: &Experiment, runs: [&[RunOutcome]; 2]) -> Result<Evaluation> {
-    let cs = ConfidenceSequence::new(exp.confidence, perflab_stats::DEFAULT_OPTIMISE_AT)?;
-    let (interval, gains) = change_of(&exp.metric, exp, runs, &cs)?;
-    let pairs = gains.len();
-    let primary = classify(&interval, &exp.thresholds);
-    let guards = exp
-        .guards
-        .iter()
-        .map(|guard| {
-            let (iv, _) = change_of(&guard.metric, exp, runs, &cs)?;
-            let status = if iv.lo >= -guard.max_worsening {
-                GuardStatus::Pass
-            } else if iv.hi < -guard.max_worsening {
-                GuardStatus::Violated
-            } else {
-                GuardStatus::Uncertain
-            };
-            Ok(GuardOutcome {
-                guard: guard.clone(),
-                interval: iv,
-                status,
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
-
-    let th = &exp.thresholds;
-    let band = format!(
-        "[{}, {}]",
-        format_percent(interval.lo),
-        format_percent(interval.hi)
-    );
-    let (mut verdict, mut reason) = match primary {
-        Verdict::Go => (
-            Verdict::Go,
-            format!(
-                "the whole interval {band} lies at or above the GO threshold {}",
-                format_percent(th.go)
-            ),
-        ),
-        Verdict::NoGo => (
-            Verdict::NoGo,
-            format!(
-                "the whole interval {band} lies at or below the NO-GO threshold {}",
-                format_percent(th.nogo)
-            ),
-        ),
-        Verdict::Neutral => (
-            Verdict::Neutral,
-            format!(
-                "the whole interval {band} lies inside ({}, {}): equivalent within the band",
-                format_percent(th.nogo),
-                format_percent(th.go)
-            ),
-        ),
-        Verdict::Inconclusive => (
-            Verdict::Inconclusive,
-            format!("the interval {band} straddles a threshold; more runs are needed"),
-        ),
-    };
-    if verdict == Verdict::Go {
-        if let Some(g) = guards.iter().find(|g| g.status == GuardStatus::Violated) {
-            verdict = Verdict::NoGo;
-            reason = format!(
-                "{} improved, but guard {} worsened by {} [{}, {}], beyond the {} allowed",
-                exp.metric.name,
-                g.guard.metric.name,
-                format_percent(-g.interval.estimate),
-                format_percent(-g.interval.hi),
-                format_percent(-g.interval.lo),
-                format_percent(g.guard.max_worsening)
-            );
-        } else if let Some(g) = guards.iter().find(|g| g.status == GuardStatus::Uncertain) {
-            verdict = Verdict::Inconclusive;
-            reason = format!(
-                "{} improved ({band}), but guard {} cannot yet be shown to stay within {} of worsening",
-                exp.metric.name,
-                g.guard.metric.name,
-                format_percent(g.guard.max_worsening)
-            );
-        }
-    }
-    let runs_needed = (verdict == Verdict::Inconclusive).then(|| {
-        let mean = gains.iter().sum::<f64>() / pairs as f64;
-        let sd = perflab_stats::std_dev(&gains).unwrap_or(0.0);
-        runs_needed_paired(pairs, mean, sd, th, &cs)
-    });
-    let exact = [runs[0], runs[1]].iter().all(|side| {
-        let mut values = side[..pairs]
-            .iter()
-            .filter_map(|r| r.metric(&exp.metric.name));
-        values
-            .next()
-            .is_some_and(|first| values.all(|v| v == first))
-    });
-    if exact && pairs == 1 {
-        reason = format!(
-            "{reason} (exact if the program is deterministic: one run per variant, as --min-runs 1 asks, so repeatability was not checked)"
-        );
-    } else if exact {
-        reason = format!("{reason} (exact: identical values in all {pairs} runs of each variant)");
-    }
-    Ok(Evaluation {
-        verdict,
-        reason,
-        interval,
-        pairs,
-        runs_needed,
-        guards,
-        exact,
-    })
-}
-
 /// Describes a projection of further runs in words.
 pub fn describe_runs_needed(needed: &RunsNeeded) -> String {
     match needed {
@@ -288,7 +282,7 @@ pub fn describe_runs_needed(needed: &RunsNeeded) -> String {
             format!("about {n} more runs per variant would likely decide it")
         }
         RunsNeeded::MoreThan(n) => format!(
-            "more than {n} further runs per variant would be needed: the change sits too close to a threshold for this noise"
+            "no number of runs within reach is likely to decide it (more than {n} further runs per variant): the change sits too close to a threshold for this noise"
         ),
         RunsNeeded::Unknown => {
             "the estimate sits on a threshold, so no number of runs can be projected".to_string()

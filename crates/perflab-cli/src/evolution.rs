@@ -12,8 +12,8 @@
 use perflab_format::history::{Evolution, HISTORY_FORMAT, Judgement, Step, VariantEvolution};
 use perflab_format::vocabulary::StepVerdict;
 use perflab_stats::{
-    Better, ConfidenceSequence, Thresholds, Verdict, classify, geometric_mean_interval,
-    hodges_lehmann_change, median,
+    Better, Thresholds, Verdict, decide_fixed_samples, geometric_mean_interval, median,
+    tuned_confidence_sequence,
 };
 
 use crate::error::Result;
@@ -55,9 +55,9 @@ fn key(e: &ExperimentValues) -> (String, Option<String>) {
 }
 
 fn judge(before: &[f64], after: &[f64], q: &EvolutionQuery) -> Judgement {
-    match hodges_lehmann_change(before, after, q.better, q.confidence) {
-        Ok(iv) => {
-            let verdict = classify(&iv, &q.thresholds);
+    match decide_fixed_samples(before, after, q.better, &q.thresholds, q.confidence) {
+        Ok(decided) => {
+            let (verdict, iv) = (decided.verdict, decided.interval);
             Judgement {
                 change: iv.estimate,
                 ci: Some([iv.lo, iv.hi]),
@@ -143,7 +143,8 @@ pub fn evolution_from(experiments: &[ExperimentValues], q: &EvolutionQuery) -> E
         for i in 0..steps.len() {
             let values = &steps[i].values;
             let middle = median(values).unwrap_or(f64::NAN);
-            let level = ConfidenceSequence::new(q.confidence, values.len().max(1))
+            // A stored step is a sample of fixed size: its run limit is its size.
+            let level = tuned_confidence_sequence(q.confidence, values.len().max(1))
                 .ok()
                 .and_then(|cs| geometric_mean_interval(values, &cs).ok())
                 .as_ref()

@@ -9,25 +9,21 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use perflab_stats::{Better, Thresholds};
-
-pub use settings::{
-    Settings, decision_from_flags, parse_better, parse_env, parse_guard, validated_decision,
+use perflab_stats::{
+    Better, ConfidenceSequence, GuardLimit, SequentialConfig, Thresholds, tuned_confidence_sequence,
 };
+
+pub use settings::{Settings, parse_better, parse_env, parse_guard, validated_decision};
 
 use perflab_runner::{CommandLine, MetricExtractor, builtin_metric};
 
-/// Default runs per variant before the first decision.
-pub const DEFAULT_MIN_RUNS: usize = 10;
-/// Default runs per variant at most.
-pub const DEFAULT_MAX_RUNS: usize = 60;
-/// Runs per variant before the first decision on instruction counts: two
-/// show whether the counts repeat; if they do, the decision is exact.
-pub const COUNTED_MIN_RUNS: usize = 2;
-/// Runs per variant at most on instruction counts (each is slow under valgrind).
-pub const COUNTED_MAX_RUNS: usize = 20;
-/// Default confidence level.
-pub const DEFAULT_CONFIDENCE: f64 = 0.95;
+/// The decision defaults are perflab-stats' (the procedure the simulation
+/// validates); instruction counts of a deterministic program repeat exactly,
+/// so they take the defaults for exact measurements (slow under valgrind).
+pub use perflab_stats::{
+    DEFAULT_CONFIDENCE, DEFAULT_MAX_RUNS, DEFAULT_MIN_RUNS, EXACT_MAX_RUNS as COUNTED_MAX_RUNS,
+    EXACT_MIN_RUNS as COUNTED_MIN_RUNS,
+};
 
 /// One side of a comparison.
 #[derive(Debug, Clone)]
@@ -115,6 +111,16 @@ pub struct Guard {
     pub max_worsening: f64,
 }
 
+impl Guard {
+    /// The guard as the decision procedure takes it.
+    pub fn limit(&self) -> GuardLimit {
+        GuardLimit {
+            better: self.metric.better,
+            max_worsening: self.max_worsening,
+        }
+    }
+}
+
 /// Everything `perflab ab` needs to run and decide.
 #[derive(Debug, Clone)]
 pub struct Experiment {
@@ -150,6 +156,32 @@ pub struct Experiment {
     pub counters: bool,
     /// Variables passed to counted runs, whose environment is otherwise cleared.
     pub keep_env: Vec<String>,
+}
+
+impl Experiment {
+    /// The sequential procedure this experiment decides with: perflab-stats'
+    /// [`SequentialConfig::tuned`], the one the simulation benchmark validates,
+    /// with the confidence sequence tightest at this experiment's run limit.
+    /// `--min-runs 1` (exact counts) is handled before it, from 2 pairs on.
+    pub fn sequential_config(&self) -> SequentialConfig {
+        let min_runs = self.min_runs.max(2);
+        SequentialConfig::tuned(
+            self.metric.better,
+            self.thresholds,
+            self.confidence,
+            min_runs,
+            self.max_runs.max(min_runs),
+        )
+    }
+
+    /// The confidence sequence of every interval of this experiment (the
+    /// decision, its guards, span changes): tuned to its run limit.
+    pub fn confidence_sequence(&self) -> crate::Result<ConfidenceSequence> {
+        Ok(tuned_confidence_sequence(
+            self.confidence,
+            self.sequential_config().optimise_at,
+        )?)
+    }
 }
 
 pub use file::{parse_experiment, read_experiment_file};

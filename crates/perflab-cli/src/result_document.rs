@@ -301,8 +301,7 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
     doc.guards = guards;
     doc.seed = Some(ab.seed);
     doc.provenance = Some(provenance_map(&ab.provenance));
-    let cs =
-        perflab_stats::ConfidenceSequence::new(exp.confidence, perflab_stats::DEFAULT_OPTIMISE_AT)?;
+    let cs = exp.confidence_sequence()?;
     let names = [exp.variants[0].name.as_str(), exp.variants[1].name.as_str()];
     attach_spans(&mut doc, &ab.runs, &names, Some(&cs));
     doc.warnings.extend(crate::answers::differing_answers(

@@ -422,3 +422,94 @@ fn ctrl_c_stops_the_experiment_and_keeps_the_finished_runs_marked_incomplete() {
     assert_eq!(status, "incomplete");
     assert!(runs >= 4, "only {runs} runs kept");
 }
+
+/// Runs kept in the store so far (0 before the store exists).
+fn stored_runs(s: &Scratch) -> i64 {
+    rusqlite::Connection::open(s.store())
+        .and_then(|db| db.query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0)))
+        .unwrap_or(0)
+}
+
+/// A decision below the default minimum of 10 pairs projects at least the
+/// pairs that reach it, or says that no number within reach would decide.
+fn needs_at_least_the_minimum(decision: &serde_json::Value) {
+    let pairs = decision["runs"].as_u64().unwrap();
+    assert!(pairs < 10, "{decision}");
+    match decision["runs_needed"].as_u64() {
+        Some(needed) => assert!(pairs + needed >= 10, "{decision}"),
+        None => assert!(
+            decision["runs_needed_note"]
+                .as_str()
+                .is_some_and(|n| n.contains("no number")),
+            "{decision}"
+        ),
+    }
+}
+
+#[test]
+fn ctrl_c_below_the_minimum_runs_gives_inconclusive_with_the_runs_still_needed() {
+    let s = Scratch::new();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_perflab"))
+        .current_dir(s.dir.path())
+        .args([
+            "ab",
+            "sleep 0.3",
+            "sleep 0.3",
+            "--warmup",
+            "0",
+            "--json",
+            "r.json",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Three pairs, then Ctrl-C: far below the default --min-runs of 10.
+    while stored_runs(&s) < 6 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    common::assert_exit(&out, 130);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("verdict: INCONCLUSIVE"), "{stdout}");
+    assert!(stdout.contains("of the 10 pairs needed"), "{stdout}");
+    let result = s.json("r.json");
+    assert_eq!(result["verdict"], "INCONCLUSIVE");
+    needs_at_least_the_minimum(&result["decision"]);
+    let db = rusqlite::Connection::open(s.store()).unwrap();
+    let (status, stored): (String, String) = db
+        .query_row("SELECT status, verdict FROM experiments", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert_eq!(
+        (status.as_str(), stored.as_str()),
+        ("incomplete", "INCONCLUSIVE")
+    );
+}
+
+#[test]
+fn max_time_below_the_minimum_runs_gives_inconclusive() {
+    let s = Scratch::new();
+    let out = s
+        .perflab()
+        .args([
+            "ab",
+            "sleep 0.2",
+            "sleep 0.2",
+            "--warmup",
+            "0",
+            "--max-time",
+            "1s",
+            "--json",
+            "r.json",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("verdict: INCONCLUSIVE"), "{stdout}");
+    let result = s.json("r.json");
+    assert_eq!(result["verdict"], "INCONCLUSIVE");
+    needs_at_least_the_minimum(&result["decision"]);
+}

@@ -109,6 +109,31 @@ fn a_hyperfine_export_and_a_perflab_result_can_be_compared() {
 }
 
 #[test]
+fn an_undecided_comparison_never_says_zero_more_runs_would_decide_it() {
+    // 15 runs a side with about 11 % noise: the Moses interval straddles
+    // +1 %, while a projection from the normal approximation alone would
+    // already call it decided.
+    let s = Scratch::new();
+    s.write(
+        "hf.json",
+        r#"{"results":[
+            {"command":"old","times":[0.934,0.943,1.065,1.152,0.935,1.104,0.922,0.939,1.157,0.934,0.991,0.934,1.255,0.91,0.941]},
+            {"command":"new","times":[1.103,1.13,1.09,1.32,0.809,1.236,1.14,1.131,0.832,1.14,1.031,1.104,1.276,1.226,0.94]}]}"#,
+    );
+    let out = s
+        .perflab()
+        .args(["compare", "hf.json#0", "hf.json#1", "--json", "r.json"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("INCONCLUSIVE"), "{stdout}");
+    assert!(!stdout.contains("about 0 more"), "{stdout}");
+    let decision = &s.json("r.json")["decision"];
+    assert_eq!(decision["verdict"], "INCONCLUSIVE");
+    assert!(decision["runs_needed"].as_u64().unwrap() >= 1, "{decision}");
+}
+
+#[test]
 fn results_of_different_metrics_are_not_compared() {
     let s = Scratch::new();
     let result = |metric: &str| {

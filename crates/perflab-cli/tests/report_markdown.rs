@@ -21,7 +21,7 @@ use perflab_cli::report::html::report_html;
 use perflab_cli::report::markdown::report_markdown;
 use perflab_cli::result_document::ab_document;
 use perflab_cli::store::{Store, VariantRecord};
-use perflab_cli::sweep::{Sweep, run_sweep, sweep_document};
+use perflab_cli::sweep::{run_sweep, sweep_document};
 use perflab_runner::{FakeExecutor, MetricValue, RunOutcome};
 use profiled::{
     BASELINE_STACKS, CANDIDATE_STACKS, span_profile, store_differential_profile,
@@ -167,7 +167,7 @@ fn store_sweep(store: &Store) -> i64 {
     let Command::Sweep(args) = cli.command else {
         panic!("not a sweep")
     };
-    let sweep = Sweep::from_args(&args).unwrap();
+    let sweep = args.sweep().unwrap();
     let mut exec = FakeExecutor::new(|spec, k| {
         let text = spec.command.display();
         let n: f64 = text.rsplit(' ').next().unwrap().parse().unwrap();

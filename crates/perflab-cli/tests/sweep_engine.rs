@@ -35,7 +35,7 @@ fn sweep(extra: &[&str]) -> Sweep {
     let Command::Sweep(args) = Cli::try_parse_from(args).unwrap().command else {
         panic!("not a sweep")
     };
-    Sweep::from_args(&args).unwrap()
+    args.sweep().unwrap()
 }
 
 /// Runs the sweep; the cost of point n has relative noise `noise(n)`. Returns

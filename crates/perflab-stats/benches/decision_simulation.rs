@@ -108,10 +108,13 @@ fn false_decisions(t: &Tally) -> u64 {
 }
 
 fn main() {
+    // The defaults through the constructor `perflab ab` uses
+    // (`SequentialConfig::tuned`, optimise_at = max_runs); every experiment
+    // is `SequentialTest::push`, the procedure `ab` feeds.
     let config = SequentialConfig::new(Better::Higher);
     println!("perflab-stats decision simulation");
     println!(
-        "sequential procedure: interleaved pairs, min {} / max {} runs per variant, confidence {}, go {:+}%, nogo {:+}%, optimise_at {}",
+        "sequential procedure: interleaved pairs, min {} / max {} runs per variant, confidence {}, go {:+}%, nogo {:+}%, optimise_at {} (the run limit)",
         config.min_runs,
         config.max_runs,
         config.confidence,

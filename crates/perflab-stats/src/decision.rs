@@ -52,12 +52,17 @@ pub struct Thresholds {
     pub nogo: f64,
 }
 
+/// Default GO threshold: +1 % (DESIGN.md).
+pub const DEFAULT_GO: f64 = 0.01;
+/// Default NO-GO threshold: -0.5 % (DESIGN.md).
+pub const DEFAULT_NOGO: f64 = -0.005;
+
 impl Default for Thresholds {
-    /// go = +1 %, nogo = -0.5 % (DESIGN.md).
+    /// go = [`DEFAULT_GO`], nogo = [`DEFAULT_NOGO`].
     fn default() -> Self {
         Thresholds {
-            go: 0.01,
-            nogo: -0.005,
+            go: DEFAULT_GO,
+            nogo: DEFAULT_NOGO,
         }
     }
 }

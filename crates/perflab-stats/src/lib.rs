@@ -18,8 +18,9 @@
 //! * Runs collected by perflab itself, interleaved, possibly stopped early:
 //!   [`SequentialTest`] / [`paired_change`] (asymptotic confidence sequence,
 //!   valid under optional stopping).
-//! * Two samples that already exist, of fixed size: [`hodges_lehmann_change`]
-//!   (Hodges-Lehmann shift with the distribution-free Moses interval).
+//! * Two samples that already exist, of fixed size: [`decide_fixed_samples`]
+//!   ([`hodges_lehmann_change`]: Hodges-Lehmann shift with the
+//!   distribution-free Moses interval).
 //!
 //! Both feed [`classify`], the decision table of DESIGN.md.
 //!
@@ -27,7 +28,7 @@
 //!
 //! * The typical value of one point's runs, or the ratio of a command to a
 //!   reference run in pairs, stopped once precise enough:
-//!   [`geometric_mean_interval`], [`paired_ratio`].
+//!   [`geometric_mean_interval`], [`paired_ratio`], stopped by [`PrecisionRule`].
 //! * How cost grows with size: [`power_law_fit`] (exponent on log-log axes,
 //!   Student-t interval via [`student_t_quantile`]) and [`find_cliffs`].
 #![deny(missing_docs)]
@@ -38,16 +39,20 @@ mod confidence_sequence;
 mod decision;
 mod descriptive;
 mod error;
+mod fixed_sample;
+mod guard;
 mod hodges_lehmann;
 mod mann_whitney;
 mod multiplicative;
 mod normal;
 mod paired;
 mod pairwise;
+mod precision;
 mod proportion;
 mod runs_needed;
 mod scaling;
 mod sequential;
+mod sequential_config;
 mod student_t;
 mod summary;
 mod validate;
@@ -55,21 +60,29 @@ mod validate;
 pub use change::{Better, change_from_log_gain, log_gain_from_change, log_gains, relative_change};
 pub use cliffs::{Cliff, SizedInterval, find_cliffs};
 pub use confidence_sequence::{ConfidenceSequence, DEFAULT_OPTIMISE_AT};
-pub use decision::{Interval, LogInterval, Thresholds, Verdict, classify};
+pub use decision::{
+    DEFAULT_GO, DEFAULT_NOGO, Interval, LogInterval, Thresholds, Verdict, classify,
+};
 pub use descriptive::{mad, mean, median, quantile_sorted, std_dev};
 pub use error::{Sample, StatsError};
+pub use fixed_sample::{FixedSampleDecision, decide_fixed_samples};
+pub use guard::{GuardDecision, GuardLimit, GuardStatus, guard_status};
 pub use hodges_lehmann::{hodges_lehmann_change, hodges_lehmann_log_shift};
 pub use mann_whitney::{MannWhitney, mann_whitney};
 pub use multiplicative::{PositiveInterval, geometric_mean_interval, paired_ratio};
 pub use paired::{paired_change, paired_log_interval};
+pub use precision::{PrecisionRule, PrecisionStop};
 pub use proportion::{
     ProportionDifference, ProportionInterval, proportion_difference, wilson_interval,
 };
-pub use runs_needed::{RUNS_NEEDED_CAP, RunsNeeded, runs_needed_independent, runs_needed_paired};
+pub use runs_needed::{
+    RUNS_NEEDED_CAP, RunsNeeded, runs_needed_guard, runs_needed_independent, runs_needed_paired,
+};
 pub use scaling::{PowerLawFit, power_law_fit};
-pub use sequential::{
-    DEFAULT_CONFIDENCE, DEFAULT_MAX_RUNS, DEFAULT_MIN_RUNS, Decision, SequentialConfig,
-    SequentialTest,
+pub use sequential::{Decision, SequentialTest};
+pub use sequential_config::{
+    DEFAULT_CONFIDENCE, DEFAULT_MAX_RUNS, DEFAULT_MIN_RUNS, EXACT_MAX_RUNS, EXACT_MIN_RUNS,
+    SequentialConfig, tuned_confidence_sequence,
 };
 pub use student_t::{student_t_cdf, student_t_quantile};
 pub use summary::{Summary, TukeyOutliers, summarize};

@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 use crate::descriptive::{mean_unchecked, std_dev_unchecked};
 use crate::hodges_lehmann::log_shift_estimate_unchecked;
 use crate::{
-    Better, ConfidenceSequence, LogInterval, Sample, StatsError, Thresholds, Verdict, classify,
-    normal, validate,
+    Better, ConfidenceSequence, GuardStatus, Interval, LogInterval, Sample, StatsError, Thresholds,
+    Verdict, classify, guard_status, hodges_lehmann_log_shift, normal, validate,
 };
 
 /// Projections stop looking beyond this many additional runs.
@@ -25,29 +25,35 @@ pub enum RunsNeeded {
     Unknown,
 }
 
-/// Verdict of the projected interval estimate ± half_width (log scale).
-fn projected_verdict(estimate: f64, half_width: f64, th: &Thresholds) -> Verdict {
-    let iv = LogInterval {
+/// The projected interval estimate ± half_width (log scale) as a change.
+fn projected_change(estimate: f64, half_width: f64) -> Option<Interval> {
+    LogInterval {
         estimate,
         lo: estimate - half_width,
         hi: estimate + half_width,
         confidence: 0.0,
-    };
-    match iv.to_change() {
-        Ok(iv) => classify(&iv, th),
-        Err(_) => Verdict::Inconclusive,
+    }
+    .to_change()
+    .ok()
+}
+
+/// Verdict of the projected interval estimate ± half_width (log scale).
+fn projected_verdict(estimate: f64, half_width: f64, th: &Thresholds) -> Verdict {
+    match projected_change(estimate, half_width) {
+        Some(iv) => classify(&iv, th),
+        None => Verdict::Inconclusive,
     }
 }
 
-/// Smallest k in 0..=cap with `decisive(k)`, for a predicate monotone in k.
-fn smallest_decisive(cap: usize, decisive: impl Fn(usize) -> bool) -> RunsNeeded {
-    if decisive(0) {
-        return RunsNeeded::Additional(0);
+/// Smallest k in from..=cap with `decisive(k)`, for a predicate monotone in k.
+fn smallest_decisive(from: usize, cap: usize, decisive: impl Fn(usize) -> bool) -> RunsNeeded {
+    if decisive(from) {
+        return RunsNeeded::Additional(from);
     }
     if !decisive(cap) {
         return RunsNeeded::MoreThan(cap);
     }
-    let (mut no, mut yes) = (0, cap);
+    let (mut no, mut yes) = (from, cap);
     while yes - no > 1 {
         let mid = no + (yes - no) / 2;
         if decisive(mid) {
@@ -99,7 +105,50 @@ pub fn runs_needed_paired(
         let hw = cs.half_width(start + k, sd_log_gain);
         projected_verdict(mean_log_gain, hw, th) != Verdict::Inconclusive
     };
-    match smallest_decisive(RUNS_NEEDED_CAP, decisive) {
+    match smallest_decisive(0, RUNS_NEEDED_CAP, decisive) {
+        RunsNeeded::Additional(k) => RunsNeeded::Additional(k + offset),
+        other => other,
+    }
+}
+
+/// Further pairs the sequential procedure would need to settle an uncertain
+/// guard (see [`crate::guard_status`]).
+///
+/// Method: as [`runs_needed_paired`], with the guard's one boundary
+/// -`max_worsening` in place of the two thresholds: the smallest n' >=
+/// max(current_n, 2) at which mean ± `cs.half_width(n', sd)` lies entirely on
+/// one side of it, returned as n' - current_n.
+///
+/// Assumptions: as [`runs_needed_paired`]. Returns [`RunsNeeded::Unknown`] if
+/// the estimate sits exactly on the boundary (with sd > 0) or the inputs are
+/// not finite, and [`RunsNeeded::MoreThan`]`(`[`RUNS_NEEDED_CAP`]`)` if no
+/// n' within the cap settles it.
+pub fn runs_needed_guard(
+    current_n: usize,
+    mean_log_gain: f64,
+    sd_log_gain: f64,
+    max_worsening: f64,
+    cs: &ConfidenceSequence,
+) -> RunsNeeded {
+    if !mean_log_gain.is_finite()
+        || !sd_log_gain.is_finite()
+        || sd_log_gain < 0.0
+        || !max_worsening.is_finite()
+    {
+        return RunsNeeded::Unknown;
+    }
+    let settled = |hw: f64| {
+        projected_change(mean_log_gain, hw)
+            .is_some_and(|iv| guard_status(&iv, max_worsening) != GuardStatus::Uncertain)
+    };
+    if sd_log_gain > 0.0 && !settled(0.0) {
+        return RunsNeeded::Unknown;
+    }
+    let start = current_n.max(2);
+    let offset = start - current_n;
+    match smallest_decisive(0, RUNS_NEEDED_CAP, |k| {
+        settled(cs.half_width(start + k, sd_log_gain))
+    }) {
         RunsNeeded::Additional(k) => RunsNeeded::Additional(k + offset),
         other => other,
     }
@@ -109,12 +158,17 @@ pub fn runs_needed_paired(
 /// ([`crate::hodges_lehmann_change`]) would need to reach a verdict.
 ///
 /// Method: the Hodges-Lehmann log shift of the current samples stays; the Moses
-/// interval's half-width is approximated by its large-sample normal form
+/// interval's half-width shrinks as its large-sample normal form
 /// z_(1-α/2) · sqrt(π/3) · sqrt(s_b²/(m + k) + s_c²/(n + k)), where s_b, s_c are
 /// the sample standard deviations of the log values and sqrt(π/3) is the
 /// Hodges-Lehmann efficiency factor under normal noise (Lehmann, "Nonparametrics:
-/// Statistical Methods Based on Ranks", 1975, §2.3). Returns the smallest k >= 0
-/// at which that interval decides.
+/// Statistical Methods Based on Ranks", 1975, §2.3). That form is scaled to
+/// the half-width of the Moses interval actually observed (the wider side), so
+/// that at k = 0 the projection is the current interval: small samples,
+/// heavy tails or ties make the exact interval wider than the normal form, and
+/// an unscaled projection could call an undecided comparison decided. Returns
+/// 0 only when the current Moses interval decides; otherwise the smallest
+/// k >= 1 at which the projected interval decides.
 ///
 /// Assumptions: as [`crate::hodges_lehmann_change`]; the projection is for ONE
 /// new comparison with k more runs of each variant, fixed in advance. Adding
@@ -148,12 +202,28 @@ pub fn runs_needed_independent(
     let z = normal::quantile(1.0 - (1.0 - confidence) / 2.0);
     let factor = z * (std::f64::consts::PI / 3.0).sqrt();
     let (m, n) = (baseline.len() as f64, candidate.len() as f64);
+    let normal_hw = |k: f64| factor * (sb * sb / (m + k) + sc * sc / (n + k)).sqrt();
+    // Samples too small for a Moses interval at this confidence decide nothing
+    // yet; the normal form is then the only guide.
+    let observed = hodges_lehmann_log_shift(baseline, candidate, better, confidence).ok();
+    let decided_now = observed.as_ref().is_some_and(|iv| {
+        iv.to_change()
+            .is_ok_and(|c| classify(&c, th) != Verdict::Inconclusive)
+    });
+    if decided_now {
+        return Ok(RunsNeeded::Additional(0));
+    }
+    let scale = match observed {
+        Some(iv) if normal_hw(0.0) > 0.0 => {
+            ((shift - iv.lo).max(iv.hi - shift) / normal_hw(0.0)).max(f64::MIN_POSITIVE)
+        }
+        _ => 1.0,
+    };
     let decisive = |k: usize| {
-        let k = k as f64;
-        let hw = factor * (sb * sb / (m + k) + sc * sc / (n + k)).sqrt();
+        let hw = scale * normal_hw(k as f64);
         projected_verdict(shift, hw, th) != Verdict::Inconclusive
     };
-    Ok(smallest_decisive(RUNS_NEEDED_CAP, decisive))
+    Ok(smallest_decisive(1, RUNS_NEEDED_CAP, decisive))
 }
 
 #[cfg(test)]

@@ -1,9 +1,12 @@
-//! Command-line definitions (clap only: no logic here).
+//! Command-line definitions, and their conversion into the settings that
+//! `experiment` and `sweep` validate (which know nothing of clap).
 
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+mod ab;
+mod defaults;
 mod profile;
 
 pub use profile::ProfileArgs;
@@ -162,12 +165,11 @@ pub struct AbArgs {
     /// Thresholds and confidence.
     #[command(flatten)]
     pub decision: DecisionArgs,
-    /// Runs per variant before the first decision [default: 10; 2 for instructions, where 1 is
-    /// allowed for a program known to be deterministic].
-    #[arg(long, value_name = "N")]
+    /// Runs per variant before the first decision.
+    #[arg(long, value_name = "N", help = defaults::ab_min_runs())]
     pub min_runs: Option<usize>,
-    /// Runs per variant at most [default: 60; 20 for instructions].
-    #[arg(long, value_name = "N")]
+    /// Runs per variant at most.
+    #[arg(long, value_name = "N", help = defaults::ab_max_runs())]
     pub max_runs: Option<usize>,
     /// Stop deciding after this long (e.g. 10m); the verdict may then be INCONCLUSIVE.
     #[arg(long, value_name = "DURATION")]

@@ -33,7 +33,7 @@ pub struct ProfileArgs {
     #[arg(long, value_name = "N", default_value_t = 15)]
     pub top: usize,
     /// Confidence level of the intervals.
-    #[arg(long, value_name = "LEVEL", default_value_t = 0.95)]
+    #[arg(long, value_name = "LEVEL", default_value_t = perflab_stats::DEFAULT_CONFIDENCE)]
     pub confidence: f64,
     /// The flame graph SVG [default: flamegraph.svg, or flamegraph-diff.svg with --baseline].
     #[arg(long, value_name = "PATH")]

@@ -3,6 +3,9 @@
 use clap::Args;
 
 use super::RunOptions;
+use crate::error::Result;
+use crate::sweep::Sweep;
+use crate::sweep::config::SweepSettings;
 
 /// `perflab sweep`.
 #[derive(Debug, Args)]
@@ -56,14 +59,14 @@ pub struct SweepArgs {
     /// after allowing for both points' intervals.
     #[arg(long, value_name = "PERCENT", default_value = "25%")]
     pub cliff: String,
-    /// Confidence level of the intervals [default: 0.95].
-    #[arg(long, value_name = "LEVEL")]
+    /// Confidence level of the intervals.
+    #[arg(long, value_name = "LEVEL", help = super::defaults::sweep_confidence())]
     pub confidence: Option<f64>,
-    /// Runs of each command at each point before a point may stop [default: 5].
-    #[arg(long, value_name = "N")]
+    /// Runs of each command at each point before a point may stop.
+    #[arg(long, value_name = "N", help = super::defaults::sweep_min_runs())]
     pub min_runs: Option<usize>,
-    /// Runs of each command at each point at most [default: 30].
-    #[arg(long, value_name = "N")]
+    /// Runs of each command at each point at most.
+    #[arg(long, value_name = "N", help = super::defaults::sweep_max_runs())]
     pub max_runs: Option<usize>,
     /// Stop the whole sweep after this long (e.g. 10m); points still imprecise are marked so.
     #[arg(long, value_name = "DURATION")]
@@ -74,4 +77,42 @@ pub struct SweepArgs {
     /// The shared run options.
     #[command(flatten)]
     pub run: RunOptions,
+}
+
+impl From<&SweepArgs> for SweepSettings {
+    fn from(args: &SweepArgs) -> Self {
+        SweepSettings {
+            commands: args.commands.clone(),
+            params: args.params.clone(),
+            reference: args.reference.clone(),
+            names: args.names.clone(),
+            reference_name: args.reference_name.clone(),
+            label: args.label.clone(),
+            env: args.env.clone(),
+            measure: args.measure.clone(),
+            better: args.better.clone(),
+            size: args.size.clone(),
+            per_item: args.per_item,
+            precision: args.precision.clone(),
+            cliff: args.cliff.clone(),
+            confidence: args.confidence,
+            min_runs: args.min_runs,
+            max_runs: args.max_runs,
+            max_time: args.max_time.clone(),
+            seed: args.seed,
+            warmup: args.run.warmup,
+            timeout: args.run.timeout.clone(),
+            metrics: args.run.metrics.clone(),
+            ignore_failure: args.run.ignore_failure,
+            no_shell: args.run.no_shell,
+            cwd: args.run.cwd.clone(),
+        }
+    }
+}
+
+impl SweepArgs {
+    /// The validated sweep these flags describe.
+    pub fn sweep(&self) -> Result<Sweep> {
+        Sweep::from_settings(&SweepSettings::from(self))
+    }
 }

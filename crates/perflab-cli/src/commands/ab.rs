@@ -33,9 +33,7 @@ pub fn ab<E: Executor>(
             "perflab: note: one command and no --env-a/--env-b: both variants run the same thing (an A/A test of the noise)"
         );
     }
-    let exp = from_file
-        .overlay(Settings::from_ab_args(args)?)
-        .into_experiment()?;
+    let exp = from_file.overlay(args.settings()?).into_experiment()?;
     let counting = std::iter::once(&exp.metric)
         .chain(exp.guards.iter().map(|g| &g.metric))
         .any(|m| m.name == INSTRUCTIONS);

@@ -2,10 +2,10 @@
 
 use perflab_format::result::MetricInfo;
 use perflab_format::vocabulary::{ResultKind, ResultStatus};
-use perflab_stats::{Verdict, classify, hodges_lehmann_change};
+use perflab_stats::decide_fixed_samples;
 
 use crate::cli::CompareArgs;
-use crate::decide::describe_runs_needed;
+use crate::decide::verdict_sentence;
 use crate::error::{Error, Result};
 use crate::experiment::parse_better;
 use crate::provenance::Provenance;
@@ -16,15 +16,13 @@ use crate::result_document::{
 };
 use crate::samples::read_samples;
 use crate::store::{Store, VariantRecord};
-use crate::units::format_percent;
 
 use super::exit_code_for;
 
 /// `perflab compare`.
 pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
     let better = parse_better(&args.better, "--better")?;
-    let (thresholds, confidence) = crate::experiment::decision_from_flags(&args.decision)?;
-    let (go, nogo) = (thresholds.go, thresholds.nogo);
+    let (thresholds, confidence) = args.decision.decision()?;
     let a = read_samples(&args.baseline, args.measure.as_deref())?;
     let b = read_samples(&args.candidate, args.measure.as_deref())?;
     if let (Some(metric_a), Some(metric_b)) = (&a.metric, &b.metric) {
@@ -54,43 +52,9 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
             args.candidate
         )));
     }
-    let interval = hodges_lehmann_change(&a.values, &b.values, better, confidence)?;
-    let verdict = classify(&interval, &thresholds);
-    let band = format!(
-        "[{}, {}]",
-        format_percent(interval.lo),
-        format_percent(interval.hi)
-    );
-    let reason = match verdict {
-        Verdict::Go => format!(
-            "the whole interval {band} lies at or above the GO threshold {}",
-            format_percent(go)
-        ),
-        Verdict::NoGo => format!(
-            "the whole interval {band} lies at or below the NO-GO threshold {}",
-            format_percent(nogo)
-        ),
-        Verdict::Neutral => format!(
-            "the whole interval {band} lies inside ({}, {}): equivalent within the band",
-            format_percent(nogo),
-            format_percent(go)
-        ),
-        Verdict::Inconclusive => {
-            format!("the interval {band} straddles a threshold; more samples are needed")
-        }
-    };
-    let runs_needed = (verdict == Verdict::Inconclusive)
-        .then(|| {
-            perflab_stats::runs_needed_independent(
-                &a.values,
-                &b.values,
-                better,
-                &thresholds,
-                confidence,
-            )
-            .ok()
-        })
-        .flatten();
+    let decided = decide_fixed_samples(&a.values, &b.values, better, &thresholds, confidence)?;
+    let (verdict, interval, runs_needed) = (decided.verdict, decided.interval, decided.runs_needed);
+    let reason = verdict_sentence(verdict, &interval, &thresholds, "samples");
     let runs = a.values.len().min(b.values.len());
     let method = "Hodges-Lehmann shift of log values with the Moses/Bauer distribution-free interval (fixed samples, no optional stopping)";
     let unit = if a.unit.is_empty() {
@@ -164,6 +128,5 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
     )?;
     print!("{}", TerminalReport.render(&doc));
     write_requested(&doc, args.json.as_deref(), args.markdown.as_deref())?;
-    let _ = describe_runs_needed;
     Ok(exit_code_for(Some(verdict)))
 }

@@ -74,7 +74,7 @@ pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {
 
 fn metric_history(args: &HistoryArgs, metric: &str, store: &Store) -> Result<i32> {
     let (better, unit) = metric_direction(store, metric, args.better.as_deref())?;
-    let (thresholds, confidence) = crate::experiment::decision_from_flags(&args.decision)?;
+    let (thresholds, confidence) = args.decision.decision()?;
     let name = match &args.name {
         Some(n) => Some(n.clone()),
         None => store.newest_name()?,

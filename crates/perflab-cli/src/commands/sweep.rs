@@ -9,12 +9,12 @@ use crate::progress::sweep_progress_for;
 use crate::report::markdown::sweep::sweep_markdown;
 use crate::report::terminal::sweep::sweep_terminal;
 use crate::store::Store;
-use crate::sweep::{Sweep, SweepStop, run_sweep, sweep_document};
+use crate::sweep::{SweepStop, run_sweep, sweep_document};
 use crate::units::plural;
 
 /// `perflab sweep`.
 pub fn sweep(args: &SweepArgs, store: &Store, executor: &mut dyn Executor) -> Result<i32> {
-    let sweep = Sweep::from_args(args)?;
+    let sweep = args.sweep()?;
     let mut progress = sweep_progress_for(sweep.points.len(), args.run.quiet);
     let mut state = run_sweep(&sweep, executor, Some(store), progress.as_mut())?;
     let failure = state.failure.take();

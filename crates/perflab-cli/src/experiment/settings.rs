@@ -13,7 +13,6 @@ use super::{
     COUNTED_MAX_RUNS, COUNTED_MIN_RUNS, DEFAULT_CONFIDENCE, DEFAULT_MAX_RUNS, DEFAULT_MIN_RUNS,
     Experiment, Guard, MetricChoice, Variant,
 };
-use crate::cli::{AbArgs, DecisionArgs};
 use crate::error::{Error, Result};
 use crate::units::{format_percent, parse_duration, parse_percent};
 
@@ -81,7 +80,8 @@ pub fn validated_decision(
     nogo: Option<f64>,
     confidence: Option<f64>,
 ) -> Result<(Thresholds, f64)> {
-    let (go, nogo) = (go.unwrap_or(0.01), nogo.unwrap_or(-0.005));
+    let defaults = Thresholds::default();
+    let (go, nogo) = (go.unwrap_or(defaults.go), nogo.unwrap_or(defaults.nogo));
     // The statistics crate speaks in fractions; the user typed percentages.
     let thresholds = Thresholds::new(go, nogo).map_err(|_| {
         let stated = format!(
@@ -104,15 +104,6 @@ pub fn validated_decision(
         ));
     }
     Ok((thresholds, confidence))
-}
-
-/// The thresholds and confidence level of the `--go`, `--nogo` and `--confidence` flags.
-pub fn decision_from_flags(args: &DecisionArgs) -> Result<(Thresholds, f64)> {
-    validated_decision(
-        percent_flag(&args.go, "--go")?,
-        percent_flag(&args.nogo, "--nogo")?,
-        args.confidence,
-    )
 }
 
 /// Parses `higher` or `lower`.
@@ -156,14 +147,16 @@ pub fn parse_guard(text: &str) -> Result<(String, f64, Option<Better>)> {
     Ok((metric.to_string(), limit, better))
 }
 
-fn percent_flag(value: &Option<String>, flag: &str) -> Result<Option<f64>> {
+/// The value of a percentage flag, if given (`flag` names it in errors).
+pub fn percent_flag(value: &Option<String>, flag: &str) -> Result<Option<f64>> {
     value
         .as_deref()
         .map(|v| parse_percent(v).map_err(|e| Error::usage(flag, e)))
         .transpose()
 }
 
-fn duration_flag(value: &Option<String>, flag: &str) -> Result<Option<Duration>> {
+/// The value of a duration flag, if given (`flag` names it in errors).
+pub fn duration_flag(value: &Option<String>, flag: &str) -> Result<Option<Duration>> {
     value
         .as_deref()
         .map(|v| parse_duration(v).map_err(|e| Error::usage(flag, e)))
@@ -171,97 +164,6 @@ fn duration_flag(value: &Option<String>, flag: &str) -> Result<Option<Duration>>
 }
 
 impl Settings {
-    /// The settings the flags of `perflab ab` give.
-    pub fn from_ab_args(args: &AbArgs) -> Result<Self> {
-        let extractor_check = MetricExtractor::from_definitions(&args.run.metrics)?;
-        drop(extractor_check);
-        let metrics = args
-            .run
-            .metrics
-            .iter()
-            .map(|d| {
-                let (name, pattern) = d.split_once('=').unwrap_or_default();
-                Regex::new(pattern).map(|r| (name.to_string(), r))
-            })
-            .collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(|e| Error::usage("--metric", e.to_string()))?;
-        let mut variants = Vec::new();
-        let commands = &args.commands;
-        let env_a = args
-            .env_a
-            .iter()
-            .map(|e| parse_env(e, "--env-a"))
-            .collect::<Result<Vec<_>>>()?;
-        let env_b = args
-            .env_b
-            .iter()
-            .map(|e| parse_env(e, "--env-b"))
-            .collect::<Result<Vec<_>>>()?;
-        if !commands.is_empty() {
-            let command_b = commands.get(1).unwrap_or(&commands[0]).clone();
-            variants.push(VariantSettings {
-                name: args.name_a.clone(),
-                command: Some(commands[0].clone()),
-                env: env_a,
-                cwd: None,
-            });
-            variants.push(VariantSettings {
-                name: args.name_b.clone(),
-                command: Some(command_b),
-                env: env_b,
-                cwd: None,
-            });
-        } else if !env_a.is_empty()
-            || !env_b.is_empty()
-            || args.name_a.is_some()
-            || args.name_b.is_some()
-        {
-            // Overrides for the variants of an experiment file.
-            variants.push(VariantSettings {
-                name: args.name_a.clone(),
-                command: None,
-                env: env_a,
-                cwd: None,
-            });
-            variants.push(VariantSettings {
-                name: args.name_b.clone(),
-                command: None,
-                env: env_b,
-                cwd: None,
-            });
-        }
-        Ok(Settings {
-            name: args.name.clone(),
-            measure: args.measure.clone(),
-            better: args
-                .better
-                .as_deref()
-                .map(|b| parse_better(b, "--better"))
-                .transpose()?,
-            go: percent_flag(&args.decision.go, "--go")?,
-            nogo: percent_flag(&args.decision.nogo, "--nogo")?,
-            confidence: args.decision.confidence,
-            min_runs: args.min_runs,
-            max_runs: args.max_runs,
-            max_time: duration_flag(&args.max_time, "--max-time")?,
-            warmup: args.run.warmup,
-            timeout: duration_flag(&args.run.timeout, "--timeout")?,
-            shell: args.run.no_shell.then_some(false),
-            cwd: args.run.cwd.clone(),
-            ignore_failure: args.run.ignore_failure.then_some(true),
-            metrics,
-            guards: args
-                .guards
-                .iter()
-                .map(|g| parse_guard(g))
-                .collect::<Result<_>>()?,
-            variants,
-            seed: args.seed,
-            counters: args.run.counters.then_some(true),
-            keep_env: args.run.keep_env.clone(),
-        })
-    }
-
     /// These settings with `over`'s given values taking precedence.
     pub fn overlay(mut self, over: Settings) -> Self {
         macro_rules! take {

@@ -234,7 +234,7 @@ fn history_of(
             variants: Vec::new(),
             reference: Some(id),
             thresholds,
-            confidence: 0.95,
+            confidence: perflab_stats::DEFAULT_CONFIDENCE,
         },
     );
     evolution.series.retain(|s| s.steps.len() >= 2);

@@ -6,17 +6,29 @@ use std::collections::BTreeMap;
 
 use perflab_runner::RunOutcome;
 use perflab_stats::{
-    Better, Cliff, ConfidenceSequence, PositiveInterval, PowerLawFit, SizedInterval, StatsError,
-    find_cliffs, geometric_mean_interval, paired_ratio, power_law_fit,
+    Better, Cliff, ConfidenceSequence, PositiveInterval, PowerLawFit, PrecisionRule, SizedInterval,
+    StatsError, find_cliffs, geometric_mean_interval, paired_ratio, power_law_fit,
 };
 
 use super::config::Sweep;
 use crate::error::{Error, Result};
 
-/// The confidence sequence behind every interval of a sweep: tightest at the
-/// run limit, valid however often a point is looked at.
+/// The stopping rule of every point: perflab-stats' sequential estimation
+/// to the sweep's precision, within its run limits.
+pub fn precision_rule(sweep: &Sweep) -> PrecisionRule {
+    PrecisionRule {
+        precision: sweep.precision,
+        confidence: sweep.confidence,
+        min_runs: sweep.min_runs,
+        max_runs: sweep.max_runs,
+    }
+}
+
+/// The confidence sequence behind every interval of a sweep: the one its
+/// [`precision_rule`] is valid with, tightest at the run limit, valid however
+/// often a point is looked at.
 pub fn confidence_sequence(sweep: &Sweep) -> Result<ConfidenceSequence> {
-    Ok(ConfidenceSequence::new(sweep.confidence, sweep.max_runs)?)
+    Ok(precision_rule(sweep).confidence_sequence()?)
 }
 
 /// What one point's runs say, per command.

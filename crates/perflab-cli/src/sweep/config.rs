@@ -9,7 +9,6 @@ use perflab_runner::MetricExtractor;
 
 use super::params::{Parameter, Point, cross_product, parse_parameter};
 use super::template::Template;
-use crate::cli::SweepArgs;
 use crate::error::{Error, Result};
 use crate::experiment::{MetricChoice, parse_better, parse_env};
 use crate::units::{parse_duration, parse_percent};
@@ -18,6 +17,60 @@ use crate::units::{parse_duration, parse_percent};
 pub const DEFAULT_MIN_RUNS: usize = 5;
 /// Default runs per command and point at most.
 pub const DEFAULT_MAX_RUNS: usize = 30;
+
+/// The settings of a sweep as given (texts not yet parsed, limits not yet
+/// defaulted), from the flags of `perflab sweep` or built directly.
+#[derive(Debug, Clone, Default)]
+pub struct SweepSettings {
+    /// Command templates run at every point.
+    pub commands: Vec<String>,
+    /// Parameters as NAME=VALUES.
+    pub params: Vec<String>,
+    /// The reference command template, if any.
+    pub reference: Option<String>,
+    /// Names of the commands, in order.
+    pub names: Vec<String>,
+    /// Name of the reference command.
+    pub reference_name: String,
+    /// Name of the sweep in the history.
+    pub label: Option<String>,
+    /// Environment templates as KEY=VALUE.
+    pub env: Vec<String>,
+    /// The metric measured.
+    pub measure: String,
+    /// `higher` or `lower`, if given.
+    pub better: Option<String>,
+    /// The size parameter, if given.
+    pub size: Option<String>,
+    /// The metric is already per item.
+    pub per_item: bool,
+    /// Target relative half-width, as a percentage text.
+    pub precision: String,
+    /// Cliff threshold, as a percentage text.
+    pub cliff: String,
+    /// Confidence level, if given.
+    pub confidence: Option<f64>,
+    /// Runs per command and point before a point may stop, if given.
+    pub min_runs: Option<usize>,
+    /// Runs per command and point at most, if given.
+    pub max_runs: Option<usize>,
+    /// Time limit of the whole sweep, as a duration text.
+    pub max_time: Option<String>,
+    /// Seed of the visiting order.
+    pub seed: Option<u64>,
+    /// Warm-up runs, if given.
+    pub warmup: Option<usize>,
+    /// Per-run timeout, as a duration text.
+    pub timeout: Option<String>,
+    /// Metric patterns as NAME=REGEX.
+    pub metrics: Vec<String>,
+    /// Keep going when a run fails.
+    pub ignore_failure: bool,
+    /// Run commands directly instead of through `sh -c`.
+    pub no_shell: bool,
+    /// Working directory of the runs.
+    pub cwd: Option<PathBuf>,
+}
 
 /// One command run at every point.
 #[derive(Debug, Clone)]
@@ -83,8 +136,8 @@ impl Sweep {
         self.commands.iter().position(|c| c.is_reference)
     }
 
-    /// Validates the flags of `perflab sweep`.
-    pub fn from_args(args: &SweepArgs) -> Result<Self> {
+    /// Validates the settings of a sweep (errors name the flag at fault).
+    pub fn from_settings(args: &SweepSettings) -> Result<Self> {
         let mut parameters: Vec<Parameter> = Vec::new();
         for spec in &args.params {
             let parameter = parse_parameter(spec)?;
@@ -138,7 +191,7 @@ impl Sweep {
             }
             Ok(value)
         };
-        let confidence = args.confidence.unwrap_or(0.95);
+        let confidence = args.confidence.unwrap_or(perflab_stats::DEFAULT_CONFIDENCE);
         if !(0.5..1.0).contains(&confidence) || confidence <= 0.5 {
             return Err(Error::usage(
                 "--confidence",
@@ -182,18 +235,18 @@ impl Sweep {
             min_runs,
             max_runs,
             max_time: duration(&args.max_time, "--max-time")?,
-            warmup: args.run.warmup.unwrap_or(1),
-            timeout: duration(&args.run.timeout, "--timeout")?,
-            extractor: Arc::new(MetricExtractor::from_definitions(&args.run.metrics)?),
-            ignore_failure: args.run.ignore_failure,
-            shell: !args.run.no_shell,
-            cwd: args.run.cwd.clone(),
+            warmup: args.warmup.unwrap_or(1),
+            timeout: duration(&args.timeout, "--timeout")?,
+            extractor: Arc::new(MetricExtractor::from_definitions(&args.metrics)?),
+            ignore_failure: args.ignore_failure,
+            shell: !args.no_shell,
+            cwd: args.cwd.clone(),
             seed: args.seed,
         })
     }
 }
 
-fn commands(args: &SweepArgs) -> Result<Vec<SweepCommand>> {
+fn commands(args: &SweepSettings) -> Result<Vec<SweepCommand>> {
     if args.names.len() > args.commands.len() {
         return Err(Error::usage(
             "--name",

@@ -11,7 +11,7 @@ use std::time::Instant;
 use perflab_format::vocabulary::SweepStop;
 use perflab_runner::{CommandLine, Executor, ExitState, RunOutcome, RunSpec, interrupted};
 
-use super::analysis::{PointAnalysis, analyse_point, confidence_sequence};
+use super::analysis::{PointAnalysis, analyse_point, confidence_sequence, precision_rule};
 use super::config::Sweep;
 use super::document::{sweep_document, variant_name};
 use super::state::{PointState, SweepState};
@@ -52,6 +52,7 @@ pub fn run_sweep(
         provenance,
     };
     let started = Instant::now();
+    let rule = precision_rule(sweep);
     let cs = confidence_sequence(sweep)?;
     // Instrumented programs write their span profiles here, one file per run.
     let profiles = crate::ab::profile_dir()?;
@@ -97,8 +98,7 @@ pub fn run_sweep(
             };
             point.widest = analysis.widest();
             let n = point.runs.iter().map(Vec::len).min().unwrap_or(0);
-            let precise = point.widest.is_some_and(|w| w <= sweep.precision);
-            if (n >= sweep.min_runs && precise) || n >= sweep.max_runs {
+            if rule.stop(n, point.widest).is_some() {
                 point.done = true;
                 checkpoint(sweep, store, &state)?;
             }

@@ -1,0 +1,85 @@
+//! Help texts that show defaults, written from the constants that hold them
+//! (perflab-stats for the decision, the sweep's own for sweeps), so that the
+//! help cannot drift from what runs.
+
+use perflab_stats::{
+    DEFAULT_CONFIDENCE, DEFAULT_GO, DEFAULT_MAX_RUNS, DEFAULT_MIN_RUNS, DEFAULT_NOGO,
+    EXACT_MAX_RUNS, EXACT_MIN_RUNS,
+};
+
+use crate::sweep::config;
+
+/// A fraction as the percentage a user types: 0.01 gives "1%".
+fn percent(fraction: f64) -> String {
+    format!("{}%", 100.0 * fraction)
+}
+
+/// `--go`.
+pub fn go() -> String {
+    format!(
+        "GO threshold, in percent of improvement [default: {}]",
+        percent(DEFAULT_GO)
+    )
+}
+
+/// `--nogo`.
+pub fn nogo() -> String {
+    format!(
+        "NO-GO threshold, in percent (negative) [default: {}]",
+        percent(DEFAULT_NOGO)
+    )
+}
+
+/// `--confidence` of a decision.
+pub fn confidence() -> String {
+    format!("Confidence level of the interval [default: {DEFAULT_CONFIDENCE}]")
+}
+
+/// `perflab ab --min-runs`.
+pub fn ab_min_runs() -> String {
+    format!(
+        "Runs per variant before the first decision [default: {DEFAULT_MIN_RUNS}; {EXACT_MIN_RUNS} for \
+         instructions, where 1 is allowed for a program known to be deterministic]"
+    )
+}
+
+/// `perflab ab --max-runs`.
+pub fn ab_max_runs() -> String {
+    format!(
+        "Runs per variant at most; the interval is tightest there [default: {DEFAULT_MAX_RUNS}; \
+         {EXACT_MAX_RUNS} for instructions]"
+    )
+}
+
+/// `perflab sweep --confidence`.
+pub fn sweep_confidence() -> String {
+    format!("Confidence level of the intervals [default: {DEFAULT_CONFIDENCE}]")
+}
+
+/// `perflab sweep --min-runs`.
+pub fn sweep_min_runs() -> String {
+    format!(
+        "Runs of each command at each point before a point may stop [default: {}]",
+        config::DEFAULT_MIN_RUNS
+    )
+}
+
+/// `perflab sweep --max-runs`.
+pub fn sweep_max_runs() -> String {
+    format!(
+        "Runs of each command at each point at most; the intervals are tightest there [default: {}]",
+        config::DEFAULT_MAX_RUNS
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_read_as_a_user_types_them() {
+        assert!(go().ends_with("[default: 1%]"), "{}", go());
+        assert!(nogo().ends_with("[default: -0.5%]"), "{}", nogo());
+        assert!(ab_min_runs().contains("[default: 10; 2 for"));
+    }
+}
