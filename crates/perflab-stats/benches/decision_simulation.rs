@@ -1,5 +1,5 @@
 //! Error rates and power of the sequential A/B procedure on synthetic data of
-//! known truth, next to the seed investigation's fixed 10-run rule.
+//! known truth, next to the ten-run rule of investigations done by hand.
 //!
 //! Run with `cargo bench -p perflab-stats --bench decision_simulation`.
 //! Deterministic: every row uses a fixed seed.
@@ -123,7 +123,7 @@ fn main() {
         config.optimise_at
     );
     println!(
-        "seed rule: 10 runs of A then 10 of B, GO if mean gain >= go, NO-GO if <= nogo, else NEUTRAL"
+        "ten-run rule: 10 runs of A then 10 of B, GO if mean gain >= go, NO-GO if <= nogo, else NEUTRAL"
     );
     println!("{EXPERIMENTS} experiments per row, seed {SEED:#x}; [..] = 95% Wilson interval\n");
 
@@ -137,8 +137,8 @@ fn main() {
         "false GO/NO-GO",
         "right verdict",
         "median",
-        "seed rule: false",
-        "seed rule: right"
+        "ten-run rule: false",
+        "ten-run rule: right"
     );
     println!(
         "{:<32} {:>6} {:>6} {:>6} {:>6}  {:<24} {:<22} {:>7}",

@@ -67,14 +67,14 @@ fn heavy_tails_do_not_cause_false_decisions() {
 }
 
 #[test]
-fn the_seed_rule_is_fooled_by_noise_that_the_sequential_test_is_not() {
+fn the_ten_run_rule_is_fooled_by_noise_that_the_sequential_test_is_not() {
     let t = simulate(
         2028,
         500,
         &Scenario::gaussian(Better::Higher, 0.0, 0.02),
         config(),
     );
-    // About one GO in eight (seeds/README.md) plus more NO-GOs, against almost none.
+    // About one GO in eight at 2% noise plus more NO-GOs, against almost none.
     assert!(t.seed_go >= 40, "{t:?}");
     assert!(t.go + t.nogo < t.seed_go / 5, "{t:?}");
 }

@@ -66,13 +66,13 @@ pub struct Outcome {
     pub verdict: Verdict,
     /// Pairs it used.
     pub runs: usize,
-    /// Verdict of the seed's rule (10 runs of A, then 10 of B, mean gain vs thresholds).
-    pub seed_rule: Verdict,
+    /// Verdict of the ten-run rule (10 runs of A, then 10 of B, mean gain vs thresholds).
+    pub ten_run_rule: Verdict,
 }
 
 /// Runs one experiment: the sequential procedure on interleaved pairs (random
 /// order inside each pair) and, on the first ten runs of each variant measured
-/// all-A-then-all-B, the seed's fixed rule.
+/// all-A-then-all-B, the ten-run rule.
 pub fn experiment(
     rng: &mut fastrand::Rng,
     scenario: &Scenario,
@@ -102,12 +102,12 @@ pub fn experiment(
     Outcome {
         verdict: d.verdict,
         runs: d.runs,
-        seed_rule: seed_rule(&a, &b, scenario.better, &config.thresholds),
+        ten_run_rule: ten_run_rule(&a, &b, scenario.better, &config.thresholds),
     }
 }
 
-/// The rule of the seed investigation: GO if the mean gain >= go, NO-GO if <= nogo, else NEUTRAL.
-pub fn seed_rule(a: &[f64], b: &[f64], better: Better, th: &Thresholds) -> Verdict {
+/// The ten-run rule of investigations done by hand (10 runs of A, then 10 of B): GO if the mean gain >= go, NO-GO if <= nogo, else NEUTRAL.
+pub fn ten_run_rule(a: &[f64], b: &[f64], better: Better, th: &Thresholds) -> Verdict {
     let gain = relative_change(mean(a).unwrap(), mean(b).unwrap(), better).unwrap();
     if gain >= th.go {
         Verdict::Go
@@ -141,7 +141,7 @@ impl Tally {
             Verdict::Neutral => self.neutral += 1,
             Verdict::Inconclusive => self.inconclusive += 1,
         }
-        match o.seed_rule {
+        match o.ten_run_rule {
             Verdict::Go => self.seed_go += 1,
             Verdict::NoGo => self.seed_nogo += 1,
             _ => self.seed_neutral += 1,

