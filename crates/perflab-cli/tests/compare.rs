@@ -4,16 +4,16 @@ mod common;
 
 use common::Scratch;
 
-const SEED_BASELINE: &str =
+const ALLOCATOR_BASELINE: &str =
     "[45.52M, 44.88M, 44.95M, 45.83M, 45.84M, 45.32M, 45.31M, 45.20M, 45.55M, 45.06M]";
-const SEED_OPTIMISED: &str =
+const ALLOCATOR_OPTIMISED: &str =
     "[48.19M, 44.62M, 47.32M, 46.39M, 46.93M, 47.42M, 47.19M, 47.12M, 47.32M, 46.89M]";
 
 #[test]
-fn the_seed_allocator_samples_give_go_at_the_seed_thresholds() {
+fn the_allocator_samples_give_go_at_the_investigation_thresholds() {
     let s = Scratch::new();
-    s.write("a.txt", SEED_BASELINE);
-    s.write("b.txt", SEED_OPTIMISED);
+    s.write("a.txt", ALLOCATOR_BASELINE);
+    s.write("b.txt", ALLOCATOR_OPTIMISED);
     let out = s
         .perflab()
         .args([
