@@ -4,7 +4,7 @@
 //! One module per concept: [`cli`] (flags), [`experiment`] (validated
 //! configuration), [`decide`] (verdicts from perflab-stats),
 //! [`result_document`] (an experiment's outcome as the `perflab-result/1`
-//! document), [`sweep`] (grids of parameters), [`evolution`] (a metric over
+//! document), [`sweep`] (grids of parameters), [`metric_history`] (a metric over
 //! commits, `perflab-history/1`), [`store`] (SQLite), [`report`] (terminal,
 //! Markdown, JSON), [`profile`] (perf and valgrind adapters) and [`commands`]
 //! (the glue of each subcommand). Runs are started by the `perflab-runner`
@@ -17,9 +17,9 @@ pub mod cli;
 pub mod commands;
 pub mod decide;
 pub mod error;
-pub mod evolution;
 pub mod experiment;
 pub mod metric_direction;
+pub mod metric_history;
 pub mod probes;
 pub mod profile;
 pub mod progress;

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{Scratch, assert_reached_a_result, busy};
-use perflab_format::history::Evolution;
+use perflab_format::history::MetricHistory;
 use perflab_format::result::ResultDocument;
 use perflab_format::sweep::SweepDocument;
 use perflab_format::vocabulary::{ResultKind, ResultStatus, SweepStop, Verdict};
@@ -130,7 +130,7 @@ fn a_history_reads_back_as_a_typed_document() {
         .output()
         .unwrap();
     assert_reached_a_result(&out);
-    let doc = read_back(&s, "h.json", Evolution::from_json_str);
+    let doc = read_back(&s, "h.json", MetricHistory::from_json_str);
     assert_eq!(
         doc.series[0].steps.len(),
         2,

@@ -44,7 +44,7 @@ fn repository() -> Scratch {
 }
 
 #[test]
-fn the_evolution_by_commit_judges_each_step_and_flags_the_regression_with_exit_3() {
+fn the_history_by_commit_judges_each_step_and_flags_the_regression_with_exit_3() {
     let s = repository();
     for (step, value) in [(1, 1284.0), (2, 352.0), (3, 210.0), (4, 260.0)] {
         commit_and_measure(&s, step, value);

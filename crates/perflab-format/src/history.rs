@@ -1,4 +1,4 @@
-//! The evolution of a metric over commits (`perflab-history/1`), written by
+//! The history of a metric over commits (`perflab-history/1`), written by
 //! `perflab history --metric ... --json`: per variant, one step per commit
 //! with its runs' values, each step judged against the one before.
 
@@ -11,9 +11,9 @@ use crate::vocabulary::{Better, StepVerdict};
 /// The format tag of this version.
 pub const HISTORY_FORMAT: &str = "perflab-history/1";
 
-/// The evolution of a metric, per variant.
+/// The history of a metric, per variant.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Evolution {
+pub struct MetricHistory {
     /// Always [`HISTORY_FORMAT`].
     pub format: String,
     /// The metric.
@@ -29,11 +29,11 @@ pub struct Evolution {
     /// Confidence level.
     pub confidence: f64,
     /// One line per variant.
-    pub series: Vec<VariantEvolution>,
+    pub series: Vec<VariantHistory>,
 }
 
-impl Evolution {
-    /// Parses an evolution, refusing other formats with a message saying what was found.
+impl MetricHistory {
+    /// Parses a metric history, refusing other formats with a message saying what was found.
     pub fn from_json_str(text: &str) -> Result<Self, FormatError> {
         parse_tagged(text, HISTORY_FORMAT)
     }
@@ -56,7 +56,7 @@ impl Evolution {
 
 /// One variant over commits.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct VariantEvolution {
+pub struct VariantHistory {
     /// The variant's name.
     pub variant: String,
     /// One step per commit, oldest first.

@@ -4,7 +4,7 @@
 //! readers, and written back as the very same JSON: the types describe the
 //! wire format exactly, so stored experiments and old files stay readable.
 
-use perflab_format::history::Evolution;
+use perflab_format::history::MetricHistory;
 use perflab_format::instructions::InstructionsDocument;
 use perflab_format::result::ResultDocument;
 use perflab_format::sampling::SamplingDocument;
@@ -84,7 +84,7 @@ fn a_sweep_result_reads_and_writes_back_unchanged() {
 #[test]
 fn a_history_reads_and_writes_back_unchanged() {
     let text = fixture("history.json");
-    let doc = Evolution::from_json_str(&text).unwrap();
+    let doc = MetricHistory::from_json_str(&text).unwrap();
     writes_back_the_same(&doc, &text);
     let verdicts: Vec<Option<StepVerdict>> = doc.series[0]
         .steps
@@ -132,7 +132,7 @@ fn a_span_profile_reads_and_writes_back_unchanged() {
 
 #[test]
 fn a_result_is_refused_where_a_history_is_expected() {
-    let err = Evolution::from_json_str(&fixture("result-run.json")).unwrap_err();
+    let err = MetricHistory::from_json_str(&fixture("result-run.json")).unwrap_err();
     let message = err.to_string();
     assert!(
         message.contains("perflab-history/1") && message.contains("perflab-result/1"),

@@ -4,7 +4,7 @@
 
 mod strategies;
 
-use perflab_format::history::Evolution;
+use perflab_format::history::MetricHistory;
 use perflab_format::instructions::InstructionsDocument;
 use perflab_format::profile::Profile;
 use perflab_format::result::ResultDocument;
@@ -15,7 +15,7 @@ use proptest::prelude::*;
 use proptest::sample::select;
 
 use strategies::measured::{instructions, profile, sampling};
-use strategies::{evolution, result_of, sweep};
+use strategies::{metric_history, result_of, sweep};
 
 fn any_result() -> impl Strategy<Value = ResultDocument> {
     select(ResultKind::ALL).prop_flat_map(result_of)
@@ -44,9 +44,9 @@ proptest! {
     }
 
     #[test]
-    fn a_history_reads_back_as_written(doc in evolution()) {
+    fn a_history_reads_back_as_written(doc in metric_history()) {
         let text = serde_json::to_string_pretty(&doc).unwrap();
-        prop_assert_eq!(Evolution::from_json_str(&text).unwrap(), doc);
+        prop_assert_eq!(MetricHistory::from_json_str(&text).unwrap(), doc);
     }
 
     #[test]

@@ -12,7 +12,7 @@ pub struct HistoryArgs {
     /// Show at most this many experiments, newest first (the listing).
     #[arg(short = 'n', long, default_value_t = 20, value_name = "N")]
     pub limit: usize,
-    /// Show the evolution of this metric over commits (wall, cpu, peak-memory or an
+    /// Show the history of this metric over commits (wall, cpu, peak-memory or an
     /// extracted metric), each step judged GO / NO-GO / NEUTRAL / INCONCLUSIVE.
     #[arg(long, visible_alias = "measure", value_name = "METRIC")]
     pub metric: Option<String>,
@@ -28,10 +28,10 @@ pub struct HistoryArgs {
     /// Thresholds and confidence.
     #[command(flatten)]
     pub decision: DecisionArgs,
-    /// Write the evolution as JSON.
+    /// Write the metric history as JSON.
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
-    /// Write the evolution as a Markdown table.
+    /// Write the metric history as a Markdown table.
     #[arg(long, value_name = "PATH")]
     pub markdown: Option<PathBuf>,
 }

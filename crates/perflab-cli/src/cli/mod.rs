@@ -53,10 +53,10 @@ A text file holds one number per line (K/M/G suffixes allowed, # starts a commen
     Compare(CompareArgs),
     /// Measure one command (no decision).
     Run(RunArgs),
-    /// List past experiments, or with --metric the evolution of a metric over commits.
+    /// List past experiments, or with --metric the history of a metric over commits.
     #[command(after_help = "Examples:\n  perflab history\n  \
 perflab history --metric wall --name parse-bench\n  \
-perflab history --metric cost --better lower --variant 'hamt n=10000' --markdown evolution.md\n\
+perflab history --metric cost --better lower --variant 'hamt n=10000' --markdown history.md\n\
 With --metric, the exit code is 3 when the newest step of a variant is a regression (NO-GO).")]
     History(HistoryArgs),
     /// Sample where the CPU time of a program goes (perf record), with a flame graph.

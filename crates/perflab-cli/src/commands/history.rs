@@ -1,18 +1,18 @@
-//! `perflab history`: past experiments, or the evolution of a metric over commits.
+//! `perflab history`: past experiments, or the history of a metric over commits.
 
 use crate::cli::HistoryArgs;
 use crate::error::{EXIT_NO_GO, EXIT_OK, Result};
-use crate::evolution::{EvolutionQuery, evolution};
 use crate::metric_direction::metric_direction;
-use crate::report::markdown::evolution::evolution_markdown;
-use crate::report::terminal::evolution::evolution_terminal;
+use crate::metric_history::{HistoryQuery, metric_history};
+use crate::report::markdown::history::history_markdown;
+use crate::report::terminal::history::history_terminal;
 use crate::store::Store;
 use crate::units::format_percent;
 
 /// `perflab history`.
 pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {
     if let Some(metric) = &args.metric {
-        return metric_history(args, metric, store);
+        return show_metric_history(args, metric, store);
     }
     let rows = store.list_experiments(args.limit)?;
     if rows.is_empty() {
@@ -72,16 +72,16 @@ pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {
     Ok(EXIT_OK)
 }
 
-fn metric_history(args: &HistoryArgs, metric: &str, store: &Store) -> Result<i32> {
+fn show_metric_history(args: &HistoryArgs, metric: &str, store: &Store) -> Result<i32> {
     let (better, unit) = metric_direction(store, metric, args.better.as_deref())?;
     let (thresholds, confidence) = args.decision.decision()?;
     let name = match &args.name {
         Some(n) => Some(n.clone()),
         None => store.newest_name()?,
     };
-    let evolution = evolution(
+    let history = metric_history(
         store,
-        &EvolutionQuery {
+        &HistoryQuery {
             metric: metric.to_string(),
             better,
             name,
@@ -91,16 +91,16 @@ fn metric_history(args: &HistoryArgs, metric: &str, store: &Store) -> Result<i32
             confidence,
         },
     )?;
-    print!("{}", evolution_terminal(&evolution, &unit));
+    print!("{}", history_terminal(&history, &unit));
     if let Some(path) = &args.json {
-        let mut text = serde_json::to_string_pretty(&evolution).unwrap_or_default();
+        let mut text = serde_json::to_string_pretty(&history).unwrap_or_default();
         text.push('\n');
         crate::report::write_text(path, &text)?;
     }
     if let Some(path) = &args.markdown {
-        crate::report::write_text(path, &evolution_markdown(&evolution, &unit, 3))?;
+        crate::report::write_text(path, &history_markdown(&history, &unit, 3))?;
     }
-    Ok(if evolution.newest_step_regressed() {
+    Ok(if history.newest_step_regressed() {
         EXIT_NO_GO
     } else {
         EXIT_OK

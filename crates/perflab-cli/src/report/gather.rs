@@ -13,10 +13,10 @@ use perflab_stats::Thresholds;
 use super::blocks::sampling::SamplingReport;
 use super::blocks::spans::{VariantSpans, span_breakdowns, variant_spans};
 use crate::error::Result;
-use crate::evolution::{EvolutionQuery, evolution_from};
 use crate::metric_direction::metric_direction;
+use crate::metric_history::{HistoryQuery, metric_history_from};
 use crate::store::{ExperimentValues, Store};
-use perflab_format::history::Evolution;
+use perflab_format::history::MetricHistory;
 use perflab_format::sweep::SweepDocument;
 
 /// Most history lines drawn for one experiment (a sweep has one per point).
@@ -54,7 +54,7 @@ pub struct ExperimentReport {
     /// The profiles' warnings, grouped, when the result does not state them.
     pub span_warnings: Vec<String>,
     /// The metric over commits, when it was measured at 2 or more commits.
-    pub history: Option<(Evolution, String)>,
+    pub history: Option<(MetricHistory, String)>,
     /// Why there is no result, if there is none.
     pub missing: Option<String>,
     /// What the store holds for this experiment but could not be read.
@@ -211,7 +211,7 @@ fn history_of(
     metric: &str,
     result: Option<&ResultDocument>,
     values: &mut ValuesCache,
-) -> Result<Option<(Evolution, String)>> {
+) -> Result<Option<(MetricHistory, String)>> {
     let better = result.map(|r| r.metric.better.as_str());
     let Ok((better, unit)) = metric_direction(store, metric, better) else {
         return Ok(None);
@@ -225,9 +225,9 @@ fn history_of(
         let read = store.metric_values(name.as_deref(), metric)?;
         values.insert(key.clone(), read);
     }
-    let mut evolution = evolution_from(
+    let mut history = metric_history_from(
         &values[&key],
-        &EvolutionQuery {
+        &HistoryQuery {
             metric: metric.to_string(),
             better,
             name,
@@ -237,8 +237,8 @@ fn history_of(
             confidence: perflab_stats::DEFAULT_CONFIDENCE,
         },
     );
-    evolution.series.retain(|s| s.steps.len() >= 2);
-    evolution.series.truncate(MAX_HISTORY_SERIES);
+    history.series.retain(|s| s.steps.len() >= 2);
+    history.series.truncate(MAX_HISTORY_SERIES);
     let unit = result.map(|r| r.metric.unit.clone()).unwrap_or(unit);
-    Ok((!evolution.series.is_empty()).then_some((evolution, unit)))
+    Ok((!history.series.is_empty()).then_some((history, unit)))
 }

@@ -1,7 +1,7 @@
 //! Rendering results, one module per format: [`terminal`], [`markdown`],
 //! [`html`] and [`json`]. A result document renders behind the [`Render`]
 //! trait; the figures every format shows (span rows, probe cells, a sweep's
-//! words, an evolution's judgements...) are built once, format-neutral, in
+//! words, a metric history's judgements...) are built once, format-neutral, in
 //! [`blocks`]; [`gather`] reads what a `perflab report` page shows.
 
 pub mod blocks;

@@ -1,4 +1,4 @@
-//! The values of one metric across experiments, for the evolution over
+//! The values of one metric across experiments, for the history over
 //! commits (`perflab history --metric`) and the report's history chart.
 
 use std::collections::BTreeMap;

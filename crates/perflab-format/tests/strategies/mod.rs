@@ -7,7 +7,7 @@ pub mod measured;
 
 use std::collections::BTreeMap;
 
-use perflab_format::history::{Evolution, HISTORY_FORMAT, Judgement, Step, VariantEvolution};
+use perflab_format::history::{HISTORY_FORMAT, Judgement, MetricHistory, Step, VariantHistory};
 use perflab_format::interval::PositiveIntervalDoc;
 use perflab_format::result::{
     CounterDoc, CounterStatsDoc, DecisionDoc, GaugeDoc, GaugeStatsDoc, GuardDoc, MetricInfo,
@@ -282,17 +282,17 @@ prop_compose! {
 }
 
 prop_compose! {
-    pub fn evolution()(
+    pub fn metric_history()(
         metric in text(), better in select(Better::ALL), name in of(text()),
         limits in vec(num(), 3),
         series in vec((text(), vec(step(), 0..3), of(judgement())), 0..3),
-    ) -> Evolution {
-        Evolution {
+    ) -> MetricHistory {
+        MetricHistory {
             format: HISTORY_FORMAT.into(), metric, better, name, go: limits[0], nogo: limits[1],
             confidence: limits[2],
             series: series
                 .into_iter()
-                .map(|(variant, steps, total)| VariantEvolution { variant, steps, total })
+                .map(|(variant, steps, total)| VariantHistory { variant, steps, total })
                 .collect(),
         }
     }

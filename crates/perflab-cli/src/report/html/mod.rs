@@ -141,10 +141,10 @@ fn experiment_html(e: &ExperimentReport, out: &mut String, chart_id: &mut usize)
     for w in profile_warnings {
         let _ = write!(out, r#"<p class="note">Profile warning: {}</p>"#, esc(w));
     }
-    if let Some((evolution, unit)) = &e.history {
+    if let Some((history, unit)) = &e.history {
         let _ = write!(out, "<h3>History over commits</h3>");
-        out.push_str(&history_chart(evolution, unit));
-        out.push_str(&tables::history_table(evolution, unit));
+        out.push_str(&history_chart(history, unit));
+        out.push_str(&tables::history_table(history, unit));
     }
     out.push_str("</section>");
 }

@@ -7,12 +7,12 @@ use perflab_format::result::ResultDocument;
 use perflab_format::vocabulary::Better;
 
 use super::escape::esc;
-use crate::report::blocks::evolution::describe_judgement;
+use crate::report::blocks::history::describe_judgement;
 use crate::report::blocks::sweep::{
     describe_cliffs, describe_growth, describe_ratio, value_with_precision,
 };
 use crate::units::{format_percent, format_percent_interval, format_share, format_value};
-use perflab_format::history::Evolution;
+use perflab_format::history::MetricHistory;
 use perflab_format::sweep::SweepDocument;
 
 /// The verdict in one sentence, with its interval and run count.
@@ -216,8 +216,8 @@ pub fn sweep_table(doc: &SweepDocument) -> String {
     out
 }
 
-/// The evolution table under the history chart.
-pub fn history_table(e: &Evolution, unit: &str) -> String {
+/// The table under the history chart.
+pub fn history_table(e: &MetricHistory, unit: &str) -> String {
     let mut out = String::new();
     for s in &e.series {
         let _ = write!(

@@ -1,6 +1,6 @@
 //! The Markdown form, for a pull request or an issue.
 
-pub mod evolution;
+pub mod history;
 pub mod instructions;
 pub mod page;
 pub mod probes;

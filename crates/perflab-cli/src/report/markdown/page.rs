@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::evolution::evolution_markdown;
+use super::history::history_markdown;
 use super::instructions::instructions_markdown;
 use super::sampling::sampling_markdown;
 use super::span_grid::span_grid_markdown;
@@ -51,12 +51,8 @@ fn experiment_markdown(e: &ExperimentReport) -> String {
         }
         out.push_str(&warnings_markdown(&e.span_warnings));
     }
-    if let Some((evolution, unit)) = &e.history {
-        let _ = writeln!(
-            out,
-            "\n{}",
-            evolution_markdown(evolution, unit, 4).trim_end()
-        );
+    if let Some((history, unit)) = &e.history {
+        let _ = writeln!(out, "\n{}", history_markdown(history, unit, 4).trim_end());
     }
     out
 }

@@ -1,7 +1,7 @@
 //! The terminal summary: per variant runs, median, mean ± sd, range and
 //! outliers; the change with its interval; the verdict with its reason.
 
-pub mod evolution;
+pub mod history;
 pub mod probes;
 pub mod side_by_side;
 pub mod spans;

@@ -7,10 +7,10 @@ use super::super::escape::esc;
 use super::super::svg::{Plot, Scale, colour, figure};
 use super::{tick, with_unit};
 use crate::units::format_value;
-use perflab_format::history::Evolution;
+use perflab_format::history::MetricHistory;
 
-/// The history chart of an evolution.
-pub fn history_chart(e: &Evolution, unit: &str) -> String {
+/// The chart of a metric history.
+pub fn history_chart(e: &MetricHistory, unit: &str) -> String {
     let labels: Vec<&str> = {
         let mut labels: Vec<(&str, &str)> = Vec::new();
         for s in &e.series {

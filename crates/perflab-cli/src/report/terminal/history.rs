@@ -1,12 +1,12 @@
-//! The evolution of a metric over commits on the terminal.
+//! The history of a metric over commits on the terminal.
 
 use std::fmt::Write;
 
-use crate::report::blocks::evolution::{describe_judgement, header, level};
-use perflab_format::history::Evolution;
+use crate::report::blocks::history::{describe_judgement, header, level};
+use perflab_format::history::MetricHistory;
 
-/// The evolution for a terminal.
-pub fn evolution_terminal(e: &Evolution, unit: &str) -> String {
+/// The metric history for a terminal.
+pub fn history_terminal(e: &MetricHistory, unit: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "perflab history: {}", header(e));
     if e.series.iter().all(|s| s.steps.is_empty()) {

@@ -1,8 +1,8 @@
-//! The evolution of a metric over commits in words, for every format: a
+//! The history of a metric over commits in words, for every format: a
 //! step's judgement with its interval, a level with its precision, the header.
 
 use crate::units::{format_change, format_percent, format_value};
-use perflab_format::history::{Evolution, Judgement, Step};
+use perflab_format::history::{Judgement, MetricHistory, Step};
 
 /// "+60.50% [+58.10%, +63.00%] GO" or "+3.00% (too few runs)".
 pub fn describe_judgement(j: &Judgement) -> String {
@@ -32,8 +32,8 @@ pub fn level(step: &Step, unit: &str) -> String {
     }
 }
 
-/// The evolution in one line: metric, steps, intervals, thresholds.
-pub fn header(e: &Evolution) -> String {
+/// The metric history in one line: metric, steps, intervals, thresholds.
+pub fn header(e: &MetricHistory) -> String {
     let name = e
         .name
         .as_deref()

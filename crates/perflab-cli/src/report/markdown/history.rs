@@ -1,13 +1,13 @@
-//! The evolution of a metric over commits as a Markdown table.
+//! The history of a metric over commits as a Markdown table.
 
 use std::fmt::Write;
 
 use super::cell;
-use crate::report::blocks::evolution::{describe_judgement, header, level};
-use perflab_format::history::Evolution;
+use crate::report::blocks::history::{describe_judgement, header, level};
+use perflab_format::history::MetricHistory;
 
-/// The evolution as Markdown (`level` is the heading level of its title).
-pub fn evolution_markdown(e: &Evolution, unit: &str, heading: usize) -> String {
+/// The metric history as Markdown (`level` is the heading level of its title).
+pub fn history_markdown(e: &MetricHistory, unit: &str, heading: usize) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,

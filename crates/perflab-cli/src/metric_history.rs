@@ -1,4 +1,4 @@
-//! The evolution of a metric over commits: the "evolution by phase" table of
+//! The history of a metric over commits: the "history by phase" table of
 //! an investigation, computed from the store instead of typed by hand.
 //!
 //! Experiments are grouped by the commit they ran at (a dirty tree is its own
@@ -9,7 +9,7 @@
 //! interval, never read off two medians. The document it makes is
 //! perflab-format's `perflab-history/1`.
 
-use perflab_format::history::{Evolution, HISTORY_FORMAT, Judgement, Step, VariantEvolution};
+use perflab_format::history::{HISTORY_FORMAT, Judgement, MetricHistory, Step, VariantHistory};
 use perflab_format::vocabulary::StepVerdict;
 use perflab_stats::{
     Better, Thresholds, Verdict, decide_fixed_samples, geometric_mean_interval, median,
@@ -22,7 +22,7 @@ use crate::store::{ExperimentValues, Store};
 
 /// What to follow.
 #[derive(Debug, Clone)]
-pub struct EvolutionQuery {
+pub struct HistoryQuery {
     /// The metric.
     pub metric: String,
     /// Which way is better.
@@ -54,7 +54,7 @@ fn key(e: &ExperimentValues) -> (String, Option<String>) {
     }
 }
 
-fn judge(before: &[f64], after: &[f64], q: &EvolutionQuery) -> Judgement {
+fn judge(before: &[f64], after: &[f64], q: &HistoryQuery) -> Judgement {
     match decide_fixed_samples(before, after, q.better, &q.thresholds, q.confidence) {
         Ok(decided) => {
             let (verdict, iv) = (decided.verdict, decided.interval);
@@ -86,15 +86,15 @@ fn judge(before: &[f64], after: &[f64], q: &EvolutionQuery) -> Judgement {
     }
 }
 
-/// Computes the evolution from the store.
-pub fn evolution(store: &Store, q: &EvolutionQuery) -> Result<Evolution> {
+/// Computes the metric history from the store.
+pub fn metric_history(store: &Store, q: &HistoryQuery) -> Result<MetricHistory> {
     let experiments = store.metric_values(q.name.as_deref(), &q.metric)?;
-    Ok(evolution_from(&experiments, q))
+    Ok(metric_history_from(&experiments, q))
 }
 
-/// Computes the evolution from experiments already read with
+/// Computes the metric history from experiments already read with
 /// [`Store::metric_values`] for the query's name and metric.
-pub fn evolution_from(experiments: &[ExperimentValues], q: &EvolutionQuery) -> Evolution {
+pub fn metric_history_from(experiments: &[ExperimentValues], q: &HistoryQuery) -> MetricHistory {
     let reference = match q.reference {
         Some(id) => experiments.iter().find(|e| e.id == id),
         None => experiments.last(),
@@ -157,13 +157,13 @@ pub fn evolution_from(experiments: &[ExperimentValues], q: &EvolutionQuery) -> E
         }
         let total =
             (steps.len() > 2).then(|| judge(&steps[0].values, &steps[steps.len() - 1].values, q));
-        series.push(VariantEvolution {
+        series.push(VariantHistory {
             variant,
             steps,
             total,
         });
     }
-    Evolution {
+    MetricHistory {
         format: HISTORY_FORMAT.into(),
         metric: q.metric.clone(),
         better: better_word(q.better),
