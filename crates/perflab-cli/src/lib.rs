@@ -12,7 +12,7 @@
 #![deny(missing_docs)]
 
 pub mod ab;
-pub mod answers;
+pub mod answer_check;
 pub mod cli;
 pub mod commands;
 pub mod decide;

@@ -304,7 +304,7 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
     let cs = exp.confidence_sequence()?;
     let names = [exp.variants[0].name.as_str(), exp.variants[1].name.as_str()];
     attach_spans(&mut doc, &ab.runs, &names, Some(&cs));
-    doc.warnings.extend(crate::answers::differing_answers(
+    doc.warnings.extend(crate::answer_check::differing_answers(
         names,
         [&ab.runs[0], &ab.runs[1]],
     ));

@@ -136,7 +136,7 @@ pub(crate) struct FrameAllocs {
 #[cfg(feature = "enabled")]
 impl FrameAllocs {
     #[inline(always)]
-    pub(crate) fn open(table: &crate::table::ThreadTable) -> Self {
+    pub(crate) fn open(table: &crate::thread_table::ThreadTable) -> Self {
         let children = &table.children_allocs;
         let saved_children = (children.allocs.load(Relaxed), children.bytes.load(Relaxed));
         children.allocs.store(0, Relaxed);
@@ -148,7 +148,11 @@ impl FrameAllocs {
     }
 
     #[inline(always)]
-    pub(crate) fn close(&self, table: &crate::table::ThreadTable, slot: &crate::table::SpanSlot) {
+    pub(crate) fn close(
+        &self,
+        table: &crate::thread_table::ThreadTable,
+        slot: &crate::thread_table::SpanSlot,
+    ) {
         let now = thread_counts();
         let inclusive = (
             now.0.wrapping_sub(self.start.0),
@@ -162,7 +166,7 @@ impl FrameAllocs {
         children
             .bytes
             .store(self.saved_children.1.wrapping_add(inclusive.1), Relaxed);
-        let bump = crate::table::bump;
+        let bump = crate::thread_table::bump;
         bump(
             &slot.alloc.self_count.allocs,
             inclusive.0.saturating_sub(inner.0),

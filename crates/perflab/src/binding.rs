@@ -17,7 +17,7 @@ use crate::clock::timer;
 use crate::cpu_time::{ThreadCpuClock, os_thread_id};
 use crate::registry::{self, GENERATION, SessionShared};
 use crate::site::{COUNTER_SITES, GAUGE_SITES, SPAN_SITES};
-use crate::table::{ThreadIdentity, ThreadTable};
+use crate::thread_table::{ThreadIdentity, ThreadTable};
 
 /// Generation value of a binding that must be looked up again.
 const STALE: u64 = 0;

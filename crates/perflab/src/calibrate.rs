@@ -9,7 +9,7 @@ use crate::binding::current_table;
 use crate::clock::timer;
 use crate::cpu_time::ThreadCpuClock;
 use crate::span::SpanGuard;
-use crate::table::{ThreadIdentity, ThreadTable};
+use crate::thread_table::{ThreadIdentity, ThreadTable};
 
 static SPAN_COST_NS: OnceLock<f64> = OnceLock::new();
 

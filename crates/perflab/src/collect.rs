@@ -13,7 +13,7 @@ use crate::histogram::PERCENTILE_RELATIVE_ERROR;
 use crate::metric_totals::{counter_records, gauge_records};
 use crate::registry::SessionShared;
 use crate::span_totals::span_records;
-use crate::table::ThreadTable;
+use crate::thread_table::ThreadTable;
 
 /// Builds the profile of a session that ended at `end_ticks`.
 pub(crate) fn build_profile(

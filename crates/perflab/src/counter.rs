@@ -4,7 +4,7 @@
 
 use crate::binding::current_table;
 use crate::site::{CounterSite, GaugeSite};
-use crate::table::bump;
+use crate::thread_table::bump;
 
 /// An amount a counter can add. Negative amounts count as zero: counters only grow.
 pub trait CountAmount {

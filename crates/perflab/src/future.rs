@@ -14,7 +14,7 @@ use pin_project_lite::pin_project;
 use crate::binding::{BoundTable, current_table};
 use crate::site::SpanSite;
 use crate::span::{Frame, note_unwound};
-use crate::table::{SpanSlot, ThreadTable, bump};
+use crate::thread_table::{SpanSlot, ThreadTable, bump};
 
 pin_project! {
     /// A future measured as one call of an async span.

@@ -54,6 +54,7 @@ mod output;
 mod registry;
 #[cfg(feature = "enabled")]
 mod session;
+mod session_table;
 #[cfg(feature = "enabled")]
 mod site;
 #[cfg(feature = "enabled")]
@@ -61,8 +62,7 @@ mod span;
 #[cfg(feature = "enabled")]
 mod span_totals;
 #[cfg(feature = "enabled")]
-mod table;
-mod table_text;
+mod thread_table;
 mod warnings;
 
 #[cfg(feature = "alloc")]
@@ -95,9 +95,9 @@ pub use perflab_macros::measure;
 pub use session::{
     AttachGuard, DEFAULT_UNATTRIBUTED_THRESHOLD, Session, SessionBuilder, SessionHandle, TABLE_ENV,
 };
+pub use session_table::render_table;
 #[cfg(feature = "enabled")]
 pub use span::SpanGuard;
-pub use table_text::render_table;
 pub use warnings::{INSTRUMENTATION_COST_SHARE, NEAR_SPAN_COST_FACTOR};
 
 /// Whether probes record (the `enabled` feature is on).

@@ -12,7 +12,7 @@ use perflab_format::profile::Profile;
 #[cfg(feature = "enabled")]
 pub(crate) fn emit(profile: &Profile, config: &crate::registry::SessionConfig) {
     if config.print_table {
-        let table = crate::table_text::render_table(profile);
+        let table = crate::session_table::render_table(profile);
         // One write, so that the table is not interleaved with other output.
         let _ = std::io::stderr().lock().write_all(table.as_bytes());
     }

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use perflab_format::profile::SessionScope;
 
-use crate::table::ThreadTable;
+use crate::thread_table::ThreadTable;
 
 /// Incremented (release) whenever a session starts or ends. A thread whose
 /// binding carries an older generation rebinds on its next probe.

@@ -12,7 +12,7 @@ use crate::histogram::MergedHistogram;
 #[cfg(test)]
 use crate::histogram::PERCENTILE_RELATIVE_ERROR;
 use crate::site::{SPAN_SITES, SiteLocation};
-use crate::table::{NO_PENDING, SpanSlot, ThreadTable};
+use crate::thread_table::{NO_PENDING, SpanSlot, ThreadTable};
 
 /// Sums of one span site over every thread, in ticks.
 struct SpanTotals {

@@ -1,5 +1,5 @@
-//! `perflab ab`: A and B interleaved in randomised blocks until the
-//! decision is reached, a run limit or the time limit.
+//! The A/B driver: runs A and B in randomised blocks, stores every run as
+//! it finishes, and stops where the sequential procedure says.
 
 use std::time::Instant;
 
