@@ -139,7 +139,7 @@ pub fn run_doc(run: &RunOutcome) -> RunDoc {
         wall_s: run.wall_s,
         user_s: run.user_s,
         sys_s: run.sys_s,
-        peak_memory_kib: run.max_rss_kib,
+        peak_memory_kib: run.peak_memory_kib,
         exit_code: match run.exit {
             perflab_runner::ExitState::Code(c) => Some(c),
             _ => None,

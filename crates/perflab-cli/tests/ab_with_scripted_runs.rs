@@ -95,7 +95,7 @@ fn a_guard_that_worsens_beyond_its_limit_vetoes_a_go() {
     let mut exec = FakeExecutor::new(move |spec, _| {
         let mut o =
             FakeExecutor::outcome(noisy(&mut rng, if is_b(spec) { 0.8 } else { 1.0 }, 0.01));
-        o.max_rss_kib = if is_b(spec) { 5000.0 } else { 4000.0 };
+        o.peak_memory_kib = if is_b(spec) { 5000.0 } else { 4000.0 };
         Ok(o)
     });
     let ab = run_ab(&exp, &mut exec, None, &mut NoProgress).unwrap();

@@ -34,7 +34,7 @@ impl FakeExecutor {
             wall_s,
             user_s: wall_s * 0.9,
             sys_s: wall_s * 0.05,
-            max_rss_kib: 4096.0,
+            peak_memory_kib: 4096.0,
             exit: ExitState::Code(0),
             metrics: BTreeMap::new(),
             output_tail: String::new(),

@@ -143,7 +143,7 @@ pub struct RunOutcome {
     /// System CPU time of the process tree, in seconds.
     pub sys_s: f64,
     /// Peak resident memory of the largest process of the tree, in KiB.
-    pub max_rss_kib: f64,
+    pub peak_memory_kib: f64,
     /// How it ended.
     pub exit: ExitState,
     /// Metrics found in the output.
@@ -165,7 +165,7 @@ impl RunOutcome {
             "cpu" => Some(self.user_s + self.sys_s),
             "user" => Some(self.user_s),
             "sys" => Some(self.sys_s),
-            "peak-memory" => Some(self.max_rss_kib),
+            "peak-memory" => Some(self.peak_memory_kib),
             other => self.metrics.get(other).map(|m| m.value),
         }
     }

@@ -152,7 +152,7 @@ impl Executor for ProcessExecutor {
             wall_s: report.wall_ns as f64 / 1e9,
             user_s: report.user_us as f64 / 1e6,
             sys_s: report.sys_us as f64 / 1e6,
-            max_rss_kib: report.max_rss_kib as f64,
+            peak_memory_kib: report.peak_memory_kib as f64,
             exit,
             metrics,
             output_tail: tail.join("\n"),

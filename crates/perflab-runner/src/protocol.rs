@@ -140,7 +140,7 @@ pub struct ExecReport {
     /// System CPU time, microseconds.
     pub sys_us: i64,
     /// Peak resident size of the largest process of the tree, KiB.
-    pub max_rss_kib: i64,
+    pub peak_memory_kib: i64,
     /// The raw wait status.
     pub status: i32,
     /// Non-zero when the program could not be executed.
@@ -154,7 +154,7 @@ impl ExecReport {
             wall_ns,
             user_us: micros(usage.ru_utime),
             sys_us: micros(usage.ru_stime),
-            max_rss_kib: wide(usage.ru_maxrss),
+            peak_memory_kib: wide(usage.ru_maxrss),
             status,
             exec_errno,
         }
@@ -164,7 +164,12 @@ impl ExecReport {
     pub fn line(&self) -> String {
         format!(
             "{REPORT_VERSION} {} {} {} {} {} {}\n",
-            self.wall_ns, self.user_us, self.sys_us, self.max_rss_kib, self.status, self.exec_errno
+            self.wall_ns,
+            self.user_us,
+            self.sys_us,
+            self.peak_memory_kib,
+            self.status,
+            self.exec_errno
         )
     }
 
@@ -179,7 +184,7 @@ impl ExecReport {
             wall_ns: u64::try_from(next()?).ok()?,
             user_us: next()?,
             sys_us: next()?,
-            max_rss_kib: next()?,
+            peak_memory_kib: next()?,
             status: i32::try_from(next()?).ok()?,
             exec_errno: i32::try_from(next()?).ok()?,
         })

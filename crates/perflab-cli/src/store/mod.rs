@@ -193,7 +193,7 @@ impl Store {
             .and_then(|mut insert| {
                 insert.execute(params![
                     experiment_id, variant_id, sequence as i64, iteration as i64, warmup, now_rfc3339(), run.wall_s,
-                    run.user_s, run.sys_s, run.max_rss_kib, code, signal, run.exit.describe(),
+                    run.user_s, run.sys_s, run.peak_memory_kib, code, signal, run.exit.describe(),
                     serde_json::to_string(&metrics).unwrap_or_default(), run.profile_json
                 ])
             })

@@ -138,7 +138,7 @@ impl Store {
                     wall_s: r.get(3)?,
                     user_s: r.get(4)?,
                     sys_s: r.get(5)?,
-                    max_rss_kib: r.get(6)?,
+                    peak_memory_kib: r.get(6)?,
                     exit,
                     metrics: metrics
                         .into_iter()

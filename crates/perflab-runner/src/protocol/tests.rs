@@ -85,7 +85,7 @@ proptest! {
         for reply in [Reply::Started { pid }, Reply::Refused { errno: exec_errno }] {
             prop_assert_eq!(Reply::parse(&reply.line()), Some(reply));
         }
-        let report = ExecReport { wall_ns, user_us, sys_us: 7, max_rss_kib: 964, status, exec_errno };
+        let report = ExecReport { wall_ns, user_us, sys_us: 7, peak_memory_kib: 964, status, exec_errno };
         prop_assert_eq!(ExecReport::parse(&report.line()), Some(report));
     }
 }
@@ -98,7 +98,7 @@ fn a_report_line_is_read_back() {
             r.wall_ns,
             r.user_us,
             r.sys_us,
-            r.max_rss_kib,
+            r.peak_memory_kib,
             r.status,
             r.exec_errno
         ),
@@ -128,5 +128,8 @@ fn a_report_from_wait4_is_in_microseconds_and_kib() {
     usage.ru_stime.tv_usec = 300;
     usage.ru_maxrss = 1024;
     let r = ExecReport::from_wait4(9, &usage, 0, 0);
-    assert_eq!((r.user_us, r.sys_us, r.max_rss_kib), (2_000_005, 300, 1024));
+    assert_eq!(
+        (r.user_us, r.sys_us, r.peak_memory_kib),
+        (2_000_005, 300, 1024)
+    );
 }
