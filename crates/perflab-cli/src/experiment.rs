@@ -152,8 +152,8 @@ pub struct Experiment {
     pub ignore_failure: bool,
     /// Seed of the schedule.
     pub seed: Option<u64>,
-    /// Read performance counters of every run (`counter.*` metrics).
-    pub counters: bool,
+    /// Read performance counters of every run (`perf.*` metrics).
+    pub perf_events: bool,
     /// Variables passed to counted runs, whose environment is otherwise cleared.
     pub keep_env: Vec<String>,
 }

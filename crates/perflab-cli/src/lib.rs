@@ -48,7 +48,7 @@ pub fn run(cli: Cli) -> Result<i32> {
     match &cli.command {
         Command::Ab(args) => commands::ab(args, &store, executor_for),
         Command::Compare(args) => commands::compare(args, &store),
-        Command::Run(args) => commands::run(args, &store, &mut executor_for(args.run.counters)?),
+        Command::Run(args) => commands::run(args, &store, &mut executor_for(args.run.perf_events)?),
         Command::History(args) => commands::history(args, &store),
         Command::Profile(args) => commands::profile(args, &store, &mut executor),
         Command::Sweep(args) => commands::sweep(args, &store, &mut executor),
@@ -56,15 +56,15 @@ pub fn run(cli: Cli) -> Result<i32> {
     }
 }
 
-/// Real processes, with performance counters when `counters` is set.
-fn executor_for(counters: bool) -> Result<perflab_runner::ProcessExecutor> {
-    if !counters {
+/// Real processes, reading perf events when `perf_events` is set.
+fn executor_for(perf_events: bool) -> Result<perflab_runner::ProcessExecutor> {
+    if !perf_events {
         return Ok(commands::real_executor());
     }
     // What the machine lacks is said once, here.
-    let counters = perflab_runner::CounterSet::probe()?;
-    for note in &counters.notes {
+    let events = perflab_runner::PerfEventSet::probe()?;
+    for note in &events.notes {
         eprintln!("perflab: note: {note}");
     }
-    Ok(perflab_runner::ProcessExecutor::with_counters(counters))
+    Ok(perflab_runner::ProcessExecutor::with_perf_events(events))
 }

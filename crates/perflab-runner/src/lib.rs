@@ -12,7 +12,6 @@
 
 pub mod callgrind;
 mod capture;
-mod counters;
 pub mod error;
 pub mod exec;
 mod fake;
@@ -21,6 +20,7 @@ mod fork_server;
 mod interrupt;
 mod local;
 mod metrics;
+mod perf_events;
 mod pidfd;
 mod process;
 pub mod protocol;
@@ -39,11 +39,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use capture::Answer;
-pub use counters::{Attached, Attaching, Counter, CounterSet, counter_metric};
 pub use error::{Error, Result};
 pub use fake::FakeExecutor;
 pub use interrupt::{install_interrupt_handler, interrupted};
 pub use metrics::{MetricExtractor, builtin_metric};
+pub use perf_events::{Attached, Attaching, PerfEvent, PerfEventSet, perf_event_metric};
 pub use process::ProcessExecutor;
 pub use schedule::Schedule;
 pub use si_number::parse_si_number;

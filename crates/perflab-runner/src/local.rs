@@ -10,8 +10,8 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use crate::RunSpec;
-use crate::counters::{Attached, CounterSet};
 use crate::error::{Error, Result};
+use crate::perf_events::{Attached, PerfEventSet};
 use crate::pidfd;
 use crate::protocol::ExecReport;
 use crate::spawn_error::spawn_error;
@@ -33,7 +33,7 @@ impl LocalRun {
     pub fn spawn(
         spec: &RunSpec,
         argv: &[String],
-        counters: Option<&CounterSet>,
+        counters: Option<&PerfEventSet>,
     ) -> Result<(Self, Vec<OwnedFd>)> {
         let mut report = match trampoline() {
             Some(_) => Some(ReportPipe::new().map_err(|source| Error::Io {

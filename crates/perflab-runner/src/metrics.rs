@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use regex::Regex;
 
 use crate::MetricValue;
-use crate::counters::counter_metric;
 use crate::error::{Error, Result};
+use crate::perf_events::perf_event_metric;
 use crate::si_number::parse_si_number;
 
 /// The metrics every run has without looking at its output, with their units.
@@ -19,7 +19,7 @@ pub fn builtin_metric(name: &str) -> Option<(&'static str, &'static str)> {
         "sys" => Some(("system CPU time", "s")),
         "peak-memory" => Some(("peak memory", "KiB")),
         "instructions" => Some(("instructions executed (callgrind)", "instructions")),
-        other => counter_metric(other),
+        other => perf_event_metric(other),
     }
 }
 

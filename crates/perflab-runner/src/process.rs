@@ -16,12 +16,12 @@ use std::collections::BTreeMap;
 use std::os::fd::{OwnedFd, RawFd};
 use std::time::{Duration, Instant};
 
-use crate::counters::{CounterSet, counter_metric};
 use crate::error::{Error, Result};
 use crate::fork_request;
 use crate::fork_server::{ForkServer, ServedRun};
 use crate::interrupt::interrupted;
 use crate::local::LocalRun;
+use crate::perf_events::{PerfEventSet, perf_event_metric};
 use crate::protocol::ExecReport;
 use crate::spawn_error::spawn_error;
 use crate::streams::{Stream, poll_once};
@@ -39,14 +39,14 @@ const KILL_GRACE: Duration = Duration::from_secs(10);
 /// Starts real processes, optionally with performance counters attached.
 #[derive(Debug, Default)]
 pub struct ProcessExecutor {
-    counters: Option<CounterSet>,
+    counters: Option<PerfEventSet>,
     /// Started on the first run that can use it.
     server: Option<ForkServer>,
 }
 
 impl ProcessExecutor {
-    /// An executor that reads these counters of every run (`counter.*` metrics).
-    pub fn with_counters(counters: CounterSet) -> Self {
+    /// An executor that reads these counters of every run (`perf.*` metrics).
+    pub fn with_perf_events(counters: PerfEventSet) -> Self {
         Self {
             counters: Some(counters),
             server: None,
@@ -140,7 +140,7 @@ impl Executor for ProcessExecutor {
             tail.extend(stream.scanner.tail);
         }
         for (name, value) in counters.iter().flat_map(|c| c.read()) {
-            let unit = counter_metric(name).map_or("", |(_, unit)| unit);
+            let unit = perf_event_metric(name).map_or("", |(_, unit)| unit);
             let unit = unit.to_string();
             metrics.insert(name.to_string(), MetricValue { value, unit });
         }

@@ -97,7 +97,7 @@ impl AbArgs {
                 .collect::<Result<_>>()?,
             variants,
             seed: args.seed,
-            counters: args.run.counters.then_some(true),
+            perf_events: args.run.perf_events.then_some(true),
             keep_env: args.run.keep_env.clone(),
         })
     }

@@ -120,11 +120,11 @@ pub struct RunOptions {
     /// unless kept). Repeatable.
     #[arg(long = "keep-env", value_name = "NAME")]
     pub keep_env: Vec<String>,
-    /// Read performance counters of every run (perf_event_open): task clock, context switches,
+    /// Read perf events of every run (perf_event_open): task clock, context switches,
     /// page faults, CPU migrations, and cycles, instructions, branch and cache misses where the
-    /// machine has hardware counters. Reported as metrics named counter.*.
+    /// machine has hardware counters. Reported as metrics named perf.*.
     #[arg(long)]
-    pub counters: bool,
+    pub perf_events: bool,
 }
 
 /// `perflab ab`.

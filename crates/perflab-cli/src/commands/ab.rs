@@ -17,8 +17,8 @@ use super::exit_code_for;
 /// Rows of the table of functions whose instruction counts changed.
 const CHANGED_FUNCTIONS_SHOWN: usize = 10;
 
-/// `perflab ab`. `executor_for(counters)` gives the executor once the
-/// experiment (flags and file) says whether runs read performance counters.
+/// `perflab ab`. `executor_for(perf_events)` gives the executor once the
+/// experiment (flags and file) says whether runs read perf events.
 pub fn ab<E: Executor>(
     args: &AbArgs,
     store: &Store,
@@ -37,7 +37,7 @@ pub fn ab<E: Executor>(
     let counting = std::iter::once(&exp.metric)
         .chain(exp.guards.iter().map(|g| &g.metric))
         .any(|m| m.name == INSTRUCTIONS);
-    let mut executor = executor_for(exp.counters)?;
+    let mut executor = executor_for(exp.perf_events)?;
     let mut progress = progress_for("ab", exp.max_runs, args.run.quiet);
     if !counting {
         let ab = run_ab(&exp, &mut executor, Some(store), progress.as_mut())?;

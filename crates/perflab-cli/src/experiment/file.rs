@@ -6,7 +6,7 @@
 //! go = "1%"                 # or a number of percent: go = 1
 //! nogo = "-0.5%"
 //! max_runs = 40
-//! counters = true           # performance counters of every run (counter.* metrics)
+//! perf_events = true        # perf events of every run (perf.* metrics)
 //! keep_env = ["HOME"]       # with measure = "instructions": variables the counted runs keep
 //!
 //! [metrics]                 # NAME = REGEX, for output perflab cannot change
@@ -61,7 +61,7 @@ struct FileDoc {
     cwd: Option<String>,
     ignore_failure: Option<bool>,
     seed: Option<u64>,
-    counters: Option<bool>,
+    perf_events: Option<bool>,
     #[serde(default)]
     keep_env: Vec<String>,
     #[serde(default)]
@@ -233,7 +233,7 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
         guards,
         variants,
         seed: doc.seed,
-        counters: doc.counters,
+        perf_events: doc.perf_events,
         keep_env: doc.keep_env,
     })
 }
@@ -312,7 +312,7 @@ mod tests {
         let start = section.find("```toml\n").unwrap() + "```toml\n".len();
         let example = &section[start..start + section[start..].find("```").unwrap()];
         let s = parse(example).unwrap();
-        assert_eq!(s.counters, Some(true));
+        assert_eq!(s.perf_events, Some(true));
         assert_eq!(s.keep_env, vec!["HOME".to_string()]);
         assert_eq!(s.variants.len(), 2);
         let module_doc: String = include_str!("file.rs")
@@ -323,6 +323,6 @@ mod tests {
             .join("\n");
         let start = module_doc.find("```toml\n").unwrap() + "```toml\n".len();
         let example = &module_doc[start..start + module_doc[start..].find("```").unwrap()];
-        assert_eq!(parse(example).unwrap().counters, Some(true));
+        assert_eq!(parse(example).unwrap().perf_events, Some(true));
     }
 }

@@ -69,7 +69,7 @@ pub struct Settings {
     /// Schedule seed.
     pub seed: Option<u64>,
     /// Read performance counters of every run.
-    pub counters: Option<bool>,
+    pub perf_events: Option<bool>,
     /// Variables passed to counted runs, whose environment is otherwise cleared.
     pub keep_env: Vec<String>,
 }
@@ -185,7 +185,7 @@ impl Settings {
             cwd,
             ignore_failure,
             seed,
-            counters
+            perf_events
         );
         self.metrics.extend(over.metrics);
         self.keep_env.extend(over.keep_env);
@@ -318,7 +318,7 @@ impl Settings {
             extractor: Arc::new(MetricExtractor::from_pairs(self.metrics)),
             ignore_failure: self.ignore_failure.unwrap_or(false),
             seed: self.seed,
-            counters: self.counters.unwrap_or(false),
+            perf_events: self.perf_events.unwrap_or(false),
             keep_env: self.keep_env,
         })
     }

@@ -23,7 +23,7 @@ shell = true
 cwd = "work"
 ignore_failure = false
 seed = 7
-counters = true
+perf_events = true
 keep_env = ["HOME"]
 
 [metrics]

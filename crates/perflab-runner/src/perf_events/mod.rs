@@ -53,8 +53,8 @@ struct Attr {
 
 /// One counter perflab knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Counter {
-    /// The metric name, `counter.<event>`.
+pub struct PerfEvent {
+    /// The metric name, `perf.<event>`.
     pub metric: &'static str,
     kind: u32,
     config: u64,
@@ -63,51 +63,51 @@ pub struct Counter {
 }
 
 /// Every counter, software first.
-pub const COUNTERS: [Counter; 8] = [
-    Counter {
-        metric: "counter.task-clock",
+pub const PERF_EVENTS: [PerfEvent; 8] = [
+    PerfEvent {
+        metric: "perf.task-clock",
         kind: PERF_TYPE_SOFTWARE,
         config: 1,
         hardware: false,
     },
-    Counter {
-        metric: "counter.context-switches",
+    PerfEvent {
+        metric: "perf.context-switches",
         kind: PERF_TYPE_SOFTWARE,
         config: 3,
         hardware: false,
     },
-    Counter {
-        metric: "counter.cpu-migrations",
+    PerfEvent {
+        metric: "perf.cpu-migrations",
         kind: PERF_TYPE_SOFTWARE,
         config: 4,
         hardware: false,
     },
-    Counter {
-        metric: "counter.page-faults",
+    PerfEvent {
+        metric: "perf.page-faults",
         kind: PERF_TYPE_SOFTWARE,
         config: 2,
         hardware: false,
     },
-    Counter {
-        metric: "counter.cycles",
+    PerfEvent {
+        metric: "perf.cycles",
         kind: PERF_TYPE_HARDWARE,
         config: 0,
         hardware: true,
     },
-    Counter {
-        metric: "counter.instructions",
+    PerfEvent {
+        metric: "perf.instructions",
         kind: PERF_TYPE_HARDWARE,
         config: 1,
         hardware: true,
     },
-    Counter {
-        metric: "counter.branch-misses",
+    PerfEvent {
+        metric: "perf.branch-misses",
         kind: PERF_TYPE_HARDWARE,
         config: 5,
         hardware: true,
     },
-    Counter {
-        metric: "counter.cache-misses",
+    PerfEvent {
+        metric: "perf.cache-misses",
         kind: PERF_TYPE_HARDWARE,
         config: 3,
         hardware: true,
@@ -115,30 +115,30 @@ pub const COUNTERS: [Counter; 8] = [
 ];
 
 /// Label and unit of a counter metric, for [`crate::builtin_metric`].
-pub fn counter_metric(name: &str) -> Option<(&'static str, &'static str)> {
+pub fn perf_event_metric(name: &str) -> Option<(&'static str, &'static str)> {
     Some(match name {
-        "counter.task-clock" => ("task clock (CPU time, perf_event)", "s"),
-        "counter.context-switches" => ("context switches", ""),
-        "counter.cpu-migrations" => ("CPU migrations", ""),
-        "counter.page-faults" => ("page faults", ""),
-        "counter.cycles" => ("CPU cycles", ""),
-        "counter.instructions" => ("instructions retired (hardware)", ""),
-        "counter.branch-misses" => ("branch misses", ""),
-        "counter.cache-misses" => ("cache misses", ""),
+        "perf.task-clock" => ("task clock (CPU time, perf_event)", "s"),
+        "perf.context-switches" => ("context switches", ""),
+        "perf.cpu-migrations" => ("CPU migrations", ""),
+        "perf.page-faults" => ("page faults", ""),
+        "perf.cycles" => ("CPU cycles", ""),
+        "perf.instructions" => ("instructions retired (hardware)", ""),
+        "perf.branch-misses" => ("branch misses", ""),
+        "perf.cache-misses" => ("cache misses", ""),
         _ => return None,
     })
 }
 
 /// The counters this machine and user can open.
 #[derive(Debug, Clone)]
-pub struct CounterSet {
-    counters: Vec<Counter>,
+pub struct PerfEventSet {
+    counters: Vec<PerfEvent>,
     flags: u64,
     /// What the user must be told once, e.g. that there are no hardware counters.
     pub notes: Vec<String>,
 }
 
-fn open(counter: &Counter, flags: u64, pid: libc::pid_t) -> std::io::Result<OwnedFd> {
+fn open(counter: &PerfEvent, flags: u64, pid: libc::pid_t) -> std::io::Result<OwnedFd> {
     let attr = Attr {
         kind: counter.kind,
         size: std::mem::size_of::<Attr>() as u32,
@@ -166,12 +166,12 @@ fn open(counter: &Counter, flags: u64, pid: libc::pid_t) -> std::io::Result<Owne
     Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) })
 }
 
-impl CounterSet {
+impl PerfEventSet {
     /// Finds out which counters can be opened, by opening each on perflab
     /// itself (disabled) and closing it again.
     pub fn probe() -> Result<Self> {
         let mut flags = FLAG_DISABLED | FLAG_INHERIT | FLAG_ENABLE_ON_EXEC;
-        let task_clock = &COUNTERS[0];
+        let task_clock = &PERF_EVENTS[0];
         if let Err(e) = open(task_clock, flags, 0) {
             if e.raw_os_error() != Some(libc::EACCES) && e.raw_os_error() != Some(libc::EPERM) {
                 return Err(refused(&e));
@@ -183,7 +183,7 @@ impl CounterSet {
         let mut counters = Vec::new();
         let mut notes = Vec::new();
         let mut refused_hardware = None;
-        for counter in &COUNTERS {
+        for counter in &PERF_EVENTS {
             match open(counter, flags, 0) {
                 Ok(_) => counters.push(*counter),
                 Err(e) if counter.hardware => {
@@ -214,7 +214,7 @@ impl CounterSet {
     }
 
     /// The counters that will be read.
-    pub fn counters(&self) -> &[Counter] {
+    pub fn counters(&self) -> &[PerfEvent] {
         &self.counters
     }
 }

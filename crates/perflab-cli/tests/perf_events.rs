@@ -1,4 +1,4 @@
-//! `--counters`: perf_event_open counters of every run.
+//! `--perf-events`: perf_event_open counters of every run.
 
 mod common;
 
@@ -11,7 +11,7 @@ fn software_counters_are_reported_for_every_run_and_missing_hardware_is_said_onc
         .perflab()
         .args([
             "ab",
-            "--counters",
+            "--perf-events",
             "--min-runs",
             "2",
             "--max-runs",
@@ -28,20 +28,20 @@ fn software_counters_are_reported_for_every_run_and_missing_hardware_is_said_onc
     for variant in 0..2 {
         let metrics = &json["variants"][variant]["run_details"][0]["metrics"];
         assert!(
-            metrics["counter.task-clock"].as_f64().unwrap() > 0.0,
+            metrics["perf.task-clock"].as_f64().unwrap() > 0.0,
             "{metrics}"
         );
         assert!(
-            metrics["counter.page-faults"].as_f64().unwrap() > 0.0,
+            metrics["perf.page-faults"].as_f64().unwrap() > 0.0,
             "{metrics}"
         );
         assert!(
-            metrics["counter.context-switches"].as_f64().is_some(),
+            metrics["perf.context-switches"].as_f64().is_some(),
             "{metrics}"
         );
         let hardware_missing = stderr.contains("no hardware performance counters");
         assert_eq!(
-            metrics["counter.cycles"].is_null(),
+            metrics["perf.cycles"].is_null(),
             hardware_missing,
             "{metrics} {stderr}"
         );
@@ -52,7 +52,7 @@ fn software_counters_are_reported_for_every_run_and_missing_hardware_is_said_onc
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.contains("counter.page-faults"),
+        stdout.contains("perf.page-faults"),
         "each for A and B: {stdout}"
     );
 }
@@ -64,7 +64,7 @@ fn an_experiment_file_can_ask_for_counters() {
     s.write(
         "perflab.toml",
         &format!(
-            "counters = true\nmin_runs = 2\nmax_runs = 2\n\
+            "perf_events = true\nmin_runs = 2\nmax_runs = 2\n\
              [[variant]]\ncommand = \"{}\"\n[[variant]]\ncommand = \"{}\"\n",
             busy(2000),
             busy(4000)
@@ -79,7 +79,7 @@ fn an_experiment_file_can_ask_for_counters() {
     let json = s.json("r.json");
     let metrics = &json["variants"][1]["run_details"][1]["metrics"];
     assert!(
-        metrics["counter.task-clock"].as_f64().unwrap() > 0.0,
+        metrics["perf.task-clock"].as_f64().unwrap() > 0.0,
         "{metrics}"
     );
 }

@@ -8,10 +8,10 @@ use std::os::unix::process::CommandExt;
 use std::process::Command;
 use std::thread::JoinHandle;
 
-use super::{Counter, CounterSet, open};
+use super::{PerfEvent, PerfEventSet, open};
 use crate::error::{Error, Result};
 
-impl CounterSet {
+impl PerfEventSet {
     /// Makes `command` wait before exec until the counters are attached to
     /// it; call [`Attaching::attached`] after `spawn` returns.
     pub fn attach_to(&self, command: &mut Command) -> Result<Attaching> {
@@ -31,7 +31,7 @@ impl CounterSet {
                 return Vec::new(); // the child never got to exec
             }
             let pid = libc::pid_t::from_ne_bytes(pid_bytes);
-            let opened: Vec<(Counter, OwnedFd)> = counters
+            let opened: Vec<(PerfEvent, OwnedFd)> = counters
                 .iter()
                 .filter_map(|c| open(c, flags, pid).ok().map(|fd| (*c, fd)))
                 .collect();
@@ -63,7 +63,7 @@ impl CounterSet {
 
 /// Counters being attached to a child that is being spawned.
 pub struct Attaching {
-    helper: Option<JoinHandle<Vec<(Counter, OwnedFd)>>>,
+    helper: Option<JoinHandle<Vec<(PerfEvent, OwnedFd)>>>,
     parent_ends: Option<(OwnedFd, OwnedFd)>,
 }
 
@@ -91,7 +91,7 @@ impl Drop for Attaching {
 
 /// Counters attached to a running child.
 pub struct Attached {
-    fds: Vec<(Counter, OwnedFd)>,
+    fds: Vec<(PerfEvent, OwnedFd)>,
 }
 
 impl Attached {
@@ -111,7 +111,7 @@ impl Attached {
             if running > 0 && running < enabled {
                 v *= enabled as f64 / running as f64;
             }
-            if counter.metric == "counter.task-clock" {
+            if counter.metric == "perf.task-clock" {
                 v /= 1e9;
             }
             values.push((counter.metric, v));
