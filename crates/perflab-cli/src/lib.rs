@@ -1,14 +1,26 @@
 //! The perflab command as a library: everything `main.rs` calls, where the
 //! tests can reach it.
 //!
-//! One module per concept: [`cli`] (flags), [`experiment`] (validated
-//! configuration), [`decide`] (verdicts from perflab-stats),
-//! [`result_document`] (an experiment's outcome as the `perflab-result/1`
-//! document), [`sweep`] (grids of parameters), [`metric_history`] (a metric over
-//! commits, `perflab-history/1`), [`store`] (SQLite), [`report`] (terminal,
-//! Markdown, JSON), [`profile`] (perf and valgrind adapters) and [`commands`]
-//! (the glue of each subcommand). Runs are started by the `perflab-runner`
-//! crate; the document types themselves are perflab-format's.
+//! One module per concept, in layers (a module uses only its own layer and
+//! those below; ARCHITECTURE.md in the repository says more, and where a new
+//! command, metric or report section goes):
+//!
+//! - commands: [`commands`] (the glue of each subcommand) and [`run`];
+//! - flags: [`cli`] (clap definitions and their conversion into settings);
+//! - rendering: [`report`] (terminal, Markdown, HTML, JSON) and [`progress`];
+//! - documents: [`result_document`] (the `perflab-result/1` document),
+//!   [`metric_history`] (a metric over commits, `perflab-history/1`),
+//!   [`metric_direction`], [`spans`], [`probes`] (counters and gauges) and
+//!   [`answer_check`];
+//! - engines: [`ab`] (the A/B driver), [`sweep`], [`decide`] (verdicts from
+//!   perflab-stats' sequential procedure) and [`profile`] (the perf and
+//!   callgrind adapters);
+//! - state: [`experiment`] (validated configuration), [`store`] (SQLite),
+//!   [`samples`] (existing samples for `compare`) and [`provenance`];
+//! - ground: [`error`] and [`units`].
+//!
+//! Runs are started by the `perflab-runner` crate; the document types are
+//! perflab-format's.
 #![deny(missing_docs)]
 
 pub mod ab;

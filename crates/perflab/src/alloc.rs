@@ -136,8 +136,7 @@ pub(crate) struct FrameAllocs {
 #[cfg(feature = "enabled")]
 impl FrameAllocs {
     #[inline(always)]
-    pub(crate) fn open(table: &crate::thread_table::ThreadTable) -> Self {
-        let children = &table.children_allocs;
+    pub(crate) fn open(children: &AllocCount) -> Self {
         let saved_children = (children.allocs.load(Relaxed), children.bytes.load(Relaxed));
         children.allocs.store(0, Relaxed);
         children.bytes.store(0, Relaxed);
@@ -148,17 +147,15 @@ impl FrameAllocs {
     }
 
     #[inline(always)]
-    pub(crate) fn close(
-        &self,
-        table: &crate::thread_table::ThreadTable,
-        slot: &crate::thread_table::SpanSlot,
-    ) {
+    /// `children` is the thread's running count of allocations made by
+    /// nested spans, `slot` the span's figures, and `outermost` whether this
+    /// call is not a recursive call of the same span.
+    pub(crate) fn close(&self, children: &AllocCount, slot: &SlotAllocs, outermost: bool) {
         let now = thread_counts();
         let inclusive = (
             now.0.wrapping_sub(self.start.0),
             now.1.wrapping_sub(self.start.1),
         );
-        let children = &table.children_allocs;
         let inner = (children.allocs.load(Relaxed), children.bytes.load(Relaxed));
         children
             .allocs
@@ -166,19 +163,13 @@ impl FrameAllocs {
         children
             .bytes
             .store(self.saved_children.1.wrapping_add(inclusive.1), Relaxed);
-        let bump = crate::thread_table::bump;
-        bump(
-            &slot.alloc.self_count.allocs,
-            inclusive.0.saturating_sub(inner.0),
-        );
-        bump(
-            &slot.alloc.self_count.bytes,
-            inclusive.1.saturating_sub(inner.1),
-        );
+        let bump = crate::single_writer::bump;
+        bump(&slot.self_count.allocs, inclusive.0.saturating_sub(inner.0));
+        bump(&slot.self_count.bytes, inclusive.1.saturating_sub(inner.1));
         // Recursive calls: only the outermost adds to inclusive figures.
-        if slot.active.load(Relaxed) <= 1 {
-            bump(&slot.alloc.inclusive.allocs, inclusive.0);
-            bump(&slot.alloc.inclusive.bytes, inclusive.1);
+        if outermost {
+            bump(&slot.inclusive.allocs, inclusive.0);
+            bump(&slot.inclusive.bytes, inclusive.1);
         }
     }
 }

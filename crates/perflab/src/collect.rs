@@ -12,7 +12,7 @@ use crate::clock::{Timer, timer};
 use crate::histogram::PERCENTILE_RELATIVE_ERROR;
 use crate::metric_totals::{counter_records, gauge_records};
 use crate::registry::SessionShared;
-use crate::span_totals::span_records;
+use crate::span_totals::{span_records, thousandths};
 use crate::thread_table::ThreadTable;
 
 /// Builds the profile of a session that ended at `end_ticks`.
@@ -70,12 +70,6 @@ pub(crate) fn build_profile(
     profile.timer.instrumentation_ns = (calls as f64 * profile.timer.span_cost_ns).round() as u64;
     profile.warnings = crate::warnings::find(&profile, session.program.to_str().is_none());
     profile
-}
-
-/// Rounds to 0.001 (picoseconds are noise), so that the number reads back
-/// from JSON exactly as written.
-pub(crate) fn thousandths(ns: f64) -> f64 {
-    (ns * 1000.0).round() / 1000.0
 }
 
 fn thread_record(table: &ThreadTable, session_end_ticks: u64, timer: &Timer) -> ThreadRecord {

@@ -7,32 +7,23 @@
 
 use std::sync::Once;
 
-use perflab_format::profile::SessionEnd;
-
 static INSTALL: Once = Once::new();
 
-/// Registers the handler once per process.
-pub(crate) fn install() {
+/// Registers `end_sessions` to run at exit, once per process. The caller
+/// passes it in so that this module knows nothing of sessions.
+pub(crate) fn install(end_sessions: extern "C" fn()) {
     INSTALL.call_once(|| {
+        #[cfg(not(unix))]
+        let _ = end_sessions;
         #[cfg(unix)]
         {
             // SAFETY: registering a plain `extern "C" fn()` with the C runtime.
-            let status = unsafe { libc::atexit(end_sessions_at_exit) };
+            let status = unsafe { libc::atexit(end_sessions) };
             if status != 0 {
                 eprintln!(
                     "perflab: could not register the exit hook; a session still running when the program calls std::process::exit will not be reported. Let the session guard drop before exiting."
                 );
             }
-        }
-    });
-}
-
-#[cfg(unix)]
-extern "C" fn end_sessions_at_exit() {
-    // A panic must not cross into C (it would abort the exit).
-    let _ = std::panic::catch_unwind(|| {
-        for session in crate::registry::active_sessions().iter().rev() {
-            crate::session::finish_shared(session, SessionEnd::ProcessExit);
         }
     });
 }

@@ -56,6 +56,8 @@ mod registry;
 mod session;
 mod session_table;
 #[cfg(feature = "enabled")]
+mod single_writer;
+#[cfg(feature = "enabled")]
 mod site;
 #[cfg(feature = "enabled")]
 mod span;

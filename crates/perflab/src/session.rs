@@ -90,7 +90,7 @@ impl SessionBuilder {
         // Measured before the session's clock starts, so that its few
         // milliseconds are not charged to the session.
         crate::calibrate::span_cost_ns();
-        crate::exit_hook::install();
+        crate::exit_hook::install(end_sessions_at_exit);
         let config = SessionConfig {
             name: self.name.unwrap_or_else(default_name),
             scope: self.scope,
@@ -226,4 +226,15 @@ impl Drop for AttachGuard {
             binding::unbind(&shared);
         }
     }
+}
+
+/// Ends every session still running when the program calls `exit`
+/// (see [`crate::exit_hook`]).
+extern "C" fn end_sessions_at_exit() {
+    // A panic must not cross into C (it would abort the exit).
+    let _ = std::panic::catch_unwind(|| {
+        for session in crate::registry::active_sessions().iter().rev() {
+            finish_shared(session, SessionEnd::ProcessExit);
+        }
+    });
 }

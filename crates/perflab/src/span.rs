@@ -36,7 +36,7 @@ impl Frame {
         let saved_children_ticks = table.children_ticks.load(Relaxed);
         table.children_ticks.store(0, Relaxed);
         #[cfg(feature = "alloc")]
-        let allocs = crate::alloc::FrameAllocs::open(table);
+        let allocs = crate::alloc::FrameAllocs::open(&table.children_allocs);
         Frame {
             saved_children_ticks,
             start_ticks: table.ticks(),
@@ -67,7 +67,11 @@ impl Frame {
             elapsed_ticks.saturating_sub(children_ticks),
         );
         #[cfg(feature = "alloc")]
-        self.allocs.close(table, slot);
+        self.allocs.close(
+            &table.children_allocs,
+            &slot.alloc,
+            slot.active.load(Relaxed) <= 1,
+        );
         Closed {
             elapsed_ticks,
             end_ticks,

@@ -7,7 +7,6 @@ use std::sync::atomic::Ordering::Relaxed;
 use perflab_format::profile::{AsyncStats, SpanKind, SpanRecord};
 
 use crate::clock::Timer;
-use crate::collect::thousandths;
 use crate::histogram::MergedHistogram;
 #[cfg(test)]
 use crate::histogram::PERCENTILE_RELATIVE_ERROR;
@@ -189,6 +188,12 @@ pub(crate) fn span_records(tables: &[Arc<ThreadTable>], timer: &Timer) -> Vec<Sp
             .then(a.name.cmp(&b.name))
     });
     records
+}
+
+/// Rounds to 0.001 (picoseconds are noise), so that the number reads back
+/// from JSON exactly as written.
+pub(crate) fn thousandths(ns: f64) -> f64 {
+    (ns * 1000.0).round() / 1000.0
 }
 
 #[cfg(test)]

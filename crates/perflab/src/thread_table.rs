@@ -12,11 +12,7 @@ use crate::clock::Timer;
 use crate::cpu_time::ThreadCpuClock;
 use crate::histogram::TickHistogram;
 
-/// Adds `amount` to a field only its owning thread writes.
-#[inline(always)]
-pub(crate) fn bump(field: &AtomicU64, amount: u64) {
-    field.store(field.load(Relaxed).wrapping_add(amount), Relaxed);
-}
+pub(crate) use crate::single_writer::bump;
 
 /// `SpanSlot::pending_ticks` when no call waits to enter the histogram.
 pub(crate) const NO_PENDING: u64 = u64::MAX;
