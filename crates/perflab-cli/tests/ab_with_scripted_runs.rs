@@ -1,8 +1,9 @@
 //! The A/B engine with a scripted executor: deterministic stopping, guards,
 //! interleaving and run limits.
 
+mod common;
+
 use perflab_cli::ab::{StopReason, run_ab};
-use perflab_cli::experiment::settings::VariantSettings;
 use perflab_cli::experiment::{Experiment, Settings};
 use perflab_cli::progress::NoProgress;
 use perflab_cli::store::Store;
@@ -10,23 +11,12 @@ use perflab_runner::{FakeExecutor, RunSpec};
 use perflab_stats::Verdict;
 
 fn experiment(tweak: impl FnOnce(&mut Settings)) -> Experiment {
-    let mut s = Settings {
-        variants: vec![
-            VariantSettings {
-                command: Some("a".into()),
-                ..Default::default()
-            },
-            VariantSettings {
-                command: Some("b".into()),
-                ..Default::default()
-            },
-        ],
-        seed: Some(1),
-        warmup: Some(2),
-        ..Default::default()
-    };
-    tweak(&mut s);
-    s.into_experiment().unwrap()
+    common::scripted_ab(|s| {
+        s.warmup = Some(2);
+        tweak(s);
+    })
+    .into_experiment()
+    .unwrap()
 }
 
 fn is_b(spec: &RunSpec) -> bool {

@@ -28,9 +28,7 @@ const UNITS: &str = "20000";
 const ROUNDS: u64 = 1000;
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/c_header")
-        .join(name)
+    common::fixture(&format!("c_header/{name}"))
 }
 
 fn include_dir() -> PathBuf {

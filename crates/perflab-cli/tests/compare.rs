@@ -45,8 +45,7 @@ fn refused(a: &str, b: &str) -> String {
         .args(["compare", "a.txt", "b.txt"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    String::from_utf8_lossy(&out.stderr).to_string()
+    common::stderr_of_refusal(&out)
 }
 
 #[test]
@@ -125,8 +124,9 @@ fn an_undecided_comparison_never_says_zero_more_runs_would_decide_it() {
         .args(["compare", "hf.json#0", "hf.json#1", "--json", "r.json"])
         .output()
         .unwrap();
+    common::assert_exit(&out, 4);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("INCONCLUSIVE"), "{stdout}");
+    assert!(stdout.contains("verdict: INCONCLUSIVE"), "{stdout}");
     assert!(!stdout.contains("about 0 more"), "{stdout}");
     let decision = &s.json("r.json")["decision"];
     assert_eq!(decision["verdict"], "INCONCLUSIVE");

@@ -1,31 +1,19 @@
 //! Decisions on instruction counts with a scripted executor: identical
 //! counts make the change exact, varying ones are treated as samples.
 
+mod common;
+
 use perflab_cli::ab::{StopReason, run_ab};
-use perflab_cli::experiment::settings::VariantSettings;
 use perflab_cli::experiment::{Experiment, Settings};
 use perflab_cli::progress::NoProgress;
 use perflab_runner::{FakeExecutor, MetricValue, RunOutcome, RunSpec};
 use perflab_stats::Verdict;
 
 fn settings(tweak: impl FnOnce(&mut Settings)) -> Settings {
-    let mut s = Settings {
-        variants: vec![
-            VariantSettings {
-                command: Some("a".into()),
-                ..Default::default()
-            },
-            VariantSettings {
-                command: Some("b".into()),
-                ..Default::default()
-            },
-        ],
-        measure: Some("instructions".into()),
-        seed: Some(1),
-        ..Default::default()
-    };
-    tweak(&mut s);
-    s
+    common::scripted_ab(|s| {
+        s.measure = Some("instructions".into());
+        tweak(s);
+    })
 }
 
 fn experiment(tweak: impl FnOnce(&mut Settings)) -> Experiment {

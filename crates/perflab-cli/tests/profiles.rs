@@ -6,14 +6,10 @@
 
 mod common;
 
-use common::Scratch;
-
-fn fixture(name: &str) -> String {
-    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
-}
+use common::{Scratch, fixture};
 
 fn copy_profile(name: &str) -> String {
-    format!("cp '{}' \"$PERFLAB_PROFILE\"", fixture(name))
+    format!("cp '{}' \"$PERFLAB_PROFILE\"", fixture(name).display())
 }
 
 #[test]

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{Scratch, busy};
+use common::{Scratch, busy, stdout_of_result};
 use headless_chrome::protocol::cdp::types::Event;
 use headless_chrome::protocol::cdp::{Emulation, Network, Page};
 use headless_chrome::{Browser, LaunchOptions};
@@ -46,16 +46,6 @@ fn chromium() -> PathBuf {
          `apt-get install chromium` (scripts/install-test-deps.sh does so), or set \
          PERFLAB_CHROMIUM to the browser's path"
     );
-}
-
-fn ok(out: std::process::Output) -> String {
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(
-        matches!(out.status.code(), Some(0 | 3 | 4)),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
 }
 
 fn git(s: &Scratch, args: &[&str]) {
@@ -110,10 +100,12 @@ fn report_from_real_runs(s: &Scratch) -> PathBuf {
         git(s, &["add", "."]);
         git(s, &["commit", "-qm", &format!("step {step}")]);
         let command = "n=$(cat work); i=0; while [ $i -lt $n ]; do i=$((i+1)); done";
-        ok(s.perflab()
-            .args(["run", "--name", "parse", "-r", "8", command])
-            .output()
-            .unwrap());
+        stdout_of_result(
+            &s.perflab()
+                .args(["run", "--name", "parse", "-r", "8", command])
+                .output()
+                .unwrap(),
+        );
     }
     // An A/B of an instrumented program: its profiles show which spans
     // moved, under a name too long for the chart's labels.
@@ -121,51 +113,55 @@ fn report_from_real_runs(s: &Scratch) -> PathBuf {
         s.write(&format!("a{i}.json"), &ab_profile(70, i));
         s.write(&format!("b{i}.json"), &ab_profile(40, i));
     }
-    ok(s.perflab()
-        .args([
-            "ab",
-            &format!("{}; {}", busy(3000), writes_profiles("a", 8)),
-            &format!("{}; {}", busy(2000), writes_profiles("b", 8)),
-            "--min-runs",
-            "4",
-            "--max-runs",
-            "8",
-        ])
-        .output()
-        .unwrap());
+    stdout_of_result(
+        &s.perflab()
+            .args([
+                "ab",
+                &format!("{}; {}", busy(3000), writes_profiles("a", 8)),
+                &format!("{}; {}", busy(2000), writes_profiles("b", 8)),
+                "--min-runs",
+                "4",
+                "--max-runs",
+                "8",
+            ])
+            .output()
+            .unwrap(),
+    );
     let synthetic = |cost: &str| {
         format!(
             "c=$(cat counter 2>/dev/null || echo 0); echo $((c+1)) > counter; \
              awk -v n={{n}} -v c=$c 'BEGIN {{ printf \"PERFLAB_METRIC cost %.6f ns\\n\", n * ({cost}) * (1 + 0.01 * sin(c * 12.9898)) }}'"
         )
     };
-    ok(s.perflab()
-        .args([
-            "sweep",
-            "--label",
-            "<hamt> & \"scale\"",
-            "--measure",
-            "cost",
-            "--better",
-            "lower",
-        ])
-        .args([
-            "--warmup",
-            "0",
-            "--min-runs",
-            "3",
-            "-p",
-            "n=1000,5000,20000,50000,100000",
-        ])
-        .args(["--name", "hamt", &synthetic("n >= 50000 ? 3.8 : 2")])
-        .args([
-            "--reference",
-            &synthetic("1"),
-            "--reference-name",
-            "libhamt",
-        ])
-        .output()
-        .unwrap());
+    stdout_of_result(
+        &s.perflab()
+            .args([
+                "sweep",
+                "--label",
+                "<hamt> & \"scale\"",
+                "--measure",
+                "cost",
+                "--better",
+                "lower",
+            ])
+            .args([
+                "--warmup",
+                "0",
+                "--min-runs",
+                "3",
+                "-p",
+                "n=1000,5000,20000,50000,100000",
+            ])
+            .args(["--name", "hamt", &synthetic("n >= 50000 ? 3.8 : 2")])
+            .args([
+                "--reference",
+                &synthetic("1"),
+                "--reference-name",
+                "libhamt",
+            ])
+            .output()
+            .unwrap(),
+    );
     // The instrumented program's profiles, as the runner stores them.
     let db = rusqlite::Connection::open(s.store()).unwrap();
     let runs: Vec<i64> = db
@@ -188,19 +184,23 @@ fn report_from_real_runs(s: &Scratch) -> PathBuf {
     require_tool("valgrind");
     let two = compile_c(s.dir.path(), "twocosts", &two_costs_source(21), &[]);
     let baseline = format!("{} 30000000 3", two.display());
-    ok(s.perflab()
-        .args(["profile", "--no-svg", "--baseline", &baseline, "--"])
-        .arg(&two)
-        .args(["30000000", "1"])
-        .output()
-        .unwrap());
+    stdout_of_result(
+        &s.perflab()
+            .args(["profile", "--no-svg", "--baseline", &baseline, "--"])
+            .arg(&two)
+            .args(["30000000", "1"])
+            .output()
+            .unwrap(),
+    );
     let counted = compile_c(s.dir.path(), "loop", LOOP_SOURCE, &[]);
-    ok(s.perflab()
-        .args(["ab", "--measure", "instructions"])
-        .arg(format!("{} 1000", counted.display()))
-        .arg(format!("{} 6000", counted.display()))
-        .output()
-        .unwrap());
+    stdout_of_result(
+        &s.perflab()
+            .args(["ab", "--measure", "instructions"])
+            .arg(format!("{} 1000", counted.display()))
+            .arg(format!("{} 6000", counted.display()))
+            .output()
+            .unwrap(),
+    );
     let html = s.path("report.html");
     let out = s
         .perflab()

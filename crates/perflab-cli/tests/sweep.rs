@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::Scratch;
+use common::{Scratch, stderr_of_refusal, stdout_of_success};
 
 /// A command printing `PERFLAB_METRIC cost` = n · per-item cost · (1 ± 1 %),
 /// the ripple taken from a run counter so the test is deterministic.
@@ -33,22 +33,11 @@ fn sweep(s: &Scratch, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
-fn ok(out: &std::process::Output) -> String {
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
-}
-
 #[test]
 fn a_linear_cost_has_an_exponent_interval_containing_one_and_no_cliff() {
     let s = Scratch::new();
     let out = sweep(&s, &["-p", "n=1K..128K:x2", &synthetic("1.5")]);
-    let stdout = ok(&out);
+    let stdout = stdout_of_success(&out);
     let json = s.json("s.json");
     let series = &json["sweep"]["series"][0];
     let fit = &series["fit"];
@@ -91,7 +80,7 @@ fn a_cliff_in_the_per_item_cost_is_flagged_at_the_size_where_it_happens() {
             &synthetic("n >= 50000 ? 2 : 1"),
         ],
     );
-    let stdout = ok(&out);
+    let stdout = stdout_of_success(&out);
     let json = s.json("s.json");
     let cliffs = json["sweep"]["series"][0]["cliffs"]
         .as_array()
@@ -127,7 +116,7 @@ fn a_reference_command_gives_each_point_a_ratio_with_its_interval() {
             "s.md",
         ],
     );
-    let stdout = ok(&out);
+    let stdout = stdout_of_success(&out);
     let json = s.json("s.json");
     for point in json["sweep"]["points"].as_array().unwrap() {
         let ratio = &point["results"][0]["ratio"];
@@ -149,14 +138,7 @@ fn a_reference_command_gives_each_point_a_ratio_with_its_interval() {
 
 fn refused(args: &[&str]) -> String {
     let s = Scratch::new();
-    let out = s.perflab().arg("sweep").args(args).output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    String::from_utf8_lossy(&out.stderr).to_string()
+    stderr_of_refusal(&s.perflab().arg("sweep").args(args).output().unwrap())
 }
 
 #[test]
@@ -239,7 +221,7 @@ fn the_cache_sweep_example_builds_and_sweeps_its_working_set_sizes() {
         .args(["--json", "s.json"])
         .output()
         .unwrap();
-    ok(&out);
+    stdout_of_success(&out);
     let json = s.json("s.json");
     let points = json["sweep"]["points"].as_array().unwrap();
     assert_eq!(points.len(), 2);

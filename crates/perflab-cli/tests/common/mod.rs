@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
+use perflab_cli::experiment::Settings;
+use perflab_cli::experiment::settings::VariantSettings;
 
 /// A scratch directory holding the store and any files a test writes.
 pub struct Scratch {
@@ -73,4 +75,62 @@ pub fn assert_exit(out: &std::process::Output, code: i32) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// The stdout of a perflab run that exited 0; shows stdout and stderr otherwise.
+pub fn stdout_of_success(out: &std::process::Output) -> String {
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// The stdout of a perflab run that reached a verdict or a measurement
+/// (exit 0, 3 or 4).
+pub fn stdout_of_result(out: &std::process::Output) -> String {
+    assert_reached_a_result(out);
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+/// The stderr of a perflab run refused as bad usage or bad input (exit 2).
+pub fn stderr_of_refusal(out: &std::process::Output) -> String {
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8_lossy(&out.stderr).to_string()
+}
+
+/// A file under `tests/fixtures`.
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+/// The settings of an A/B experiment of two scripted commands, `a` and `b`,
+/// in the order of seed 1, changed by `tweak`.
+pub fn scripted_ab(tweak: impl FnOnce(&mut Settings)) -> Settings {
+    let mut s = Settings {
+        variants: vec![
+            VariantSettings {
+                command: Some("a".into()),
+                ..Default::default()
+            },
+            VariantSettings {
+                command: Some("b".into()),
+                ..Default::default()
+            },
+        ],
+        seed: Some(1),
+        ..Default::default()
+    };
+    tweak(&mut s);
+    s
 }
