@@ -13,7 +13,7 @@
 //!   [`metric_direction`], [`spans`], [`probes`] (counters and gauges) and
 //!   [`answer_check`];
 //! - engines: [`ab`] (the A/B driver), [`sweep`], [`decide`] (verdicts from
-//!   perflab-stats' sequential procedure) and [`profile`] (the perf and
+//!   perflab-stats' sequential procedure) and [`profilers`] (the perf and
 //!   callgrind adapters);
 //! - state: [`experiment`] (validated configuration), [`store`] (SQLite),
 //!   [`samples`] (existing samples for `compare`) and [`provenance`];
@@ -33,7 +33,7 @@ pub mod experiment;
 pub mod metric_direction;
 pub mod metric_history;
 pub mod probes;
-pub mod profile;
+pub mod profilers;
 pub mod progress;
 pub mod provenance;
 pub mod report;

@@ -10,7 +10,7 @@ use crate::cli::RunArgs;
 use crate::error::{EXIT_INTERRUPTED, EXIT_OK, Error, Result};
 use crate::experiment::MetricChoice;
 use crate::experiment::parse_env;
-use crate::profile::instructions::{CountedVariant, instructions_document, render_instructions};
+use crate::profilers::instructions::{CountedVariant, instructions_document, render_instructions};
 use crate::progress::progress_for;
 use crate::provenance::Provenance;
 use crate::report::{Render, TerminalReport, write_requested};

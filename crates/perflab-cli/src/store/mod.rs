@@ -8,9 +8,9 @@
 
 use std::path::{Path, PathBuf};
 
+mod attachments;
 mod history;
 mod liveness;
-mod profiles;
 mod results;
 mod schema;
 

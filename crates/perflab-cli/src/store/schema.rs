@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, ErrorCode, TransactionBehavior};
 
-use super::profiles;
+use super::attachments;
 use crate::error::{Error, Result};
 
 /// Schema version kept in `PRAGMA user_version`.
@@ -108,7 +108,7 @@ pub(super) fn prepare(conn: &mut Connection, path: &Path) -> Result<()> {
     let found = version(&tx, path)?;
     if found < 1 {
         tx.execute_batch(EXPERIMENTS_RUNS).map_err(err)?;
-        tx.execute_batch(profiles::SCHEMA).map_err(err)?;
+        tx.execute_batch(attachments::SCHEMA).map_err(err)?;
     }
     if found < 2 {
         tx.execute_batch(OWNER_COLUMNS).map_err(err)?;

@@ -1,7 +1,7 @@
 //! perf output: `perf script` text folded into stacks, and folded text as
 //! stored (`frame;frame;... COUNT`).
 
-use perflab_cli::profile::{CallGraph, FoldedStacks};
+use perflab_cli::profilers::{CallGraph, FoldedStacks};
 use proptest::prelude::*;
 
 use crate::near_miss::{CASES, near_miss, near_miss_bytes, odd_value};

@@ -8,7 +8,7 @@
 
 use perflab_format::sampling::{FunctionShare, SampledProfile, SamplingDocument, ShareChange};
 
-use crate::profile::shares::FEW_SAMPLES;
+use crate::profilers::shares::FEW_SAMPLES;
 use crate::units::format_count;
 
 /// Rows of each function table and of the table of moved shares.

@@ -184,8 +184,8 @@ impl<'a> Tag<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::FoldedStacks;
-    use crate::profile::flamegraph::{flamegraph_svg, options};
+    use crate::profilers::FoldedStacks;
+    use crate::profilers::flamegraph::{flamegraph_svg, options};
 
     fn inferno(folded: &str) -> String {
         let folded = FoldedStacks::parse(folded).unwrap();

@@ -7,8 +7,8 @@ use perflab_format::sampling::SamplingDocument;
 
 use super::super::inline_svg::inline_flamegraph;
 use super::super::svg::figure;
-use crate::profile::FoldedStacks;
-use crate::profile::flamegraph::{differential_svg, flamegraph_svg, options};
+use crate::profilers::FoldedStacks;
+use crate::profilers::flamegraph::{differential_svg, flamegraph_svg, options};
 use crate::report::blocks::sampling::SamplingReport;
 use crate::units::format_count;
 

@@ -1,4 +1,5 @@
-//! Profiles from external tools, for programs that are not instrumented:
+//! The adapters of external profilers, for programs that are not
+//! instrumented:
 //! sampling profiles through `perf record` (folded stacks, shares with
 //! intervals, flame graphs, differential profiles) and instruction counts
 //! per function from valgrind's callgrind.

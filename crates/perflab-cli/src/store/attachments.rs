@@ -1,5 +1,5 @@
-//! What profiles leave besides their result document: the folded stacks of
-//! each profiled command (from which any flame graph can be drawn again),
+//! What an experiment leaves besides its result document: the folded stacks
+//! of each command `perflab profile` sampled (from which any flame graph can be drawn again),
 //! and documents attached to an experiment, such as the instruction counts
 //! per function of an A/B run under valgrind.
 

@@ -86,7 +86,7 @@ pub fn share_changes(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::folded::FoldedStacks;
+    use crate::profilers::folded::FoldedStacks;
 
     fn counts(text: &str) -> FunctionCounts {
         FunctionCounts::of(&FoldedStacks::parse(text).unwrap())
