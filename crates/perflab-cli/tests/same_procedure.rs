@@ -4,13 +4,15 @@
 //! pushed the same pairs (the i-th run of each variant: one block of the
 //! schedule, whatever order the block ran in).
 
+mod common;
+
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
 use perflab_cli::ab::run_ab;
-use perflab_cli::experiment::settings::VariantSettings;
-use perflab_cli::experiment::{Experiment, Settings};
+
+use perflab_cli::experiment::Experiment;
 use perflab_cli::progress::NoProgress;
 use perflab_runner::FakeExecutor;
 use perflab_stats::{Better, Decision, SequentialConfig, SequentialTest, Verdict};
@@ -20,22 +22,11 @@ use perflab_stats::{Better, Decision, SequentialConfig, SequentialTest, Verdict}
 const MAX_RUNS: usize = 24;
 
 fn experiment() -> Experiment {
-    Settings {
-        variants: vec![
-            VariantSettings {
-                command: Some("a".into()),
-                ..Default::default()
-            },
-            VariantSettings {
-                command: Some("b".into()),
-                ..Default::default()
-            },
-        ],
-        seed: Some(3),
-        warmup: Some(0),
-        max_runs: Some(MAX_RUNS),
-        ..Default::default()
-    }
+    common::scripted_ab(|s| {
+        s.seed = Some(3);
+        s.warmup = Some(0);
+        s.max_runs = Some(MAX_RUNS);
+    })
     .into_experiment()
     .unwrap()
 }
