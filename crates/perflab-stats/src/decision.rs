@@ -1,10 +1,10 @@
-//! Verdicts, thresholds, intervals and the decision table of DESIGN.md.
+//! Verdicts, thresholds, intervals and the decision table (README, "The decision").
 
 use serde::{Deserialize, Serialize};
 
 use crate::{StatsError, change_from_log_gain};
 
-/// The outcome of a comparison (DESIGN.md, "The decision").
+/// The outcome of a comparison (README, "The decision").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Verdict {
     /// The whole interval lies at or above the GO threshold.
@@ -52,9 +52,9 @@ pub struct Thresholds {
     pub nogo: f64,
 }
 
-/// Default GO threshold: +1 % (DESIGN.md).
+/// Default GO threshold: +1 % (README, "The decision").
 pub const DEFAULT_GO: f64 = 0.01;
-/// Default NO-GO threshold: -0.5 % (DESIGN.md).
+/// Default NO-GO threshold: -0.5 % (README, "The decision").
 pub const DEFAULT_NOGO: f64 = -0.005;
 
 impl Default for Thresholds {
@@ -146,7 +146,7 @@ impl LogInterval {
     }
 }
 
-/// The verdict for an interval (DESIGN.md decision table).
+/// The verdict for an interval (the decision table of README, "The decision").
 ///
 /// Method: a confidence interval inside one region decides; it is the
 /// interval-inclusion form of equivalence/superiority testing (two one-sided

@@ -1,5 +1,5 @@
 //! Guards: secondary metrics that may take a GO away when they worsen
-//! beyond a limit (DESIGN.md, "Guards").
+//! beyond a limit (README, "The decision": guards).
 
 use serde::{Deserialize, Serialize};
 

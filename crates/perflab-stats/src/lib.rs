@@ -22,7 +22,8 @@
 //!   ([`hodges_lehmann_change`]: Hodges-Lehmann shift with the
 //!   distribution-free Moses interval).
 //!
-//! Both feed [`classify`], the decision table of DESIGN.md.
+//! Both feed [`classify`], the decision table of README ("The decision")
+//! and docs/decision.md.
 //!
 //! # Sweeps
 //!

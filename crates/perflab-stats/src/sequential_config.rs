@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{Better, ConfidenceSequence, StatsError, Thresholds};
 
-/// Default confidence level (DESIGN.md).
+/// Default confidence level (README, "The decision").
 pub const DEFAULT_CONFIDENCE: f64 = 0.95;
 /// Default minimum number of pairs before a verdict may stop the experiment.
 ///
