@@ -15,7 +15,8 @@
 //! - engines: [`ab`] (the A/B driver), [`sweep`], [`decide`] (verdicts from
 //!   perflab-stats' sequential procedure) and [`profilers`] (the perf and
 //!   callgrind adapters);
-//! - state: [`experiment`] (validated configuration), [`store`] (SQLite),
+//! - state: [`experiment`] (validated configuration), [`expectations`] (what
+//!   a workload's runs must show), [`store`] (SQLite),
 //!   [`samples`] (existing samples for `compare`) and [`provenance`];
 //! - ground: [`error`] and [`units`].
 //!
@@ -29,6 +30,7 @@ pub mod cli;
 pub mod commands;
 pub mod decide;
 pub mod error;
+pub mod expectations;
 pub mod experiment;
 pub mod metric_direction;
 pub mod metric_history;

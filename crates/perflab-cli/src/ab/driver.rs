@@ -8,6 +8,7 @@ use perflab_stats::Verdict;
 
 use crate::decide::{Decider, Evaluation, missing_metric};
 use crate::error::{Error, Result};
+use crate::expectations::check;
 use crate::experiment::Experiment;
 use crate::progress::Progress;
 use crate::provenance::Provenance;
@@ -274,6 +275,11 @@ impl AbState<'_> {
                 if run.metric(&metric.name).is_none() {
                     return Err(missing_metric(&metric.name, &v.name, iteration, &run));
                 }
+            }
+            // A run that did not do the declared work fails like a failing
+            // command: its timings are not of the workload the user meant.
+            if !self.exp.ignore_failure {
+                check(&self.exp.expect, &run, "", &label)?;
             }
         }
         Ok(Some(run))

@@ -8,6 +8,7 @@
 //! max_runs = 40
 //! perf_events = true        # perf events of every run (perf.* metrics)
 //! keep_env = ["HOME"]       # with measure = "instructions": variables the counted runs keep
+//! expect = { items = "> 0" } # what every run must show (see the expectations module)
 //!
 //! [metrics]                 # NAME = REGEX, for output perflab cannot change
 //! throughput = 'Throughput = ([0-9.]+[KMG]?)'
@@ -41,6 +42,7 @@ use toml::Spanned;
 
 use super::settings::{Settings, VariantSettings, parse_better};
 use crate::error::{Error, Result};
+use crate::expectations::Expectations;
 use crate::units::{parse_duration, parse_percent};
 
 #[derive(Debug, Deserialize)]
@@ -64,6 +66,7 @@ struct FileDoc {
     perf_events: Option<bool>,
     #[serde(default)]
     keep_env: Vec<String>,
+    expect: Option<Spanned<BTreeMap<String, String>>>,
     #[serde(default)]
     metrics: BTreeMap<String, Spanned<String>>,
     #[serde(default)]
@@ -193,6 +196,19 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
             ),
         ));
     }
+    let expect = doc
+        .expect
+        .as_ref()
+        .map(|table| {
+            let entries: Vec<(String, String)> = table
+                .get_ref()
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            Expectations::parse(&entries)
+                .map_err(|m| at(Some(table.span()), format!("expect: {m}")))
+        })
+        .transpose()?;
     let variants = doc
         .variant
         .into_iter()
@@ -235,6 +251,7 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
         seed: doc.seed,
         perf_events: doc.perf_events,
         keep_env: doc.keep_env,
+        expect,
     })
 }
 
@@ -299,6 +316,22 @@ mod tests {
     }
 
     #[test]
+    fn a_bad_expectation_points_at_its_table_and_names_the_entry() {
+        let err = parse(&format!("expect = {{ disputes = \"lots\" }}\n{TWO}"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("exp/perflab.toml:1:10"), "{err}");
+        assert!(
+            err.contains("expect: expectation \"disputes\" = \"lots\": "),
+            "{err}"
+        );
+        let err = parse(&format!("expect = {{ disputes = 3 }}\n{TWO}"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("exp/perflab.toml:1:"), "{err}");
+    }
+
+    #[test]
     fn percentages_may_be_numbers_or_strings() {
         let s = parse(&format!("go = 2\nnogo = \"-1%\"\n{TWO}")).unwrap();
         assert_eq!(s.go, Some(0.02));
@@ -314,6 +347,7 @@ mod tests {
         let s = parse(example).unwrap();
         assert_eq!(s.perf_events, Some(true));
         assert_eq!(s.keep_env, vec!["HOME".to_string()]);
+        assert_eq!(s.expect.map(|e| e.items.len()), Some(2));
         assert_eq!(s.variants.len(), 2);
         let module_doc: String = include_str!("file.rs")
             .lines()
