@@ -1,5 +1,6 @@
 //! Error rates and power of the sequential A/B procedure on synthetic data of
-//! known truth, next to the ten-run rule of investigations done by hand.
+//! known truth, next to the ten-run rule of investigations done by hand, and
+//! of the suite procedure (many cells, one confidence level for all).
 //!
 //! Run with `cargo bench -p perflab-stats --bench decision_simulation`.
 //! Deterministic: every row uses a fixed seed.

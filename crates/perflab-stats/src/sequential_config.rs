@@ -21,9 +21,10 @@ pub const DEFAULT_MIN_RUNS: usize = 10;
 /// over the cells), further in the tail, where the asymptotic confidence
 /// sequence needs more pairs before its promise holds. In the simulation
 /// benchmark, 12 unchanged cells at 95 % for the experiment: with looks from
-/// 10 pairs, some cell's interval missed its truth in 8.8 % of experiments
-/// and at 10 % noise 5.1 % had a false GO or NO-GO; from 20 pairs, 4.3 % and
-/// 1.9 %. A clear change is then found at 20 pairs instead of 10.
+/// 10 pairs, some cell's interval missed its truth in 8.8 to 9.6 % of
+/// experiments, and at 10 % noise 5.0 % had a false GO or NO-GO; from 20
+/// pairs, 4.2 to 5.2 % and 1.9 %. A clear change is then found at 20 pairs
+/// instead of 10.
 pub const DEFAULT_SUITE_MIN_RUNS: usize = 20;
 /// Default maximum number of pairs (runs per variant).
 pub const DEFAULT_MAX_RUNS: usize = 60;
