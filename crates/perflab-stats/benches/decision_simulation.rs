@@ -1,11 +1,15 @@
 //! Error rates and power of the sequential A/B procedure on synthetic data of
-//! known truth, next to the ten-run rule of investigations done by hand.
+//! known truth, next to the ten-run rule of investigations done by hand, and
+//! of the suite procedure (many cells, one confidence level for all).
 //!
 //! Run with `cargo bench -p perflab-stats --bench decision_simulation`.
 //! Deterministic: every row uses a fixed seed.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+
+#[path = "decision_simulation/suite.rs"]
+mod suite;
 
 use common::{Scenario, Tally, simulate};
 use perflab_stats::{Better, SequentialConfig, Verdict, wilson_interval};
@@ -187,6 +191,8 @@ fn main() {
     println!(
         "\n'false' for A = A is GO or NO-GO; for a true +-3% it is the opposite verdict; for +0.2% (inside the band) any GO or NO-GO."
     );
+
+    suite::suite_rows(config, SEED);
 
     println!(
         "\nTuning: optimise_at (pairs at which the interval is tightest) and min_runs; {TUNING_EXPERIMENTS} experiments per cell,"

@@ -25,6 +25,14 @@
 //! Both feed [`classify`], the decision table of README ("The decision")
 //! and docs/decision.md.
 //!
+//! # Suites and bisection
+//!
+//! * Many cells (scenario, candidate) decided in one experiment, the
+//!   confidence level holding for all of them at once: [`SuiteTest`]
+//!   (Bonferroni split of [`bonferroni_confidence`]), its verdicts combined by
+//!   [`combine_verdicts`], a candidate's cells summarised by [`summary_change`].
+//! * The steps of a bisection: [`bisect_step_confidence`].
+//!
 //! # Sweeps
 //!
 //! * The typical value of one point's runs, or the ratio of a command to a
@@ -45,6 +53,7 @@ mod guard;
 mod hodges_lehmann;
 mod mann_whitney;
 mod multiplicative;
+mod multiplicity;
 mod normal;
 mod paired;
 mod pairwise;
@@ -55,6 +64,8 @@ mod scaling;
 mod sequential;
 mod sequential_config;
 mod student_t;
+mod suite;
+mod suite_summary;
 mod summary;
 mod validate;
 
@@ -71,6 +82,7 @@ pub use guard::{GuardDecision, GuardLimit, GuardStatus, guard_status};
 pub use hodges_lehmann::{hodges_lehmann_change, hodges_lehmann_log_shift};
 pub use mann_whitney::{MannWhitney, mann_whitney};
 pub use multiplicative::{PositiveInterval, geometric_mean_interval, paired_ratio};
+pub use multiplicity::{bisect_step_confidence, bonferroni_confidence};
 pub use paired::{paired_change, paired_log_interval};
 pub use precision::{PrecisionRule, PrecisionStop};
 pub use proportion::{
@@ -82,8 +94,10 @@ pub use runs_needed::{
 pub use scaling::{PowerLawFit, power_law_fit};
 pub use sequential::{Decision, SequentialTest};
 pub use sequential_config::{
-    DEFAULT_CONFIDENCE, DEFAULT_MAX_RUNS, DEFAULT_MIN_RUNS, EXACT_MAX_RUNS, EXACT_MIN_RUNS,
-    SequentialConfig, tuned_confidence_sequence,
+    DEFAULT_CONFIDENCE, DEFAULT_MAX_RUNS, DEFAULT_MIN_RUNS, DEFAULT_SUITE_MIN_RUNS, EXACT_MAX_RUNS,
+    EXACT_MIN_RUNS, SequentialConfig, tuned_confidence_sequence,
 };
 pub use student_t::{student_t_cdf, student_t_quantile};
+pub use suite::SuiteTest;
+pub use suite_summary::{combine_verdicts, summary_change};
 pub use summary::{Summary, TukeyOutliers, summarize};
