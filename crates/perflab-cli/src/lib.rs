@@ -5,7 +5,8 @@
 //! configuration), [`decide`] (verdicts from perflab-stats),
 //! [`result_document`] (an experiment's outcome as the `perflab-result/1`
 //! document), [`sweep`] (grids of parameters), [`metric_history`] (a metric over
-//! commits, `perflab-history/1`), [`store`] (SQLite), [`report`] (terminal,
+//! commits, `perflab-history/1`), [`revisions`] (commits as variants, in
+//! worktrees), [`bisect`] (the first slower commit), [`store`] (SQLite), [`report`] (terminal,
 //! Markdown, JSON), [`profile`] (perf and valgrind adapters) and [`commands`]
 //! (the glue of each subcommand). Runs are started by the `perflab-runner`
 //! crate; the document types themselves are perflab-format's.
@@ -13,6 +14,7 @@
 
 pub mod ab;
 pub mod answer_check;
+pub mod bisect;
 pub mod cli;
 pub mod commands;
 pub mod decide;
@@ -26,6 +28,7 @@ pub mod progress;
 pub mod provenance;
 pub mod report;
 pub mod result_document;
+pub mod revisions;
 pub mod samples;
 pub mod spans;
 pub mod store;
@@ -53,6 +56,8 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Profile(args) => commands::profile(args, &store, &mut executor),
         Command::Sweep(args) => commands::sweep(args, &store, &mut executor),
         Command::Report(args) => commands::report(args, &store),
+        Command::Bisect(args) => commands::bisect(args, &store, executor_for),
+        Command::Clean(args) => commands::clean(args),
     }
 }
 

@@ -70,6 +70,13 @@ struct FileDoc {
     guard: Vec<GuardDoc>,
     #[serde(default)]
     variant: Vec<Spanned<VariantDoc>>,
+    build: Option<BuildDoc>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BuildDoc {
+    command: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -88,6 +95,7 @@ struct VariantDoc {
     #[serde(default)]
     env: BTreeMap<String, String>,
     cwd: Option<String>,
+    rev: Option<String>,
 }
 
 /// Reads an experiment file into settings.
@@ -203,6 +211,7 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
                 command: Some(v.command),
                 env: v.env.into_iter().collect(),
                 cwd: v.cwd.as_deref().map(dir),
+                rev: v.rev,
             }
         })
         .collect();
@@ -235,6 +244,7 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
         seed: doc.seed,
         perf_events: doc.perf_events,
         keep_env: doc.keep_env,
+        build: doc.build.map(|b| b.command),
     })
 }
 

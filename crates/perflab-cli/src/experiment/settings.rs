@@ -27,6 +27,8 @@ pub struct VariantSettings {
     pub env: Vec<(String, String)>,
     /// Working directory.
     pub cwd: Option<PathBuf>,
+    /// The git revision to check out, build and run (its worktree becomes the working directory).
+    pub rev: Option<String>,
 }
 
 /// Settings from one source; `None` means "not said here".
@@ -72,6 +74,8 @@ pub struct Settings {
     pub perf_events: Option<bool>,
     /// Variables passed to counted runs, whose environment is otherwise cleared.
     pub keep_env: Vec<String>,
+    /// The command that builds a revision, in its worktree.
+    pub build: Option<String>,
 }
 
 /// The thresholds and confidence level with their defaults, checked.
@@ -185,7 +189,8 @@ impl Settings {
             cwd,
             ignore_failure,
             seed,
-            perf_events
+            perf_events,
+            build
         );
         self.metrics.extend(over.metrics);
         self.keep_env.extend(over.keep_env);
@@ -203,6 +208,9 @@ impl Settings {
                 mine.env.extend(theirs.env);
                 if theirs.cwd.is_some() {
                     mine.cwd = theirs.cwd;
+                }
+                if theirs.rev.is_some() {
+                    mine.rev = theirs.rev;
                 }
             }
         }
