@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{Scratch, busy};
+use common::{Scratch, busy, git, init_git_repository};
 use headless_chrome::protocol::cdp::types::Event;
 use headless_chrome::protocol::cdp::{Emulation, Network, Page};
 use headless_chrome::{Browser, LaunchOptions};
@@ -58,15 +58,6 @@ fn ok(out: std::process::Output) -> String {
     stdout
 }
 
-fn git(s: &Scratch, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .args(args)
-        .current_dir(s.dir.path())
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git {args:?}");
-}
-
 /// A span profile as an instrumented program would write it (`perflab-profile/1`).
 fn profile(run: i64) -> String {
     let wall: u64 = 10_000_000 + (run as u64 % 7) * 100_000;
@@ -101,14 +92,12 @@ fn ab_profile(percent: u64, run: u64) -> String {
 
 /// Builds a store from real runs and writes the report; returns the HTML path.
 fn report_from_real_runs(s: &Scratch) -> PathBuf {
-    git(s, &["init", "-q"]);
-    git(s, &["config", "user.email", "test@example.invalid"]);
-    git(s, &["config", "user.name", "test"]);
+    init_git_repository(s.dir.path());
     std::fs::write(s.path(".gitignore"), ".perflab/\ncounter\n*.html\n").unwrap();
     for (step, work) in [(1, "3000"), (2, "2000")] {
         std::fs::write(s.path("work"), work).unwrap();
-        git(s, &["add", "."]);
-        git(s, &["commit", "-qm", &format!("step {step}")]);
+        git(s.dir.path(), &["add", "."]);
+        git(s.dir.path(), &["commit", "-qm", &format!("step {step}")]);
         let command = "n=$(cat work); i=0; while [ $i -lt $n ]; do i=$((i+1)); done";
         ok(s.perflab()
             .args(["run", "--name", "parse", "-r", "8", command])

@@ -62,7 +62,7 @@ pub fn checkout_and_build(
     }
     remove_marker(&marker)?;
     if let Some(command) = plan.command {
-        build(repo, given, commit, &tree.join(plan.subdir), command)?;
+        build(repo, given, commit, &in_tree(&tree, plan.subdir), command)?;
     }
     std::fs::write(&marker, wanted).map_err(|source| Error::Io {
         path: marker.clone(),
@@ -85,7 +85,7 @@ pub fn build_working_tree(
     plan: BuildPlan,
 ) -> Result<BuiltRevision> {
     if let Some(command) = plan.command {
-        build(repo, given, commit, &repo.root.join(plan.subdir), command)?;
+        build(repo, given, commit, &in_tree(&repo.root, plan.subdir), command)?;
     }
     Ok(BuiltRevision {
         given: given.to_string(),
@@ -99,6 +99,15 @@ pub fn build_working_tree(
 pub fn worktree_dir(repo: &Repository, commit: &str) -> PathBuf {
     repo.worktrees_dir()
         .join(commit.chars().take(12).collect::<String>())
+}
+
+/// The folder `subdir` of a tree (the tree itself for an empty `subdir`).
+pub fn in_tree(tree: &Path, subdir: &Path) -> PathBuf {
+    if subdir.as_os_str().is_empty() {
+        tree.to_path_buf()
+    } else {
+        tree.join(subdir)
+    }
 }
 
 fn marker_text(commit: &str, command: Option<&str>) -> String {
@@ -156,10 +165,12 @@ fn worktree(repo: &Repository, given: &str, commit: &str) -> Result<PathBuf> {
 /// the end of the build's output.
 fn build(repo: &Repository, given: &str, commit: &str, dir: &Path, command: &str) -> Result<()> {
     let short = repo.short(commit);
-    eprintln!(
-        "perflab: building revision '{given}' ({short}) in {}: {command}",
-        dir.display()
-    );
+    let named = if given == short {
+        format!("revision '{given}'")
+    } else {
+        format!("revision '{given}' ({short})")
+    };
+    eprintln!("perflab: building {named} in {}: {command}", dir.display());
     // One stream, in the order the build wrote it.
     let out = Command::new("sh")
         .arg("-c")
@@ -181,7 +192,7 @@ fn build(repo: &Repository, given: &str, commit: &str, dir: &Path, command: &str
         .code()
         .map_or_else(|| "was killed by a signal".to_string(), |c| format!("exited with code {c}"));
     Err(Error::Run {
-        run: format!("build of revision '{given}' ({short})"),
+        run: format!("build of {named}"),
         message: format!(
             "'{command}' {status} in {}.\nFix the build at that commit, or give --build the \
              command that builds it; the revision is built again next time.\nThe end of its output:\n{}",

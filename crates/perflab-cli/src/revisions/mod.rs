@@ -87,7 +87,7 @@ impl RevisionBuilder {
 
     /// The folder a built revision's runs start in.
     pub fn run_dir(&self, built: &BuiltRevision) -> PathBuf {
-        built.tree.join(&self.subdir)
+        checkout::in_tree(&built.tree, &self.subdir)
     }
 }
 

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
+pub mod commits;
+
 /// A scratch directory holding the store and any files a test writes.
 pub struct Scratch {
     pub dir: tempfile::TempDir,
@@ -73,4 +75,27 @@ pub fn assert_exit(out: &std::process::Output, code: i32) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// Runs git in `dir` and returns its output; fails the test with git's
+/// message when git fails.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// Makes `dir` a git repository with a committer configured.
+pub fn init_git_repository(dir: &Path) {
+    git(dir, &["init", "-q", "-b", "main"]);
+    git(dir, &["config", "user.email", "test@example.invalid"]);
+    git(dir, &["config", "user.name", "test"]);
 }
