@@ -14,7 +14,16 @@ fn stderr(out: &std::process::Output) -> String {
 fn bisect(s: &Scratch, good: &str, bad: &str) -> std::process::Output {
     s.perflab()
         .args(["bisect", "--good", good, "--bad", bad, "--build", BUILD])
-        .args(["--measure", "work", "--better", "lower", "--go", "5%", "--nogo", "-5%"])
+        .args([
+            "--measure",
+            "work",
+            "--better",
+            "lower",
+            "--go",
+            "5%",
+            "--nogo",
+            "-5%",
+        ])
         .args(["--quiet", "--json", "bisect.json", "--", "./app"])
         .output()
         .unwrap()
@@ -41,15 +50,24 @@ fn ten_commits_with_a_slowdown_at_the_seventh_are_bisected_to_it() {
     assert!((2..=5).contains(&steps.len()), "{doc}");
     assert_eq!(steps[0]["commit"], ids[10].as_str());
     for step in steps {
-        let index = ids.iter().position(|id| step["commit"] == id.as_str()).unwrap();
+        let index = ids
+            .iter()
+            .position(|id| step["commit"] == id.as_str())
+            .unwrap();
         let expected = if index >= 7 { "bad" } else { "good" };
         assert_eq!(step["judgement"], expected, "{step}");
-        assert!(step["change"].is_number() && step["ci"].is_array(), "{step}");
+        assert!(
+            step["change"].is_number() && step["ci"].is_array(),
+            "{step}"
+        );
     }
     // The error budget is split over the most steps the search may take.
     let step_confidence = doc["step_confidence"].as_f64().unwrap();
     let max_steps = doc["max_steps"].as_f64().unwrap();
-    assert!((step_confidence - (1.0 - 0.05 / max_steps)).abs() < 1e-12, "{doc}");
+    assert!(
+        (step_confidence - (1.0 - 0.05 / max_steps)).abs() < 1e-12,
+        "{doc}"
+    );
 }
 
 #[test]
@@ -81,7 +99,10 @@ fn an_unknown_revision_is_refused_with_exit_2() {
     assert_exit(&out, 2);
     let message = stderr(&out);
     assert!(message.contains("--good"), "{message}");
-    assert!(message.contains("'v0.0-never-tagged' is not a commit"), "{message}");
+    assert!(
+        message.contains("'v0.0-never-tagged' is not a commit"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -89,5 +110,9 @@ fn bisect_outside_a_git_repository_is_refused_with_exit_2() {
     let s = Scratch::new();
     let out = bisect(&s, "HEAD~1", "HEAD");
     assert_exit(&out, 2);
-    assert!(stderr(&out).contains("not in a git repository"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not in a git repository"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -44,7 +44,10 @@ fn two_revisions_are_built_once_each_and_the_slower_one_is_no_go() {
         let tree = worktree_of(s.dir.path(), id);
         assert_eq!(builds_in(&tree), 1, "{}", tree.display());
         let marker = std::fs::read_to_string(tree.join(".perflab-build")).unwrap();
-        assert!(marker.contains(id.as_str()) && marker.contains(BUILD), "{marker}");
+        assert!(
+            marker.contains(id.as_str()) && marker.contains(BUILD),
+            "{marker}"
+        );
     }
     assert!(stderr(&out).contains("building revision 'HEAD~4'"));
 
@@ -148,7 +151,11 @@ fn revisions_outside_a_git_repository_are_refused() {
     let s = Scratch::new();
     let out = ab_revisions(&s, "HEAD~1", "HEAD", BUILD);
     assert_exit(&out, 2);
-    assert!(stderr(&out).contains("not in a git repository"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not in a git repository"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]

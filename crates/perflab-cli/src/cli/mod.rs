@@ -44,6 +44,7 @@ pub enum Command {
     /// Compare a baseline (A) and a candidate (B), interleaved, until the statistics decide.
     #[command(after_help = "Examples:\n  perflab ab './old' './new'\n  \
 perflab ab './prog' --env-b FAST=1\n  perflab ab -f perflab.toml\n  \
+perflab ab --rev main --rev HEAD --build 'cargo build --release' -- ./target/release/app\n  \
 perflab ab './a' './b' --measure throughput --metric 'throughput=([0-9.]+[KMG]?) ops/s' --better higher")]
     Ab(Box<AbArgs>),
     /// Decide on samples that already exist (numbers, a perflab JSON result, a hyperfine JSON export).
@@ -84,10 +85,12 @@ perflab report hamt-sweep parse-ab --html report.html   (several experiments on 
     )]
     Report(ReportArgs),
     /// Find the first commit at which a command got slower, by binary search of A/B experiments.
-    #[command(after_help = "Examples:\n  perflab bisect --good v1.2 --bad main --build 'cargo build --release' -- ./target/release/app\n  \
+    #[command(
+        after_help = "Examples:\n  perflab bisect --good v1.2 --bad main --build 'cargo build --release' -- ./target/release/app\n  \
 perflab bisect --good HEAD~20 --bad HEAD --measure work --better lower --json bisect.json -- ./bench.sh\n\
 Each step is an A/B against GOOD; the confidence holds for the whole search. Exit codes: 0 found, \
-4 the evidence did not decide (the range left is printed), 2 bad input.")]
+4 the evidence did not decide (the range left is printed), 2 bad input."
+    )]
     Bisect(Box<BisectArgs>),
     /// Remove the worktrees perflab made for revisions (.perflab/worktrees of the repository).
     Clean(CleanArgs),

@@ -6,13 +6,13 @@ use crate::ab::{AbRun, StopReason, run_ab};
 use crate::cli::AbArgs;
 use crate::error::{EXIT_INTERRUPTED, Result};
 use crate::experiment::{Experiment, Settings, read_experiment_file};
-use crate::revisions::prepare_revision_variants;
-use perflab_format::result::ResultDocument;
 use crate::profile::instructions::{CountedVariant, instructions_document, render_instructions};
 use crate::progress::progress_for;
 use crate::report::{Render, TerminalReport, side_by_side, write_requested};
 use crate::result_document::ab_document;
+use crate::revisions::prepare_revision_variants;
 use crate::store::Store;
+use perflab_format::result::ResultDocument;
 
 use super::exit_code_for;
 

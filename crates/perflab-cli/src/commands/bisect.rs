@@ -59,8 +59,10 @@ pub fn bisect<E: Executor>(
         let candidate = builder.prepare(&short, commit)?;
         let mut settings = template.clone();
         settings.max_runs = Some(base_max_runs << attempt);
-        for (variant, (name, tree)) in
-            settings.variants.iter_mut().zip([(&args.good, &good_tree), (&short, &candidate)])
+        for (variant, (name, tree)) in settings
+            .variants
+            .iter_mut()
+            .zip([(&args.good, &good_tree), (&short, &candidate)])
         {
             variant.name = Some(name.clone());
             variant.cwd = Some(builder.run_dir(tree));
@@ -76,7 +78,10 @@ pub fn bisect<E: Executor>(
         let doc = StepDoc {
             commit: commit.clone(),
             subject,
-            verdict: step.verdict.map_or("INCONCLUSIVE", Verdict::as_str).to_string(),
+            verdict: step
+                .verdict
+                .map_or("INCONCLUSIVE", Verdict::as_str)
+                .to_string(),
             judgement: match judgement {
                 Judgement::Good => "good",
                 Judgement::Bad => "bad",

@@ -85,7 +85,13 @@ pub fn build_working_tree(
     plan: BuildPlan,
 ) -> Result<BuiltRevision> {
     if let Some(command) = plan.command {
-        build(repo, given, commit, &in_tree(&repo.root, plan.subdir), command)?;
+        build(
+            repo,
+            given,
+            commit,
+            &in_tree(&repo.root, plan.subdir),
+            command,
+        )?;
     }
     Ok(BuiltRevision {
         given: given.to_string(),
@@ -187,10 +193,10 @@ fn build(repo: &Repository, given: &str, commit: &str, dir: &Path, command: &str
     let text = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = text.lines().collect();
     let tail = lines[lines.len().saturating_sub(BUILD_TAIL_LINES)..].join("\n");
-    let status = out
-        .status
-        .code()
-        .map_or_else(|| "was killed by a signal".to_string(), |c| format!("exited with code {c}"));
+    let status = out.status.code().map_or_else(
+        || "was killed by a signal".to_string(),
+        |c| format!("exited with code {c}"),
+    );
     Err(Error::Run {
         run: format!("build of {named}"),
         message: format!(

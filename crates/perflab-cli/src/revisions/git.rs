@@ -41,19 +41,24 @@ impl Repository {
 
     /// The full commit id a revision names (a branch, tag, hash, `HEAD~3`, ...).
     pub fn resolve(&self, rev: &str, flag: &str) -> Result<String> {
-        self.git(&["rev-parse", "--verify", "--quiet", &format!("{rev}^{{commit}}")])
-            .ok()
-            .filter(|hash| !hash.is_empty())
-            .ok_or_else(|| {
-                Error::usage(
-                    flag,
-                    format!(
-                        "'{rev}' is not a commit of the repository at {}; give a branch, tag or \
+        self.git(&[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{rev}^{{commit}}"),
+        ])
+        .ok()
+        .filter(|hash| !hash.is_empty())
+        .ok_or_else(|| {
+            Error::usage(
+                flag,
+                format!(
+                    "'{rev}' is not a commit of the repository at {}; give a branch, tag or \
                          commit hash that `git rev-parse` knows",
-                        self.root.display()
-                    ),
-                )
-            })
+                    self.root.display()
+                ),
+            )
+        })
     }
 
     /// The commit's subject line.

@@ -156,10 +156,28 @@ pub fn remove_worktrees(dir: &Path) -> Result<Vec<PathBuf>> {
         removed.push(path);
     }
     let _ = std::fs::remove_dir(&folder);
-    repo.git(&["worktree", "prune"])
-        .map_err(|e| Error::Tool {
-            tool: "git".into(),
-            message: e,
-        })?;
+    repo.git(&["worktree", "prune"]).map_err(|e| Error::Tool {
+        tool: "git".into(),
+        message: e,
+    })?;
     Ok(removed)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::experiment::parse_experiment;
+
+    #[test]
+    fn the_experiment_file_of_the_readme_names_two_revisions_and_a_build() {
+        let readme = include_str!("../../../../README.md");
+        let section = &readme[readme.find("## Commits as variants").unwrap()..];
+        let start = section.find("```toml\n").unwrap() + "```toml\n".len();
+        let example = &section[start..start + section[start..].find("```").unwrap()];
+        let settings = parse_experiment(example, Path::new("perflab.toml")).unwrap();
+        assert_eq!(settings.build.as_deref(), Some("cargo build --release"));
+        let revs: Vec<_> = settings.variants.iter().map(|v| v.rev.as_deref()).collect();
+        assert_eq!(revs, [Some("main"), Some("my-branch")]);
+    }
 }

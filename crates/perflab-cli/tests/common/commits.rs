@@ -24,13 +24,21 @@ pub fn program(cost: u32) -> String {
 /// the initial one first.
 pub fn repository_slowing_at(dir: &Path, commits: usize, slow_at: usize) -> Vec<String> {
     init_git_repository(dir);
-    std::fs::write(dir.join(".gitignore"), ".perflab/\napp\nbuild.log\n*.json\n").unwrap();
+    std::fs::write(
+        dir.join(".gitignore"),
+        ".perflab/\napp\nbuild.log\n*.json\n",
+    )
+    .unwrap();
     std::fs::write(dir.join("app.sh"), program(1000)).unwrap();
     git(dir, &["add", "."]);
     git(dir, &["commit", "-qm", "initial"]);
     let mut ids = vec![git(dir, &["rev-parse", "HEAD"])];
     for i in 1..=commits {
-        let cost = if slow_at != 0 && i >= slow_at { 2000 } else { 1000 };
+        let cost = if slow_at != 0 && i >= slow_at {
+            2000
+        } else {
+            1000
+        };
         std::fs::write(dir.join("app.sh"), program(cost)).unwrap();
         std::fs::write(dir.join("notes.txt"), format!("change {i}\n")).unwrap();
         git(dir, &["add", "."]);
