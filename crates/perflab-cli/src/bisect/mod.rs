@@ -15,6 +15,11 @@
 //! (at most [`RETRIES_PER_STEP`] times, and only while the budget lasts);
 //! when the budget is spent the search stops and says which range remains,
 //! rather than guess and lose the stated confidence.
+//!
+//! Assumption: the slowdown, once introduced, stays (the commits after the
+//! first bad one are bad too), as in `git bisect`; a slowdown that comes and
+//! goes along the path can send the search to any of its edges. Reference for
+//! the split: O. J. Dunn, "Multiple comparisons among means", JASA 56 (1961).
 
 pub mod document;
 

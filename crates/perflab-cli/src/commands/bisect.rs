@@ -70,7 +70,9 @@ pub fn bisect<E: Executor>(
         let exp = settings.into_experiment()?;
         let (step, stop) = run_step(store, &exp, &mut executor, [&good_tree, &candidate], args)?;
         let subject = builder.repo.subject(commit);
-        let judgement = match step.verdict {
+        interrupted = stop == StopReason::Interrupted;
+        // An interrupted step decides nothing, whatever its runs so far say.
+        let judgement = match step.verdict.filter(|_| !interrupted) {
             Some(Verdict::NoGo) => Judgement::Bad,
             Some(Verdict::Go | Verdict::Neutral) => Judgement::Good,
             _ => Judgement::Undecided,
@@ -99,7 +101,6 @@ pub fn bisect<E: Executor>(
             BisectDocument::step_line(steps.len() + 1, &doc).trim_end()
         );
         steps.push(doc);
-        interrupted = stop == StopReason::Interrupted;
         Ok::<_, Error>(judgement)
     })?;
     let revision = |given: &str, commit: &str| RevisionDoc {
