@@ -5,7 +5,7 @@ mod common;
 
 use common::Scratch;
 use common::assert_exit;
-use common::commits::{BUILD, repository_slowing_at};
+use common::commits::{BUILD, noisy_program, program, repository_of, repository_slowing_at};
 
 fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
@@ -80,6 +80,50 @@ fn a_bad_revision_that_is_not_slower_ends_with_exit_4() {
     let doc = s.json("bisect.json");
     assert_eq!(doc["outcome"], "not-slower");
     assert!(doc["first_bad"].is_null());
+}
+
+#[test]
+fn an_undecided_step_is_repeated_with_more_runs_then_the_remaining_range_is_given() {
+    let s = Scratch::new();
+    // The commits between a quiet GOOD and a slow, quiet BAD are so noisy
+    // that no step on them can decide.
+    let programs = [
+        program(1000),
+        noisy_program(1000),
+        noisy_program(1000),
+        noisy_program(1000),
+        program(2000),
+    ];
+    let ids = repository_of(s.dir.path(), &programs);
+    let out = s
+        .perflab()
+        .args([
+            "bisect", "--good", "HEAD~4", "--bad", "HEAD", "--build", BUILD,
+        ])
+        .args(["--measure", "work", "--better", "lower", "--max-runs", "10"])
+        .args(["--quiet", "--json", "bisect.json", "--", "./app"])
+        .output()
+        .unwrap();
+    assert_exit(&out, 4);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("undecided"), "{said}");
+    let doc = s.json("bisect.json");
+    assert_eq!(doc["outcome"], "undecided");
+    assert!(doc["first_bad"].is_null());
+    assert_eq!(doc["remaining"]["after"], ids[0].as_str(), "{doc}");
+    assert_eq!(doc["remaining"]["up_to"], ids[4].as_str(), "{doc}");
+    let steps = doc["steps"].as_array().unwrap();
+    assert_eq!(steps[0]["judgement"], "bad", "{doc}");
+    // The middle commit, tried three times with twice the runs each time.
+    let limits: Vec<_> = steps[1..]
+        .iter()
+        .map(|s| s["max_runs"].as_u64().unwrap())
+        .collect();
+    assert_eq!(limits, [10, 20, 40], "{doc}");
+    assert!(
+        steps[1..].iter().all(|s| s["verdict"] == "INCONCLUSIVE"),
+        "{doc}"
+    );
 }
 
 #[test]
