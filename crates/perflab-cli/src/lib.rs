@@ -12,7 +12,9 @@
 //!   [`metric_history`] (a metric over commits, `perflab-history/1`),
 //!   [`metric_direction`], [`spans`], [`probes`] (counters and gauges) and
 //!   [`answer_check`];
-//! - engines: [`ab`] (the A/B driver), [`sweep`], [`decide`] (verdicts from
+//! - engines: [`ab`] (the A/B driver), [`revisions`] (commits as variants,
+//!   built in worktrees), [`bisect`] (the first slower commit), [`sweep`],
+//!   [`decide`] (verdicts from
 //!   perflab-stats' sequential procedure) and [`profilers`] (the perf and
 //!   callgrind adapters);
 //! - state: [`experiment`] (validated configuration), [`expectations`] (what
@@ -26,6 +28,7 @@
 
 pub mod ab;
 pub mod answer_check;
+pub mod bisect;
 pub mod cli;
 pub mod commands;
 pub mod decide;
@@ -40,6 +43,7 @@ pub mod progress;
 pub mod provenance;
 pub mod report;
 pub mod result_document;
+pub mod revisions;
 pub mod samples;
 pub mod spans;
 pub mod store;
@@ -67,6 +71,8 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Profile(args) => commands::profile(args, &store, &mut executor),
         Command::Sweep(args) => commands::sweep(args, &store, &mut executor),
         Command::Report(args) => commands::report(args, &store),
+        Command::Bisect(args) => commands::bisect(args, &store, executor_for),
+        Command::Clean(args) => commands::clean(args),
     }
 }
 

@@ -24,6 +24,23 @@ pub struct Provenance {
     pub perflab_version: String,
     /// Start time, RFC 3339 (UTC).
     pub started_at: String,
+    /// The commit each variant was built from, when variants are revisions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub revisions: Vec<VariantRevision>,
+}
+
+/// The commit a variant was built from (`perflab ab --rev`, `perflab bisect`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct VariantRevision {
+    /// The variant's name.
+    pub variant: String,
+    /// The revision as given (`main`, `HEAD~2`, a hash).
+    pub revision: String,
+    /// The full commit id.
+    pub commit: String,
+    /// True when the variant ran the working tree as it was, uncommitted
+    /// changes included (`--allow-dirty`), rather than the commit alone.
+    pub working_tree: bool,
 }
 
 impl Provenance {
@@ -51,6 +68,7 @@ impl Provenance {
             kernel: read_trimmed("/proc/sys/kernel/osrelease"),
             perflab_version: env!("CARGO_PKG_VERSION").to_string(),
             started_at: now_rfc3339(),
+            revisions: Vec::new(),
         }
     }
 }

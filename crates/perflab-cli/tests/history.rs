@@ -3,27 +3,14 @@
 
 mod common;
 
-use common::Scratch;
-
-fn git(s: &Scratch, args: &[&str]) {
-    let status = std::process::Command::new("git")
-        .args(args)
-        .current_dir(s.dir.path())
-        .output()
-        .expect("git runs");
-    assert!(
-        status.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&status.stderr)
-    );
-}
+use common::{Scratch, git, init_git_repository};
 
 /// Commits a change of the "code" (a file holding the cost), then measures
 /// the same command, which prints `cost` from that file with a small ripple.
 fn commit_and_measure(s: &Scratch, step: usize, value: f64) {
     std::fs::write(s.path("cost.txt"), value.to_string()).unwrap();
-    git(s, &["add", "cost.txt"]);
-    git(s, &["commit", "-qm", &format!("phase {step}")]);
+    git(s.dir.path(), &["add", "cost.txt"]);
+    git(s.dir.path(), &["commit", "-qm", &format!("phase {step}")]);
     let command = "c=$(cat counter 2>/dev/null || echo 0); echo $((c+1)) > counter; \
          awk -v c=$c -v v=$(cat cost.txt) 'BEGIN { printf \"PERFLAB_METRIC cost %.4f ns\\n\", v * (1 + 0.01 * sin(c * 7.3)) }'";
     let out = s
@@ -36,9 +23,7 @@ fn commit_and_measure(s: &Scratch, step: usize, value: f64) {
 
 fn repository() -> Scratch {
     let s = Scratch::new();
-    git(&s, &["init", "-q"]);
-    git(&s, &["config", "user.email", "test@example.invalid"]);
-    git(&s, &["config", "user.name", "test"]);
+    init_git_repository(s.dir.path());
     std::fs::write(s.path(".gitignore"), ".perflab/\ncounter\n*.json\n*.md\n").unwrap();
     s
 }

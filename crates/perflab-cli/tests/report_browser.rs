@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{Scratch, busy, stdout_of_result};
+use common::{Scratch, busy, git, init_git_repository, stdout_of_result};
 use headless_chrome::protocol::cdp::types::Event;
 use headless_chrome::protocol::cdp::{Emulation, Network, Page};
 use headless_chrome::{Browser, LaunchOptions};
@@ -46,15 +46,6 @@ fn chromium() -> PathBuf {
          `apt-get install chromium` (scripts/install-test-deps.sh does so), or set \
          PERFLAB_CHROMIUM to the browser's path"
     );
-}
-
-fn git(s: &Scratch, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .args(args)
-        .current_dir(s.dir.path())
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git {args:?}");
 }
 
 /// A span profile as an instrumented program would write it (`perflab-profile/1`).
@@ -91,14 +82,12 @@ fn ab_profile(percent: u64, run: u64) -> String {
 
 /// Builds a store from real runs and writes the report; returns the HTML path.
 fn report_from_real_runs(s: &Scratch) -> PathBuf {
-    git(s, &["init", "-q"]);
-    git(s, &["config", "user.email", "test@example.invalid"]);
-    git(s, &["config", "user.name", "test"]);
+    init_git_repository(s.dir.path());
     std::fs::write(s.path(".gitignore"), ".perflab/\ncounter\n*.html\n").unwrap();
     for (step, work) in [(1, "3000"), (2, "2000")] {
         std::fs::write(s.path("work"), work).unwrap();
-        git(s, &["add", "."]);
-        git(s, &["commit", "-qm", &format!("step {step}")]);
+        git(s.dir.path(), &["add", "."]);
+        git(s.dir.path(), &["commit", "-qm", &format!("step {step}")]);
         let command = "n=$(cat work); i=0; while [ $i -lt $n ]; do i=$((i+1)); done";
         stdout_of_result(
             &s.perflab()

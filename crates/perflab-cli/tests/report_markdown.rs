@@ -37,6 +37,7 @@ fn provenance(commit: &str) -> Provenance {
         kernel: "6.1.0".into(),
         perflab_version: "0.1.0".into(),
         started_at: "2026-02-01T10:00:00Z".into(),
+        revisions: Vec::new(),
     }
 }
 

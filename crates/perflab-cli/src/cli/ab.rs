@@ -2,7 +2,7 @@
 
 use regex::Regex;
 
-use super::AbArgs;
+use super::{AbArgs, revisions};
 use crate::error::{Error, Result};
 use crate::experiment::settings::{VariantSettings, duration_flag, percent_flag};
 use crate::experiment::{Settings, parse_better, parse_env, parse_guard};
@@ -44,12 +44,14 @@ impl AbArgs {
                 command: Some(commands[0].clone()),
                 env: env_a,
                 cwd: None,
+                rev: None,
             });
             variants.push(VariantSettings {
                 name: args.name_b.clone(),
                 command: Some(command_b),
                 env: env_b,
                 cwd: None,
+                rev: None,
             });
         } else if !env_a.is_empty()
             || !env_b.is_empty()
@@ -62,14 +64,17 @@ impl AbArgs {
                 command: None,
                 env: env_a,
                 cwd: None,
+                rev: None,
             });
             variants.push(VariantSettings {
                 name: args.name_b.clone(),
                 command: None,
                 env: env_b,
                 cwd: None,
+                rev: None,
             });
         }
+        revisions::name_revisions(&mut variants, &args.revs)?;
         Ok(Settings {
             name: args.name.clone(),
             measure: args.measure.clone(),
@@ -100,6 +105,7 @@ impl AbArgs {
             perf_events: args.run.perf_events.then_some(true),
             keep_env: args.run.keep_env.clone(),
             expect: None,
+            build: args.build.clone(),
         })
     }
 }

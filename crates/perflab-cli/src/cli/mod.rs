@@ -13,11 +13,13 @@ pub use profile::ProfileArgs;
 mod decision;
 mod history;
 mod report;
+mod revisions;
 mod sweep;
 
 pub use decision::DecisionArgs;
 pub use history::HistoryArgs;
 pub use report::ReportArgs;
+pub use revisions::{BisectArgs, CleanArgs};
 pub use sweep::SweepArgs;
 
 /// perflab: measure, compare and decide, with statistics that do not lie quietly.
@@ -42,6 +44,7 @@ pub enum Command {
     /// Compare a baseline (A) and a candidate (B), interleaved, until the statistics decide.
     #[command(after_help = "Examples:\n  perflab ab './old' './new'\n  \
 perflab ab './prog' --env-b FAST=1\n  perflab ab -f perflab.toml\n  \
+perflab ab --rev main --rev HEAD --build 'cargo build --release' -- ./target/release/app\n  \
 perflab ab './a' './b' --measure throughput --metric 'throughput=([0-9.]+[KMG]?) ops/s' --better higher")]
     Ab(Box<AbArgs>),
     /// Decide on samples that already exist (numbers, a perflab JSON result, a hyperfine JSON export).
@@ -81,6 +84,16 @@ perflab report 12 --html report.html --markdown report.md\n  \
 perflab report hamt-sweep parse-ab --html report.html   (several experiments on one page)"
     )]
     Report(ReportArgs),
+    /// Find the first commit at which a command got slower, by binary search of A/B experiments.
+    #[command(
+        after_help = "Examples:\n  perflab bisect --good v1.2 --bad main --build 'cargo build --release' -- ./target/release/app\n  \
+perflab bisect --good HEAD~20 --bad HEAD --measure work --better lower --json bisect.json -- ./bench.sh\n\
+Each step is an A/B against GOOD; the confidence holds for the whole search. Exit codes: 0 found, \
+4 the evidence did not decide (the range left is printed), 2 bad input."
+    )]
+    Bisect(Box<BisectArgs>),
+    /// Remove the worktrees perflab made for revisions (.perflab/worktrees of the repository).
+    Clean(CleanArgs),
 }
 
 /// Options shared by every command that runs processes.
@@ -128,7 +141,7 @@ pub struct RunOptions {
 }
 
 /// `perflab ab`.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Default)]
 pub struct AbArgs {
     /// Baseline command (A), and candidate command (B). With one command, use --env-a/--env-b.
     #[arg(value_name = "CMD", num_args = 0..=2)]
@@ -177,6 +190,16 @@ pub struct AbArgs {
     /// Seed for the order of A and B within each block (for reproducing a schedule).
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+    /// A git revision to check out, build and run: give it twice, baseline first
+    /// (--rev main --rev HEAD); each runs in its worktree under .perflab/worktrees.
+    #[arg(long = "rev", value_name = "REV")]
+    pub revs: Vec<String>,
+    /// The command that builds a revision in its worktree (built once per commit and command).
+    #[arg(long, value_name = "CMD")]
+    pub build: Option<String>,
+    /// Run the working tree as it is (uncommitted changes included) for a revision naming HEAD.
+    #[arg(long)]
+    pub allow_dirty: bool,
     /// The shared run options.
     #[command(flatten)]
     pub run: RunOptions,

@@ -10,7 +10,9 @@ use crate::profilers::instructions::{CountedVariant, instructions_document, rend
 use crate::progress::progress_for;
 use crate::report::{Render, TerminalReport, side_by_side, write_requested};
 use crate::result_document::ab_document;
+use crate::revisions::prepare_revision_variants;
 use crate::store::Store;
+use perflab_format::result::ResultDocument;
 
 use super::exit_code_for;
 
@@ -28,23 +30,31 @@ pub fn ab<E: Executor>(
         Some(path) => read_experiment_file(path)?,
         None => Settings::default(),
     };
-    if args.commands.len() == 1 && args.env_a.is_empty() && args.env_b.is_empty() {
+    if args.commands.len() == 1
+        && args.env_a.is_empty()
+        && args.env_b.is_empty()
+        && args.revs.is_empty()
+    {
         eprintln!(
             "perflab: note: one command and no --env-a/--env-b: both variants run the same thing (an A/A test of the noise)"
         );
     }
-    let exp = from_file.overlay(args.settings()?).into_experiment()?;
+    let mut settings = from_file.overlay(args.settings()?);
+    let revisions = prepare_revision_variants(&mut settings, args.allow_dirty)?;
+    let exp = settings.into_experiment()?;
     let counting = std::iter::once(&exp.metric)
         .chain(exp.guards.iter().map(|g| &g.metric))
         .any(|m| m.name == INSTRUCTIONS);
     let mut executor = executor_for(exp.perf_events)?;
     let mut progress = progress_for("ab", exp.max_runs, args.run.quiet);
     if !counting {
-        let ab = run_ab(&exp, &mut executor, Some(store), progress.as_mut())?;
+        let mut ab = run_ab(&exp, &mut executor, Some(store), progress.as_mut())?;
+        ab.provenance.revisions = revisions;
         return finish(args, store, &exp, ab, None);
     }
     let mut counter = InstructionExecutor::new(&mut executor, &exp.keep_env)?;
-    let ab = run_ab(&exp, &mut counter, Some(store), progress.as_mut())?;
+    let mut ab = run_ab(&exp, &mut counter, Some(store), progress.as_mut())?;
+    ab.provenance.revisions = revisions;
     let variants: Vec<CountedVariant> = exp
         .variants
         .iter()
@@ -82,24 +92,8 @@ fn finish(
     ab: AbRun,
     extra: Option<String>,
 ) -> Result<i32> {
-    let doc = ab_document(exp, &ab)?;
+    let doc = record_outcome(store, exp, &ab)?;
     let verdict = ab.evaluation.as_ref().map(|e| e.verdict);
-    if let Some(id) = ab.experiment_id {
-        let status = if ab.stop == StopReason::Interrupted {
-            "incomplete"
-        } else {
-            "complete"
-        };
-        let change = doc.decision.as_ref().map(|d| (d.change, d.ci[0], d.ci[1]));
-        let json = serde_json::to_string(&doc).unwrap_or_default();
-        store.finish_experiment(
-            id,
-            status,
-            doc.verdict.map(|v| v.as_str()),
-            change,
-            Some(&json),
-        )?;
-    }
     print!("{}", TerminalReport.render(&doc));
     let names = [exp.variants[0].name.as_str(), exp.variants[1].name.as_str()];
     print!(
@@ -119,4 +113,27 @@ fn finish(
         return Ok(EXIT_INTERRUPTED);
     }
     Ok(exit_code_for(verdict))
+}
+
+/// The experiment's document, also stored as its outcome (complete, or
+/// incomplete when interrupted).
+pub fn record_outcome(store: &Store, exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
+    let doc = ab_document(exp, ab)?;
+    if let Some(id) = ab.experiment_id {
+        let status = if ab.stop == StopReason::Interrupted {
+            "incomplete"
+        } else {
+            "complete"
+        };
+        let change = doc.decision.as_ref().map(|d| (d.change, d.ci[0], d.ci[1]));
+        let json = serde_json::to_string(&doc).unwrap_or_default();
+        store.finish_experiment(
+            id,
+            status,
+            doc.verdict.map(|v| v.as_str()),
+            change,
+            Some(&json),
+        )?;
+    }
+    Ok(doc)
 }

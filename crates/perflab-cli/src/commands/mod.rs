@@ -1,6 +1,8 @@
 //! The glue of each subcommand: settings in, engine, outputs, exit code.
 
 mod ab;
+mod bisect;
+mod clean;
 mod compare;
 mod history;
 mod profile;
@@ -9,6 +11,8 @@ mod run;
 mod sweep;
 
 pub use ab::ab;
+pub use bisect::bisect;
+pub use clean::clean;
 pub use compare::compare;
 pub use history::history;
 pub use profile::profile;
@@ -50,6 +54,8 @@ pub fn output_files(command: &Command) -> Vec<(&'static str, &Path)> {
             ("--folded", &args.folded),
         ],
         Command::Report(args) => vec![("--html", &args.html), ("--markdown", &args.markdown)],
+        Command::Bisect(args) => run(&args.run),
+        Command::Clean(_) => Vec::new(),
     };
     outputs
         .into_iter()

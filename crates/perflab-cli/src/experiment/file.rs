@@ -73,6 +73,13 @@ struct FileDoc {
     guard: Vec<GuardDoc>,
     #[serde(default)]
     variant: Vec<Spanned<VariantDoc>>,
+    build: Option<BuildDoc>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BuildDoc {
+    command: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -91,6 +98,7 @@ struct VariantDoc {
     #[serde(default)]
     env: BTreeMap<String, String>,
     cwd: Option<String>,
+    rev: Option<String>,
 }
 
 /// Reads an experiment file into settings.
@@ -219,6 +227,7 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
                 command: Some(v.command),
                 env: v.env.into_iter().collect(),
                 cwd: v.cwd.as_deref().map(dir),
+                rev: v.rev,
             }
         })
         .collect();
@@ -252,6 +261,7 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
         perf_events: doc.perf_events,
         keep_env: doc.keep_env,
         expect,
+        build: doc.build.map(|b| b.command),
     })
 }
 

@@ -28,6 +28,8 @@ pub struct VariantSettings {
     pub env: Vec<(String, String)>,
     /// Working directory.
     pub cwd: Option<PathBuf>,
+    /// The git revision to check out, build and run (its worktree becomes the working directory).
+    pub rev: Option<String>,
 }
 
 /// Settings from one source; `None` means "not said here".
@@ -75,6 +77,8 @@ pub struct Settings {
     pub keep_env: Vec<String>,
     /// What every measured run must show (`expect = { ... }`).
     pub expect: Option<Expectations>,
+    /// The command that builds a revision, in its worktree.
+    pub build: Option<String>,
 }
 
 /// The thresholds and confidence level with their defaults, checked.
@@ -189,7 +193,8 @@ impl Settings {
             ignore_failure,
             seed,
             perf_events,
-            expect
+            expect,
+            build
         );
         self.metrics.extend(over.metrics);
         self.keep_env.extend(over.keep_env);
@@ -207,6 +212,9 @@ impl Settings {
                 mine.env.extend(theirs.env);
                 if theirs.cwd.is_some() {
                     mine.cwd = theirs.cwd;
+                }
+                if theirs.rev.is_some() {
+                    mine.rev = theirs.rev;
                 }
             }
         }

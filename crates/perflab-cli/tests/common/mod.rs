@@ -8,6 +8,8 @@ use assert_cmd::Command;
 use perflab_cli::experiment::Settings;
 use perflab_cli::experiment::settings::VariantSettings;
 
+pub mod commits;
+
 /// A scratch directory holding the store and any files a test writes.
 pub struct Scratch {
     pub dir: tempfile::TempDir,
@@ -133,4 +135,27 @@ pub fn scripted_ab(tweak: impl FnOnce(&mut Settings)) -> Settings {
     };
     tweak(&mut s);
     s
+}
+
+/// Runs git in `dir` and returns its output; fails the test with git's
+/// message when git fails.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// Makes `dir` a git repository with a committer configured.
+pub fn init_git_repository(dir: &Path) {
+    git(dir, &["init", "-q", "-b", "main"]);
+    git(dir, &["config", "user.email", "test@example.invalid"]);
+    git(dir, &["config", "user.name", "test"]);
 }
