@@ -178,6 +178,43 @@ pub enum StatsError {
         /// The verdict it stopped with.
         verdict: Verdict,
     },
+    /// A suite was asked about a cell it does not have.
+    #[error(
+        "cell {cell} does not exist: the suite has {cells} {} (numbered from 0); check the cell index",
+        plural(*.cells, "cell")
+    )]
+    NoSuchCell {
+        /// The cell index asked for.
+        cell: usize,
+        /// How many cells the suite has.
+        cells: usize,
+    },
+    /// An error in one cell of a suite, naming the cell.
+    #[error("cell {cell}: {error}")]
+    InCell {
+        /// The cell at fault (zero-based, in the order the suite was given).
+        cell: usize,
+        /// What went wrong in that cell.
+        error: Box<StatsError>,
+    },
+    /// An interval given to a function that combines intervals cannot be used.
+    #[error("interval {index} {reason}")]
+    InvalidInterval {
+        /// Zero-based position of the interval in the input.
+        index: usize,
+        /// What is wrong and how to fix it.
+        reason: String,
+    },
+    /// Intervals whose error budgets add up to too much for any simultaneous statement.
+    #[error(
+        "{intervals} intervals at their confidence levels hold all at once with probability {confidence} at best (1 minus the sum of their error rates), which is no confidence at all; compute each at a higher confidence, as a suite does by splitting 1 - confidence over its cells"
+    )]
+    NoSimultaneousConfidence {
+        /// How many intervals were combined.
+        intervals: usize,
+        /// 1 minus the sum of their error rates (0.5 or less).
+        confidence: f64,
+    },
 }
 
 fn plural(n: usize, word: &str) -> String {

@@ -24,6 +24,14 @@
 //!
 //! Both feed [`classify`], the decision table of DESIGN.md.
 //!
+//! # Suites and bisection
+//!
+//! * Many cells (scenario, candidate) decided in one experiment, the
+//!   confidence level holding for all of them at once: [`SuiteTest`]
+//!   (Bonferroni split of [`bonferroni_confidence`]), its verdicts combined by
+//!   [`combine_verdicts`], a candidate's cells summarised by [`summary_change`].
+//! * The steps of a bisection: [`bisect_step_confidence`].
+//!
 //! # Sweeps
 //!
 //! * The typical value of one point's runs, or the ratio of a command to a
@@ -44,6 +52,7 @@ mod guard;
 mod hodges_lehmann;
 mod mann_whitney;
 mod multiplicative;
+mod multiplicity;
 mod normal;
 mod paired;
 mod pairwise;
@@ -54,6 +63,8 @@ mod scaling;
 mod sequential;
 mod sequential_config;
 mod student_t;
+mod suite;
+mod suite_summary;
 mod summary;
 mod validate;
 
@@ -70,6 +81,7 @@ pub use guard::{GuardDecision, GuardLimit, GuardStatus, guard_status};
 pub use hodges_lehmann::{hodges_lehmann_change, hodges_lehmann_log_shift};
 pub use mann_whitney::{MannWhitney, mann_whitney};
 pub use multiplicative::{PositiveInterval, geometric_mean_interval, paired_ratio};
+pub use multiplicity::{bisect_step_confidence, bonferroni_confidence};
 pub use paired::{paired_change, paired_log_interval};
 pub use precision::{PrecisionRule, PrecisionStop};
 pub use proportion::{
@@ -85,4 +97,6 @@ pub use sequential_config::{
     SequentialConfig, tuned_confidence_sequence,
 };
 pub use student_t::{student_t_cdf, student_t_quantile};
+pub use suite::SuiteTest;
+pub use suite_summary::{combine_verdicts, summary_change};
 pub use summary::{Summary, TukeyOutliers, summarize};
