@@ -4,7 +4,7 @@
 //! One module per concept: [`cli`] (flags), [`experiment`] (validated
 //! configuration), [`decide`] (verdicts from perflab-stats),
 //! [`result_document`] (an experiment's outcome as the `perflab-result/1`
-//! document), [`sweep`] (grids of parameters), [`metric_history`] (a metric over
+//! document; a suite's in [`suite_document`]), [`sweep`] (grids of parameters), [`metric_history`] (a metric over
 //! commits, `perflab-history/1`), [`store`] (SQLite), [`report`] (terminal,
 //! Markdown, JSON), [`profile`] (perf and valgrind adapters) and [`commands`]
 //! (the glue of each subcommand). Runs are started by the `perflab-runner`
@@ -29,6 +29,7 @@ pub mod result_document;
 pub mod samples;
 pub mod spans;
 pub mod store;
+pub mod suite_document;
 pub mod sweep;
 pub mod units;
 

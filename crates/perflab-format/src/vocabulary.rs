@@ -56,6 +56,8 @@ words! {
         Compare = "compare",
         /// `perflab sweep`: commands over a grid of parameters.
         Sweep = "sweep",
+        /// `perflab ab` on a suite: every candidate against the baseline in every scenario.
+        Suite = "suite",
     }
 }
 

@@ -44,12 +44,14 @@ impl AbArgs {
                 command: Some(commands[0].clone()),
                 env: env_a,
                 cwd: None,
+                at: None,
             });
             variants.push(VariantSettings {
                 name: args.name_b.clone(),
                 command: Some(command_b),
                 env: env_b,
                 cwd: None,
+                at: None,
             });
         } else if !env_a.is_empty()
             || !env_b.is_empty()
@@ -62,12 +64,14 @@ impl AbArgs {
                 command: None,
                 env: env_a,
                 cwd: None,
+                at: None,
             });
             variants.push(VariantSettings {
                 name: args.name_b.clone(),
                 command: None,
                 env: env_b,
                 cwd: None,
+                at: None,
             });
         }
         Ok(Settings {
@@ -96,6 +100,8 @@ impl AbArgs {
                 .map(|g| parse_guard(g))
                 .collect::<Result<_>>()?,
             variants,
+            scenarios: Vec::new(),
+            only_scenarios: args.scenarios.clone(),
             seed: args.seed,
             perf_events: args.run.perf_events.then_some(true),
             keep_env: args.run.keep_env.clone(),

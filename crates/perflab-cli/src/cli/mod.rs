@@ -42,6 +42,7 @@ pub enum Command {
     /// Compare a baseline (A) and a candidate (B), interleaved, until the statistics decide.
     #[command(after_help = "Examples:\n  perflab ab './old' './new'\n  \
 perflab ab './prog' --env-b FAST=1\n  perflab ab -f perflab.toml\n  \
+perflab ab -f suite.toml --scenario mixed   (a suite: every candidate against the baseline in every scenario)\n  \
 perflab ab './a' './b' --measure throughput --metric 'throughput=([0-9.]+[KMG]?) ops/s' --better higher")]
     Ab(Box<AbArgs>),
     /// Decide on samples that already exist (numbers, a perflab JSON result, a hyperfine JSON export).
@@ -177,6 +178,9 @@ pub struct AbArgs {
     /// Seed for the order of A and B within each block (for reproducing a schedule).
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+    /// With a suite file (-f with [[scenario]] tables): run only this scenario. Repeatable.
+    #[arg(long = "scenario", value_name = "NAME")]
+    pub scenarios: Vec<String>,
     /// The shared run options.
     #[command(flatten)]
     pub run: RunOptions,

@@ -28,6 +28,9 @@ pub fn ab<E: Executor>(
         Some(path) => read_experiment_file(path)?,
         None => Settings::default(),
     };
+    if from_file.is_suite() {
+        return super::suite::suite(args, store, from_file, executor_for);
+    }
     if args.commands.len() == 1 && args.env_a.is_empty() && args.env_b.is_empty() {
         eprintln!(
             "perflab: note: one command and no --env-a/--env-b: both variants run the same thing (an A/A test of the noise)"

@@ -39,7 +39,7 @@ use regex::Regex;
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::settings::{Settings, VariantSettings, parse_better};
+use super::settings::{ScenarioSettings, Settings, VariantSettings, parse_better};
 use crate::error::{Error, Result};
 use crate::units::{parse_duration, parse_percent};
 
@@ -70,6 +70,8 @@ struct FileDoc {
     guard: Vec<GuardDoc>,
     #[serde(default)]
     variant: Vec<Spanned<VariantDoc>>,
+    #[serde(default)]
+    scenario: Vec<Spanned<ScenarioDoc>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -84,10 +86,21 @@ struct GuardDoc {
 #[serde(deny_unknown_fields)]
 struct VariantDoc {
     name: Option<String>,
-    command: String,
+    command: Option<String>,
     #[serde(default)]
     env: BTreeMap<String, String>,
     cwd: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScenarioDoc {
+    name: String,
+    command: Option<String>,
+    args: Option<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    expect: Option<BTreeMap<String, toml::Value>>,
 }
 
 /// Reads an experiment file into settings.
@@ -183,26 +196,70 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
             direction,
         ));
     }
-    if !doc.variant.is_empty() && doc.variant.len() != 2 {
+    // Without scenarios an experiment compares exactly two variants; a
+    // suite compares every candidate with the first (the baseline).
+    let suite = !doc.scenario.is_empty();
+    if !doc.variant.is_empty() && doc.variant.len() != 2 && !suite {
         let span = doc.variant.get(2).or(doc.variant.first()).map(|v| v.span());
         return Err(at(
             span,
             format!(
-                "{} [[variant]] tables found; an experiment has exactly two: the baseline first, the candidate second",
+                "{} [[variant]] tables found; an experiment has exactly two: the baseline first, the candidate second \
+                 (or add [[scenario]] tables to compare more candidates in a suite)",
                 doc.variant.len()
             ),
         ));
     }
-    let variants = doc
-        .variant
+    if suite && doc.variant.len() < 2 {
+        return Err(at(
+            doc.scenario.first().map(|s| s.span()),
+            format!(
+                "a suite needs at least two [[variant]] tables (the first is the baseline); {} found",
+                doc.variant.len()
+            ),
+        ));
+    }
+    let mut variants = Vec::new();
+    for v in doc.variant {
+        let span = v.span();
+        let v = v.into_inner();
+        if v.command.is_none() && !suite {
+            return Err(at(
+                Some(span),
+                "this [[variant]] has no command; add command = \"...\" \
+                 (only in a suite may a variant take its command from each [[scenario]])"
+                    .to_string(),
+            ));
+        }
+        variants.push(VariantSettings {
+            name: v.name,
+            command: v.command,
+            env: v.env.into_iter().collect(),
+            cwd: v.cwd.as_deref().map(dir),
+            at: Some(location(text, path, span.start)),
+        });
+    }
+    let scenarios = doc
+        .scenario
         .into_iter()
-        .map(|v| {
-            let v = v.into_inner();
-            VariantSettings {
-                name: v.name,
-                command: Some(v.command),
-                env: v.env.into_iter().collect(),
-                cwd: v.cwd.as_deref().map(dir),
+        .map(|s| {
+            let at = location(text, path, s.span().start);
+            let s = s.into_inner();
+            ScenarioSettings {
+                name: s.name,
+                command: s.command,
+                args: s.args,
+                env: s.env.into_iter().collect(),
+                expect: s.expect.map(|table| {
+                    table
+                        .into_iter()
+                        .map(|(k, v)| match v {
+                            toml::Value::String(text) => (k, text),
+                            other => (k, other.to_string()),
+                        })
+                        .collect()
+                }),
+                at,
             }
         })
         .collect();
@@ -232,10 +289,18 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
         metrics,
         guards,
         variants,
+        scenarios,
+        only_scenarios: Vec::new(),
         seed: doc.seed,
         perf_events: doc.perf_events,
         keep_env: doc.keep_env,
     })
+}
+
+/// `path:line:column` of a byte offset, for errors found after parsing.
+fn location(text: &str, path: &Path, offset: usize) -> String {
+    let (line, column) = line_column(text, offset);
+    format!("{}:{line}:{column}", path.display())
 }
 
 /// 1-based line and column of a byte offset.
