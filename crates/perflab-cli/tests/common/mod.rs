@@ -74,3 +74,4 @@ pub fn assert_exit(out: &std::process::Output, code: i32) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+pub mod suite;
