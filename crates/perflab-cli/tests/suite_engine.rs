@@ -116,7 +116,11 @@ fn a_cell_that_decided_takes_no_more_runs_while_the_others_go_on() {
     assert_eq!(run.runs[1][0].len(), run.runs[1][2].len());
     let stored = store.count_runs(run.experiment_id.unwrap()).unwrap() as usize;
     assert_eq!(stored, run.run_count(), "every measured run is stored");
-    assert_eq!(order.borrow().len(), 9 + stored, "after a warm-up run per cell");
+    assert_eq!(
+        order.borrow().len(),
+        9 + stored,
+        "after a warm-up run per cell"
+    );
 }
 
 #[test]
