@@ -45,12 +45,12 @@ fn cell_of(spec: &RunSpec) -> (usize, usize) {
     (scenario, variant.unwrap())
 }
 
+/// The cells of the runs made so far, in order.
+type RunOrder = Rc<RefCell<Vec<(usize, usize)>>>;
+
 /// An executor whose wall time is `time(scenario, variant)` times noise of
 /// about `noise`, recording every run's cell in order.
-fn scripted(
-    noise: f64,
-    time: impl Fn(usize, usize) -> f64 + 'static,
-) -> (FakeExecutor, Rc<RefCell<Vec<(usize, usize)>>>) {
+fn scripted(noise: f64, time: impl Fn(usize, usize) -> f64 + 'static) -> (FakeExecutor, RunOrder) {
     let order = Rc::new(RefCell::new(Vec::new()));
     let seen = order.clone();
     let mut rng = fastrand::Rng::with_seed(5);

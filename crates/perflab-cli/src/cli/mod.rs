@@ -178,7 +178,7 @@ pub struct AbArgs {
     /// Seed for the order of A and B within each block (for reproducing a schedule).
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
-    /// With a suite file (-f with [[scenario]] tables): run only this scenario. Repeatable.
+    /// With a suite file (-f with `[[scenario]]` tables): run only this scenario. Repeatable.
     #[arg(long = "scenario", value_name = "NAME")]
     pub scenarios: Vec<String>,
     /// The shared run options.
