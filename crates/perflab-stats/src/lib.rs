@@ -93,8 +93,8 @@ pub use runs_needed::{
 pub use scaling::{PowerLawFit, power_law_fit};
 pub use sequential::{Decision, SequentialTest};
 pub use sequential_config::{
-    DEFAULT_CONFIDENCE, DEFAULT_MAX_RUNS, DEFAULT_MIN_RUNS, EXACT_MAX_RUNS, EXACT_MIN_RUNS,
-    SequentialConfig, tuned_confidence_sequence,
+    DEFAULT_CONFIDENCE, DEFAULT_MAX_RUNS, DEFAULT_MIN_RUNS, DEFAULT_SUITE_MIN_RUNS, EXACT_MAX_RUNS,
+    EXACT_MIN_RUNS, SequentialConfig, tuned_confidence_sequence,
 };
 pub use student_t::{student_t_cdf, student_t_quantile};
 pub use suite::SuiteTest;

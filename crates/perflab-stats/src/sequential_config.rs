@@ -15,6 +15,17 @@ pub const DEFAULT_CONFIDENCE: f64 = 0.95;
 /// that keeps the promise (15 lowers the false-decision rate further at a cost
 /// of about three pairs for clear effects).
 pub const DEFAULT_MIN_RUNS: usize = 10;
+/// Default minimum number of pairs per cell of a suite ([`crate::SuiteTest`]).
+///
+/// A suite's cells decide at a smaller error rate each (1 - confidence split
+/// over the cells), further in the tail, where the asymptotic confidence
+/// sequence needs more pairs before its promise holds. In the simulation
+/// benchmark, 12 unchanged cells at 95 % for the experiment: with looks from
+/// 10 pairs, some cell's interval missed its truth in 8.8 to 9.6 % of
+/// experiments, and at 10 % noise 5.0 % had a false GO or NO-GO; from 20
+/// pairs, 4.2 to 5.2 % and 1.9 %. A clear change is then found at 20 pairs
+/// instead of 10.
+pub const DEFAULT_SUITE_MIN_RUNS: usize = 20;
 /// Default maximum number of pairs (runs per variant).
 pub const DEFAULT_MAX_RUNS: usize = 60;
 /// Minimum number of pairs for a measurement expected to repeat exactly
@@ -74,6 +85,16 @@ impl SequentialConfig {
             DEFAULT_MIN_RUNS,
             DEFAULT_MAX_RUNS,
         )
+    }
+
+    /// The defaults for a suite ([`crate::SuiteTest`]): as
+    /// [`SequentialConfig::new`] but no cell decides before
+    /// [`DEFAULT_SUITE_MIN_RUNS`] pairs.
+    pub fn for_suite(better: Better) -> Self {
+        SequentialConfig {
+            min_runs: DEFAULT_SUITE_MIN_RUNS,
+            ..Self::new(better)
+        }
     }
 
     /// A configuration with the confidence sequence tuned to the run limit

@@ -2,6 +2,8 @@
 //! the `decision_simulation` benchmark (which includes this file by path).
 #![allow(dead_code)]
 
+pub mod suite;
+
 use perflab_stats::{
     Better, SequentialConfig, SequentialTest, Thresholds, Verdict, mean, relative_change,
 };
