@@ -65,7 +65,10 @@ fn scripted(noise: f64, time: impl Fn(usize, usize) -> f64 + 'static) -> (FakeEx
 
 #[test]
 fn every_block_runs_each_variant_of_its_scenario_once_and_every_round_visits_every_scenario() {
-    let suite = suite(|s| s.max_runs = Some(12));
+    let suite = suite(|s| {
+        s.min_runs = Some(10);
+        s.max_runs = Some(12);
+    });
     // Noise far too large for any cell to decide in 12 pairs: every block is full.
     let (mut exec, order) = scripted(0.3, |_, _| 1.0);
     let run = run_suite(&suite, &mut exec, None, &mut NoProgress).unwrap();
@@ -100,7 +103,7 @@ fn every_block_runs_each_variant_of_its_scenario_once_and_every_round_visits_eve
 
 #[test]
 fn a_cell_that_decided_takes_no_more_runs_while_the_others_go_on() {
-    let suite = suite(|s| s.max_runs = Some(20));
+    let suite = suite(|s| s.max_runs = Some(40));
     // In s1, v1 is 20 % faster with little noise; everything else is noisy.
     let (mut exec, order) = scripted(0.01, |s, v| if (s, v) == (1, 1) { 0.8 } else { 1.0 });
     let store = Store::in_memory().unwrap();
@@ -125,14 +128,19 @@ fn a_cell_that_decided_takes_no_more_runs_while_the_others_go_on() {
 
 #[test]
 fn a_suite_whose_cells_all_decide_stops_before_the_run_limit() {
-    let suite = suite(|s| s.max_runs = Some(40));
+    let suite = suite(|s| s.max_runs = Some(60));
     let (mut exec, _) = scripted(0.001, |_, v| if v == 2 { 0.7 } else { 1.0 });
     let run = run_suite(&suite, &mut exec, None, &mut NoProgress).unwrap();
     assert_eq!(run.stop, StopReason::Decided);
+    assert_eq!(
+        run.evaluations[0].as_ref().unwrap().pairs,
+        perflab_stats::DEFAULT_SUITE_MIN_RUNS,
+        "no cell decides before the suite's minimum"
+    );
     for s in 0..3 {
         assert_eq!(run.verdicts()[suite.cell(s, 1)], Verdict::Neutral);
         assert_eq!(run.verdicts()[suite.cell(s, 2)], Verdict::Go);
-        assert!(run.runs[s][0].len() < 40);
+        assert!(run.runs[s][0].len() < 60);
     }
     assert_eq!(
         perflab_stats::combine_verdicts(&run.verdicts()),

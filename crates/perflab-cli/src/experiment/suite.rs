@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use perflab_runner::{CommandLine, INSTRUCTIONS};
+use perflab_stats::DEFAULT_SUITE_MIN_RUNS;
 
 use super::settings::{ScenarioSettings, Settings};
 use super::{Experiment, Variant};
@@ -138,6 +139,10 @@ impl Settings {
                  the program prints, or count instructions in an A/B experiment without [[scenario]] tables",
             ));
         }
+        // Each cell decides at a level further in the tail than one A/B, where
+        // the confidence sequence needs more pairs before its promise holds:
+        // perflab-stats' suite default, the one its simulation validates.
+        self.min_runs = self.min_runs.or(Some(DEFAULT_SUITE_MIN_RUNS));
         let exp = self.with_variants(variants)?;
         Ok(Suite { exp, scenarios })
     }
