@@ -266,3 +266,38 @@ fn the_scenario_flag_without_a_suite_is_refused() {
         stderr(&out)
     );
 }
+
+#[test]
+fn ctrl_c_stops_a_suite_and_keeps_its_finished_runs_marked_incomplete() {
+    let s = Scratch::new();
+    s.write(
+        "suite.toml",
+        "warmup = 0\nmax_runs = 200\n[[variant]]\nname = \"a\"\n[[variant]]\nname = \"b\"\n\
+         [[scenario]]\nname = \"one\"\ncommand = \"sleep 0.05\"\n\
+         [[scenario]]\nname = \"two\"\ncommand = \"sleep 0.05\"\n",
+    );
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_perflab"))
+        .current_dir(s.dir.path())
+        .args(["ab", "-f", "suite.toml", "--json", "r.json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    common::assert_exit(&out, 130);
+    assert!(stderr(&out).contains("kept"), "{}", stderr(&out));
+    let json = s.json("r.json");
+    assert_eq!(json["status"], "incomplete");
+    let db = rusqlite::Connection::open(s.store()).unwrap();
+    let (status, kind, runs): (String, String, i64) = db
+        .query_row(
+            "SELECT status, kind, (SELECT COUNT(*) FROM runs) FROM experiments",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert_eq!((status.as_str(), kind.as_str()), ("incomplete", "suite"));
+    assert!(runs >= 8, "only {runs} runs kept");
+}

@@ -26,6 +26,20 @@
 //! env = { FAST = "1" }
 //! ```
 //!
+//! With `[[scenario]]` tables the file is a suite: two or more variants
+//! (the first is the baseline), each compared with it in every scenario; a
+//! variant's command may then come from the scenario (see
+//! [`crate::experiment::Suite`]):
+//!
+//! ```text
+//! [[scenario]]
+//! name = "mixed"
+//! command = "./work mixed {args}"   # used by variants without a command
+//! args = "--threads 2"               # fills {args}
+//! env = { SEED = "1" }               # under each variant's own env
+//! expect = { disputes = "> 0" }      # what every run must show
+//! ```
+//!
 //! Every error names the file, line and column. Relative working
 //! directories, and the default working directory, are the file's folder, so
 //! an experiment runs the same from wherever it is started.
@@ -361,6 +375,28 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("exactly two"), "{err}");
+    }
+
+    #[test]
+    fn a_suite_takes_more_variants_and_commands_from_its_scenarios() {
+        let s = parse(
+            "[[variant]]\nname = \"a\"\n[[variant]]\nname = \"b\"\n[[variant]]\nname = \"c\"\n\
+             [[scenario]]\nname = \"x\"\ncommand = \"./w {args}\"\nargs = \"1\"\nenv = { T = \"2\" }\n",
+        )
+        .unwrap();
+        assert_eq!(s.variants.len(), 3);
+        assert_eq!(s.scenarios.len(), 1);
+        assert_eq!(s.scenarios[0].args.as_deref(), Some("1"));
+        assert_eq!(s.scenarios[0].at, "exp/perflab.toml:7:1");
+    }
+
+    #[test]
+    fn a_variant_without_a_command_outside_a_suite_is_refused_at_its_line() {
+        let err = parse("[[variant]]\ncommand = \"a\"\n[[variant]]\nname = \"b\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("exp/perflab.toml:3:1"), "{err}");
+        assert!(err.contains("has no command"), "{err}");
     }
 
     #[test]
