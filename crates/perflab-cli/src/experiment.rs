@@ -157,6 +157,8 @@ pub struct Experiment {
     pub perf_events: bool,
     /// Variables passed to counted runs, whose environment is otherwise cleared.
     pub keep_env: Vec<String>,
+    /// What every measured run must show; empty when nothing is expected.
+    pub expect: crate::expectations::Expectations,
 }
 
 impl Experiment {

@@ -2,7 +2,8 @@
 //! tests can reach it.
 //!
 //! One module per concept: [`cli`] (flags), [`experiment`] (validated
-//! configuration), [`decide`] (verdicts from perflab-stats),
+//! configuration), [`expectations`] (what a workload's runs must show),
+//! [`decide`] (verdicts from perflab-stats),
 //! [`result_document`] (an experiment's outcome as the `perflab-result/1`
 //! document; a suite's in [`suite_document`]), [`sweep`] (grids of parameters), [`metric_history`] (a metric over
 //! commits, `perflab-history/1`), [`store`] (SQLite), [`report`] (terminal,
@@ -17,6 +18,7 @@ pub mod cli;
 pub mod commands;
 pub mod decide;
 pub mod error;
+pub mod expectations;
 pub mod experiment;
 pub mod metric_direction;
 pub mod metric_history;

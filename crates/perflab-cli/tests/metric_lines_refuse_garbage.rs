@@ -1,5 +1,5 @@
-//! What a run prints, read for metrics (`PERFLAB_METRIC` lines and
-//! `--metric NAME=REGEX`), and callgrind's output files, fed arbitrary
+//! What a run prints, read for metrics (`PERFLAB_METRIC` and
+//! `PERFLAB_COUNT` lines and `--metric NAME=REGEX`), and callgrind's output files, fed arbitrary
 //! text and near-misses: no panic, only finite values, and errors that name
 //! the flag or the line at fault.
 
@@ -29,12 +29,17 @@ fn odd_value() -> impl Strategy<Value = String> {
     ]
 }
 
-/// A `PERFLAB_METRIC` line with odd parts, or any line.
+/// A `PERFLAB_METRIC` or `PERFLAB_COUNT` line with odd parts, or any line.
 fn output_line() -> impl Strategy<Value = String> {
     prop_oneof![
         (odd_value(), odd_value(), odd_value(), odd_value()).prop_map(
             |(before, name, value, unit)| {
                 format!("{before}PERFLAB_METRIC {name} {value} {unit}")
+            }
+        ),
+        (odd_value(), odd_value(), odd_value(), odd_value()).prop_map(
+            |(before, name, value, rest)| {
+                format!("{before}PERFLAB_COUNT {name} {value} {rest}")
             }
         ),
         (odd_value(), odd_value()).prop_map(|(value, rest)| format!("Throughput = {value}{rest}")),
@@ -107,6 +112,30 @@ proptest! {
         prop_assert!(held);
         prop_assert_eq!(found["m"].value, value);
         prop_assert_eq!(&found["m"].unit, &unit);
+    }
+
+    #[test]
+    fn a_written_count_reads_back_as_a_count(
+        value in any::<u64>(),
+        name in "[a-z_.]{1,12}",
+    ) {
+        let mut found = BTreeMap::new();
+        let held = MetricExtractor::default()
+            .scan_line(&format!("PERFLAB_COUNT {name} {value}"), &mut found);
+        prop_assert!(held);
+        prop_assert_eq!(found[&name].value, value as f64);
+        prop_assert_eq!(found[&name].unit.as_str(), perflab_runner::COUNT_UNIT);
+    }
+
+    #[test]
+    fn a_count_line_without_a_number_holds_no_metric(
+        name in "[a-z_.]{1,12}",
+        value in "[a-zA-Z%/]{0,6}",
+    ) {
+        let mut found = BTreeMap::new();
+        let held = MetricExtractor::default()
+            .scan_line(&format!("PERFLAB_COUNT {name} {value}"), &mut found);
+        prop_assert!(!held && found.is_empty(), "{:?}", found);
     }
 }
 

@@ -301,3 +301,57 @@ fn ctrl_c_stops_a_suite_and_keeps_its_finished_runs_marked_incomplete() {
     assert_eq!((status.as_str(), kind.as_str()), ("incomplete", "suite"));
     assert!(runs >= 8, "only {runs} runs kept");
 }
+
+/// Two scenarios whose program reports how many disputes it handled: the
+/// `dispute-heavy` scenario expects some, and its program handles none.
+const DECLARED_MIX: &str = r#"measure = "wall"
+min_runs = 3
+max_runs = 4
+[[variant]]
+name = "a"
+[[variant]]
+name = "b"
+[[scenario]]
+name = "uniform"
+command = "echo PERFLAB_COUNT disputes 0; echo PERFLAB_COUNT transactions 100"
+[[scenario]]
+name = "dispute-heavy"
+command = "echo PERFLAB_COUNT disputes 0; echo PERFLAB_COUNT transactions 100"
+expect = { disputes = "> 0", "disputes / transactions" = "0.15..0.25" }
+"#;
+
+#[test]
+fn a_run_breaking_its_scenarios_expectation_fails_the_suite_naming_the_scenario() {
+    let s = Scratch::new();
+    s.write("suite.toml", DECLARED_MIX);
+    let out = run(&s, &["-f", "suite.toml", "--quiet"]);
+    common::assert_exit(&out, 2);
+    let err = stderr(&out);
+    assert!(err.contains("dispute-heavy / "), "the run is named: {err}");
+    assert!(
+        err.contains("scenario \"dispute-heavy\" expects \"disputes\" = \"> 0\", but disputes = 0"),
+        "{err}"
+    );
+    assert!(err.contains("marked incomplete"), "{err}");
+    let db = rusqlite::Connection::open(s.store()).unwrap();
+    let status: String = db
+        .query_row("SELECT status FROM experiments", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(status, "incomplete");
+}
+
+#[test]
+fn with_ignore_failure_a_broken_expectation_does_not_stop_the_suite() {
+    let s = Scratch::new();
+    s.write("suite.toml", DECLARED_MIX);
+    let out = run(&s, &["-f", "suite.toml", "--quiet", "--ignore-failure"]);
+    common::assert_reached_a_result(&out);
+}
+
+#[test]
+fn a_malformed_expectation_of_a_scenario_is_refused_with_its_line() {
+    let s = Scratch::new();
+    let err = refused(&s, &DECLARED_MIX.replace("\"> 0\"", "\"lots\""), &[]);
+    assert!(err.contains("suite.toml:14:10"), "{err}");
+    assert!(err.contains("scenario 'dispute-heavy': expect: "), "{err}");
+}

@@ -42,7 +42,7 @@ pub use capture::Answer;
 pub use error::{Error, Result};
 pub use fake::FakeExecutor;
 pub use interrupt::{install_interrupt_handler, interrupted};
-pub use metrics::{MetricExtractor, builtin_metric};
+pub use metrics::{COUNT_UNIT, MetricExtractor, builtin_metric};
 pub use perf_events::{Attached, Attaching, PerfEvent, PerfEventSet, perf_event_metric};
 pub use process::ProcessExecutor;
 pub use schedule::Schedule;

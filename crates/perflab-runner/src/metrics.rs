@@ -1,5 +1,7 @@
 //! Finding metrics in a run's output: `PERFLAB_METRIC <name> <value> [<unit>]`
-//! lines, and `--metric NAME=REGEX` for programs that cannot be changed.
+//! lines, `PERFLAB_COUNT <name> <value>` lines (how often something happened,
+//! from programs that are not instrumented), and `--metric NAME=REGEX` for
+//! programs that cannot be changed.
 
 use std::collections::BTreeMap;
 
@@ -91,7 +93,7 @@ impl MetricExtractor {
     /// Returns whether the line held a metric.
     pub fn scan_line(&self, line: &str, found: &mut BTreeMap<String, MetricValue>) -> bool {
         let mut held = false;
-        if let Some((name, value)) = parse_metric_line(line) {
+        if let Some((name, value)) = parse_metric_line(line).or_else(|| parse_count_line(line)) {
             found.insert(name.to_string(), value);
             held = true;
         }
@@ -128,6 +130,26 @@ fn parse_metric_line(line: &str) -> Option<(&str, MetricValue)> {
     Some((name, MetricValue { value, unit }))
 }
 
+/// The unit of a metric read from a `PERFLAB_COUNT` line.
+pub const COUNT_UNIT: &str = "count";
+
+/// Parses `PERFLAB_COUNT <name> <value>`, wherever the line has it: a count
+/// is a metric whose unit is [`COUNT_UNIT`]. Anything after the value is
+/// ignored, as a count has no unit of its own.
+fn parse_count_line(line: &str) -> Option<(&str, MetricValue)> {
+    let start = line.find("PERFLAB_COUNT ")?;
+    let mut words = line[start + "PERFLAB_COUNT ".len()..].split_whitespace();
+    let name = words.next()?;
+    let value = parse_si_number(words.next()?)?;
+    Some((
+        name,
+        MetricValue {
+            value,
+            unit: COUNT_UNIT.to_string(),
+        },
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,6 +175,18 @@ mod tests {
                 unit: "ops/s".into()
             }
         );
+    }
+
+    #[test]
+    fn count_lines_are_metrics_counted_in_count() {
+        let found = scan(
+            &MetricExtractor::default(),
+            "log: PERFLAB_COUNT disputes 1.5K\nPERFLAB_COUNT transactions 100000\nPERFLAB_COUNT nothing\n",
+        );
+        assert_eq!(found["disputes"].value, 1500.0);
+        assert_eq!(found["disputes"].unit, COUNT_UNIT);
+        assert_eq!(found["transactions"].value, 1e5);
+        assert!(!found.contains_key("nothing"));
     }
 
     #[test]

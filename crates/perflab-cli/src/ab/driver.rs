@@ -238,6 +238,7 @@ impl AbState<'_> {
                 variant_id: self.variant_ids.as_ref().map(|ids| ids[variant]),
                 iteration,
                 warmup,
+                scenario: None,
             },
         )
     }

@@ -7,6 +7,7 @@ use perflab_runner::{Executor, ExitState, RunOutcome, RunSpec, interrupted};
 
 use crate::decide::missing_metric;
 use crate::error::Result;
+use crate::expectations::{Expectations, check};
 use crate::experiment::{Experiment, Variant};
 use crate::store::Store;
 
@@ -38,6 +39,8 @@ pub struct RunRequest<'r> {
     pub iteration: usize,
     /// A warm-up run (stored, not measured).
     pub warmup: bool,
+    /// In a suite: the scenario's name and what its runs must show.
+    pub scenario: Option<(&'r str, &'r Expectations)>,
 }
 
 impl RunMaker<'_> {
@@ -103,6 +106,15 @@ impl RunMaker<'_> {
                         request.iteration,
                         &run,
                     ));
+                }
+            }
+            // A run that did not do the declared work fails like a failing
+            // command: its timings are not of the workload the user meant.
+            if !self.exp.ignore_failure {
+                let scenario = request.scenario.map_or("", |(name, _)| name);
+                check(&self.exp.expect, &run, scenario, &label)?;
+                if let Some((name, expect)) = request.scenario {
+                    check(expect, &run, name, &label)?;
                 }
             }
         }

@@ -306,6 +306,10 @@ impl SuiteState<'_> {
                 variant_id: self.variant_ids.as_ref().map(|ids| ids[record]),
                 iteration,
                 warmup,
+                scenario: Some((
+                    &self.suite.scenarios[s].name,
+                    &self.suite.scenarios[s].expect,
+                )),
             },
         )
     }

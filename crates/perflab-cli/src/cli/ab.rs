@@ -105,6 +105,7 @@ impl AbArgs {
             seed: args.seed,
             perf_events: args.run.perf_events.then_some(true),
             keep_env: args.run.keep_env.clone(),
+            expect: None,
         })
     }
 }

@@ -8,6 +8,7 @@
 //! max_runs = 40
 //! perf_events = true        # perf events of every run (perf.* metrics)
 //! keep_env = ["HOME"]       # with measure = "instructions": variables the counted runs keep
+//! expect = { items = "> 0" } # what every run must show (see the expectations module)
 //!
 //! [metrics]                 # NAME = REGEX, for output perflab cannot change
 //! throughput = 'Throughput = ([0-9.]+[KMG]?)'
@@ -55,6 +56,7 @@ use toml::Spanned;
 
 use super::settings::{ScenarioSettings, Settings, VariantSettings, parse_better};
 use crate::error::{Error, Result};
+use crate::expectations::Expectations;
 use crate::units::{parse_duration, parse_percent};
 
 #[derive(Debug, Deserialize)]
@@ -78,6 +80,7 @@ struct FileDoc {
     perf_events: Option<bool>,
     #[serde(default)]
     keep_env: Vec<String>,
+    expect: Option<Spanned<BTreeMap<String, String>>>,
     #[serde(default)]
     metrics: BTreeMap<String, Spanned<String>>,
     #[serde(default)]
@@ -114,7 +117,7 @@ struct ScenarioDoc {
     args: Option<String>,
     #[serde(default)]
     env: BTreeMap<String, String>,
-    expect: Option<BTreeMap<String, toml::Value>>,
+    expect: Option<Spanned<BTreeMap<String, String>>>,
 }
 
 /// Reads an experiment file into settings.
@@ -224,6 +227,20 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
             ),
         ));
     }
+    let expectations = |table: &Spanned<BTreeMap<String, String>>, whose: &str| {
+        let entries: Vec<(String, String)> = table
+            .get_ref()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        Expectations::parse(&entries)
+            .map_err(|m| at(Some(table.span()), format!("{whose}expect: {m}")))
+    };
+    let expect = doc
+        .expect
+        .as_ref()
+        .map(|table| expectations(table, ""))
+        .transpose()?;
     if suite && doc.variant.len() < 2 {
         return Err(at(
             doc.scenario.first().map(|s| s.span()),
@@ -253,30 +270,24 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
             at: Some(location(text, path, span.start)),
         });
     }
-    let scenarios = doc
-        .scenario
-        .into_iter()
-        .map(|s| {
-            let at = location(text, path, s.span().start);
-            let s = s.into_inner();
-            ScenarioSettings {
-                name: s.name,
-                command: s.command,
-                args: s.args,
-                env: s.env.into_iter().collect(),
-                expect: s.expect.map(|table| {
-                    table
-                        .into_iter()
-                        .map(|(k, v)| match v {
-                            toml::Value::String(text) => (k, text),
-                            other => (k, other.to_string()),
-                        })
-                        .collect()
-                }),
-                at,
-            }
-        })
-        .collect();
+    let mut scenarios = Vec::new();
+    for s in doc.scenario {
+        let at = location(text, path, s.span().start);
+        let s = s.into_inner();
+        let whose = format!("scenario '{}': ", s.name);
+        scenarios.push(ScenarioSettings {
+            expect: s
+                .expect
+                .as_ref()
+                .map(|table| expectations(table, &whose))
+                .transpose()?,
+            name: s.name,
+            command: s.command,
+            args: s.args,
+            env: s.env.into_iter().collect(),
+            at,
+        });
+    }
     Ok(Settings {
         name: doc.name,
         measure: doc.measure,
@@ -308,6 +319,7 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
         seed: doc.seed,
         perf_events: doc.perf_events,
         keep_env: doc.keep_env,
+        expect,
     })
 }
 
@@ -400,6 +412,37 @@ mod tests {
     }
 
     #[test]
+    fn a_bad_expectation_of_a_scenario_points_at_its_table_and_names_the_scenario() {
+        let err = parse(
+            "[[variant]]\nname = \"a\"\n[[variant]]\nname = \"b\"\n\
+             [[scenario]]\nname = \"x\"\ncommand = \"w\"\nexpect = { disputes = \"lots\" }\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.starts_with("exp/perflab.toml:8:10"), "{err}");
+        assert!(
+            err.contains("scenario 'x': expect: expectation \"disputes\" = \"lots\""),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_bad_expectation_points_at_its_table_and_names_the_entry() {
+        let err = parse(&format!("expect = {{ disputes = \"lots\" }}\n{TWO}"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("exp/perflab.toml:1:10"), "{err}");
+        assert!(
+            err.contains("expect: expectation \"disputes\" = \"lots\": "),
+            "{err}"
+        );
+        let err = parse(&format!("expect = {{ disputes = 3 }}\n{TWO}"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("exp/perflab.toml:1:"), "{err}");
+    }
+
+    #[test]
     fn percentages_may_be_numbers_or_strings() {
         let s = parse(&format!("go = 2\nnogo = \"-1%\"\n{TWO}")).unwrap();
         assert_eq!(s.go, Some(0.02));
@@ -415,6 +458,7 @@ mod tests {
         let s = parse(example).unwrap();
         assert_eq!(s.perf_events, Some(true));
         assert_eq!(s.keep_env, vec!["HOME".to_string()]);
+        assert_eq!(s.expect.map(|e| e.items.len()), Some(2));
         assert_eq!(s.variants.len(), 2);
         let module_doc: String = include_str!("file.rs")
             .lines()

@@ -14,6 +14,7 @@ use super::{
     Experiment, Guard, MetricChoice, Variant,
 };
 use crate::error::{Error, Result};
+use crate::expectations::Expectations;
 use crate::units::{format_percent, parse_duration, parse_percent};
 
 /// A variant as given, before defaults.
@@ -42,8 +43,8 @@ pub struct ScenarioSettings {
     pub args: Option<String>,
     /// Environment of its runs (a variant's own is set on top).
     pub env: Vec<(String, String)>,
-    /// The `expect` table's entries, if given.
-    pub expect: Option<Vec<(String, String)>>,
+    /// What its runs must show (`expect = { ... }`), if given.
+    pub expect: Option<Expectations>,
     /// Where it was given (`file:line:column`), for errors.
     pub at: String,
 }
@@ -96,6 +97,8 @@ pub struct Settings {
     pub perf_events: Option<bool>,
     /// Variables passed to counted runs, whose environment is otherwise cleared.
     pub keep_env: Vec<String>,
+    /// What every measured run must show (`expect = { ... }`).
+    pub expect: Option<Expectations>,
 }
 
 /// The thresholds and confidence level with their defaults, checked.
@@ -209,7 +212,8 @@ impl Settings {
             cwd,
             ignore_failure,
             seed,
-            perf_events
+            perf_events,
+            expect
         );
         self.metrics.extend(over.metrics);
         self.keep_env.extend(over.keep_env);
@@ -358,6 +362,7 @@ impl Settings {
             seed: self.seed,
             perf_events: self.perf_events.unwrap_or(false),
             keep_env: self.keep_env,
+            expect: self.expect.unwrap_or_default(),
         })
     }
 }

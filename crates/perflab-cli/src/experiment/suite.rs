@@ -10,6 +10,7 @@ use perflab_stats::DEFAULT_SUITE_MIN_RUNS;
 use super::settings::{ScenarioSettings, Settings};
 use super::{Experiment, Variant};
 use crate::error::{Error, Result};
+use crate::expectations::Expectations;
 
 /// A scenario with the command of each of its cells resolved.
 #[derive(Debug, Clone)]
@@ -19,8 +20,9 @@ pub struct Scenario {
     /// One per variant of the suite, in the same order (baseline first):
     /// the cell's command, environment and working directory.
     pub cells: Vec<Variant>,
-    /// The `expect` entries as given, if any.
-    pub expect: Option<Vec<(String, String)>>,
+    /// What every measured run of the scenario must show (on top of the
+    /// experiment's own `expect`).
+    pub expect: Expectations,
     /// Where it was given (`file:line:column`).
     pub at: String,
 }
@@ -203,7 +205,7 @@ fn resolve(
     Ok(Scenario {
         name: s.name,
         cells,
-        expect: s.expect,
+        expect: s.expect.unwrap_or_default(),
         at: s.at,
     })
 }
