@@ -1,7 +1,7 @@
 //! The HTML report opened in headless Chromium: built from real runs of the
 //! perflab binary (runs at two commits with span profiles, an A/B, a sweep
-//! against a reference, a differential sampling profile under perf and an
-//! A/B counted under valgrind), it must load with no console error and no
+//! against a reference, a differential sampling profile under perf, an A/B
+//! counted under valgrind and a suite of six cells), it must load with no console error and no
 //! network request, and draw every chart with titles, axes and marks. A
 //! screenshot is written for the reviewer (its path is printed).
 //!

@@ -122,6 +122,27 @@ fn a_suite_of_six_cells_finds_the_one_cell_that_changed_and_no_other() {
         stdout.contains("geometric mean") && stdout.contains("beta"),
         "{stdout}"
     );
+    let text = std::fs::read_to_string(s.path("r.json")).unwrap();
+    let doc = perflab_format::suite::SuiteDocument::from_json_str(&text).unwrap();
+    assert_eq!(
+        doc.result.variants.len(),
+        9,
+        "every cell's runs, baselines too"
+    );
+    // Each cell's runs can be compared again by name.
+    let again = s
+        .perflab()
+        .args([
+            "compare",
+            "r.json#beta / base",
+            "r.json#beta / fast",
+            "--better",
+            "lower",
+        ])
+        .output()
+        .unwrap();
+    common::assert_exit(&again, 0);
+    assert!(String::from_utf8_lossy(&again.stdout).contains("GO"));
     let md = std::fs::read_to_string(s.path("r.md")).unwrap();
     assert!(md.contains("| scenario | fast | same |"), "{md}");
     let report = s
@@ -253,6 +274,20 @@ fn a_suite_with_one_variant_is_refused() {
         &[],
     );
     assert!(err.contains("at least two [[variant]]"), "{err}");
+}
+
+#[test]
+fn a_run_limit_below_the_suite_minimum_is_refused_saying_why() {
+    let s = Scratch::new();
+    let err = refused(
+        &s,
+        &format!("max_runs = 12\n{SIX_CELLS}").replace("max_runs = 30\n", ""),
+        &[],
+    );
+    assert!(
+        err.contains("--max-runs: 12 is below the 20 pairs"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -144,7 +144,19 @@ impl Settings {
         // Each cell decides at a level further in the tail than one A/B, where
         // the confidence sequence needs more pairs before its promise holds:
         // perflab-stats' suite default, the one its simulation validates.
-        self.min_runs = self.min_runs.or(Some(DEFAULT_SUITE_MIN_RUNS));
+        if self.min_runs.is_none() {
+            if let Some(max_runs) = self.max_runs.filter(|&m| m < DEFAULT_SUITE_MIN_RUNS) {
+                return Err(Error::usage(
+                    "--max-runs",
+                    format!(
+                        "{max_runs} is below the {DEFAULT_SUITE_MIN_RUNS} pairs a suite's cell needs before it may decide \
+                         (each cell decides at a stricter level than one A/B); raise max_runs, or set min_runs lower \
+                         knowing that the experiment-wide level is then less certain to hold"
+                    ),
+                ));
+            }
+            self.min_runs = Some(DEFAULT_SUITE_MIN_RUNS);
+        }
         let exp = self.with_variants(variants)?;
         Ok(Suite { exp, scenarios })
     }

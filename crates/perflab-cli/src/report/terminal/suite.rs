@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use perflab_format::suite::SuiteDocument;
-use perflab_format::vocabulary::ResultStatus;
+use perflab_format::vocabulary::{ResultStatus, Verdict};
 
 use crate::report::blocks::suite::{suite_headline, suite_matrix, verdict_rule};
 
@@ -61,6 +61,19 @@ pub fn suite_terminal(doc: &SuiteDocument) -> String {
         let _ = writeln!(out, "  {}", line.join("   ").trim_end());
     }
     let _ = writeln!(out, "\n{}.", verdict_rule());
+    // Why a cell did not decide is what the user acts on (more runs, a
+    // quieter machine), so it is said here and not only in the JSON.
+    for cell in doc
+        .cells
+        .iter()
+        .filter(|c| c.verdict == Verdict::Inconclusive)
+    {
+        let _ = writeln!(
+            out,
+            "{} / {}: {}.",
+            cell.scenario, cell.variant, cell.reason
+        );
+    }
     for w in &doc.result.warnings {
         let _ = writeln!(out, "warning: {w}");
     }
