@@ -147,3 +147,44 @@ fn a_suite_whose_cells_all_decide_stops_before_the_run_limit() {
         Verdict::Go
     );
 }
+
+#[test]
+fn a_guard_takes_a_go_away_in_the_cell_where_it_is_violated() {
+    let suite = suite(|s| s.guards = vec![("peak-memory".into(), 0.05, None)]);
+    let mut rng = fastrand::Rng::with_seed(9);
+    let mut exec = FakeExecutor::new(move |spec, _| {
+        let (s, v) = cell_of(spec);
+        let u: f64 = (0..12).map(|_| rng.f64()).sum::<f64>() - 6.0;
+        let mut o = FakeExecutor::outcome(if v == 2 { 0.7 } else { 1.0 } * (1.0 + 0.001 * u));
+        // Only in s1 does the faster variant use a quarter more memory.
+        o.peak_memory_kib = if (s, v) == (1, 2) { 5000.0 } else { 4000.0 };
+        Ok(o)
+    });
+    let run = run_suite(&suite, &mut exec, None, &mut NoProgress).unwrap();
+    let vetoed = run.evaluations[suite.cell(1, 2)].as_ref().unwrap();
+    assert_eq!(vetoed.verdict, Verdict::NoGo, "{}", vetoed.reason);
+    assert!(
+        vetoed.reason.contains("guard peak-memory"),
+        "{}",
+        vetoed.reason
+    );
+    for s in [0, 2] {
+        assert_eq!(run.verdicts()[suite.cell(s, 2)], Verdict::Go);
+    }
+}
+
+#[test]
+fn a_suite_refuses_to_count_instructions() {
+    let mut s = Settings {
+        measure: Some("instructions".into()),
+        ..Default::default()
+    };
+    s.variants = vec![VariantSettings::default(), VariantSettings::default()];
+    s.scenarios = vec![ScenarioSettings {
+        name: "x".into(),
+        command: Some("x".into()),
+        ..Default::default()
+    }];
+    let err = s.into_suite().unwrap_err().to_string();
+    assert!(err.contains("a suite does not count instructions"), "{err}");
+}
