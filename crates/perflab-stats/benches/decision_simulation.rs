@@ -8,16 +8,15 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-use common::suite::{SuiteScenario, SuiteTally, simulate_suite};
+#[path = "decision_simulation/suite.rs"]
+mod suite;
+
 use common::{Scenario, Tally, simulate};
-use perflab_stats::{
-    Better, DEFAULT_MIN_RUNS, DEFAULT_SUITE_MIN_RUNS, SequentialConfig, Verdict, wilson_interval,
-};
+use perflab_stats::{Better, SequentialConfig, Verdict, wilson_interval};
 
 const EXPERIMENTS: usize = 4000;
 const SEED: u64 = 0x5eed_2025;
 const TUNING_EXPERIMENTS: usize = 10_000;
-const SUITE_EXPERIMENTS: usize = 2000;
 
 fn pct(x: f64) -> String {
     format!("{:5.1}%", 100.0 * x)
@@ -193,7 +192,7 @@ fn main() {
         "\n'false' for A = A is GO or NO-GO; for a true +-3% it is the opposite verdict; for +0.2% (inside the band) any GO or NO-GO."
     );
 
-    suite_rows(config);
+    suite::suite_rows(config, SEED);
 
     println!(
         "\nTuning: optimise_at (pairs at which the interval is tightest) and min_runs; {TUNING_EXPERIMENTS} experiments per cell,"
@@ -303,122 +302,4 @@ fn main() {
             rate(&small, Verdict::Go),
         );
     }
-}
-
-struct SuiteRow {
-    label: String,
-    suite: SuiteScenario,
-    /// false: every cell an independent test at the full level (no correction).
-    corrected: bool,
-    /// Pairs before any cell may decide.
-    min_runs: usize,
-}
-
-fn suite_row(min_runs: usize, what: &str, suite: SuiteScenario) -> SuiteRow {
-    let layout = if suite.candidates == 1 {
-        format!("{} cells", suite.cells())
-    } else {
-        format!("{} x {} shared", suite.scenarios, suite.candidates)
-    };
-    SuiteRow {
-        label: format!("min {min_runs}: {layout}, {what}"),
-        suite,
-        corrected: true,
-        min_runs,
-    }
-}
-
-fn suite_rows(config: SequentialConfig) {
-    let mut rows = Vec::new();
-    for min_runs in [DEFAULT_MIN_RUNS, DEFAULT_SUITE_MIN_RUNS] {
-        let row = |what: &str, suite| suite_row(min_runs, what, suite);
-        rows.extend([
-            row("A = A, 2%", SuiteScenario::unchanged(12, 1, 0.02)),
-            row("A = A, 5%", SuiteScenario::unchanged(12, 1, 0.05)),
-            row("A = A, 10%", SuiteScenario::unchanged(12, 1, 0.10)),
-            row("one +5%, 2%", SuiteScenario::one_changed(12, 1, 0.02, 0.05)),
-            row(
-                "one -5%, 2%",
-                SuiteScenario::one_changed(12, 1, 0.02, -0.05),
-            ),
-            row("A = A, 5%", SuiteScenario::unchanged(4, 3, 0.05)),
-            row("one +5%, 2%", SuiteScenario::one_changed(4, 3, 0.02, 0.05)),
-        ]);
-    }
-    rows.extend([
-        suite_row(20, "A = A, 2%", SuiteScenario::unchanged(30, 1, 0.02)),
-        suite_row(30, "A = A, 2%", SuiteScenario::unchanged(12, 1, 0.02)),
-    ]);
-    for noise in [0.02, 0.05] {
-        rows.push(SuiteRow {
-            label: format!("uncorrected: 12 x 95%, A = A, {}%", 100.0 * noise),
-            suite: SuiteScenario::unchanged(12, 1, noise),
-            corrected: false,
-            min_runs: DEFAULT_MIN_RUNS,
-        });
-    }
-    println!(
-        "\nSuites: every cell a SequentialTest inside SuiteTest at {} for the whole experiment (each cell at 1 - {:.2}/cells);",
-        config.confidence,
-        1.0 - config.confidence
-    );
-    println!(
-        "each round, every scenario with an unfinished cell runs one block (baseline once, each unfinished candidate once, random order)"
-    );
-    println!(
-        "and every unfinished cell gets (the block's baseline run, its candidate's run). {SUITE_EXPERIMENTS} experiments per row, seed {SEED:#x} + row;"
-    );
-    println!(
-        "'4 x 3 shared' (4 scenarios x 3 candidates sharing each block's baseline run). 'min' = pairs before a cell may decide."
-    );
-    println!(
-        "{:<38} {:<22} {:<22} {:<22} {:>8} {:>8}",
-        "truth",
-        "false GO/NO-GO anywhere",
-        "changed cell found",
-        "some interval missed",
-        "median",
-        "median"
-    );
-    println!(
-        "{:<38} {:<22} {:<22} {:<22} {:>8} {:>8}",
-        "", "(unchanged cells)", "", "its truth at a look", "runs", "rounds"
-    );
-    for (i, row) in rows.iter().enumerate() {
-        let t: SuiteTally = simulate_suite(
-            SEED + 2000 + i as u64,
-            SUITE_EXPERIMENTS,
-            &row.suite,
-            SequentialConfig {
-                min_runs: row.min_runs,
-                ..config
-            },
-            row.corrected,
-            true,
-        );
-        let n = t.experiments;
-        let found = match row.suite.changed {
-            Some(_) => wilson(t.found, n),
-            None => String::from("-"),
-        };
-        let runs = match row.suite.changed {
-            Some(_) => format!("{:>8.1}", t.median_changed_runs()),
-            None => format!("{:>8}", "-"),
-        };
-        println!(
-            "{:<38} {:<22} {:<22} {:<22} {} {:>8.1}",
-            row.label,
-            wilson(t.false_anywhere, n),
-            found,
-            wilson(t.missed, n),
-            runs,
-            t.median_rounds(),
-        );
-    }
-    println!(
-        "'N cells' = N scenarios x 1 candidate; the changed cell, if any, is +-5% and should be GO / NO-GO; noise is multiplicative Gaussian."
-    );
-    println!(
-        "'runs' = median pairs the changed cell used; 'rounds' = median pairs of the longest cell (the experiment's length in blocks)."
-    );
 }

@@ -70,7 +70,12 @@ impl SuiteTest {
     }
 
     /// As [`SuiteTest::new`], with the same guards in every cell (see
-    /// [`SequentialTest::with_guards`]; guards decide at the cell's level).
+    /// [`SequentialTest::with_guards`]).
+    ///
+    /// A violated guard turns a cell's GO into NO-GO, so a guard's interval
+    /// can make a verdict false too: the error budget is split over every
+    /// interval, cells × (1 + guards), and each cell (with its guards)
+    /// decides at 1 - (1 - confidence) / (cells × (1 + guards)).
     ///
     /// # Errors
     /// As [`SuiteTest::new`] and [`SequentialTest::with_guards`].
@@ -81,7 +86,10 @@ impl SuiteTest {
     ) -> Result<Self, StatsError> {
         config.validate()?;
         let cell_config = SequentialConfig {
-            confidence: bonferroni_confidence(config.confidence, cells)?,
+            confidence: bonferroni_confidence(
+                config.confidence,
+                cells.saturating_mul(1 + guards.len()),
+            )?,
             ..config
         };
         let tests = (0..cells)
@@ -180,7 +188,8 @@ impl SuiteTest {
         self.tests.len()
     }
 
-    /// The confidence level each cell decides at: 1 - (1 - confidence) / cells.
+    /// The confidence level each cell decides at: 1 - (1 - confidence) / cells
+    /// (cells × (1 + guards) with guards).
     pub fn cell_confidence(&self) -> f64 {
         self.tests[0].config().confidence
     }

@@ -2,7 +2,8 @@
 //! stop on their own, errors that name the cell, and how verdicts combine.
 
 use perflab_stats::{
-    Better, SequentialConfig, SequentialTest, StatsError, SuiteTest, Verdict, combine_verdicts,
+    Better, GuardLimit, SequentialConfig, SequentialTest, StatsError, SuiteTest, Verdict,
+    combine_verdicts,
 };
 
 fn config() -> SequentialConfig {
@@ -27,6 +28,24 @@ fn each_cell_decides_at_the_experiment_level_split_over_the_cells() {
     );
     let single = SuiteTest::new(config(), 1).unwrap();
     assert_eq!(single.cell_confidence(), 0.95);
+}
+
+#[test]
+fn guards_take_their_share_of_the_error_budget() {
+    let guard = GuardLimit {
+        better: Better::Lower,
+        max_worsening: 0.05,
+    };
+    let suite = SuiteTest::with_guards(config(), 12, vec![guard]).unwrap();
+    assert!((suite.cell_confidence() - (1.0 - 0.05 / 24.0)).abs() < 1e-15);
+    assert_eq!(suite.cell(3).unwrap().guards(), &[guard]);
+    let mut suite = SuiteTest::with_guards(config(), 2, vec![guard]).unwrap();
+    let err = suite.push(1, 100.0, 100.0).unwrap_err();
+    assert!(err.to_string().starts_with("cell 1: "), "{err}");
+    assert_eq!(
+        suite.push_with_guards(1, 100.0, 100.0, &[(10.0, 10.0)]),
+        Ok(None)
+    );
 }
 
 #[test]
