@@ -95,6 +95,7 @@ pub fn suite_document(suite: &Suite, run: &SuiteRun) -> Result<SuiteDocument> {
         result,
         scenarios: suite.scenarios.iter().map(|s| s.name.clone()).collect(),
         baseline: exp.variants[0].name.clone(),
+        confidence: exp.confidence,
         cell_confidence: run.cell_confidence,
         cells,
         candidates,

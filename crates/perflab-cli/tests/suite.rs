@@ -86,6 +86,9 @@ fn a_suite_of_six_cells_finds_the_one_cell_that_changed_and_no_other() {
     assert_eq!(json["format"], "perflab-result/1");
     assert_eq!(json["kind"], "suite");
     assert_eq!(json["verdict"], "GO");
+    assert_eq!(json["confidence"], 0.95);
+    let split = 1.0 - 0.05 / 6.0;
+    assert!((json["cell_confidence"].as_f64().unwrap() - split).abs() < 1e-12);
     let cells = json["cells"].as_array().unwrap();
     assert_eq!(cells.len(), 6, "three scenarios × two candidates");
     for cell in cells {

@@ -20,8 +20,10 @@ pub struct SuiteDocument {
     pub scenarios: Vec<String>,
     /// The baseline variant's name.
     pub baseline: String,
+    /// The confidence level that holds for all cells at once.
+    pub confidence: f64,
     /// The confidence level of each cell's interval: the experiment's level
-    /// split over the cells, so that the experiment's level holds for all.
+    /// split over the cells (and their guards), so that it holds for all.
     pub cell_confidence: f64,
     /// One entry per (scenario, candidate); the baseline's cells are left out.
     pub cells: Vec<CellDoc>,

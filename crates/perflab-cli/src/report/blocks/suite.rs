@@ -99,7 +99,6 @@ pub fn suite_matrix(doc: &SuiteDocument) -> SuiteMatrix {
 pub fn suite_headline(doc: &SuiteDocument) -> String {
     let verdict = doc.result.verdict.unwrap_or(Verdict::Inconclusive);
     let cells = doc.cells.len();
-    let level = 1.0 - (1.0 - doc.cell_confidence) * cells as f64;
     format!(
         "{verdict}: {} against baseline {} in {} scenario(s). Each of the {cells} cells' intervals is at {:.2}% \
          so that {:.0}% holds for all of them at once (Bonferroni); the summary row is each candidate's \
@@ -112,7 +111,7 @@ pub fn suite_headline(doc: &SuiteDocument) -> String {
         doc.baseline,
         doc.scenarios.len(),
         doc.cell_confidence * 100.0,
-        level * 100.0
+        doc.confidence * 100.0
     )
 }
 
