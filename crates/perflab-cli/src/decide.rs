@@ -180,35 +180,41 @@ impl<'a> Decider<'a> {
     }
 
     fn evaluation(&self, d: &Decision, runs: [&[RunOutcome]; 2]) -> Evaluation {
-        let guards: Vec<GuardOutcome> = self
-            .exp
-            .guards
+        evaluation_of(self.exp, d, runs)
+    }
+}
+
+/// The evaluation of decision `d` of `exp`, reached on the paired `runs`
+/// (the i-th run of each side from the same block): its reason, guards, and
+/// whether the values were exact.
+pub fn evaluation_of(exp: &Experiment, d: &Decision, runs: [&[RunOutcome]; 2]) -> Evaluation {
+    let guards: Vec<GuardOutcome> = exp
+        .guards
+        .iter()
+        .zip(&d.guards)
+        .map(|(guard, g)| GuardOutcome {
+            guard: guard.clone(),
+            interval: g.interval,
+            status: g.status,
+        })
+        .collect();
+    let exact = runs.iter().all(|side| {
+        let mut values = side[..d.runs.min(side.len())]
             .iter()
-            .zip(&d.guards)
-            .map(|(guard, g)| GuardOutcome {
-                guard: guard.clone(),
-                interval: g.interval,
-                status: g.status,
-            })
-            .collect();
-        let exact = runs.iter().all(|side| {
-            let mut values = side[..d.runs]
-                .iter()
-                .filter_map(|r| r.metric(&self.exp.metric.name));
-            values
-                .next()
-                .is_some_and(|first| values.all(|v| v == first))
-        });
-        let reason = reason::reason(self.exp, d, &guards, exact);
-        Evaluation {
-            verdict: d.verdict,
-            reason,
-            interval: d.interval,
-            pairs: d.runs,
-            runs_needed: d.runs_needed,
-            guards,
-            exact,
-        }
+            .filter_map(|r| r.metric(&exp.metric.name));
+        values
+            .next()
+            .is_some_and(|first| values.all(|v| v == first))
+    });
+    let reason = reason::reason(exp, d, &guards, exact);
+    Evaluation {
+        verdict: d.verdict,
+        reason,
+        interval: d.interval,
+        pairs: d.runs,
+        runs_needed: d.runs_needed,
+        guards,
+        exact,
     }
 }
 

@@ -4,6 +4,7 @@
 
 mod file;
 pub mod settings;
+mod suite;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -187,3 +188,4 @@ impl Experiment {
 }
 
 pub use file::{parse_experiment, read_experiment_file};
+pub use suite::{Scenario, Suite};

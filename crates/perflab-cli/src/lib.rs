@@ -8,7 +8,8 @@
 //! - commands: [`commands`] (the glue of each subcommand) and [`run`];
 //! - flags: [`cli`] (clap definitions and their conversion into settings);
 //! - rendering: [`report`] (terminal, Markdown, HTML, JSON) and [`progress`];
-//! - documents: [`result_document`] (the `perflab-result/1` document),
+//! - documents: [`result_document`] (the `perflab-result/1` document; a
+//!   suite's in [`suite_document`]),
 //!   [`metric_history`] (a metric over commits, `perflab-history/1`),
 //!   [`metric_direction`], [`spans`], [`probes`] (counters and gauges) and
 //!   [`answer_check`];
@@ -47,6 +48,7 @@ pub mod revisions;
 pub mod samples;
 pub mod spans;
 pub mod store;
+pub mod suite_document;
 pub mod sweep;
 pub mod units;
 

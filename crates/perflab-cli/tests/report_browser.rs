@@ -1,7 +1,7 @@
 //! The HTML report opened in headless Chromium: built from real runs of the
 //! perflab binary (runs at two commits with span profiles, an A/B, a sweep
-//! against a reference, a differential sampling profile under perf and an
-//! A/B counted under valgrind), it must load with no console error and no
+//! against a reference, a differential sampling profile under perf, an A/B
+//! counted under valgrind and a suite of six cells), it must load with no console error and no
 //! network request, and draw every chart with titles, axes and marks. A
 //! screenshot is written for the reviewer (its path is printed).
 //!
@@ -190,10 +190,29 @@ fn report_from_real_runs(s: &Scratch) -> PathBuf {
             .output()
             .unwrap(),
     );
+    // A suite of six cells, one of which really changed.
+    common::suite::write_work(s);
+    s.write("suite.toml", common::suite::SIX_CELLS);
+    stdout_of_result(
+        &s.perflab()
+            .args(["ab", "-f", "suite.toml"])
+            .output()
+            .unwrap(),
+    );
     let html = s.path("report.html");
     let out = s
         .perflab()
-        .args(["report", "2", "3", "4", "5", "6", "--html", "report.html"])
+        .args([
+            "report",
+            "2",
+            "3",
+            "4",
+            "5",
+            "6",
+            "7",
+            "--html",
+            "report.html",
+        ])
         .output()
         .unwrap();
     common::assert_exit(&out, 0);
@@ -388,6 +407,33 @@ fn the_html_report_loads_in_chromium_with_no_error_and_no_network_and_draws_ever
             "{label} does not carry its whole name ({full})"
         );
     }
+
+    // The suite's matrix: a row per scenario and the summary, a column per
+    // candidate, each cell coloured by its verdict.
+    let matrix = tab
+        .evaluate(
+            r#"JSON.stringify([...document.querySelectorAll("table.suite-matrix tbody tr")].map(tr => [...tr.querySelectorAll("td")].map(td => [td.className, getComputedStyle(td).backgroundColor, td.textContent])))"#,
+            false,
+        )
+        .unwrap()
+        .value
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap();
+    let matrix: Vec<Vec<(String, String, String)>> = serde_json::from_str(&matrix).unwrap();
+    assert_eq!(
+        matrix.len(),
+        4,
+        "three scenarios and the summary: {matrix:?}"
+    );
+    assert!(matrix.iter().all(|row| row.len() == 3), "{matrix:?}");
+    let (class, colour, text) = &matrix[1][1];
+    assert!(
+        class.contains("verdict-go") && text.contains("GO"),
+        "beta × fast is the GO cell: {matrix:?}"
+    );
+    let painted = |c: &str| c != "rgba(0, 0, 0, 0)" && c != "transparent";
+    assert!(painted(colour), "a GO cell is coloured: {colour}");
+    assert_ne!(colour, &matrix[0][1].1, "GO and NEUTRAL differ in colour");
 
     // The whole page, for the reviewer.
     let height = tab

@@ -5,7 +5,7 @@
 //! `perflab-instructions/1`, `perflab-history/1`) so that readers can refuse
 //! a document they do not understand instead of misreading it. A sweep's
 //! result is a `perflab-result/1` document with a section of its own
-//! ([`sweep`]). Closed sets of words (kinds, statuses, verdicts) are enums
+//! ([`sweep`]), and so is a suite's ([`suite`]). Closed sets of words (kinds, statuses, verdicts) are enums
 //! ([`vocabulary`]) that serialise as the words documents have always carried.
 #![deny(missing_docs)]
 
@@ -15,5 +15,6 @@ pub mod interval;
 pub mod profile;
 pub mod result;
 pub mod sampling;
+pub mod suite;
 pub mod sweep;
 pub mod vocabulary;

@@ -56,6 +56,8 @@ words! {
         Compare = "compare",
         /// `perflab sweep`: commands over a grid of parameters.
         Sweep = "sweep",
+        /// `perflab ab` on a suite: every candidate against the baseline in every scenario.
+        Suite = "suite",
     }
 }
 
@@ -185,7 +187,7 @@ mod tests {
     fn the_words_are_those_documents_have_always_carried() {
         let words = |all: &[&str]| all.join(" ");
         let kinds: Vec<&str> = ResultKind::ALL.iter().map(|k| k.as_str()).collect();
-        assert_eq!(words(&kinds), "ab run compare sweep");
+        assert_eq!(words(&kinds), "ab run compare sweep suite");
         let verdicts: Vec<&str> = Verdict::ALL.iter().map(|v| v.as_str()).collect();
         assert_eq!(words(&verdicts), "GO NO-GO NEUTRAL INCONCLUSIVE");
     }

@@ -3,16 +3,17 @@
 
 use std::time::Instant;
 
-use perflab_runner::{Executor, ExitState, RunOutcome, RunSpec, Schedule, interrupted};
+use perflab_runner::{Executor, ExitState, RunOutcome, Schedule};
 use perflab_stats::Verdict;
 
-use crate::decide::{Decider, Evaluation, missing_metric};
+use crate::decide::{Decider, Evaluation};
 use crate::error::{Error, Result};
-use crate::expectations::check;
 use crate::experiment::Experiment;
 use crate::progress::Progress;
 use crate::provenance::Provenance;
 use crate::store::{Store, VariantRecord};
+
+use super::measure::{RunMaker, RunRequest};
 
 /// Why the experiment stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,11 +103,15 @@ pub fn run_ab(
     let profiles = profile_dir()?;
     let mut state = AbState {
         exp,
-        store,
-        ids: ids.clone(),
+        maker: RunMaker {
+            exp,
+            store,
+            experiment_id: ids.as_ref().map(|(id, _)| *id),
+            sequence: 0,
+            profile_dir: profiles.path().to_path_buf(),
+        },
+        variant_ids: ids.as_ref().map(|(_, v)| v.clone()),
         runs: [Vec::new(), Vec::new()],
-        sequence: 0,
-        profile_dir: profiles.path().to_path_buf(),
     };
     let outcome = state.drive(executor, &mut schedule, progress);
     progress.finish();
@@ -148,7 +153,8 @@ pub fn profile_dir() -> Result<tempfile::TempDir> {
         })
 }
 
-fn annotate(e: Error, note: &str) -> Error {
+/// The error with a note on the runs kept, for a run's error.
+pub fn annotate(e: Error, note: &str) -> Error {
     match e {
         Error::Run { run, message } => Error::Run {
             run,
@@ -160,11 +166,9 @@ fn annotate(e: Error, note: &str) -> Error {
 
 struct AbState<'a> {
     exp: &'a Experiment,
-    store: Option<&'a Store>,
-    ids: Option<(i64, Vec<i64>)>,
+    maker: RunMaker<'a>,
+    variant_ids: Option<Vec<i64>>,
     runs: [Vec<RunOutcome>; 2],
-    sequence: usize,
-    profile_dir: std::path::PathBuf,
 }
 
 impl AbState<'_> {
@@ -217,7 +221,7 @@ impl AbState<'_> {
         [&self.runs[0], &self.runs[1]]
     }
 
-    /// One run; `None` when Ctrl-C stopped it (such a run is not kept).
+    /// One run of variant `variant`; `None` when Ctrl-C stopped it.
     fn perform(
         &mut self,
         executor: &mut dyn Executor,
@@ -225,64 +229,18 @@ impl AbState<'_> {
         iteration: usize,
         warmup: bool,
     ) -> Result<Option<RunOutcome>> {
-        if interrupted() {
-            return Ok(None);
-        }
         let v = &self.exp.variants[variant];
-        let spec = RunSpec {
-            command: v.command.clone(),
-            env: v.env.clone(),
-            cwd: v.cwd.clone(),
-            timeout: self.exp.timeout,
-            extractor: self.exp.extractor.clone(),
-            profile_path: Some(
-                self.profile_dir
-                    .join(format!("run-{}.json", self.sequence + 1)),
-            ),
-        };
-        let run = executor.execute(&spec);
-        if let Some(path) = &spec.profile_path {
-            let _ = std::fs::remove_file(path);
-        }
-        let run = run?;
-        if run.exit == ExitState::Interrupted {
-            return Ok(None);
-        }
-        self.sequence += 1;
-        if let (Some(store), Some((id, variant_ids))) = (self.store, &self.ids) {
-            store.record_run(
-                *id,
-                variant_ids[variant],
-                self.sequence,
+        self.maker.perform(
+            executor,
+            &RunRequest {
+                variant: v,
+                name: &v.name,
+                variant_id: self.variant_ids.as_ref().map(|ids| ids[variant]),
                 iteration,
                 warmup,
-                &run,
-            )?;
-        }
-        let label = format!(
-            "{}run {} of variant \"{}\"",
-            if warmup { "warm-up " } else { "" },
-            iteration + 1,
-            v.name
-        );
-        if !run.exit.success() && !self.exp.ignore_failure {
-            return Err(failed_run(label, &v.command.display(), &run));
-        }
-        if !warmup {
-            let needed =
-                std::iter::once(&self.exp.metric).chain(self.exp.guards.iter().map(|g| &g.metric));
-            for metric in needed {
-                if run.metric(&metric.name).is_none() {
-                    return Err(missing_metric(&metric.name, &v.name, iteration, &run));
-                }
-            }
-            // A run that did not do the declared work fails like a failing
-            // command: its timings are not of the workload the user meant.
-            if !self.exp.ignore_failure {
-                check(&self.exp.expect, &run, "", &label)?;
-            }
-        }
-        Ok(Some(run))
+                scenario: None,
+            },
+        )
     }
 }
 

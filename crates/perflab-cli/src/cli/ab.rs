@@ -45,6 +45,7 @@ impl AbArgs {
                 env: env_a,
                 cwd: None,
                 rev: None,
+                at: None,
             });
             variants.push(VariantSettings {
                 name: args.name_b.clone(),
@@ -52,6 +53,7 @@ impl AbArgs {
                 env: env_b,
                 cwd: None,
                 rev: None,
+                at: None,
             });
         } else if !env_a.is_empty()
             || !env_b.is_empty()
@@ -65,6 +67,7 @@ impl AbArgs {
                 env: env_a,
                 cwd: None,
                 rev: None,
+                at: None,
             });
             variants.push(VariantSettings {
                 name: args.name_b.clone(),
@@ -72,6 +75,7 @@ impl AbArgs {
                 env: env_b,
                 cwd: None,
                 rev: None,
+                at: None,
             });
         }
         revisions::name_revisions(&mut variants, &args.revs)?;
@@ -101,6 +105,8 @@ impl AbArgs {
                 .map(|g| parse_guard(g))
                 .collect::<Result<_>>()?,
             variants,
+            scenarios: Vec::new(),
+            only_scenarios: args.scenarios.clone(),
             seed: args.seed,
             perf_events: args.run.perf_events.then_some(true),
             keep_env: args.run.keep_env.clone(),

@@ -45,6 +45,7 @@ pub enum Command {
     #[command(after_help = "Examples:\n  perflab ab './old' './new'\n  \
 perflab ab './prog' --env-b FAST=1\n  perflab ab -f perflab.toml\n  \
 perflab ab --rev main --rev HEAD --build 'cargo build --release' -- ./target/release/app\n  \
+perflab ab -f suite.toml --scenario mixed   (a suite: every candidate against the baseline in every scenario)\n  \
 perflab ab './a' './b' --measure throughput --metric 'throughput=([0-9.]+[KMG]?) ops/s' --better higher")]
     Ab(Box<AbArgs>),
     /// Decide on samples that already exist (numbers, a perflab JSON result, a hyperfine JSON export).
@@ -200,6 +201,9 @@ pub struct AbArgs {
     /// Run the working tree as it is (uncommitted changes included) for a revision naming HEAD.
     #[arg(long)]
     pub allow_dirty: bool,
+    /// With a suite file (-f with `[[scenario]]` tables): run only this scenario. Repeatable.
+    #[arg(long = "scenario", value_name = "NAME")]
+    pub scenarios: Vec<String>,
     /// The shared run options.
     #[command(flatten)]
     pub run: RunOptions,

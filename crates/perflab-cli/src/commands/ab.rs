@@ -30,6 +30,9 @@ pub fn ab<E: Executor>(
         Some(path) => read_experiment_file(path)?,
         None => Settings::default(),
     };
+    if from_file.is_suite() {
+        return super::suite::suite(args, store, from_file, executor_for);
+    }
     if args.commands.len() == 1
         && args.env_a.is_empty()
         && args.env_b.is_empty()

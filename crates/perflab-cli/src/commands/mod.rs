@@ -8,6 +8,7 @@ mod history;
 mod profile;
 mod report;
 mod run;
+mod suite;
 mod sweep;
 
 pub use ab::ab;

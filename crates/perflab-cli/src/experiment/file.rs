@@ -27,6 +27,20 @@
 //! env = { FAST = "1" }
 //! ```
 //!
+//! With `[[scenario]]` tables the file is a suite: two or more variants
+//! (the first is the baseline), each compared with it in every scenario; a
+//! variant's command may then come from the scenario (see
+//! [`crate::experiment::Suite`]):
+//!
+//! ```text
+//! [[scenario]]
+//! name = "mixed"
+//! command = "./work mixed {args}"   # used by variants without a command
+//! args = "--threads 2"               # fills {args}
+//! env = { SEED = "1" }               # under each variant's own env
+//! expect = { disputes = "> 0" }      # what every run must show
+//! ```
+//!
 //! Every error names the file, line and column. Relative working
 //! directories, and the default working directory, are the file's folder, so
 //! an experiment runs the same from wherever it is started.
@@ -40,7 +54,7 @@ use regex::Regex;
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::settings::{Settings, VariantSettings, parse_better};
+use super::settings::{ScenarioSettings, Settings, VariantSettings, parse_better};
 use crate::error::{Error, Result};
 use crate::expectations::Expectations;
 use crate::units::{parse_duration, parse_percent};
@@ -74,6 +88,8 @@ struct FileDoc {
     #[serde(default)]
     variant: Vec<Spanned<VariantDoc>>,
     build: Option<BuildDoc>,
+    #[serde(default)]
+    scenario: Vec<Spanned<ScenarioDoc>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -94,11 +110,22 @@ struct GuardDoc {
 #[serde(deny_unknown_fields)]
 struct VariantDoc {
     name: Option<String>,
-    command: String,
+    command: Option<String>,
     #[serde(default)]
     env: BTreeMap<String, String>,
     cwd: Option<String>,
     rev: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScenarioDoc {
+    name: String,
+    command: Option<String>,
+    args: Option<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    expect: Option<Spanned<BTreeMap<String, String>>>,
 }
 
 /// Reads an experiment file into settings.
@@ -194,43 +221,82 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
             direction,
         ));
     }
-    if !doc.variant.is_empty() && doc.variant.len() != 2 {
+    // Without scenarios an experiment compares exactly two variants; a
+    // suite compares every candidate with the first (the baseline).
+    let suite = !doc.scenario.is_empty();
+    if !doc.variant.is_empty() && doc.variant.len() != 2 && !suite {
         let span = doc.variant.get(2).or(doc.variant.first()).map(|v| v.span());
         return Err(at(
             span,
             format!(
-                "{} [[variant]] tables found; an experiment has exactly two: the baseline first, the candidate second",
+                "{} [[variant]] tables found; an experiment has exactly two: the baseline first, the candidate second \
+                 (or add [[scenario]] tables to compare more candidates in a suite)",
                 doc.variant.len()
             ),
         ));
     }
+    let expectations = |table: &Spanned<BTreeMap<String, String>>, whose: &str| {
+        let entries: Vec<(String, String)> = table
+            .get_ref()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        Expectations::parse(&entries)
+            .map_err(|m| at(Some(table.span()), format!("{whose}expect: {m}")))
+    };
     let expect = doc
         .expect
         .as_ref()
-        .map(|table| {
-            let entries: Vec<(String, String)> = table
-                .get_ref()
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect();
-            Expectations::parse(&entries)
-                .map_err(|m| at(Some(table.span()), format!("expect: {m}")))
-        })
+        .map(|table| expectations(table, ""))
         .transpose()?;
-    let variants = doc
-        .variant
-        .into_iter()
-        .map(|v| {
-            let v = v.into_inner();
-            VariantSettings {
-                name: v.name,
-                command: Some(v.command),
-                env: v.env.into_iter().collect(),
-                cwd: v.cwd.as_deref().map(dir),
-                rev: v.rev,
-            }
-        })
-        .collect();
+    if suite && doc.variant.len() < 2 {
+        return Err(at(
+            doc.scenario.first().map(|s| s.span()),
+            format!(
+                "a suite needs at least two [[variant]] tables (the first is the baseline); {} found",
+                doc.variant.len()
+            ),
+        ));
+    }
+    let mut variants = Vec::new();
+    for v in doc.variant {
+        let span = v.span();
+        let v = v.into_inner();
+        if v.command.is_none() && !suite {
+            return Err(at(
+                Some(span),
+                "this [[variant]] has no command; add command = \"...\" \
+                 (only in a suite may a variant take its command from each [[scenario]])"
+                    .to_string(),
+            ));
+        }
+        variants.push(VariantSettings {
+            name: v.name,
+            command: v.command,
+            env: v.env.into_iter().collect(),
+            cwd: v.cwd.as_deref().map(dir),
+            rev: v.rev,
+            at: Some(location(text, path, span.start)),
+        });
+    }
+    let mut scenarios = Vec::new();
+    for s in doc.scenario {
+        let at = location(text, path, s.span().start);
+        let s = s.into_inner();
+        let whose = format!("scenario '{}': ", s.name);
+        scenarios.push(ScenarioSettings {
+            expect: s
+                .expect
+                .as_ref()
+                .map(|table| expectations(table, &whose))
+                .transpose()?,
+            name: s.name,
+            command: s.command,
+            args: s.args,
+            env: s.env.into_iter().collect(),
+            at,
+        });
+    }
     Ok(Settings {
         name: doc.name,
         measure: doc.measure,
@@ -257,12 +323,20 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
         metrics,
         guards,
         variants,
+        scenarios,
+        only_scenarios: Vec::new(),
         seed: doc.seed,
         perf_events: doc.perf_events,
         keep_env: doc.keep_env,
         expect,
         build: doc.build.map(|b| b.command),
     })
+}
+
+/// `path:line:column` of a byte offset, for errors found after parsing.
+fn location(text: &str, path: &Path, offset: usize) -> String {
+    let (line, column) = line_column(text, offset);
+    format!("{}:{line}:{column}", path.display())
 }
 
 /// 1-based line and column of a byte offset.
@@ -323,6 +397,43 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("exactly two"), "{err}");
+    }
+
+    #[test]
+    fn a_suite_takes_more_variants_and_commands_from_its_scenarios() {
+        let s = parse(
+            "[[variant]]\nname = \"a\"\n[[variant]]\nname = \"b\"\n[[variant]]\nname = \"c\"\n\
+             [[scenario]]\nname = \"x\"\ncommand = \"./w {args}\"\nargs = \"1\"\nenv = { T = \"2\" }\n",
+        )
+        .unwrap();
+        assert_eq!(s.variants.len(), 3);
+        assert_eq!(s.scenarios.len(), 1);
+        assert_eq!(s.scenarios[0].args.as_deref(), Some("1"));
+        assert_eq!(s.scenarios[0].at, "exp/perflab.toml:7:1");
+    }
+
+    #[test]
+    fn a_variant_without_a_command_outside_a_suite_is_refused_at_its_line() {
+        let err = parse("[[variant]]\ncommand = \"a\"\n[[variant]]\nname = \"b\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("exp/perflab.toml:3:1"), "{err}");
+        assert!(err.contains("has no command"), "{err}");
+    }
+
+    #[test]
+    fn a_bad_expectation_of_a_scenario_points_at_its_table_and_names_the_scenario() {
+        let err = parse(
+            "[[variant]]\nname = \"a\"\n[[variant]]\nname = \"b\"\n\
+             [[scenario]]\nname = \"x\"\ncommand = \"w\"\nexpect = { disputes = \"lots\" }\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.starts_with("exp/perflab.toml:8:10"), "{err}");
+        assert!(
+            err.contains("scenario 'x': expect: expectation \"disputes\" = \"lots\""),
+            "{err}"
+        );
     }
 
     #[test]

@@ -30,6 +30,25 @@ pub struct VariantSettings {
     pub cwd: Option<PathBuf>,
     /// The git revision to check out, build and run (its worktree becomes the working directory).
     pub rev: Option<String>,
+    /// Where it was given (`file:line:column`), for errors.
+    pub at: Option<String>,
+}
+
+/// A `[[scenario]]` of a suite file, as given.
+#[derive(Debug, Clone, Default)]
+pub struct ScenarioSettings {
+    /// Its name in tables.
+    pub name: String,
+    /// Command for the variants that have none of their own.
+    pub command: Option<String>,
+    /// What `{args}` in a cell's command stands for.
+    pub args: Option<String>,
+    /// Environment of its runs (a variant's own is set on top).
+    pub env: Vec<(String, String)>,
+    /// What its runs must show (`expect = { ... }`), if given.
+    pub expect: Option<Expectations>,
+    /// Where it was given (`file:line:column`), for errors.
+    pub at: String,
 }
 
 /// Settings from one source; `None` means "not said here".
@@ -67,8 +86,13 @@ pub struct Settings {
     pub metrics: Vec<(String, Regex)>,
     /// Guards as (metric, limit, direction).
     pub guards: Vec<(String, f64, Option<Better>)>,
-    /// The two variants (or none, if this source does not name them).
+    /// The two variants (or none, if this source does not name them); a
+    /// suite's two or more, the baseline first.
     pub variants: Vec<VariantSettings>,
+    /// A suite's scenarios (none: a plain A/B experiment).
+    pub scenarios: Vec<ScenarioSettings>,
+    /// `--scenario`: run only these scenarios of a suite (none: all).
+    pub only_scenarios: Vec<String>,
     /// Schedule seed.
     pub seed: Option<u64>,
     /// Read performance counters of every run.
@@ -199,6 +223,8 @@ impl Settings {
         self.metrics.extend(over.metrics);
         self.keep_env.extend(over.keep_env);
         self.guards.extend(over.guards);
+        self.scenarios.extend(over.scenarios);
+        self.only_scenarios.extend(over.only_scenarios);
         if self.variants.is_empty() {
             self.variants = over.variants;
         } else {
@@ -230,6 +256,39 @@ impl Settings {
                  one command with --env-a/--env-b, or -f perflab.toml with two [[variant]] tables",
             ));
         }
+        if !self.only_scenarios.is_empty() {
+            return Err(Error::usage(
+                "--scenario",
+                "this experiment has no [[scenario]] tables; --scenario picks scenarios of a suite file (-f suite.toml)",
+            ));
+        }
+        let shell = self.shell.unwrap_or(true);
+        let variants = self
+            .variants
+            .iter()
+            .enumerate()
+            .map(|(i, v)| Variant {
+                name: v.name.clone().unwrap_or_else(|| ["A", "B"][i].to_string()),
+                command: CommandLine::new(v.command.as_deref().unwrap_or_default(), shell),
+                env: v.env.clone(),
+                cwd: v.cwd.clone().or_else(|| self.cwd.clone()),
+            })
+            .collect::<Vec<_>>();
+        if variants[0].name == variants[1].name {
+            return Err(Error::usage(
+                "--name-a/--name-b",
+                format!(
+                    "both variants are named '{}'; give them different names",
+                    variants[0].name
+                ),
+            ));
+        }
+        self.with_variants(variants)
+    }
+
+    /// Validates everything but the variants, fills in defaults, and makes
+    /// the experiment of `variants` (already checked by the caller).
+    pub fn with_variants(self, variants: Vec<Variant>) -> Result<Experiment> {
         let (thresholds, confidence) = validated_decision(self.go, self.nogo, self.confidence)?;
         // Instruction counts of a deterministic program repeat exactly: two
         // runs per variant show that they do (and then decide), one is
@@ -292,27 +351,6 @@ impl Settings {
             return Err(Error::usage(
                 "--keep-env",
                 "only counted runs have a cleared environment; add --measure instructions, or drop --keep-env",
-            ));
-        }
-        let shell = self.shell.unwrap_or(true);
-        let variants = self
-            .variants
-            .into_iter()
-            .enumerate()
-            .map(|(i, v)| Variant {
-                name: v.name.unwrap_or_else(|| ["A", "B"][i].to_string()),
-                command: CommandLine::new(v.command.as_deref().unwrap_or_default(), shell),
-                env: v.env,
-                cwd: v.cwd.or_else(|| self.cwd.clone()),
-            })
-            .collect::<Vec<_>>();
-        if variants[0].name == variants[1].name {
-            return Err(Error::usage(
-                "--name-a/--name-b",
-                format!(
-                    "both variants are named '{}'; give them different names",
-                    variants[0].name
-                ),
             ));
         }
         Ok(Experiment {

@@ -17,6 +17,7 @@ use crate::metric_direction::metric_direction;
 use crate::metric_history::{HistoryQuery, metric_history_from};
 use crate::store::{ExperimentValues, Store};
 use perflab_format::history::MetricHistory;
+use perflab_format::suite::SuiteDocument;
 use perflab_format::sweep::SweepDocument;
 
 /// Most history lines drawn for one experiment (a sweep has one per point).
@@ -34,7 +35,7 @@ pub struct ReportData {
 pub struct ExperimentReport {
     /// Id in the store.
     pub id: i64,
-    /// `ab`, `run`, `compare`, `sweep` or `profile`.
+    /// `ab`, `run`, `compare`, `sweep`, `suite` or `profile`.
     pub kind: String,
     /// Name, if given.
     pub name: Option<String>,
@@ -44,6 +45,8 @@ pub struct ExperimentReport {
     pub result: Option<ResultDocument>,
     /// The sweep, for sweeps.
     pub sweep: Option<SweepDocument>,
+    /// The matrix of cells, for suites.
+    pub suite: Option<SuiteDocument>,
     /// The sampling profile, for experiments of kind `profile`.
     pub sampling: Option<SamplingReport>,
     /// Instruction counts per function, when the runs were counted under valgrind.
@@ -108,6 +111,7 @@ fn experiment(
 ) -> Result<ExperimentReport> {
     let row = store.experiment_summary(id)?;
     let (mut result, mut sweep, mut sampling, mut missing) = (None, None, None, None);
+    let mut suite = None;
     let mut warnings = Vec::new();
     match row.result_json.as_deref() {
         Some(text) if row.kind == "profile" => match SamplingDocument::from_json_str(text) {
@@ -128,9 +132,15 @@ fn experiment(
                 result = Some(doc.result.clone());
                 sweep = Some(doc);
             }
-            None => match ResultDocument::from_json_str(text) {
-                Ok(doc) => result = Some(doc),
-                Err(e) => missing = Some(format!("its stored result cannot be read: {e}")),
+            None => match SuiteDocument::from_result_json(text) {
+                Some(doc) => {
+                    result = Some(doc.result.clone());
+                    suite = Some(doc);
+                }
+                None => match ResultDocument::from_json_str(text) {
+                    Ok(doc) => result = Some(doc),
+                    Err(e) => missing = Some(format!("its stored result cannot be read: {e}")),
+                },
             },
         },
         None => {
@@ -194,6 +204,7 @@ fn experiment(
         status: row.status,
         result,
         sweep,
+        suite,
         sampling,
         instructions,
         spans,

@@ -159,3 +159,4 @@ pub fn init_git_repository(dir: &Path) {
     git(dir, &["config", "user.email", "test@example.invalid"]);
     git(dir, &["config", "user.name", "test"]);
 }
+pub mod suite;

@@ -9,6 +9,7 @@ pub mod provenance;
 pub mod sampling;
 pub mod span_grid;
 pub mod spans;
+pub mod suite;
 pub mod sweep;
 
 use perflab_format::result::ResultDocument;

@@ -10,6 +10,7 @@ pub mod escape;
 pub mod inline_svg;
 mod profile_tables;
 mod spans;
+mod suite;
 pub mod svg;
 mod tables;
 
@@ -83,14 +84,15 @@ fn experiment_html(e: &ExperimentReport, out: &mut String, chart_id: &mut usize)
     for w in &e.warnings {
         let _ = write!(out, r#"<p class="note">Warning: {}</p>"#, esc(w));
     }
-    match (&e.sweep, &e.result) {
-        (Some(sweep), _) => {
+    match (&e.sweep, &e.suite, &e.result) {
+        (Some(sweep), _, _) => {
             for chart in sweep_charts(sweep) {
                 out.push_str(&chart);
             }
             out.push_str(&tables::sweep_table(sweep));
         }
-        (None, Some(result)) => {
+        (None, Some(suite), _) => out.push_str(&suite::suite_html(suite)),
+        (None, None, Some(result)) => {
             out.push_str(&tables::decision_summary(result));
             for w in &result.warnings {
                 let _ = write!(out, r#"<p class="note">Warning: {}</p>"#, esc(w));
@@ -107,7 +109,7 @@ fn experiment_html(e: &ExperimentReport, out: &mut String, chart_id: &mut usize)
                 out.push_str(&tables::probes_tables(result));
             }
         }
-        (None, None) => {}
+        (None, None, None) => {}
     }
     if let Some(sampling) = &e.sampling {
         *chart_id += 1;

@@ -7,6 +7,7 @@ pub mod probes;
 pub mod sampling;
 pub mod span_grid;
 pub mod spans;
+pub mod suite;
 pub mod sweep;
 
 use std::fmt::Write;

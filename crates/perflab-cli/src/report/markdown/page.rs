@@ -9,6 +9,7 @@ use super::instructions::instructions_markdown;
 use super::sampling::sampling_markdown;
 use super::span_grid::span_grid_markdown;
 use super::spans::variant_spans_markdown;
+use super::suite::suite_markdown_body;
 use super::sweep::sweep_markdown_body;
 use super::{cell, markdown_body, warnings_markdown};
 use crate::report::blocks::provenance::provenance_line;
@@ -27,11 +28,12 @@ fn experiment_markdown(e: &ExperimentReport) -> String {
     for w in &e.warnings {
         let _ = writeln!(out, "> warning: {}\n", cell(w));
     }
-    match (&e.sweep, &e.result, &e.sampling) {
-        (Some(sweep), _, _) => out.push_str(&sweep_markdown_body(sweep)),
-        (None, Some(result), _) => out.push_str(&markdown_body(result)),
-        (None, None, Some(sampling)) => out.push_str(&sampling_markdown(&sampling.doc)),
-        (None, None, None) => {}
+    match (&e.sweep, &e.suite, &e.result, &e.sampling) {
+        (Some(sweep), _, _, _) => out.push_str(&sweep_markdown_body(sweep)),
+        (None, Some(suite), _, _) => out.push_str(&suite_markdown_body(suite)),
+        (None, None, Some(result), _) => out.push_str(&markdown_body(result)),
+        (None, None, None, Some(sampling)) => out.push_str(&sampling_markdown(&sampling.doc)),
+        (None, None, None, None) => {}
     }
     if let Some(doc) = &e.instructions {
         let _ = write!(

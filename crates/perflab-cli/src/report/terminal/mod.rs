@@ -5,6 +5,7 @@ pub mod history;
 pub mod probes;
 pub mod side_by_side;
 pub mod spans;
+pub mod suite;
 pub mod sweep;
 
 use std::fmt::Write;

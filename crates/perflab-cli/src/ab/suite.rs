@@ -1,0 +1,336 @@
+//! The suite driver: in every round the scenarios are visited in a shuffled
+//! order, and each scenario with an undecided cell runs one block (its
+//! baseline once and each undecided candidate once, in random order); the
+//! block's baseline run pairs with each candidate's run. A cell that decided
+//! takes no more runs, and the baseline runs only while a candidate of its
+//! scenario does. The decisions are perflab-stats' [`SuiteTest`], driven as
+//! its simulation drives it.
+
+use std::time::Instant;
+
+use perflab_runner::{Executor, RunOutcome};
+use perflab_stats::{Decision, SuiteTest, Verdict};
+
+use crate::decide::{Evaluation, evaluation_of, paired_values};
+use crate::error::Result;
+use crate::experiment::{Guard, Suite};
+use crate::progress::Progress;
+use crate::provenance::Provenance;
+use crate::store::{Store, VariantRecord};
+
+use super::StopReason;
+use super::driver::{annotate, profile_dir};
+use super::measure::{RunMaker, RunRequest};
+
+/// What a suite produced.
+#[derive(Debug)]
+pub struct SuiteRun {
+    /// `runs[scenario][variant]`: the measured runs of every cell, in order.
+    pub runs: Vec<Vec<Vec<RunOutcome>>>,
+    /// Per decision cell ([`Suite::cell`]): its evaluation, if it has at
+    /// least 2 pairs.
+    pub evaluations: Vec<Option<Evaluation>>,
+    /// The confidence level of each cell (the experiment's, split).
+    pub cell_confidence: f64,
+    /// Why it stopped.
+    pub stop: StopReason,
+    /// The experiment's id in the store.
+    pub experiment_id: Option<i64>,
+    /// The schedule's seed.
+    pub seed: u64,
+    /// Provenance of the experiment.
+    pub provenance: Provenance,
+}
+
+impl SuiteRun {
+    /// Every cell's verdict, INCONCLUSIVE where there is no evaluation.
+    pub fn verdicts(&self) -> Vec<Verdict> {
+        self.evaluations
+            .iter()
+            .map(|e| e.as_ref().map_or(Verdict::Inconclusive, |e| e.verdict))
+            .collect()
+    }
+
+    /// Measured runs of every cell together.
+    pub fn run_count(&self) -> usize {
+        self.runs.iter().flatten().map(Vec::len).sum()
+    }
+}
+
+/// Runs the suite. Runs are stored as they finish, each under its cell's
+/// variant record ("scenario / variant"); on an error the experiment is
+/// marked incomplete and the error says how many runs were kept.
+pub fn run_suite(
+    suite: &Suite,
+    executor: &mut dyn Executor,
+    store: Option<&Store>,
+    progress: &mut dyn Progress,
+) -> Result<SuiteRun> {
+    let exp = &suite.exp;
+    let provenance = Provenance::collect(
+        exp.variants[0]
+            .cwd
+            .as_deref()
+            .unwrap_or(std::path::Path::new(".")),
+    );
+    let seed = exp.seed.unwrap_or_else(|| fastrand::u64(..));
+    let guards = exp.guards.iter().map(Guard::limit).collect();
+    let test = SuiteTest::with_guards(exp.sequential_config(), suite.cells(), guards)?;
+    let config = serde_json::json!({
+        "measure": exp.metric.name, "go": exp.thresholds.go, "nogo": exp.thresholds.nogo,
+        "confidence": exp.confidence, "cell_confidence": test.cell_confidence(),
+        "min_runs": exp.min_runs, "max_runs": exp.max_runs,
+        "optimise_at": exp.sequential_config().optimise_at,
+        "warmup": exp.warmup, "seed": seed,
+        "scenarios": suite.scenarios.iter().map(|s| &s.name).collect::<Vec<_>>(),
+    });
+    let ids = match store {
+        Some(s) => Some(begin_suite(s, suite, &provenance, &config.to_string())?),
+        None => None,
+    };
+    let experiment_id = ids.as_ref().map(|(id, _)| *id);
+    let profiles = profile_dir()?;
+    let mut state = SuiteState {
+        suite,
+        maker: RunMaker {
+            exp,
+            store,
+            experiment_id,
+            sequence: 0,
+            profile_dir: profiles.path().to_path_buf(),
+        },
+        variant_ids: ids.map(|(_, v)| v),
+        runs: vec![vec![Vec::new(); exp.variants.len()]; suite.scenarios.len()],
+        paired: vec![[Vec::new(), Vec::new()]; suite.cells()],
+        test,
+        rng: fastrand::Rng::with_seed(seed),
+    };
+    let outcome = state.drive(executor, progress);
+    progress.finish();
+    match outcome {
+        Ok(stop) => Ok(SuiteRun {
+            evaluations: state.evaluations()?,
+            cell_confidence: state.test.cell_confidence(),
+            runs: state.runs,
+            stop,
+            experiment_id,
+            seed,
+            provenance,
+        }),
+        Err(e) => {
+            if let (Some(store), Some(id)) = (store, experiment_id) {
+                store.finish_experiment(id, "incomplete", None, None, None)?;
+                let kept = store.count_runs(id)?;
+                return Err(annotate(
+                    e,
+                    &format!(
+                        "{kept} finished runs are kept in {} as experiment #{id}, marked incomplete",
+                        store.path().display()
+                    ),
+                ));
+            }
+            Err(e)
+        }
+    }
+}
+
+/// Opens a suite in the store with a variant record per cell, named
+/// "scenario / variant"; returns its id and the records' ids, scenario by
+/// scenario. Cells are variant records so that the store's schema, and
+/// every reader of it (history, compare, report), stays as it is.
+pub fn begin_suite(
+    store: &Store,
+    suite: &Suite,
+    provenance: &Provenance,
+    config_json: &str,
+) -> Result<(i64, Vec<i64>)> {
+    let mut names = Vec::new();
+    let mut commands = Vec::new();
+    for (s, scenario) in suite.scenarios.iter().enumerate() {
+        for (v, cell) in scenario.cells.iter().enumerate() {
+            names.push(suite.cell_name(s, v));
+            commands.push(cell.command.display());
+        }
+    }
+    let cells = suite.scenarios.iter().flat_map(|s| &s.cells);
+    let records: Vec<_> = cells
+        .zip(names.iter().zip(&commands))
+        .map(|(cell, (name, command))| VariantRecord {
+            name,
+            command,
+            env: &cell.env,
+            cwd: cell.cwd.as_deref(),
+        })
+        .collect();
+    store.begin_experiment(
+        "suite",
+        suite.exp.name.as_deref(),
+        Some(&suite.exp.metric.name),
+        provenance,
+        config_json,
+        &records,
+    )
+}
+
+struct SuiteState<'a> {
+    suite: &'a Suite,
+    maker: RunMaker<'a>,
+    variant_ids: Option<Vec<i64>>,
+    runs: Vec<Vec<Vec<RunOutcome>>>,
+    /// Per cell, (baseline, candidate) runs paired by position.
+    paired: Vec<[Vec<RunOutcome>; 2]>,
+    test: SuiteTest,
+    rng: fastrand::Rng,
+}
+
+impl SuiteState<'_> {
+    fn drive(
+        &mut self,
+        executor: &mut dyn Executor,
+        progress: &mut dyn Progress,
+    ) -> Result<StopReason> {
+        let exp = &self.suite.exp;
+        let started = Instant::now();
+        for s in 0..self.suite.scenarios.len() {
+            for v in 0..exp.variants.len() {
+                for i in 0..exp.warmup {
+                    if self.perform(executor, s, v, i, true)?.is_none() {
+                        return Ok(StopReason::Interrupted);
+                    }
+                }
+            }
+        }
+        let mut rounds = 0;
+        while !self.test.is_finished() {
+            let mut order: Vec<usize> = (0..self.suite.scenarios.len()).collect();
+            self.rng.shuffle(&mut order);
+            for s in order {
+                if !self.block(executor, s)? {
+                    return Ok(StopReason::Interrupted);
+                }
+            }
+            rounds += 1;
+            progress.update(rounds, exp.max_runs, None);
+            let every_cell_has_an_interval =
+                (0..self.suite.cells()).all(|c| self.paired[c][0].len() >= 2);
+            if exp.max_time.is_some_and(|t| started.elapsed() >= t) && every_cell_has_an_interval {
+                return Ok(StopReason::MaxTime);
+            }
+        }
+        let decided = (0..self.suite.cells()).all(|c| {
+            self.test
+                .decision(c)
+                .ok()
+                .flatten()
+                .is_some_and(|d| d.verdict != Verdict::Inconclusive)
+        });
+        Ok(if decided {
+            StopReason::Decided
+        } else {
+            StopReason::MaxRuns
+        })
+    }
+
+    /// One block of scenario `s`: the baseline and every undecided
+    /// candidate once, in random order, then each candidate's pair. False
+    /// when Ctrl-C stopped it.
+    fn block(&mut self, executor: &mut dyn Executor, s: usize) -> Result<bool> {
+        let open: Vec<usize> = (1..self.suite.exp.variants.len())
+            .filter(|&v| {
+                !self
+                    .test
+                    .is_cell_finished(self.suite.cell(s, v))
+                    .unwrap_or(true)
+            })
+            .collect();
+        if open.is_empty() {
+            return Ok(true);
+        }
+        let mut block: Vec<usize> = std::iter::once(0).chain(open.iter().copied()).collect();
+        self.rng.shuffle(&mut block);
+        for &v in &block {
+            let iteration = self.runs[s][v].len();
+            let Some(run) = self.perform(executor, s, v, iteration, false)? else {
+                return Ok(false);
+            };
+            self.runs[s][v].push(run);
+        }
+        let baseline = self.runs[s][0].last().cloned().expect("the block ran it");
+        for v in open {
+            let cell = self.suite.cell(s, v);
+            let candidate = self.runs[s][v].last().cloned().expect("the block ran it");
+            let index = self.paired[cell][0].len();
+            self.paired[cell][0].push(baseline.clone());
+            self.paired[cell][1].push(candidate);
+            let (b, c, guards) = self.pair_values(s, v, index)?;
+            self.test.push_with_guards(cell, b, c, &guards)?;
+        }
+        Ok(true)
+    }
+
+    /// The decision metric's and guards' values of pair `index` of a cell.
+    fn pair_values(&self, s: usize, v: usize, index: usize) -> Result<PairValues> {
+        let cell = &self.paired[self.suite.cell(s, v)];
+        let pair = [&cell[0][index..=index], &cell[1][index..=index]];
+        let names = [self.suite.cell_name(s, 0), self.suite.cell_name(s, v)];
+        let names = [names[0].as_str(), names[1].as_str()];
+        let exp = &self.suite.exp;
+        let value = |metric| -> Result<(f64, f64)> {
+            let [b, c] = paired_values(metric, pair, names, index)?;
+            Ok((b[0], c[0]))
+        };
+        let (b, c) = value(&exp.metric)?;
+        let guards = exp
+            .guards
+            .iter()
+            .map(|g| value(&g.metric))
+            .collect::<Result<Vec<_>>>()?;
+        Ok((b, c, guards))
+    }
+
+    fn perform(
+        &mut self,
+        executor: &mut dyn Executor,
+        s: usize,
+        v: usize,
+        iteration: usize,
+        warmup: bool,
+    ) -> Result<Option<RunOutcome>> {
+        let name = self.suite.cell_name(s, v);
+        let record = s * self.suite.exp.variants.len() + v;
+        self.maker.perform(
+            executor,
+            &RunRequest {
+                variant: &self.suite.scenarios[s].cells[v],
+                name: &name,
+                variant_id: self.variant_ids.as_ref().map(|ids| ids[record]),
+                iteration,
+                warmup,
+                scenario: Some((
+                    &self.suite.scenarios[s].name,
+                    &self.suite.scenarios[s].expect,
+                )),
+            },
+        )
+    }
+
+    /// Every cell's decision (the one it stopped with, else as if it
+    /// stopped now), as an evaluation; `None` below 2 pairs.
+    fn evaluations(&self) -> Result<Vec<Option<Evaluation>>> {
+        (0..self.suite.cells())
+            .map(|c| {
+                let decision: Decision = match self.test.decision(c)? {
+                    Some(d) => d.clone(),
+                    None if self.paired[c][0].len() < 2 => return Ok(None),
+                    None => self.test.evaluate(c)?,
+                };
+                let runs = [self.paired[c][0].as_slice(), self.paired[c][1].as_slice()];
+                Ok(Some(evaluation_of(&self.suite.exp, &decision, runs)))
+            })
+            .collect()
+    }
+}
+
+/// One pair's (baseline, candidate) values of the decision metric, and of
+/// each guard's metric.
+type PairValues = (f64, f64, Vec<(f64, f64)>);

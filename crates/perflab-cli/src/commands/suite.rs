@@ -1,0 +1,73 @@
+//! `perflab ab -f suite.toml`: a suite of scenarios × variants, every
+//! candidate against the baseline in every scenario.
+
+use perflab_runner::Executor;
+
+use crate::ab::{StopReason, run_suite};
+use crate::cli::AbArgs;
+use crate::error::{EXIT_INTERRUPTED, Error, Result};
+use crate::experiment::Settings;
+use crate::progress::progress_for;
+use crate::report::markdown::suite::suite_markdown;
+use crate::report::terminal::suite::suite_terminal;
+use crate::report::write_text;
+use crate::store::Store;
+use crate::suite_document::suite_document;
+
+use super::exit_code_for;
+
+/// Runs the suite `from_file` describes, with the flags on top.
+pub fn suite<E: Executor>(
+    args: &AbArgs,
+    store: &Store,
+    from_file: Settings,
+    executor_for: impl FnOnce(bool) -> Result<E>,
+) -> Result<i32> {
+    if !args.commands.is_empty() {
+        return Err(Error::usage(
+            "CMD",
+            "a suite file gives each cell's command through its [[variant]] and [[scenario]] tables; \
+             drop the commands from the command line",
+        ));
+    }
+    let suite = from_file.overlay(args.settings()?).into_suite()?;
+    let mut executor = executor_for(suite.exp.perf_events)?;
+    let mut progress = progress_for("suite", suite.exp.max_runs, args.run.quiet);
+    let run = run_suite(&suite, &mut executor, Some(store), progress.as_mut())?;
+    let doc = suite_document(&suite, &run)?;
+    let verdict = run.verdicts();
+    let overall = perflab_stats::combine_verdicts(&verdict);
+    if let Some(id) = run.experiment_id {
+        let status = if run.stop == StopReason::Interrupted {
+            "incomplete"
+        } else {
+            "complete"
+        };
+        let json = serde_json::to_string(&doc).unwrap_or_default();
+        store.finish_experiment(
+            id,
+            status,
+            doc.result.verdict.map(|v| v.as_str()),
+            None,
+            Some(&json),
+        )?;
+    }
+    print!("{}", suite_terminal(&doc));
+    if let Some(path) = &args.run.json {
+        let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        text.push('\n');
+        write_text(path, &text)?;
+    }
+    if let Some(path) = &args.run.markdown {
+        write_text(path, &suite_markdown(&doc))?;
+    }
+    if run.stop == StopReason::Interrupted {
+        eprintln!(
+            "perflab: interrupted; {} finished runs are kept in {}, marked incomplete",
+            run.run_count(),
+            store.path().display()
+        );
+        return Ok(EXIT_INTERRUPTED);
+    }
+    Ok(exit_code_for(Some(overall)))
+}

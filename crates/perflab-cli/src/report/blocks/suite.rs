@@ -1,0 +1,122 @@
+//! A suite's matrix (scenario × candidate) and its sentences, the same in
+//! every format.
+
+use perflab_format::suite::SuiteDocument;
+use perflab_format::vocabulary::Verdict;
+
+use crate::units::{format_percent, format_percent_interval};
+
+/// One cell of the matrix as shown.
+#[derive(Debug, Clone)]
+pub struct MatrixCell {
+    /// "+3.2% [+1.1%, +5.0%]", or "—" without an interval.
+    pub change: String,
+    /// The cell's verdict.
+    pub verdict: Verdict,
+    /// Pairs it rests on (`None` for a summary).
+    pub runs: Option<usize>,
+}
+
+impl MatrixCell {
+    /// The cell in one line: change, interval, verdict and pairs.
+    pub fn line(&self) -> String {
+        match self.runs {
+            Some(runs) => format!("{} {} ({runs} runs)", self.change, self.verdict),
+            None => format!("{} {}", self.change, self.verdict),
+        }
+    }
+}
+
+/// The matrix: a row per scenario, a column per candidate, and a last row
+/// summarising each candidate across scenarios.
+#[derive(Debug, Clone)]
+pub struct SuiteMatrix {
+    /// The candidates, in column order.
+    pub candidates: Vec<String>,
+    /// (scenario, its cells in column order).
+    pub rows: Vec<(String, Vec<MatrixCell>)>,
+    /// Each candidate's geometric-mean change across scenarios.
+    pub summary: Vec<MatrixCell>,
+}
+
+fn change_text(change: Option<f64>, ci: Option<[f64; 2]>) -> String {
+    match (change, ci) {
+        (Some(change), Some(ci)) => {
+            format!("{} {}", format_percent(change), format_percent_interval(ci))
+        }
+        _ => "—".to_string(),
+    }
+}
+
+/// The matrix of a suite document.
+pub fn suite_matrix(doc: &SuiteDocument) -> SuiteMatrix {
+    let candidates: Vec<String> = doc.candidates.iter().map(|c| c.variant.clone()).collect();
+    let rows = doc
+        .scenarios
+        .iter()
+        .map(|scenario| {
+            let cells = candidates
+                .iter()
+                .map(|variant| {
+                    let cell = doc
+                        .cells
+                        .iter()
+                        .find(|c| &c.scenario == scenario && &c.variant == variant);
+                    cell.map_or_else(
+                        || MatrixCell {
+                            change: "—".to_string(),
+                            verdict: Verdict::Inconclusive,
+                            runs: Some(0),
+                        },
+                        |c| MatrixCell {
+                            change: change_text(c.change, c.ci),
+                            verdict: c.verdict,
+                            runs: Some(c.runs),
+                        },
+                    )
+                })
+                .collect();
+            (scenario.clone(), cells)
+        })
+        .collect();
+    let summary = doc
+        .candidates
+        .iter()
+        .map(|c| MatrixCell {
+            change: change_text(c.change, c.ci),
+            verdict: c.verdict,
+            runs: None,
+        })
+        .collect();
+    SuiteMatrix {
+        candidates,
+        rows,
+        summary,
+    }
+}
+
+/// The experiment's verdict and the level it holds at, in one sentence.
+pub fn suite_headline(doc: &SuiteDocument) -> String {
+    let verdict = doc.result.verdict.unwrap_or(Verdict::Inconclusive);
+    let cells = doc.cells.len();
+    format!(
+        "{verdict}: {} against baseline {} in {} scenario(s). Each of the {cells} cells' intervals is at {:.2}% \
+         so that {:.0}% holds for all of them at once (Bonferroni); the summary row is each candidate's \
+         geometric-mean change across scenarios",
+        doc.candidates
+            .iter()
+            .map(|c| c.variant.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        doc.baseline,
+        doc.scenarios.len(),
+        doc.cell_confidence * 100.0,
+        doc.confidence * 100.0
+    )
+}
+
+/// What the verdict means, for the line after the matrix.
+pub fn verdict_rule() -> &'static str {
+    "The suite is NO-GO if any cell is NO-GO, GO if every cell is GO or NEUTRAL with at least one GO, \
+     NEUTRAL if every cell is NEUTRAL, else INCONCLUSIVE"
+}

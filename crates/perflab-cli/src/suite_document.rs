@@ -1,0 +1,133 @@
+//! A suite's outcome as its `perflab-result/1` document (kind `suite`):
+//! the matrix of cells, each candidate's summary across scenarios and the
+//! experiment's verdict, from which every output format and the store are
+//! made.
+
+use perflab_format::result::VariantDoc;
+use perflab_format::suite::{CandidateDoc, CellDoc, SuiteDocument};
+use perflab_format::vocabulary::{ResultKind, ResultStatus};
+use perflab_stats::{Verdict, combine_verdicts, summary_change};
+
+use crate::ab::{StopReason, SuiteRun};
+use crate::error::Result;
+use crate::experiment::Suite;
+use crate::result_document::{
+    attach_spans, metric_info, provenance_map, result_document, variant_doc, verdict_word,
+};
+
+/// The document of a suite.
+pub fn suite_document(suite: &Suite, run: &SuiteRun) -> Result<SuiteDocument> {
+    let exp = &suite.exp;
+    let unit = run
+        .runs
+        .iter()
+        .flatten()
+        .flatten()
+        .find_map(|r| r.metrics.get(&exp.metric.name))
+        .map(|m| m.unit.clone());
+    let mut variants: Vec<VariantDoc> = Vec::new();
+    let mut names = Vec::new();
+    let mut runs = Vec::new();
+    for (s, scenario) in suite.scenarios.iter().enumerate() {
+        for (v, cell) in scenario.cells.iter().enumerate() {
+            let cell_runs = &run.runs[s][v];
+            if cell_runs.is_empty() {
+                continue;
+            }
+            let name = suite.cell_name(s, v);
+            variants.push(variant_doc(
+                &name,
+                Some(cell.command.display()),
+                &cell.env,
+                &exp.metric.name,
+                cell_runs,
+            )?);
+            names.push(name);
+            runs.push(cell_runs.clone());
+        }
+    }
+    let mut cells = Vec::new();
+    for (s, scenario) in suite.scenarios.iter().enumerate() {
+        for v in 1..exp.variants.len() {
+            let evaluation = run.evaluations[suite.cell(s, v)].as_ref();
+            let reason = match evaluation {
+                Some(e) => format!("{}{}", e.reason, stop_note(run.stop, e.verdict)),
+                None => "fewer than 2 pairs were measured: no interval yet".to_string(),
+            };
+            cells.push(CellDoc {
+                scenario: scenario.name.clone(),
+                variant: exp.variants[v].name.clone(),
+                verdict: verdict_word(evaluation.map_or(Verdict::Inconclusive, |e| e.verdict)),
+                change: evaluation.map(|e| e.interval.estimate),
+                ci: evaluation.map(|e| [e.interval.lo, e.interval.hi]),
+                runs: evaluation.map_or(0, |e| e.pairs),
+                reason,
+            });
+        }
+    }
+    let candidates = (1..exp.variants.len())
+        .map(|v| candidate_doc(suite, run, v))
+        .collect();
+    let status = if run.stop == StopReason::Interrupted {
+        ResultStatus::Incomplete
+    } else {
+        ResultStatus::Complete
+    };
+    let mut result = result_document(
+        ResultKind::Suite,
+        status,
+        exp.name.clone(),
+        run.experiment_id,
+        metric_info(&exp.metric, unit.as_deref()),
+        variants,
+    );
+    result.verdict = Some(verdict_word(combine_verdicts(&run.verdicts())));
+    result.seed = Some(run.seed);
+    result.provenance = Some(provenance_map(&run.provenance));
+    let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    attach_spans(
+        &mut result,
+        &runs,
+        &name_refs,
+        Some(&exp.confidence_sequence()?),
+    );
+    Ok(SuiteDocument {
+        result,
+        scenarios: suite.scenarios.iter().map(|s| s.name.clone()).collect(),
+        baseline: exp.variants[0].name.clone(),
+        confidence: exp.confidence,
+        cell_confidence: run.cell_confidence,
+        cells,
+        candidates,
+    })
+}
+
+/// One candidate's row combined: its verdict and geometric-mean change.
+fn candidate_doc(suite: &Suite, run: &SuiteRun, v: usize) -> CandidateDoc {
+    let row: Vec<_> = (0..suite.scenarios.len())
+        .map(|s| run.evaluations[suite.cell(s, v)].as_ref())
+        .collect();
+    let verdicts: Vec<Verdict> = row
+        .iter()
+        .map(|e| e.map_or(Verdict::Inconclusive, |e| e.verdict))
+        .collect();
+    let intervals: Option<Vec<_>> = row.iter().map(|e| e.map(|e| e.interval)).collect();
+    let summary = intervals.and_then(|ivs| summary_change(&ivs).ok());
+    CandidateDoc {
+        variant: suite.exp.variants[v].name.clone(),
+        verdict: verdict_word(combine_verdicts(&verdicts)),
+        change: summary.map(|iv| iv.estimate),
+        ci: summary.map(|iv| [iv.lo, iv.hi]),
+        confidence: summary.map(|iv| iv.confidence),
+    }
+}
+
+/// What a cell's reason must add about an early stop.
+fn stop_note(stop: StopReason, verdict: Verdict) -> &'static str {
+    match stop {
+        StopReason::Interrupted => " (interrupted: the experiment did not finish)",
+        StopReason::MaxTime if verdict == Verdict::Inconclusive => " (stopped at --max-time)",
+        StopReason::MaxRuns if verdict == Verdict::Inconclusive => " (stopped at --max-runs)",
+        _ => "",
+    }
+}
