@@ -206,11 +206,11 @@ fn ignore_failure_measures_failing_runs_too() {
         ])
         .output()
         .unwrap();
-    assert!(
-        matches!(out.status.code(), Some(0 | 4)),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // The runs were measured to a result; which verdict ten pairs of a 1 ms
+    // command give is noise and not what this test is about.
+    common::assert_reached_a_result(&out);
+    let runs = s.json("r.json")["variants"][0]["runs"].as_u64().unwrap();
+    assert!(runs >= 10, "{runs} runs measured");
 }
 
 #[test]
