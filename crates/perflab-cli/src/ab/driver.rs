@@ -125,20 +125,7 @@ pub fn run_ab(
             seed: schedule.seed(),
             provenance,
         }),
-        Err(e) => {
-            if let (Some(store), Some(id)) = (store, experiment_id) {
-                store.finish_experiment(id, "incomplete", None, None, None)?;
-                let kept = store.count_runs(id)?;
-                return Err(annotate(
-                    e,
-                    &format!(
-                        "{kept} finished runs are kept in {} as experiment #{id}, marked incomplete",
-                        store.path().display()
-                    ),
-                ));
-            }
-            Err(e)
-        }
+        Err(e) => Err(keep_finished_runs(e, store, experiment_id)?),
     }
 }
 
@@ -153,7 +140,30 @@ pub fn profile_dir() -> Result<tempfile::TempDir> {
         })
 }
 
-/// The error with a note on the runs kept, for a run's error.
+/// After an error, marks the stored experiment incomplete and says in the
+/// error how many finished runs it keeps (an error of the store itself
+/// comes back instead).
+pub fn keep_finished_runs(
+    e: Error,
+    store: Option<&Store>,
+    experiment_id: Option<i64>,
+) -> Result<Error> {
+    let (Some(store), Some(id)) = (store, experiment_id) else {
+        return Ok(e);
+    };
+    store.finish_experiment(id, "incomplete", None, None, None)?;
+    let kept = store.count_runs(id)?;
+    Ok(annotate(
+        e,
+        &format!(
+            "{kept} finished runs are kept in {} as experiment #{id}, marked incomplete",
+            store.path().display()
+        ),
+    ))
+}
+
+/// The error with a note added, for a run's error (other errors are
+/// returned as they are).
 pub fn annotate(e: Error, note: &str) -> Error {
     match e {
         Error::Run { run, message } => Error::Run {

@@ -12,5 +12,7 @@ pub mod driver;
 pub mod measure;
 pub mod suite;
 
-pub use driver::{AbRun, StopReason, annotate, begin_ab, failed_run, profile_dir, run_ab};
+pub use driver::{
+    AbRun, StopReason, annotate, begin_ab, failed_run, keep_finished_runs, profile_dir, run_ab,
+};
 pub use suite::{SuiteRun, run_suite};

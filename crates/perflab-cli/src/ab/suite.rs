@@ -19,7 +19,7 @@ use crate::provenance::Provenance;
 use crate::store::{Store, VariantRecord};
 
 use super::StopReason;
-use super::driver::{annotate, profile_dir};
+use super::driver::{keep_finished_runs, profile_dir};
 use super::measure::{RunMaker, RunRequest};
 
 /// What a suite produced.
@@ -117,20 +117,7 @@ pub fn run_suite(
             seed,
             provenance,
         }),
-        Err(e) => {
-            if let (Some(store), Some(id)) = (store, experiment_id) {
-                store.finish_experiment(id, "incomplete", None, None, None)?;
-                let kept = store.count_runs(id)?;
-                return Err(annotate(
-                    e,
-                    &format!(
-                        "{kept} finished runs are kept in {} as experiment #{id}, marked incomplete",
-                        store.path().display()
-                    ),
-                ));
-            }
-            Err(e)
-        }
+        Err(e) => Err(keep_finished_runs(e, store, experiment_id)?),
     }
 }
 
