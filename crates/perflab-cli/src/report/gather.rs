@@ -127,22 +127,27 @@ fn experiment(
                 ))
             }
         },
-        Some(text) => match SweepDocument::from_result_json(text) {
-            Some(doc) => {
-                result = Some(doc.result.clone());
-                sweep = Some(doc);
-            }
-            None => match SuiteDocument::from_result_json(text) {
-                Some(doc) => {
+        Some(text) => {
+            // The store's kind says which document to read, so that each is
+            // parsed once (a report of many experiments spends its time here).
+            let read = match row.kind.as_str() {
+                "sweep" => SweepDocument::from_result_json(text).map(|doc| {
+                    result = Some(doc.result.clone());
+                    sweep = Some(doc);
+                }),
+                "suite" => SuiteDocument::from_result_json(text).map(|doc| {
                     result = Some(doc.result.clone());
                     suite = Some(doc);
-                }
-                None => match ResultDocument::from_json_str(text) {
+                }),
+                _ => None,
+            };
+            if read.is_none() {
+                match ResultDocument::from_json_str(text) {
                     Ok(doc) => result = Some(doc),
                     Err(e) => missing = Some(format!("its stored result cannot be read: {e}")),
-                },
-            },
-        },
+                }
+            }
+        }
         None => {
             missing = Some(format!(
                 "it has no stored result (status {}: it did not finish, or perflab was killed); its {} measured runs are kept in the store",
