@@ -20,13 +20,16 @@ pub fn program(cost: u32) -> String {
     )
 }
 
-/// A program as noisy as a machine under heavy load: `work` anywhere in
-/// half to one and a half times `100 × cost`, so no A/B of a few dozen runs
-/// can tell a small change from none.
+/// A program whose `work` swings between 1.5 × and 1/1.5 × `100 × cost`,
+/// one run after the other: against a quiet `program(cost)` its log ratios
+/// are ±0.405 and average exactly zero, so no A/B of a few dozen runs can
+/// decide (random noise would not do: a uniform spread has a lower geometric
+/// mean, which enough runs would call GO).
 pub fn noisy_program(cost: u32) -> String {
     format!(
-        "#!/bin/sh\nnoise=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')\n\
-         echo \"PERFLAB_METRIC work $(({cost} * 50 + noise % ({cost} * 100)))\"\n"
+        "#!/bin/sh\nn=$(cat .runs 2>/dev/null || echo 0)\necho $((n + 1)) > .runs\n\
+         if [ $((n % 2)) -eq 0 ]; then work=$(({cost} * 150)); else work=$(({cost} * 200 / 3)); fi\n\
+         echo \"PERFLAB_METRIC work $work\"\n"
     )
 }
 
