@@ -88,10 +88,8 @@ fn with_ignore_failure_a_broken_expectation_does_not_stop_the_experiment() {
 #[test]
 fn counters_of_an_instrumented_run_are_checked_from_its_profile() {
     let s = Scratch::new();
-    let profile = format!(
-        "{}/tests/fixtures/spans-baseline.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let profile = common::fixture("spans-baseline.json");
+    let profile = profile.display();
     // The recorded profile counted 52 malformed lines and no path over the error budget.
     let file = |expect: &str| {
         format!(
