@@ -1,0 +1,145 @@
+//! The payments case study's suite file (`examples/payments/perflab.toml`),
+//! run through the real CLI on small workloads written by the example's own
+//! generator: the fixed generator's workloads run in every scenario, and the
+//! original generator's is refused by the dispute-heavy expectations.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use common::{Scratch, assert_reached_a_result, stderr_of_refusal};
+
+const SCENARIOS: [&str; 6] = [
+    "baseline",
+    "hot-accounts",
+    "dispute-heavy",
+    "store-heavy",
+    "sparse-ids",
+    "multi-threaded",
+];
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The example's binary, built once per test process by cargo (debug
+/// profile, the target folder of this test run).
+fn payments() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let out = Command::new(cargo)
+            .args([
+                "build",
+                "--quiet",
+                "-p",
+                "payments",
+                "--message-format=short",
+            ])
+            .current_dir(workspace())
+            .output()
+            .expect("run cargo build");
+        assert!(
+            out.status.success(),
+            "cargo build -p payments failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let target = std::env::var_os("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| workspace().join("target"));
+        target.join("debug/payments")
+    })
+}
+
+/// Writes `scenario`'s workload of 20,000 transactions (200 accounts) into `dir`.
+fn generate(dir: &Path, scenario: &str, broken: bool) {
+    std::fs::create_dir_all(dir).expect("data folder");
+    let mut cmd = Command::new(payments());
+    cmd.args([
+        "generate",
+        "--scenario",
+        scenario,
+        "--transactions",
+        "20000",
+    ])
+    .arg("--output")
+    .arg(dir.join(format!("{scenario}.csv")));
+    if broken {
+        cmd.arg("--broken");
+    }
+    let status = cmd.status().expect("run payments generate");
+    assert!(status.success(), "payments generate --scenario {scenario}");
+}
+
+fn suite(s: &Scratch, data: &Path, extra: &[&str]) -> std::process::Output {
+    s.perflab()
+        .args(["ab", "-f"])
+        .arg(workspace().join("examples/payments/perflab.toml"))
+        .args([
+            "--min-runs",
+            "2",
+            "--max-runs",
+            "2",
+            "--warmup",
+            "0",
+            "--quiet",
+        ])
+        .args(extra)
+        .env("PAYMENTS_BIN", payments())
+        .env("PAYMENTS_DATA", data)
+        .output()
+        .expect("run perflab")
+}
+
+#[test]
+fn the_suite_runs_every_scenario_of_the_fixed_generator_against_both_versions() {
+    let s = Scratch::new();
+    let data = s.path("data");
+    for scenario in &SCENARIOS[..5] {
+        generate(&data, scenario, false);
+    }
+    let out = suite(&s, &data, &["--json", "suite.json"]);
+    assert_reached_a_result(&out);
+    let doc = s.json("suite.json");
+    assert_eq!(doc["kind"], "suite");
+    let cells = doc["cells"].as_array().expect("cells");
+    let mut scenarios: Vec<&str> = cells
+        .iter()
+        .map(|c| {
+            assert_eq!(c["variant"], "v2", "{c}");
+            c["scenario"].as_str().expect("scenario name")
+        })
+        .collect();
+    scenarios.sort_unstable();
+    let mut expected = SCENARIOS.to_vec();
+    expected.sort_unstable();
+    assert_eq!(scenarios, expected);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("geometric mean"), "{stdout}");
+}
+
+#[test]
+fn the_original_generator_is_refused_naming_the_scenario_and_the_counter() {
+    let s = Scratch::new();
+    let data = s.path("data-broken");
+    generate(&data, "dispute-heavy", true);
+    let out = suite(&s, &data, &["--scenario", "dispute-heavy"]);
+    let stderr = stderr_of_refusal(&out);
+    assert!(stderr.contains("scenario \"dispute-heavy\""), "{stderr}");
+    assert!(stderr.contains("chargebacks = 0"), "{stderr}");
+    assert!(
+        stderr.contains("does not produce the declared mix"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn the_same_workload_from_the_fixed_generator_passes_the_expectations() {
+    let s = Scratch::new();
+    let data = s.path("data");
+    generate(&data, "dispute-heavy", false);
+    let out = suite(&s, &data, &["--scenario", "dispute-heavy"]);
+    assert_reached_a_result(&out);
+}
