@@ -95,7 +95,7 @@ pub fn apply_all<H: BuildHasher + Default>(records: &[Record]) -> Vec<(ClientId,
     let mut engine = Engine::<H>::new();
     for (i, record) in records.iter().enumerate() {
         engine.apply(record);
-        if i % GAUGE_EVERY == 0 {
+        if i.is_multiple_of(GAUGE_EVERY) {
             perflab::gauge!("stored_deposits", engine.stored_deposits());
         }
     }

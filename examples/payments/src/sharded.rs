@@ -130,7 +130,7 @@ fn work<H: BuildHasher + Default>(
         let mut apply = |record: &Record| {
             engine.apply(record);
             applied += 1;
-            if applied % GAUGE_EVERY == 0 {
+            if applied.is_multiple_of(GAUGE_EVERY) {
                 perflab::gauge!("stored_deposits", engine.stored_deposits());
             }
         };
