@@ -24,6 +24,10 @@ use std::hash::BuildHasher;
 use crate::amount::Amount;
 use crate::record::{ClientId, Kind, Record, TxId};
 
+/// Operations applied between two readings of the store-size gauge: often
+/// enough to follow its growth, rarely enough to cost nothing measurable.
+pub const GAUGE_EVERY: usize = 4096;
+
 /// One client's balances.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Account {

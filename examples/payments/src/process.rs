@@ -5,14 +5,10 @@ use std::hash::BuildHasher;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use crate::engine::{Account, Engine};
+use crate::engine::{Account, Engine, GAUGE_EVERY};
 use crate::record::{self, ClientId, Record, RecordError};
 use crate::sharded;
 use crate::version::{V1Hasher, V2Hasher, Version};
-
-/// Deposits applied between two readings of the store-size gauge: often
-/// enough to follow its growth, rarely enough to cost nothing measurable.
-pub const GAUGE_EVERY: usize = 4096;
 
 /// Why a run failed.
 #[derive(Debug, thiserror::Error)]

@@ -18,8 +18,7 @@ use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
-use crate::engine::{Account, Engine};
-use crate::process::GAUGE_EVERY;
+use crate::engine::{Account, Engine, GAUGE_EVERY};
 use crate::record::{ClientId, Record};
 
 /// Records a shard's channel holds before a send blocks, whatever the
