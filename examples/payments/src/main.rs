@@ -40,7 +40,7 @@ enum Command {
         /// multi-threaded.
         #[arg(long)]
         scenario: Scenario,
-        /// Lines in the stream (K and M suffixes not understood: digits).
+        /// Transactions in the stream, the opening deposits included.
         #[arg(long, default_value_t = 1_000_000)]
         transactions: usize,
         /// Accounts; by default one per hundred transactions.
