@@ -122,6 +122,8 @@ step "the report"
 mapfile -t ids < <(awk '$4 == "complete" { print $1 }' out/history.txt | sort -n)
 "$perflab" report "${ids[@]}" --markdown REPORT.md --html report.html
 git -C "$root" rev-parse HEAD >out/commit.txt
+# Paths in the output are shown relative to the repository, wherever it was cloned.
+sed -i "s|$root/||g" REPORT.md report.html out/*.txt
 
 step "README.md: the marked blocks, from this run's output"
 python3 - <<'PY'
