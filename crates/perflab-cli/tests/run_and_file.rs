@@ -81,3 +81,30 @@ fn a_missing_experiment_file_says_which_path() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("nope.toml"));
 }
+
+#[test]
+fn history_shows_the_name_of_a_named_run_once() {
+    let s = Scratch::new();
+    let out = s
+        .perflab()
+        .args([
+            "run",
+            "true",
+            "-r",
+            "2",
+            "--name",
+            "spans: baseline",
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    common::assert_exit(&out, 0);
+    let out = s.perflab().args(["history"]).output().unwrap();
+    common::assert_exit(&out, 0);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let row = text
+        .lines()
+        .find(|line| line.contains(" run "))
+        .unwrap_or_else(|| panic!("no run in the history:\n{text}"));
+    assert_eq!(row.matches("spans: baseline").count(), 1, "{text}");
+}

@@ -49,6 +49,12 @@ pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {
                 first.0,
                 last.0
             ),
+            ("suite", [first, .., last]) => format!(
+                "{} cell variants ({} … {})",
+                r.variants.len(),
+                first.0,
+                last.0
+            ),
             _ => r
                 .variants
                 .iter()
@@ -56,7 +62,11 @@ pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {
                 .collect::<Vec<_>>()
                 .join(" vs "),
         };
-        let name = r.name.map(|n| format!("{n}: ")).unwrap_or_default();
+        // A run named with --name has one variant of that name: show it once.
+        let name = match r.name {
+            Some(n) if n != variants => format!("{n}: "),
+            _ => String::new(),
+        };
         println!(
             "{:>4}  {:20}  {:7}  {:10}  {:12}  {:>5}  {:28}  {:10}  {name}{variants}",
             r.id,
