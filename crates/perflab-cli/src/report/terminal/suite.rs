@@ -5,7 +5,7 @@ use std::fmt::Write;
 use perflab_format::suite::SuiteDocument;
 use perflab_format::vocabulary::{ResultStatus, Verdict};
 
-use crate::report::blocks::suite::{suite_headline, suite_matrix, verdict_rule};
+use crate::report::blocks::suite::{row_word, suite_headline, suite_matrix, verdict_rule};
 
 /// The suite as aligned text.
 pub fn suite_terminal(doc: &SuiteDocument) -> String {
@@ -20,13 +20,13 @@ pub fn suite_terminal(doc: &SuiteDocument) -> String {
         .map_or(doc.result.metric.name.as_str(), |(l, _)| l);
     let _ = writeln!(
         out,
-        "perflab suite{title}: {label} ({} is better)",
-        doc.result.metric.better
+        "perflab {}{title}: {label} ({} is better)",
+        doc.result.kind, doc.result.metric.better
     );
     let _ = writeln!(out, "{}.\n", suite_headline(doc));
     let matrix = suite_matrix(doc);
     let mut table: Vec<Vec<String>> = vec![
-        std::iter::once("scenario".to_string())
+        std::iter::once(row_word(doc).to_string())
             .chain(matrix.candidates.iter().cloned())
             .collect(),
     ];
