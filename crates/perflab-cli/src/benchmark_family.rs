@@ -20,7 +20,7 @@ use perflab_stats::{
 use crate::decide::verdict_sentence;
 use crate::error::{Error, Result};
 use crate::result_document::{better_word, result_document, samples_variant_doc, verdict_word};
-use crate::samples::{Source, check_count, file_stem};
+use crate::samples::{Imported, check_count, file_stem};
 
 /// What is compared and how.
 #[derive(Debug, Clone, Copy)]
@@ -36,20 +36,19 @@ pub struct FamilyQuery<'a> {
 }
 
 /// A side's label: the criterion baseline or the file's name.
-fn label(source: &Source, input: &str) -> String {
+fn label(imported: &Imported, input: &str) -> String {
     match input.rsplit_once('#') {
         Some((_, selector)) if !std::path::Path::new(input).exists() => selector.to_string(),
-        _ => file_stem(&source.imported.path),
+        _ => file_stem(&imported.path),
     }
 }
 
 /// The comparison of every benchmark OLD and NEW share, and its verdict.
 pub fn family_document(
-    (old, old_input): (&Source, &str),
-    (new, new_input): (&Source, &str),
+    (a, old_input): (&Imported, &str),
+    (b, new_input): (&Imported, &str),
     query: FamilyQuery<'_>,
 ) -> Result<(SuiteDocument, Verdict)> {
-    let (a, b) = (&old.imported, &new.imported);
     let metric = a.metric(query.measure).unwrap_or("value").to_string();
     let metric_b = b.metric(query.measure).unwrap_or("value");
     if metric != metric_b {
@@ -83,7 +82,7 @@ pub fn family_document(
             ),
         ));
     }
-    let (mut old_label, mut new_label) = (label(old, old_input), label(new, new_input));
+    let (mut old_label, mut new_label) = (label(a, old_input), label(b, new_input));
     if old_label == new_label {
         old_label.push_str(" (A)");
         new_label.push_str(" (B)");
@@ -146,8 +145,8 @@ pub fn family_document(
     result.change = summary.map(|iv| iv.estimate);
     result.ci = summary.map(|iv| [iv.lo, iv.hi]);
     for (side, only) in [
-        (&old_label, one_side_only(old, new)),
-        (&new_label, one_side_only(new, old)),
+        (&old_label, one_side_only(a, b)),
+        (&new_label, one_side_only(b, a)),
     ] {
         if !only.is_empty() {
             result.warnings.push(format!(
@@ -213,11 +212,10 @@ fn decide_one(
     }
 }
 
-fn one_side_only(this: &Source, other: &Source) -> Vec<String> {
-    this.imported
-        .benchmarks
+fn one_side_only(this: &Imported, other: &Imported) -> Vec<String> {
+    this.benchmarks
         .iter()
-        .filter(|x| !other.imported.benchmarks.iter().any(|y| y.name == x.name))
+        .filter(|x| !other.benchmarks.iter().any(|y| y.name == x.name))
         .map(|x| x.name.clone())
         .collect()
 }

@@ -18,7 +18,7 @@ use crate::result_document::{
     better_word, decision_doc, mann_whitney_p, provenance_map, result_document,
     samples_variant_doc, set_decision,
 };
-use crate::samples::{Format, Source, one_series, read_source};
+use crate::samples::{Format, Imported, one_series, read_source};
 use crate::store::{Store, VariantRecord};
 
 use super::exit_code_for;
@@ -37,7 +37,8 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
             thresholds,
             confidence,
         };
-        return compare_families(args, store, (&source_a, &source_b), query);
+        let sides = (source_a.narrowed(), source_b.narrowed());
+        return compare_families(args, store, (&sides.0, &sides.1), query);
     }
     let a = one_series(&source_a, args.measure.as_deref())?;
     let b = one_series(&source_b, args.measure.as_deref())?;
@@ -151,7 +152,7 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
 fn compare_families(
     args: &CompareArgs,
     store: &Store,
-    (a, b): (&Source, &Source),
+    (a, b): (&Imported, &Imported),
     query: FamilyQuery<'_>,
 ) -> Result<i32> {
     let (mut doc, verdict) = family_document((a, &args.baseline), (b, &args.candidate), query)?;

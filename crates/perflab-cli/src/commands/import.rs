@@ -19,11 +19,7 @@ use crate::store::{Store, VariantRecord};
 /// `perflab import`.
 pub fn import(args: &ImportArgs, store: &Store) -> Result<i32> {
     let format = args.format.as_deref().map(Format::from_name).transpose()?;
-    let source = read_source(&args.input, format)?;
-    let mut imported = source.imported;
-    if let Some(index) = source.pick {
-        imported.benchmarks = vec![imported.benchmarks.swap_remove(index)];
-    }
+    let imported = read_source(&args.input, format)?.narrowed();
     if imported.benchmarks.is_empty() {
         return Err(Error::input(
             &imported.path,

@@ -160,11 +160,7 @@ fn read_sample(path: &Path, parsed: Option<&serde_json::Value>) -> Result<Benchm
         ));
     }
     // criterion records nanoseconds for the whole sample.
-    let values = times
-        .iter()
-        .zip(&iters)
-        .map(|(t, n)| t / n * 1e-9)
-        .collect();
+    let values = times.iter().zip(&iters).map(|(t, n)| t / n / 1e9).collect();
     Ok(Benchmark::with_metric(
         benchmark_name(path),
         "wall",

@@ -69,7 +69,7 @@ impl Importer for GoBenchText {
             };
             for (value, unit) in pairs {
                 let (metric, unit, value) = match unit {
-                    "ns/op" => ("wall", "s", value * 1e-9),
+                    "ns/op" => ("wall", "s", value / 1e9),
                     other => (other, other, value),
                 };
                 let series = benchmarks[index]
@@ -104,7 +104,7 @@ fn result_line(line: &str) -> Option<(&str, Vec<(f64, &str)>)> {
     }
     let pairs = rest
         .chunks(2)
-        .map(|p| Some((p[0].parse::<f64>().ok()?, p[1])))
+        .map(|p| Some((p[0].parse::<f64>().ok().filter(|v| v.is_finite())?, p[1])))
         .collect::<Option<Vec<_>>>()?;
     Some((name, pairs))
 }

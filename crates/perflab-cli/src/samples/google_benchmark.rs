@@ -62,9 +62,9 @@ impl Importer for GoogleBenchmarkJson {
                 ));
             }
             let what = format!("benchmark '{name}'");
-            let scale = seconds_per(path, row, &what)?;
-            let real = number(path, row, "real_time", &what)? * scale;
-            let cpu = number(path, row, "cpu_time", &what)? * scale;
+            let per_second = units_per_second(path, row, &what)?;
+            let real = number(path, row, "real_time", &what)? / per_second;
+            let cpu = number(path, row, "cpu_time", &what)? / per_second;
             let index = match benchmarks.iter().position(|b| b.name == name) {
                 Some(i) => i,
                 None => {
@@ -117,17 +117,17 @@ impl Importer for GoogleBenchmarkJson {
     }
 }
 
-/// Seconds per unit of the row's `time_unit` (nanoseconds when absent, as
-/// Google Benchmark's default).
-fn seconds_per(path: &std::path::Path, row: &serde_json::Value, what: &str) -> Result<f64> {
+/// Units of the row's `time_unit` per second (nanoseconds when absent, as
+/// Google Benchmark's default); dividing by it rounds once.
+fn units_per_second(path: &std::path::Path, row: &serde_json::Value, what: &str) -> Result<f64> {
     match row
         .get("time_unit")
         .and_then(|u| u.as_str())
         .unwrap_or("ns")
     {
-        "ns" => Ok(1e-9),
-        "us" => Ok(1e-6),
-        "ms" => Ok(1e-3),
+        "ns" => Ok(1e9),
+        "us" => Ok(1e6),
+        "ms" => Ok(1e3),
         "s" => Ok(1.0),
         other => Err(Error::input(
             path,
@@ -159,7 +159,7 @@ mod tests {
         let imported = read(json).unwrap();
         let values = &imported.benchmarks[0].metrics["wall"].values;
         assert_eq!(values.len(), 2);
-        assert!((values[0] - 2e-6).abs() < 1e-18 && (values[1] - 3e-6).abs() < 1e-18);
+        assert_eq!(values, &vec![2e-6, 3e-6]);
     }
 
     #[test]

@@ -152,6 +152,15 @@ impl Source {
         let i = &self.imported;
         !i.alternatives && self.pick.is_none() && i.benchmarks.len() > 1
     }
+
+    /// What the input holds, down to the benchmark picked if one was.
+    pub fn narrowed(mut self) -> Imported {
+        if let Some(index) = self.pick {
+            let picked = self.imported.benchmarks.swap_remove(index);
+            self.imported.benchmarks = vec![picked];
+        }
+        self.imported
+    }
 }
 
 /// Splits `PATH#SELECTOR`, unless the whole text names an existing file.
@@ -198,6 +207,19 @@ pub fn read_source(input: &str, forced: Option<Format>) -> Result<Source> {
         None => detect(&input)?,
     };
     let imported = importer.read(&input)?;
+    for b in &imported.benchmarks {
+        for (metric, series) in &b.metrics {
+            if let Some(v) = series.values.iter().find(|v| !v.is_finite()) {
+                return Err(Error::input(
+                    &input.path,
+                    format!(
+                        "benchmark '{}' has a {metric} of {v}, which is not a finite number",
+                        b.name
+                    ),
+                ));
+            }
+        }
+    }
     let pick = match (&input.selector, importer.format()) {
         // A criterion selector names the baseline, already read.
         (_, Format::Criterion) | (None, _) => None,

@@ -127,7 +127,14 @@ pub fn suite_headline(doc: &SuiteDocument) -> String {
 }
 
 /// What the verdict means, for the line after the matrix.
-pub fn verdict_rule() -> &'static str {
-    "The suite is NO-GO if any cell is NO-GO, GO if every cell is GO or NEUTRAL with at least one GO, \
-     NEUTRAL if every cell is NEUTRAL, else INCONCLUSIVE"
+pub fn verdict_rule(doc: &SuiteDocument) -> String {
+    let whole = if doc.result.kind == ResultKind::Compare {
+        "comparison"
+    } else {
+        "suite"
+    };
+    format!(
+        "The {whole} is NO-GO if any cell is NO-GO, GO if every cell is GO or NEUTRAL with at least one GO, \
+         NEUTRAL if every cell is NEUTRAL, else INCONCLUSIVE"
+    )
 }

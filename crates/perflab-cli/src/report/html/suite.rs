@@ -61,7 +61,7 @@ pub fn suite_html(doc: &SuiteDocument) -> String {
         r#"</tr></tbody></table><p class="chart-note">Metric: {} ({} is better). Changes are positive when better; intervals in brackets. {}.</p>"#,
         esc(&doc.result.metric.name),
         esc(doc.result.metric.better.as_str()),
-        esc(verdict_rule())
+        esc(&verdict_rule(doc))
     );
     out
 }

@@ -40,7 +40,7 @@ pub fn suite_markdown_body(doc: &SuiteDocument) -> String {
         "\n\nMetric: {} ({} is better). {}.",
         cell(&doc.result.metric.name),
         doc.result.metric.better,
-        verdict_rule()
+        verdict_rule(doc)
     );
     for w in &doc.result.warnings {
         let _ = writeln!(out, "\n> Warning: {}", cell(w));

@@ -60,7 +60,7 @@ pub fn suite_terminal(doc: &SuiteDocument) -> String {
             .collect();
         let _ = writeln!(out, "  {}", line.join("   ").trim_end());
     }
-    let _ = writeln!(out, "\n{}.", verdict_rule());
+    let _ = writeln!(out, "\n{}.", verdict_rule(doc));
     // Why a cell did not decide is what the user acts on (more runs, a
     // quieter machine), so it is said here and not only in the JSON.
     for cell in doc
