@@ -1,19 +1,22 @@
 //! `perflab compare` and `perflab import` on real output of benchmark
 //! harnesses (criterion, Google Benchmark, pytest-benchmark, go test
 //! -bench), produced here by running them on tiny benchmarks of which one
-//! does ten times the work in the "slow" runs.
+//! does thirty times the work in the "slow" runs.
 //!
-//! The thresholds are wide (±60 %: 2.5 times slower) because the two runs
-//! are made one after the other on a shared machine, not interleaved: a
-//! load that changes between them moves every benchmark, and these tests
-//! are about reading the harnesses and matching benchmarks, not about small
-//! changes. The changed benchmark moves by about -90 %.
+//! The thresholds are wide (±75 %: four times slower or faster) because the
+//! two runs are made one after the other on a shared machine, not
+//! interleaved: a load that changes between them moves every benchmark (on
+//! a machine with a load average of 14 on 2 cores, an unchanged Go
+//! benchmark measured +58 % [+10 %, +116 %] between two runs a second
+//! apart), and these tests are about reading the harnesses and matching
+//! benchmarks, not about small changes. The changed benchmark moves by
+//! about -97 %.
 
 mod common;
 
 use common::{Scratch, assert_exit, harnesses, stderr_of_refusal};
 
-const WIDE: [&str; 4] = ["--go", "60%", "--nogo", "-60%"];
+const WIDE: [&str; 4] = ["--go", "75%", "--nogo", "-75%"];
 
 /// The cells of a family comparison's JSON, as (benchmark, verdict).
 fn verdicts(json: &serde_json::Value) -> Vec<(String, String)> {

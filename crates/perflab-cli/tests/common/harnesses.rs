@@ -1,7 +1,7 @@
 //! Real output of benchmark harnesses, made by running them on the tiny
 //! benchmarks in `tests/fixtures` (criterion-bench, google-benchmark,
 //! pytest-benchmark, go-bench). Each fixture has two benchmarks; with
-//! `slow` set (`SLOW_SUM=1`) one of them does ten times the work.
+//! `slow` set (`SLOW_SUM=1`) one of them does thirty times the work.
 //!
 //! Builds (the criterion crate, the C++ binary, the Python virtual
 //! environment) are kept under the target folder, so only the first run of
