@@ -57,7 +57,8 @@ perflab ab './a' './b' --measure throughput --metric 'throughput=([0-9.]+[KMG]?)
 of a perflab JSON result or one command of a hyperfine export (by name or 0-based index).\n\
 A text file holds one number per line (K/M/G suffixes allowed, # starts a comment).\n\
 Results of many benchmarks (criterion's target/criterion#BASELINE, Google Benchmark JSON with \
---benchmark_repetitions, pytest-benchmark JSON with --benchmark-save-data, go test -bench -count N) \
+--benchmark_repetitions, pytest-benchmark --benchmark-json or a run saved with --benchmark-save-data, \
+go test -bench -count N) \
 are compared benchmark by benchmark, matched by name, with one confidence level for all of them.\n\
 Examples:\n  perflab compare target/criterion#before target/criterion#after\n  \
 perflab compare old.txt new.txt --format go --measure allocs/op"
