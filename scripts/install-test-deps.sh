@@ -15,6 +15,12 @@ command -v valgrind >/dev/null || need+=(valgrind)
 command -v setarch >/dev/null || need+=(util-linux)
 # The HTML report is checked in headless Chromium (tests/report_browser.rs).
 command -v chromium >/dev/null || command -v chromium-browser >/dev/null || need+=(chromium)
+# tests/imports.rs runs real benchmark harnesses: Google Benchmark (C++),
+# pytest-benchmark (pip into a virtual environment the test makes) and Go's
+# testing package; criterion comes through cargo.
+[ -f /usr/include/benchmark/benchmark.h ] || need+=(libbenchmark-dev)
+python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
+command -v go >/dev/null || need+=(golang-go)
 
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi

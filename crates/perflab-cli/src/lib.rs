@@ -9,7 +9,8 @@
 //! - flags: [`cli`] (clap definitions and their conversion into settings);
 //! - rendering: [`report`] (terminal, Markdown, HTML, JSON) and [`progress`];
 //! - documents: [`result_document`] (the `perflab-result/1` document; a
-//!   suite's in [`suite_document`]),
+//!   suite's in [`suite_document`]; two results of many benchmarks compared
+//!   by name in [`benchmark_family`]),
 //!   [`metric_history`] (a metric over commits, `perflab-history/1`),
 //!   [`metric_direction`], [`spans`], [`probes`] (counters and gauges) and
 //!   [`answer_check`];
@@ -20,7 +21,8 @@
 //!   callgrind adapters);
 //! - state: [`experiment`] (validated configuration), [`expectations`] (what
 //!   a workload's runs must show), [`store`] (SQLite),
-//!   [`samples`] (existing samples for `compare`) and [`provenance`];
+//!   [`samples`] (existing samples and benchmark harnesses' results, for
+//!   `compare` and `import`) and [`provenance`];
 //! - ground: [`error`] and [`units`].
 //!
 //! Runs are started by the `perflab-runner` crate; the document types are
@@ -29,6 +31,7 @@
 
 pub mod ab;
 pub mod answer_check;
+pub mod benchmark_family;
 pub mod bisect;
 pub mod cli;
 pub mod commands;
@@ -70,6 +73,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Compare(args) => commands::compare(args, &store),
         Command::Run(args) => commands::run(args, &store, &mut executor_for(args.run.perf_events)?),
         Command::History(args) => commands::history(args, &store),
+        Command::Import(args) => commands::import(args, &store),
         Command::Profile(args) => commands::profile(args, &store, &mut executor),
         Command::Sweep(args) => commands::sweep(args, &store, &mut executor),
         Command::Report(args) => commands::report(args, &store),

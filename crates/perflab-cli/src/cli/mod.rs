@@ -12,12 +12,14 @@ mod profile;
 pub use profile::ProfileArgs;
 mod decision;
 mod history;
+mod import;
 mod report;
 mod revisions;
 mod sweep;
 
 pub use decision::DecisionArgs;
 pub use history::HistoryArgs;
+pub use import::ImportArgs;
 pub use report::ReportArgs;
 pub use revisions::{BisectArgs, CleanArgs};
 pub use sweep::SweepArgs;
@@ -48,15 +50,31 @@ perflab ab --rev main --rev HEAD --build 'cargo build --release' -- ./target/rel
 perflab ab -f suite.toml --scenario mixed   (a suite: every candidate against the baseline in every scenario)\n  \
 perflab ab './a' './b' --measure throughput --metric 'throughput=([0-9.]+[KMG]?) ops/s' --better higher")]
     Ab(Box<AbArgs>),
-    /// Decide on samples that already exist (numbers, a perflab JSON result, a hyperfine JSON export).
+    /// Decide on samples that already exist (numbers, a perflab JSON result, a hyperfine JSON
+    /// export, criterion, Google Benchmark, pytest-benchmark or go test -bench results).
     #[command(
         after_help = "Each input is a PATH, optionally followed by #SELECTOR to pick one variant \
 of a perflab JSON result or one command of a hyperfine export (by name or 0-based index).\n\
-A text file holds one number per line (K/M/G suffixes allowed, # starts a comment)."
+A text file holds one number per line (K/M/G suffixes allowed, # starts a comment).\n\
+Results of many benchmarks (criterion's target/criterion#BASELINE, Google Benchmark JSON with \
+--benchmark_repetitions, pytest-benchmark --benchmark-json or a run saved with --benchmark-save-data, \
+go test -bench -count N) \
+are compared benchmark by benchmark, matched by name, with one confidence level for all of them.\n\
+Examples:\n  perflab compare target/criterion#before target/criterion#after\n  \
+perflab compare old.txt new.txt --format go --measure allocs/op"
     )]
     Compare(CompareArgs),
     /// Measure one command (no decision).
     Run(RunArgs),
+    /// Store a benchmark harness's results (criterion, Google Benchmark, pytest-benchmark,
+    /// go test -bench, hyperfine) under a name, for `perflab history` and `perflab report`.
+    #[command(
+        after_help = "Examples:\n  perflab import target/criterion#new --name parser\n  \
+perflab import gbench.json --name codec       (run with --benchmark_format=json --benchmark_repetitions=10)\n  \
+go test -run '^$' -bench . -count 10 > go.txt && perflab import go.txt --name sort\n  \
+perflab history --metric wall --name parser   (each benchmark over the imports)"
+    )]
+    Import(ImportArgs),
     /// List past experiments, or with --metric the history of a metric over commits.
     #[command(after_help = "Examples:\n  perflab history\n  \
 perflab history --metric wall --name parse-bench\n  \
@@ -222,9 +240,14 @@ pub struct CompareArgs {
     /// Thresholds and confidence.
     #[command(flatten)]
     pub decision: DecisionArgs,
-    /// For perflab JSON results: the metric to compare [default: the result's own].
+    /// The metric to compare [default: the input's own: wall for times per iteration].
+    /// Imports give wall, cpu (Google Benchmark), B/op and allocs/op (go test -benchmem).
     #[arg(long, value_name = "METRIC")]
     pub measure: Option<String>,
+    /// The inputs' format, when detection from their content is not wanted: text, perflab,
+    /// hyperfine, criterion, google-benchmark, pytest-benchmark or go.
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<String>,
     /// Write the result as JSON.
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,

@@ -4,17 +4,21 @@ use perflab_format::result::MetricInfo;
 use perflab_format::vocabulary::{ResultKind, ResultStatus};
 use perflab_stats::decide_fixed_samples;
 
+use crate::benchmark_family::{FamilyQuery, family_document};
 use crate::cli::CompareArgs;
 use crate::decide::verdict_sentence;
 use crate::error::{Error, Result};
 use crate::experiment::parse_better;
 use crate::provenance::Provenance;
+use crate::report::markdown::suite::suite_markdown;
+use crate::report::terminal::suite::suite_terminal;
+use crate::report::write_text;
 use crate::report::{Render, TerminalReport, write_requested};
 use crate::result_document::{
     better_word, decision_doc, mann_whitney_p, provenance_map, result_document,
     samples_variant_doc, set_decision,
 };
-use crate::samples::read_samples;
+use crate::samples::{Format, Imported, one_series, read_source};
 use crate::store::{Store, VariantRecord};
 
 use super::exit_code_for;
@@ -23,8 +27,21 @@ use super::exit_code_for;
 pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
     let better = parse_better(&args.better, "--better")?;
     let (thresholds, confidence) = args.decision.decision()?;
-    let a = read_samples(&args.baseline, args.measure.as_deref())?;
-    let b = read_samples(&args.candidate, args.measure.as_deref())?;
+    let format = args.format.as_deref().map(Format::from_name).transpose()?;
+    let source_a = read_source(&args.baseline, format)?;
+    let source_b = read_source(&args.candidate, format)?;
+    if source_a.is_family() || source_b.is_family() {
+        let query = FamilyQuery {
+            measure: args.measure.as_deref(),
+            better,
+            thresholds,
+            confidence,
+        };
+        let sides = (source_a.narrowed(), source_b.narrowed());
+        return compare_families(args, store, (&sides.0, &sides.1), query);
+    }
+    let a = one_series(&source_a, args.measure.as_deref())?;
+    let b = one_series(&source_b, args.measure.as_deref())?;
     if let (Some(metric_a), Some(metric_b)) = (&a.metric, &b.metric) {
         if metric_a != metric_b {
             return Err(Error::usage(
@@ -128,5 +145,59 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
     )?;
     print!("{}", TerminalReport.render(&doc));
     write_requested(&doc, args.json.as_deref(), args.markdown.as_deref())?;
+    Ok(exit_code_for(Some(verdict)))
+}
+
+/// `perflab compare` on two results of many benchmarks, matched by name.
+fn compare_families(
+    args: &CompareArgs,
+    store: &Store,
+    (a, b): (&Imported, &Imported),
+    query: FamilyQuery<'_>,
+) -> Result<i32> {
+    let (mut doc, verdict) = family_document((a, &args.baseline), (b, &args.candidate), query)?;
+    let provenance = Provenance::collect(std::path::Path::new("."));
+    let records: Vec<VariantRecord<'_>> = doc
+        .result
+        .variants
+        .iter()
+        .map(|v| VariantRecord {
+            name: &v.name,
+            command: "",
+            env: &[],
+            cwd: None,
+        })
+        .collect();
+    let (id, _) = store.begin_experiment(
+        "compare",
+        None,
+        Some(&doc.result.metric.name),
+        &provenance,
+        "{}",
+        &records,
+    )?;
+    doc.result.experiment_id = Some(id);
+    doc.result.provenance = Some(provenance_map(&provenance));
+    let change = match (doc.result.change, doc.result.ci) {
+        (Some(c), Some([lo, hi])) => Some((c, lo, hi)),
+        _ => None,
+    };
+    let json = serde_json::to_string(&doc).unwrap_or_default();
+    store.finish_experiment(
+        id,
+        "complete",
+        doc.result.verdict.map(|v| v.as_str()),
+        change,
+        Some(&json),
+    )?;
+    print!("{}", suite_terminal(&doc));
+    if let Some(path) = &args.json {
+        let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        text.push('\n');
+        write_text(path, &text)?;
+    }
+    if let Some(path) = &args.markdown {
+        write_text(path, &suite_markdown(&doc))?;
+    }
     Ok(exit_code_for(Some(verdict)))
 }

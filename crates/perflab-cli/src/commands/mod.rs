@@ -5,6 +5,7 @@ mod bisect;
 mod clean;
 mod compare;
 mod history;
+mod import;
 mod profile;
 mod report;
 mod run;
@@ -16,6 +17,7 @@ pub use bisect::bisect;
 pub use clean::clean;
 pub use compare::compare;
 pub use history::history;
+pub use import::import;
 pub use profile::profile;
 pub use report::report;
 pub use run::run;
@@ -56,7 +58,7 @@ pub fn output_files(command: &Command) -> Vec<(&'static str, &Path)> {
         ],
         Command::Report(args) => vec![("--html", &args.html), ("--markdown", &args.markdown)],
         Command::Bisect(args) => run(&args.run),
-        Command::Clean(_) => Vec::new(),
+        Command::Clean(_) | Command::Import(_) => Vec::new(),
     };
     outputs
         .into_iter()

@@ -135,7 +135,8 @@ fn experiment(
                     result = Some(doc.result.clone());
                     sweep = Some(doc);
                 }),
-                "suite" => SuiteDocument::from_result_json(text).map(|doc| {
+                // A comparison of many benchmarks is stored as a suite's document.
+                "suite" | "compare" => SuiteDocument::from_result_json(text).map(|doc| {
                     result = Some(doc.result.clone());
                     suite = Some(doc);
                 }),
@@ -197,7 +198,7 @@ fn experiment(
         _ => (breakdowns.variants, breakdowns.warnings),
     };
     let history = match (&row.metric, with_history, row.kind.as_str()) {
-        (Some(metric), true, "ab" | "run" | "sweep") => {
+        (Some(metric), true, "ab" | "run" | "sweep" | "import") => {
             history_of(store, id, row.name.clone(), metric, result.as_ref(), values)?
         }
         _ => None,

@@ -18,6 +18,26 @@ const HYPERFINE: &str = r#"{
 }
 "#;
 
+// Excerpts of real harness output (tests/imports.rs runs the harnesses).
+const GO_BENCH: &str = "goos: linux\npkg: example.com/sums\n\
+BenchmarkSteady-2     \t   26952\t       942.2 ns/op\t       0 B/op\t       0 allocs/op\n\
+BenchmarkSteady-2     \t   26878\t       786.5 ns/op\t       0 B/op\t       0 allocs/op\n\
+BenchmarkSlowAble-2   \t   25455\t      1040 ns/op\t       0 B/op\t       0 allocs/op\n\
+BenchmarkSlowAble-2   \t   26396\t       955.4 ns/op\t       0 B/op\t       0 allocs/op\nPASS\n";
+
+const GOOGLE_BENCHMARK: &str = r#"{"context": {"num_cpus": 2}, "benchmarks": [
+  {"name": "BM_Steady", "run_name": "BM_Steady", "run_type": "iteration", "repetitions": 2, "repetition_index": 0, "iterations": 27878, "real_time": 3077.88, "cpu_time": 517.19, "time_unit": "ns"},
+  {"name": "BM_Steady", "run_name": "BM_Steady", "run_type": "iteration", "repetitions": 2, "repetition_index": 1, "iterations": 27878, "real_time": 2164.42, "cpu_time": 498.14, "time_unit": "ns"},
+  {"name": "BM_Steady_mean", "run_name": "BM_Steady", "run_type": "aggregate", "repetitions": 2, "aggregate_name": "mean", "iterations": 2, "real_time": 2621.15, "cpu_time": 507.66, "time_unit": "ns"}
+]}"#;
+
+const PYTEST_BENCHMARK: &str = r#"{"machine_info": {"node": "x"}, "benchmarks": [
+  {"group": null, "name": "test_steady", "fullname": "test_sums.py::test_steady", "stats": {"min": 2.0e-05, "rounds": 3, "iterations": 1, "data": [2.0494e-05, 2.1193e-05, 2.1234e-05]}}
+], "version": "5.3.1"}"#;
+
+const CRITERION_SAMPLE: &str =
+    r#"{"sampling_mode":"Linear","iters":[12.0,24.0,36.0],"times":[12900.0,25100.0,38800.0]}"#;
+
 /// A perflab result as the real binary writes it, made once.
 fn perflab_result() -> String {
     static RESULT: OnceLock<String> = OnceLock::new();
@@ -42,14 +62,30 @@ fn any_sample_file() -> impl Strategy<Value = Vec<u8>> {
         near_miss_bytes(TEXT.to_string()),
         near_miss_bytes(HYPERFINE.to_string()),
         near_miss_bytes(perflab_result()),
+        near_miss_bytes(GO_BENCH.to_string()),
+        near_miss_bytes(GOOGLE_BENCHMARK.to_string()),
+        near_miss_bytes(PYTEST_BENCHMARK.to_string()),
+        near_miss_bytes(CRITERION_SAMPLE.to_string()),
     ]
 }
 
 fn selector() -> impl Strategy<Value = Option<String>> {
     prop_oneof![
         Just(None),
-        proptest::sample::select(&["old", "new", "0", "1", "2", "A", "B", "", "#"])
-            .prop_map(|s| Some(s.to_string())),
+        proptest::sample::select(&[
+            "old",
+            "new",
+            "0",
+            "1",
+            "2",
+            "A",
+            "B",
+            "",
+            "#",
+            "BM_Steady",
+            "BenchmarkSteady-2"
+        ])
+        .prop_map(|s| Some(s.to_string())),
         odd_value().prop_map(Some),
     ]
 }
@@ -57,7 +93,7 @@ fn selector() -> impl Strategy<Value = Option<String>> {
 fn measure() -> impl Strategy<Value = Option<String>> {
     prop_oneof![
         Just(None),
-        proptest::sample::select(&["wall", "cpu", "peak-memory", "throughput"])
+        proptest::sample::select(&["wall", "cpu", "peak-memory", "throughput", "allocs/op"])
             .prop_map(|s| Some(s.to_string())),
         odd_value().prop_map(Some),
     ]
@@ -120,6 +156,15 @@ fn the_valid_sample_files_are_read() {
     let hyperfine = write("h.json", HYPERFINE);
     let old = read_samples(&format!("{hyperfine}#old"), None).unwrap();
     assert_eq!(old.values, vec![1.0, 2.0, 1.5]);
+    let go = write("go.txt", GO_BENCH);
+    let steady = read_samples(&format!("{go}#BenchmarkSteady-2"), None).unwrap();
+    assert_eq!(steady.values, vec![942.2 / 1e9, 786.5 / 1e9]);
+    let google = write("g.json", GOOGLE_BENCHMARK);
+    assert_eq!(read_samples(&google, Some("cpu")).unwrap().values.len(), 2);
+    let pytest = write("p.json", PYTEST_BENCHMARK);
+    assert_eq!(read_samples(&pytest, None).unwrap().values.len(), 3);
+    let criterion = write("sample.json", CRITERION_SAMPLE);
+    assert_eq!(read_samples(&criterion, None).unwrap().values.len(), 3);
     let result = write("r.json", &perflab_result());
     assert_eq!(
         read_samples(&format!("{result}#0"), None)

@@ -2,7 +2,7 @@
 //! every format.
 
 use perflab_format::suite::SuiteDocument;
-use perflab_format::vocabulary::Verdict;
+use perflab_format::vocabulary::{ResultKind, Verdict};
 
 use crate::units::{format_percent, format_percent_interval};
 
@@ -95,14 +95,25 @@ pub fn suite_matrix(doc: &SuiteDocument) -> SuiteMatrix {
     }
 }
 
+/// What a row of the matrix is: a scenario of a suite, or a benchmark of
+/// two results compared by name (`perflab compare`).
+pub fn row_word(doc: &SuiteDocument) -> &'static str {
+    if doc.result.kind == ResultKind::Compare {
+        "benchmark"
+    } else {
+        "scenario"
+    }
+}
+
 /// The experiment's verdict and the level it holds at, in one sentence.
 pub fn suite_headline(doc: &SuiteDocument) -> String {
     let verdict = doc.result.verdict.unwrap_or(Verdict::Inconclusive);
     let cells = doc.cells.len();
+    let row = row_word(doc);
     format!(
-        "{verdict}: {} against baseline {} in {} scenario(s). Each of the {cells} cells' intervals is at {:.2}% \
+        "{verdict}: {} against baseline {} in {} {row}(s). Each of the {cells} cells' intervals is at {:.2}% \
          so that {:.0}% holds for all of them at once (Bonferroni); the summary row is each candidate's \
-         geometric-mean change across scenarios",
+         geometric-mean change across {row}s",
         doc.candidates
             .iter()
             .map(|c| c.variant.as_str())
@@ -116,7 +127,14 @@ pub fn suite_headline(doc: &SuiteDocument) -> String {
 }
 
 /// What the verdict means, for the line after the matrix.
-pub fn verdict_rule() -> &'static str {
-    "The suite is NO-GO if any cell is NO-GO, GO if every cell is GO or NEUTRAL with at least one GO, \
-     NEUTRAL if every cell is NEUTRAL, else INCONCLUSIVE"
+pub fn verdict_rule(doc: &SuiteDocument) -> String {
+    let whole = if doc.result.kind == ResultKind::Compare {
+        "comparison"
+    } else {
+        "suite"
+    };
+    format!(
+        "The {whole} is NO-GO if any cell is NO-GO, GO if every cell is GO or NEUTRAL with at least one GO, \
+         NEUTRAL if every cell is NEUTRAL, else INCONCLUSIVE"
+    )
 }

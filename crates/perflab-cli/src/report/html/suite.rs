@@ -7,7 +7,9 @@ use std::fmt::Write;
 use perflab_format::suite::SuiteDocument;
 
 use super::escape::esc;
-use crate::report::blocks::suite::{MatrixCell, suite_headline, suite_matrix, verdict_rule};
+use crate::report::blocks::suite::{
+    MatrixCell, row_word, suite_headline, suite_matrix, verdict_rule,
+};
 
 fn cell_html(c: &MatrixCell) -> String {
     let class = c.verdict.as_str().to_ascii_lowercase();
@@ -34,7 +36,11 @@ pub fn suite_html(doc: &SuiteDocument) -> String {
         esc(rest)
     );
     let matrix = suite_matrix(doc);
-    out.push_str(r#"<table class="suite-matrix"><thead><tr><th>scenario</th>"#);
+    let _ = write!(
+        out,
+        r#"<table class="suite-matrix"><thead><tr><th>{}</th>"#,
+        row_word(doc)
+    );
     for c in &matrix.candidates {
         let _ = write!(out, r#"<th class="num">{}</th>"#, esc(c));
     }
@@ -55,7 +61,7 @@ pub fn suite_html(doc: &SuiteDocument) -> String {
         r#"</tr></tbody></table><p class="chart-note">Metric: {} ({} is better). Changes are positive when better; intervals in brackets. {}.</p>"#,
         esc(&doc.result.metric.name),
         esc(doc.result.metric.better.as_str()),
-        esc(verdict_rule())
+        esc(&verdict_rule(doc))
     );
     out
 }

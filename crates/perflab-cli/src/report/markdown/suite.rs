@@ -6,7 +6,7 @@ use perflab_format::suite::SuiteDocument;
 use perflab_format::vocabulary::ResultStatus;
 
 use super::cell;
-use crate::report::blocks::suite::{suite_headline, suite_matrix, verdict_rule};
+use crate::report::blocks::suite::{row_word, suite_headline, suite_matrix, verdict_rule};
 
 /// The suite's Markdown without a heading.
 pub fn suite_markdown_body(doc: &SuiteDocument) -> String {
@@ -15,7 +15,7 @@ pub fn suite_markdown_body(doc: &SuiteDocument) -> String {
     let (verdict, rest) = headline.split_once(": ").unwrap_or((&headline, ""));
     let _ = writeln!(out, "**{verdict}**: {}.\n", cell(rest));
     let matrix = suite_matrix(doc);
-    let _ = write!(out, "| scenario |");
+    let _ = write!(out, "| {} |", row_word(doc));
     for c in &matrix.candidates {
         let _ = write!(out, " {} |", cell(c));
     }
@@ -40,7 +40,7 @@ pub fn suite_markdown_body(doc: &SuiteDocument) -> String {
         "\n\nMetric: {} ({} is better). {}.",
         cell(&doc.result.metric.name),
         doc.result.metric.better,
-        verdict_rule()
+        verdict_rule(doc)
     );
     for w in &doc.result.warnings {
         let _ = writeln!(out, "\n> Warning: {}", cell(w));
@@ -63,5 +63,9 @@ pub fn suite_markdown(doc: &SuiteDocument) -> String {
         .as_deref()
         .map(|n| format!(": {}", cell(n)))
         .unwrap_or_default();
-    format!("### perflab suite{title}\n\n{}", suite_markdown_body(doc))
+    format!(
+        "### perflab {}{title}\n\n{}",
+        doc.result.kind,
+        suite_markdown_body(doc)
+    )
 }

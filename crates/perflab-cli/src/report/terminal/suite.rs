@@ -5,7 +5,7 @@ use std::fmt::Write;
 use perflab_format::suite::SuiteDocument;
 use perflab_format::vocabulary::{ResultStatus, Verdict};
 
-use crate::report::blocks::suite::{suite_headline, suite_matrix, verdict_rule};
+use crate::report::blocks::suite::{row_word, suite_headline, suite_matrix, verdict_rule};
 
 /// The suite as aligned text.
 pub fn suite_terminal(doc: &SuiteDocument) -> String {
@@ -20,13 +20,13 @@ pub fn suite_terminal(doc: &SuiteDocument) -> String {
         .map_or(doc.result.metric.name.as_str(), |(l, _)| l);
     let _ = writeln!(
         out,
-        "perflab suite{title}: {label} ({} is better)",
-        doc.result.metric.better
+        "perflab {}{title}: {label} ({} is better)",
+        doc.result.kind, doc.result.metric.better
     );
     let _ = writeln!(out, "{}.\n", suite_headline(doc));
     let matrix = suite_matrix(doc);
     let mut table: Vec<Vec<String>> = vec![
-        std::iter::once("scenario".to_string())
+        std::iter::once(row_word(doc).to_string())
             .chain(matrix.candidates.iter().cloned())
             .collect(),
     ];
@@ -60,7 +60,7 @@ pub fn suite_terminal(doc: &SuiteDocument) -> String {
             .collect();
         let _ = writeln!(out, "  {}", line.join("   ").trim_end());
     }
-    let _ = writeln!(out, "\n{}.", verdict_rule());
+    let _ = writeln!(out, "\n{}.", verdict_rule(doc));
     // Why a cell did not decide is what the user acts on (more runs, a
     // quieter machine), so it is said here and not only in the JSON.
     for cell in doc

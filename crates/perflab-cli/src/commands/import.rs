@@ -1,0 +1,161 @@
+//! `perflab import`: a benchmark harness's results into the store, as an
+//! experiment whose variants are the benchmarks and whose runs are their
+//! samples, so that `perflab history` and `perflab report` show them.
+
+use std::collections::BTreeMap;
+
+use perflab_format::result::MetricInfo;
+use perflab_format::vocabulary::{Better, ResultKind, ResultStatus};
+use perflab_runner::{ExitState, MetricValue, RunOutcome};
+
+use crate::cli::ImportArgs;
+use crate::error::{EXIT_OK, Error, Result};
+use crate::provenance::Provenance;
+use crate::report::{Render, TerminalReport};
+use crate::result_document::{provenance_map, result_document, samples_variant_doc};
+use crate::samples::{Benchmark, Format, Imported, read_source};
+use crate::store::{Store, VariantRecord};
+
+/// `perflab import`.
+pub fn import(args: &ImportArgs, store: &Store) -> Result<i32> {
+    let format = args.format.as_deref().map(Format::from_name).transpose()?;
+    let imported = read_source(&args.input, format)?.narrowed();
+    if imported.benchmarks.is_empty() {
+        return Err(Error::input(
+            &imported.path,
+            format!(
+                "holds no benchmark: it is {} without results",
+                imported.format.describe()
+            ),
+        ));
+    }
+    let metric = imported
+        .metric(args.measure.as_deref())
+        .unwrap_or("value")
+        .to_string();
+    let command = format!(
+        "imported from {} ({})",
+        imported.path.display(),
+        imported.format.name()
+    );
+    let mut variants = Vec::new();
+    for (index, b) in imported.benchmarks.iter().enumerate() {
+        let series = imported.series(index, Some(&metric))?;
+        let mut doc = samples_variant_doc(&b.name, &series.values)?;
+        doc.command = Some(command.clone());
+        variants.push(doc);
+    }
+    let records: Vec<VariantRecord<'_>> = imported
+        .benchmarks
+        .iter()
+        .map(|b| VariantRecord {
+            name: &b.name,
+            command: &command,
+            env: &[],
+            cwd: None,
+        })
+        .collect();
+    let provenance = Provenance::collect(std::path::Path::new("."));
+    let config = serde_json::json!({
+        "path": imported.path.display().to_string(),
+        "format": imported.format.name(),
+    });
+    let (id, variant_ids) = store.begin_experiment(
+        "import",
+        Some(&args.name),
+        Some(&metric),
+        &provenance,
+        &config.to_string(),
+        &records,
+    )?;
+    let mut sequence = 0;
+    for (b, variant_id) in imported.benchmarks.iter().zip(variant_ids) {
+        for (index, run) in sample_runs(b).iter().enumerate() {
+            store.record_run(id, variant_id, sequence, index, false, run)?;
+            sequence += 1;
+        }
+    }
+    let unit = unit_of(&imported, &metric);
+    let mut doc = result_document(
+        ResultKind::Run,
+        ResultStatus::Complete,
+        Some(args.name.clone()),
+        Some(id),
+        MetricInfo {
+            name: metric,
+            unit,
+            better: Better::Lower,
+        },
+        variants,
+    );
+    doc.provenance = Some(provenance_map(&provenance));
+    store.finish_experiment(
+        id,
+        "complete",
+        None,
+        None,
+        Some(&serde_json::to_string(&doc).unwrap_or_default()),
+    )?;
+    print!("{}", TerminalReport.render(&doc));
+    eprintln!(
+        "perflab: imported {} benchmark(s) from {} ({}) as experiment #{id} '{}'",
+        imported.benchmarks.len(),
+        imported.path.display(),
+        imported.format.describe(),
+        args.name
+    );
+    Ok(EXIT_OK)
+}
+
+fn unit_of(imported: &Imported, metric: &str) -> String {
+    imported
+        .benchmarks
+        .iter()
+        .find_map(|b| b.metrics.get(metric))
+        .map(|s| s.unit.clone())
+        .unwrap_or_default()
+}
+
+/// A benchmark's samples as stored runs: sample i of every metric is run i.
+/// Times per iteration are the run's wall (and, where the harness measured
+/// it, CPU) time, so that `history --metric wall` reads them like measured
+/// runs; every metric is also kept by name. What a harness does not measure
+/// (its peak memory, a CPU time it does not report) is stored as 0, the
+/// store's columns having no empty value.
+fn sample_runs(b: &Benchmark) -> Vec<RunOutcome> {
+    let count = b
+        .metrics
+        .values()
+        .map(|s| s.values.len())
+        .max()
+        .unwrap_or(0);
+    (0..count)
+        .map(|i| {
+            let value = |m: &str| b.metrics.get(m).and_then(|s| s.values.get(i)).copied();
+            let metrics: BTreeMap<String, MetricValue> = b
+                .metrics
+                .iter()
+                .filter_map(|(name, s)| {
+                    Some((
+                        name.clone(),
+                        MetricValue {
+                            value: *s.values.get(i)?,
+                            unit: s.unit.clone(),
+                        },
+                    ))
+                })
+                .collect();
+            RunOutcome {
+                wall_s: value("wall").unwrap_or(0.0),
+                user_s: value("cpu").unwrap_or(0.0),
+                sys_s: 0.0,
+                peak_memory_kib: 0.0,
+                exit: ExitState::Code(0),
+                metrics,
+                output_tail: String::new(),
+                profile_json: None,
+                answer: None,
+            }
+        })
+        .collect()
+}

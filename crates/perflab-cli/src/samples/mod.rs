@@ -1,0 +1,255 @@
+//! Reading samples that already exist, for `perflab compare` and `perflab
+//! import`: plain numbers, a perflab JSON result, a hyperfine export, and
+//! the results of the benchmark harnesses people already use (criterion,
+//! Google Benchmark, pytest-benchmark, `go test -bench`).
+//!
+//! Each format is one module behind the [`Importer`] trait; the format is
+//! detected from the content (a folder, the keys of a JSON object, the lines
+//! of a text), or forced with `--format`. Every reader gives the same
+//! [`Imported`]: named benchmarks with samples per metric. Times are in
+//! seconds per iteration under the metric `wall` (and `cpu` where the
+//! harness measures it), so that one name means one thing across harnesses.
+
+mod criterion;
+mod format;
+mod go_bench;
+mod google_benchmark;
+mod hyperfine;
+mod imported;
+mod perflab_json;
+mod pytest_benchmark;
+mod text;
+
+use std::path::{Path, PathBuf};
+
+pub use format::Format;
+pub use imported::{Benchmark, Imported, Series};
+
+use crate::error::{Error, Result};
+
+/// One input as given on the command line, read once.
+#[derive(Debug, Clone)]
+pub struct Input {
+    /// The file or folder.
+    pub path: PathBuf,
+    /// What followed `#`: a benchmark (or a criterion baseline).
+    pub selector: Option<String>,
+    /// The file's text (`None` for a folder).
+    pub text: Option<String>,
+    /// The text parsed as JSON, when it is JSON.
+    pub json: Option<serde_json::Value>,
+}
+
+/// A reader of one format.
+pub trait Importer: Sync {
+    /// The format it reads.
+    fn format(&self) -> Format;
+    /// Whether the input looks like this format (detection from content).
+    fn recognises(&self, input: &Input) -> bool;
+    /// Reads the input, or says what was found instead and what to do.
+    fn read(&self, input: &Input) -> Result<Imported>;
+}
+
+/// An input read, with the benchmark its `#SELECTOR` picked.
+#[derive(Debug, Clone)]
+pub struct Source {
+    /// What the input holds.
+    pub imported: Imported,
+    /// The benchmark picked with `#SELECTOR`.
+    pub pick: Option<usize>,
+}
+
+impl Source {
+    /// Whether this input stands for many benchmarks compared by name,
+    /// rather than one series.
+    pub fn is_family(&self) -> bool {
+        let i = &self.imported;
+        !i.alternatives && self.pick.is_none() && i.benchmarks.len() > 1
+    }
+
+    /// What the input holds, down to the benchmark picked if one was.
+    pub fn narrowed(mut self) -> Imported {
+        if let Some(index) = self.pick {
+            let picked = self.imported.benchmarks.swap_remove(index);
+            self.imported.benchmarks = vec![picked];
+        }
+        self.imported
+    }
+}
+
+/// Splits `PATH#SELECTOR`, unless the whole text names an existing file.
+fn split_selector(input: &str) -> (PathBuf, Option<&str>) {
+    if Path::new(input).exists() {
+        return (PathBuf::from(input), None);
+    }
+    match input.rsplit_once('#') {
+        Some((path, selector)) => (PathBuf::from(path), Some(selector)),
+        None => (PathBuf::from(input), None),
+    }
+}
+
+/// Reads `PATH[#SELECTOR]` in the `forced` format, or the one detected.
+pub fn read_source(input: &str, forced: Option<Format>) -> Result<Source> {
+    let (path, selector) = split_selector(input);
+    let text = if path.is_dir() {
+        None
+    } else {
+        Some(std::fs::read_to_string(&path).map_err(|e| {
+            let hint = if e.kind() == std::io::ErrorKind::InvalidData {
+                "give a text file of numbers, a JSON result or a benchmark harness's output"
+            } else {
+                "check the path"
+            };
+            Error::input(&path, format!("cannot read the samples: {e}; {hint}"))
+        })?)
+    };
+    let json = match &text {
+        Some(t) if t.trim_start().starts_with('{') => Some(
+            serde_json::from_str(t)
+                .map_err(|e| Error::input(&path, format!("is not valid JSON: {e}")))?,
+        ),
+        _ => None,
+    };
+    let input = Input {
+        path,
+        selector: selector.map(str::to_string),
+        text,
+        json,
+    };
+    let importer = match forced {
+        Some(format) => format.importer(),
+        None => detect(&input)?,
+    };
+    let imported = importer.read(&input)?;
+    for b in &imported.benchmarks {
+        for (metric, series) in &b.metrics {
+            if let Some(v) = series.values.iter().find(|v| !v.is_finite()) {
+                return Err(Error::input(
+                    &input.path,
+                    format!(
+                        "benchmark '{}' has a {metric} of {v}, which is not a finite number",
+                        b.name
+                    ),
+                ));
+            }
+        }
+    }
+    let pick = match (&input.selector, importer.format()) {
+        // A criterion selector names the baseline, already read.
+        (_, Format::Criterion) | (None, _) => None,
+        (Some(_), Format::Text) => {
+            return Err(Error::input(
+                &input.path,
+                "a #SELECTOR only applies to JSON results and benchmark outputs; remove it for a text file",
+            ));
+        }
+        (Some(s), _) => Some(imported.select(s)?),
+    };
+    Ok(Source { imported, pick })
+}
+
+fn detect(input: &Input) -> Result<&'static dyn Importer> {
+    if let Some(found) = Format::ALL
+        .iter()
+        .map(|f| f.importer())
+        .find(|i| i.recognises(input))
+    {
+        return Ok(found);
+    }
+    let what = if input.text.is_none() {
+        "is a folder without criterion's results (no sample.json below it); give a criterion \
+         folder (target/criterion, a group or a benchmark) or a file"
+    } else {
+        "is JSON but none of the formats perflab reads: a perflab result (\"format\"), a hyperfine \
+         export (\"results\"), Google Benchmark (\"context\" and \"benchmarks\"), pytest-benchmark \
+         (\"machine_info\" and \"benchmarks\") or criterion's sample.json (\"iters\" and \"times\"); \
+         if it is one of these, force it with --format to see what is missing"
+    };
+    Err(Error::input(&input.path, what))
+}
+
+/// Samples read from one input.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Samples {
+    /// A name for tables: the selected variant or command, or the file name.
+    pub name: String,
+    /// The values.
+    pub values: Vec<f64>,
+    /// Their unit, if the source says.
+    pub unit: String,
+    /// The metric they are of, if the source says (`wall` for hyperfine).
+    pub metric: Option<String>,
+}
+
+/// Reads one series from `PATH[#SELECTOR]`; `metric` picks a metric.
+pub fn read_samples(input: &str, metric: Option<&str>) -> Result<Samples> {
+    one_series(&read_source(input, None)?, metric)
+}
+
+/// The one series a source stands for: the benchmark picked, or its only one.
+pub fn one_series(source: &Source, measure: Option<&str>) -> Result<Samples> {
+    let imported = &source.imported;
+    let path = &imported.path;
+    let index = match (source.pick, imported.benchmarks.len()) {
+        (Some(i), _) => i,
+        (None, 1) => 0,
+        (None, 0) => {
+            return Err(Error::input(
+                path,
+                format!(
+                    "holds no samples: it is {} without any benchmark",
+                    imported.format.describe()
+                ),
+            ));
+        }
+        (None, n) => {
+            return Err(Error::input(
+                path,
+                format!(
+                    "holds {n} series ({}); pick one with {}#NAME or {}#INDEX",
+                    imported.listing(),
+                    path.display(),
+                    path.display()
+                ),
+            ));
+        }
+    };
+    let metric = imported.metric(measure);
+    let series = imported.series(index, metric)?;
+    check_count(path, &series.values)?;
+    Ok(Samples {
+        name: imported.benchmarks[index].name.clone(),
+        values: series.values.clone(),
+        unit: series.unit.clone(),
+        metric: metric.map(str::to_string),
+    })
+}
+
+/// Refuses fewer than 2 values: no noise can be estimated from them.
+pub fn check_count(path: &Path, values: &[f64]) -> Result<()> {
+    if values.len() < 2 {
+        return Err(Error::input(
+            path,
+            format!(
+                "holds {} value(s); at least 2 are needed to estimate the noise, and 10 or more to decide well",
+                values.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The file's name without its extension, for a name in tables.
+pub fn file_stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+/// A number in a JSON object, or an error naming the field.
+fn number(path: &Path, value: &serde_json::Value, field: &str, what: &str) -> Result<f64> {
+    value
+        .get(field)
+        .and_then(serde_json::Value::as_f64)
+        .ok_or_else(|| Error::input(path, format!("{what} has no number \"{field}\"")))
+}

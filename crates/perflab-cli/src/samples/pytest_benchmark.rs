@@ -1,0 +1,80 @@
+//! pytest-benchmark's JSON (`--benchmark-json=FILE`, or a saved run under
+//! `.benchmarks/`), written with `--benchmark-save-data` so that each
+//! benchmark carries its rounds in `stats.data`: seconds per iteration, one
+//! sample per round. Without that flag only summary statistics are saved,
+//! from which no comparison can be made.
+
+use super::{Benchmark, Format, Imported, Importer, Input};
+use crate::error::{Error, Result};
+
+/// pytest-benchmark's JSON.
+pub struct PytestBenchmarkJson;
+
+impl Importer for PytestBenchmarkJson {
+    fn format(&self) -> Format {
+        Format::PytestBenchmark
+    }
+
+    fn recognises(&self, input: &Input) -> bool {
+        input.json.as_ref().is_some_and(|j| {
+            j.get("benchmarks").is_some_and(|b| {
+                j.get("machine_info").is_some()
+                    || b.as_array()
+                        .and_then(|a| a.first())
+                        .is_some_and(|f| f.get("stats").is_some())
+            })
+        })
+    }
+
+    fn read(&self, input: &Input) -> Result<Imported> {
+        let path = &input.path;
+        let rows = input
+            .json
+            .as_ref()
+            .and_then(|j| j.get("benchmarks"))
+            .and_then(|b| b.as_array())
+            .ok_or_else(|| {
+                Error::input(
+                    path,
+                    "is not pytest-benchmark's JSON: it has no \"benchmarks\" array; run pytest with \
+                     --benchmark-json=FILE --benchmark-save-data",
+                )
+            })?;
+        let mut benchmarks = Vec::new();
+        for row in rows {
+            // The full name (file::test[params]) is what stays the same
+            // from one run to the next; the short one may repeat across files.
+            let name = row
+                .get("fullname")
+                .or_else(|| row.get("name"))
+                .and_then(|n| n.as_str())
+                .ok_or_else(|| Error::input(path, "a benchmark has no \"fullname\" or \"name\""))?;
+            let data = row.get("stats").and_then(|s| s.get("data")).ok_or_else(|| {
+                Error::input(
+                    path,
+                    format!(
+                        "benchmark '{name}' has summary statistics only, not its rounds: run pytest with \
+                         --benchmark-save-data as well as --benchmark-json, so that each round is kept"
+                    ),
+                )
+            })?;
+            let values = data
+                .as_array()
+                .and_then(|a| a.iter().map(|x| x.as_f64()).collect::<Option<Vec<_>>>())
+                .ok_or_else(|| {
+                    Error::input(
+                        path,
+                        format!("benchmark '{name}': \"stats.data\" is not an array of numbers"),
+                    )
+                })?;
+            benchmarks.push(Benchmark::with_metric(name, "wall", "s", values));
+        }
+        Ok(Imported {
+            path: path.clone(),
+            format: Format::PytestBenchmark,
+            benchmarks,
+            default_metric: Some("wall".into()),
+            alternatives: false,
+        })
+    }
+}

@@ -1,0 +1,226 @@
+//! Real output of benchmark harnesses, made by running them on the tiny
+//! benchmarks in `tests/fixtures` (criterion-bench, google-benchmark,
+//! pytest-benchmark, go-bench). Each fixture has two benchmarks; with
+//! `slow` set (`SLOW_SUM=1`) one of them does thirty times the work.
+//!
+//! Builds (the criterion crate, the C++ binary, the Python virtual
+//! environment) are kept under the target folder, so only the first run of
+//! the tests pays for them. A missing harness fails the test with how to
+//! install it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Mutex;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+fn cache() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("harnesses");
+    std::fs::create_dir_all(&dir).expect("cache folder for harness builds");
+    dir
+}
+
+/// One harness at a time: tests run in parallel and share the cache, and a
+/// benchmark measured while another runs would measure that other too.
+static HARNESS: Mutex<()> = Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    HARNESS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn run(mut command: Command, what: &str, install: &str) -> Output {
+    let out = command.output().unwrap_or_else(|e| {
+        panic!("{what} cannot be started ({e}): {install} (scripts/install-test-deps.sh does)")
+    });
+    assert!(
+        out.status.success(),
+        "{what} failed ({}): {}\n{}\n{install}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn slow_env(command: &mut Command, slow: bool) {
+    if slow {
+        command.env("SLOW_SUM", "1");
+    } else {
+        command.env_remove("SLOW_SUM");
+    }
+}
+
+/// Runs the criterion benchmarks, saving them as `baseline` under `home`
+/// (criterion's `CRITERION_HOME`, what is normally `target/criterion`).
+pub fn criterion(home: &Path, baseline: &str, slow: bool) {
+    let _guard = one_at_a_time();
+    let mut cargo = Command::new(env!("CARGO"));
+    cargo
+        .args(["bench", "--quiet", "--bench", "sums", "--manifest-path"])
+        .arg(fixtures().join("criterion-bench/Cargo.toml"))
+        .arg("--target-dir")
+        .arg(cache().join("criterion-bench"))
+        .args(["--", "--save-baseline", baseline, "--noplot"])
+        .args([
+            "--sample-size",
+            "10",
+            "--measurement-time",
+            "1",
+            "--warm-up-time",
+            "0.3",
+        ])
+        .env("CRITERION_HOME", home)
+        .env("CARGO_INCREMENTAL", "0")
+        .env_remove("CARGO_TARGET_DIR");
+    slow_env(&mut cargo, slow);
+    run(
+        cargo,
+        "cargo bench on the criterion fixture",
+        "it needs crates.io reachable once to fetch criterion",
+    );
+}
+
+/// Google Benchmark's JSON, with `repetitions` repetitions (none: the flag
+/// is left out, as people often do).
+pub fn google_benchmark(slow: bool, repetitions: Option<u32>) -> String {
+    let binary = cache().join("gbench-sums");
+    let source = fixtures().join("google-benchmark/sums.cc");
+    let _guard = one_at_a_time();
+    {
+        let stale = |b: &Path| {
+            let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+            modified(b) < modified(&source)
+        };
+        if stale(&binary) {
+            let mut cxx = Command::new("c++");
+            cxx.args(["-O2", "-o"])
+                .arg(&binary)
+                .arg(&source)
+                .args(["-lbenchmark", "-lpthread"]);
+            run(
+                cxx,
+                "compiling the Google Benchmark fixture",
+                "install a C++ compiler and Google Benchmark: apt-get install g++ libbenchmark-dev",
+            );
+        }
+    }
+    let mut bench = Command::new(&binary);
+    bench.args(["--benchmark_format=json", "--benchmark_min_time=0.02"]);
+    if let Some(n) = repetitions {
+        bench.arg(format!("--benchmark_repetitions={n}"));
+    }
+    slow_env(&mut bench, slow);
+    let out = run(
+        bench,
+        "the Google Benchmark fixture",
+        "apt-get install libbenchmark-dev",
+    );
+    String::from_utf8(out.stdout).expect("JSON is UTF-8")
+}
+
+/// pytest-benchmark's `--benchmark-json` file, with each round's time,
+/// written to `out`; with `saved_without_data`, instead the run saved by
+/// `--benchmark-save` without `--benchmark-save-data` (summary statistics
+/// only), copied to `out`.
+pub fn pytest_benchmark(out: &Path, slow: bool, saved_without_data: bool) {
+    let venv = cache().join("pytest-venv");
+    let python = venv.join("bin/python");
+    let _guard = one_at_a_time();
+    {
+        if !python.exists() || !venv.join(".complete").exists() {
+            let mut create = Command::new("python3");
+            create.args(["-m", "venv"]).arg(&venv);
+            run(
+                create,
+                "python3 -m venv",
+                "install Python 3 with venv: apt-get install python3-venv",
+            );
+            let mut pip = Command::new(&python);
+            pip.args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "pytest",
+                "pytest-benchmark",
+            ]);
+            run(
+                pip,
+                "pip install pytest pytest-benchmark",
+                "it needs PyPI reachable once (or a pip cache)",
+            );
+            std::fs::write(venv.join(".complete"), "").unwrap();
+        }
+    }
+    let folder = out.parent().expect("output in a folder");
+    let storage = folder.join("pytest-benchmark-storage");
+    let mut pytest = Command::new(&python);
+    pytest
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .args(["--benchmark-min-rounds=10", "--benchmark-max-time=0.02"])
+        .arg(fixtures().join("pytest-benchmark/test_sums.py"))
+        .current_dir(folder)
+        .env("PYTHONDONTWRITEBYTECODE", "1");
+    if saved_without_data {
+        pytest
+            .arg("--benchmark-save=run")
+            .arg(format!("--benchmark-storage=file://{}", storage.display()));
+    } else {
+        pytest
+            .arg(format!("--benchmark-json={}", out.display()))
+            .arg("--benchmark-save-data");
+    }
+    slow_env(&mut pytest, slow);
+    run(
+        pytest,
+        "pytest-benchmark",
+        "the test creates its own virtual environment with pip",
+    );
+    if saved_without_data {
+        // pytest-benchmark saves under a folder named after the machine.
+        let saved = std::fs::read_dir(&storage)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .flat_map(|machine| {
+                std::fs::read_dir(machine.path())
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+            })
+            .map(|f| f.path())
+            .find(|p| p.extension().is_some_and(|e| e == "json"))
+            .expect("pytest-benchmark saved its run");
+        std::fs::copy(saved, out).unwrap();
+    }
+}
+
+/// What `go test -bench . -count 10` prints for the Go fixture (one CPU,
+/// so that names carry no -N suffix).
+pub fn go_bench(slow: bool) -> String {
+    let _guard = one_at_a_time();
+    let mut go = Command::new("go");
+    go.args([
+        "test",
+        "-run",
+        "^$",
+        "-bench",
+        ".",
+        "-benchmem",
+        "-cpu",
+        "1",
+    ])
+    .args(["-count", "10", "-benchtime", "20ms"])
+    .current_dir(fixtures().join("go-bench"))
+    .env("GOTOOLCHAIN", "local")
+    .env("GOFLAGS", "-mod=mod");
+    slow_env(&mut go, slow);
+    let out = run(
+        go,
+        "go test -bench",
+        "install Go from https://go.dev/dl or apt-get install golang-go",
+    );
+    String::from_utf8(out.stdout).expect("go output is UTF-8")
+}

@@ -1,0 +1,336 @@
+//! `perflab compare` and `perflab import` on real output of benchmark
+//! harnesses (criterion, Google Benchmark, pytest-benchmark, go test
+//! -bench), produced here by running them on tiny benchmarks of which one
+//! does thirty times the work in the "slow" runs.
+//!
+//! The thresholds are wide (±75 %: four times slower or faster) because the
+//! two runs are made one after the other on a shared machine, not
+//! interleaved: a load that changes between them moves every benchmark (on
+//! a machine with a load average of 14 on 2 cores, an unchanged Go
+//! benchmark measured +58 % [+10 %, +116 %] between two runs a second
+//! apart), and these tests are about reading the harnesses and matching
+//! benchmarks, not about small changes. The changed benchmark moves by
+//! about -97 %.
+
+mod common;
+
+use common::{Scratch, assert_exit, harnesses, stderr_of_refusal};
+
+const WIDE: [&str; 4] = ["--go", "75%", "--nogo", "-75%"];
+
+/// The cells of a family comparison's JSON, as (benchmark, verdict).
+fn verdicts(json: &serde_json::Value) -> Vec<(String, String)> {
+    json["cells"]
+        .as_array()
+        .expect("a comparison of many benchmarks has cells")
+        .iter()
+        .map(|c| {
+            (
+                c["scenario"].as_str().unwrap().to_string(),
+                c["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Only `changed` is NO-GO; every other benchmark is neither GO nor NO-GO.
+fn assert_only_changed_is_no_go(json: &serde_json::Value, changed: &str, others: usize) {
+    let cells = verdicts(json);
+    assert_eq!(cells.len(), others + 1, "{cells:?}");
+    for (name, verdict) in &cells {
+        if name == changed {
+            assert_eq!(verdict, "NO-GO", "{cells:?}");
+        } else {
+            assert!(verdict != "GO" && verdict != "NO-GO", "{cells:?}");
+        }
+    }
+    assert_eq!(json["kind"], "compare");
+    assert_eq!(json["verdict"], "NO-GO");
+}
+
+/// `perflab compare OLD NEW` with the wide thresholds, asserting its exit
+/// code (showing what it printed when it is another).
+fn compare(s: &Scratch, old: &str, new: &str, extra: &[&str], code: i32) -> std::process::Output {
+    let out = s
+        .perflab()
+        .args([
+            "compare",
+            old,
+            new,
+            "--json",
+            "r.json",
+            "--markdown",
+            "r.md",
+        ])
+        .args(WIDE)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+#[test]
+fn criterion_baselines_of_a_changed_benchmark_give_no_go_for_it_alone() {
+    let s = Scratch::new();
+    let home = s.path("criterion");
+    harnesses::criterion(&home, "before", false);
+    harnesses::criterion(&home, "after", true);
+    compare(&s, "criterion#before", "criterion#after", &[], 3);
+    assert_only_changed_is_no_go(&s.json("r.json"), "sum/slow-able", 1);
+    let markdown = std::fs::read_to_string(s.path("r.md")).unwrap();
+    assert!(markdown.contains("| benchmark | after |"), "{markdown}");
+    assert!(markdown.contains("geometric mean"), "{markdown}");
+
+    // One benchmark's sample.json on each side: a single comparison.
+    let one = |b: &str| format!("criterion/sum/slow-able/{b}/sample.json");
+    compare(&s, &one("before"), &one("after"), &[], 3);
+    assert_eq!(s.json("r.json")["verdict"], "NO-GO");
+
+    // Without a baseline the folder is ambiguous: it holds three.
+    let out = s
+        .perflab()
+        .args(["compare", "criterion", "criterion#after"])
+        .output()
+        .unwrap();
+    let err = stderr_of_refusal(&out);
+    assert!(
+        err.contains("after, before, new") && err.contains("criterion#NAME"),
+        "{err}"
+    );
+}
+
+#[test]
+fn google_benchmark_repetitions_give_no_go_for_the_changed_benchmark_alone() {
+    let s = Scratch::new();
+    s.write("old.json", &harnesses::google_benchmark(false, Some(10)));
+    s.write("new.json", &harnesses::google_benchmark(true, Some(10)));
+    // CPU time: the wall time of a loaded machine varies more between runs.
+    let out = compare(&s, "old.json", "new.json", &["--measure", "cpu"], 3);
+    let json = s.json("r.json");
+    assert_only_changed_is_no_go(&json, "BM_SlowAble", 1);
+    assert_eq!(json["metric"]["name"], "cpu");
+    assert_eq!(json["metric"]["unit"], "s");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("BM_Steady") && stdout.contains("geometric mean"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_google_benchmark_run_without_repetitions_is_refused_with_the_flag_to_add() {
+    let s = Scratch::new();
+    s.write("old.json", &harnesses::google_benchmark(false, None));
+    s.write("new.json", &harnesses::google_benchmark(false, None));
+    let out = s
+        .perflab()
+        .args(["compare", "old.json", "new.json"])
+        .output()
+        .unwrap();
+    let err = stderr_of_refusal(&out);
+    assert!(
+        err.contains("--benchmark_repetitions=10") && err.contains("old.json"),
+        "{err}"
+    );
+}
+
+#[test]
+fn pytest_benchmark_rounds_give_no_go_for_the_changed_benchmark_alone() {
+    let s = Scratch::new();
+    harnesses::pytest_benchmark(&s.path("old.json"), false, false);
+    harnesses::pytest_benchmark(&s.path("new.json"), true, false);
+    compare(&s, "old.json", "new.json", &[], 3);
+    assert_only_changed_is_no_go(&s.json("r.json"), "test_sums.py::test_slow_able", 1);
+}
+
+#[test]
+fn pytest_benchmark_json_without_its_rounds_asks_for_save_data() {
+    let s = Scratch::new();
+    harnesses::pytest_benchmark(&s.path("old.json"), false, true);
+    let out = s
+        .perflab()
+        .args(["compare", "old.json", "old.json"])
+        .output()
+        .unwrap();
+    let err = stderr_of_refusal(&out);
+    assert!(err.contains("--benchmark-save-data"), "{err}");
+}
+
+#[test]
+fn go_test_bench_counts_give_no_go_for_the_changed_benchmark_and_allocations_do_not_change() {
+    let s = Scratch::new();
+    s.write("old.txt", &harnesses::go_bench(false));
+    s.write("new.txt", &harnesses::go_bench(true));
+    compare(&s, "old.txt", "new.txt", &[], 3);
+    assert_only_changed_is_no_go(&s.json("r.json"), "BenchmarkSlowAble", 1);
+    // Neither benchmark allocates: the same count on both sides is no change.
+    compare(&s, "old.txt", "new.txt", &["--measure", "allocs/op"], 0);
+    let json = s.json("r.json");
+    assert!(
+        verdicts(&json).iter().all(|(_, v)| v == "NEUTRAL"),
+        "{json}"
+    );
+    // One benchmark picked from each file: a single comparison.
+    compare(
+        &s,
+        "old.txt#BenchmarkSteady",
+        "new.txt#BenchmarkSlowAble",
+        &[],
+        3,
+    );
+    assert!(s.json("r.json").get("cells").is_none());
+}
+
+#[test]
+fn benchmarks_on_one_side_only_are_listed_and_no_name_in_common_is_refused() {
+    let s = Scratch::new();
+    let go = harnesses::go_bench(false);
+    let steady_only: String = go
+        .lines()
+        .filter(|l| !l.contains("SlowAble"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    s.write("old.txt", &go);
+    s.write("new.txt", &steady_only);
+    let out = s
+        .perflab()
+        .args(["compare", "old.txt", "new.txt", "--json", "r.json"])
+        .output()
+        .unwrap();
+    common::assert_reached_a_result(&out);
+    let json = s.json("r.json");
+    assert_eq!(verdicts(&json).len(), 1, "{json}");
+    let warnings = json["warnings"].to_string();
+    assert!(
+        warnings.contains("only in old, so not compared: BenchmarkSlowAble"),
+        "{warnings}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("only in old"));
+
+    s.write("g.json", &harnesses::google_benchmark(false, Some(3)));
+    let out = s
+        .perflab()
+        .args(["compare", "old.txt", "g.json"])
+        .output()
+        .unwrap();
+    let err = stderr_of_refusal(&out);
+    assert!(
+        err.contains("no benchmark name in common")
+            && err.contains("BenchmarkSteady")
+            && err.contains("BM_Steady"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_file_of_no_known_format_and_an_empty_folder_are_refused_saying_what_was_found() {
+    let s = Scratch::new();
+    s.write("odd.json", r#"{"measurements": [1, 2, 3]}"#);
+    let out = s
+        .perflab()
+        .args(["compare", "odd.json", "odd.json"])
+        .output()
+        .unwrap();
+    let err = stderr_of_refusal(&out);
+    assert!(
+        err.contains("odd.json") && err.contains("none of the formats"),
+        "{err}"
+    );
+    std::fs::create_dir(s.path("criterion")).unwrap();
+    let out = s
+        .perflab()
+        .args(["compare", "criterion", "criterion"])
+        .output()
+        .unwrap();
+    let err = stderr_of_refusal(&out);
+    assert!(
+        err.contains("without criterion samples") && err.contains("cargo bench"),
+        "{err}"
+    );
+    let out = s
+        .perflab()
+        .args(["compare", "odd.json", "odd.json", "--format", "gbench"])
+        .output()
+        .unwrap();
+    let err = stderr_of_refusal(&out);
+    assert!(
+        err.contains("--format") && err.contains("google-benchmark"),
+        "{err}"
+    );
+}
+
+#[test]
+fn imported_results_make_a_history_whose_newest_step_is_the_regression() {
+    let s = Scratch::new();
+    s.write("old.txt", &harnesses::go_bench(false));
+    s.write("new.txt", &harnesses::go_bench(true));
+    for file in ["old.txt", "new.txt"] {
+        let out = s
+            .perflab()
+            .args(["import", file, "--name", "sums"])
+            .output()
+            .unwrap();
+        assert_exit(&out, 0);
+    }
+    let out = s
+        .perflab()
+        .args([
+            "history",
+            "--metric",
+            "wall",
+            "--name",
+            "sums",
+            "--variant",
+            "BenchmarkSlowAble",
+        ])
+        .args(WIDE)
+        .output()
+        .unwrap();
+    assert_exit(&out, 3);
+    let listing = s.perflab().args(["history"]).output().unwrap();
+    let listing = String::from_utf8_lossy(&listing.stdout);
+    assert!(
+        listing.contains("import") && listing.contains("BenchmarkSteady"),
+        "{listing}"
+    );
+    let out = s
+        .perflab()
+        .args(["report", "sums", "--html", "r.html"])
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    let html = std::fs::read_to_string(s.path("r.html")).unwrap();
+    assert!(
+        html.contains("BenchmarkSlowAble"),
+        "report without the imported benchmarks"
+    );
+}
+
+#[test]
+fn a_comparison_of_many_benchmarks_is_shown_by_the_report_as_a_matrix() {
+    let s = Scratch::new();
+    s.write("old.txt", &harnesses::go_bench(false));
+    s.write("new.txt", &harnesses::go_bench(true));
+    compare(&s, "old.txt", "new.txt", &[], 3);
+    let out = s
+        .perflab()
+        .args(["report", "--html", "r.html"])
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    let html = std::fs::read_to_string(s.path("r.html")).unwrap();
+    assert!(
+        html.contains("suite-matrix") && html.contains("<th>benchmark</th>"),
+        "no matrix"
+    );
+    let out = s.perflab().args(["report"]).output().unwrap();
+    let markdown = String::from_utf8_lossy(&out.stdout);
+    assert!(markdown.contains("| BenchmarkSlowAble |"), "{markdown}");
+}
