@@ -40,9 +40,9 @@
 //!   [`geometric_mean_interval`], [`paired_ratio`], stopped by [`PrecisionRule`].
 //! * How cost grows with size: [`power_law_fit`] (exponent on log-log axes,
 //!   Student-t interval via [`student_t_quantile`]) and [`find_cliffs`].
-//! * What is paid once and what per item: [`linear_cost_fit`] (cost = fixed
-//!   + marginal · size by weighted least squares on the points' geometric
-//!   means, intervals for both parts).
+//! * What is paid once and what per item: [`linear_cost_fit`] (the line
+//!   fixed plus marginal times size, by weighted least squares on the points'
+//!   geometric means, with intervals for both parts).
 #![deny(missing_docs)]
 
 mod change;
