@@ -8,7 +8,7 @@ use perflab_format::history::MetricHistory;
 use perflab_format::instructions::InstructionsDocument;
 use perflab_format::result::ResultDocument;
 use perflab_format::sampling::SamplingDocument;
-use perflab_format::sweep::SweepDocument;
+use perflab_format::sweep::{CostBasis, SweepDocument};
 use perflab_format::vocabulary::{
     Better, GuardStatus, ResultKind, ResultStatus, StepVerdict, SweepStop, Verdict,
 };
@@ -78,6 +78,10 @@ fn a_sweep_result_reads_and_writes_back_unchanged() {
     assert_eq!(doc.sweep.stop, SweepStop::Finished);
     assert_eq!(doc.sweep.points.len(), 4);
     assert!(doc.sweep.series.iter().all(|s| s.fit.is_some()));
+    // Written before the fixed/marginal split: it reads as the total cost.
+    assert!(doc.sweep.series.iter().all(|s| s.linear.is_none()
+        && s.basis == CostBasis::Total
+        && s.marginal_per_item.is_empty()));
     assert_eq!(SweepDocument::from_result_json(&text), Some(doc));
 }
 
