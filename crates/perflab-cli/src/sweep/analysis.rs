@@ -1,13 +1,16 @@
 //! From a sweep's runs to numbers with intervals: each point's value and
 //! per-item cost, each command's ratio to the reference, and along the size
-//! parameter the growth exponent and the cliffs (perflab-stats does the math).
+//! parameter the split into a fixed part and a marginal cost, the growth
+//! exponent and the cliffs (perflab-stats does the math).
 
 use std::collections::BTreeMap;
 
+use perflab_format::sweep::CostBasis;
 use perflab_runner::RunOutcome;
 use perflab_stats::{
-    Better, Cliff, ConfidenceSequence, PositiveInterval, PowerLawFit, PrecisionRule, SizedInterval,
-    StatsError, find_cliffs, geometric_mean_interval, paired_ratio, power_law_fit,
+    Better, Cliff, ConfidenceSequence, LinearCostFit, PositiveInterval, PowerLawFit, PrecisionRule,
+    SizedInterval, SizedRuns, StatsError, find_cliffs, geometric_mean_interval, linear_cost_fit,
+    paired_ratio, power_law_fit,
 };
 
 use super::config::Sweep;
@@ -156,6 +159,10 @@ pub struct PointFigures {
     pub size: Option<f64>,
     /// Cost per item of each command, from 2 runs on.
     pub per_item: Vec<Option<PositiveInterval>>,
+    /// The value (geometric mean) of each command, from 2 runs on.
+    pub values: Vec<Option<PositiveInterval>>,
+    /// The metric's values of each command's runs.
+    pub runs: Vec<Vec<f64>>,
 }
 
 /// A curve along the size parameter.
@@ -173,6 +180,13 @@ pub struct Series {
     pub fit_note: Option<String>,
     /// Cliffs of the per-item cost (`index` refers to the sweep's points).
     pub cliffs: Vec<Cliff>,
+    /// cost = fixed + marginal · size, for a measured total with 3+ sizes.
+    pub linear: Option<LinearCostFit>,
+    /// What `fit` and `cliffs` are computed on.
+    pub basis: CostBasis,
+    /// With [`CostBasis::Marginal`], per entry of `points` the cost per item
+    /// above the fixed part, where that part is above zero.
+    pub marginal_per_item: Vec<Option<PositiveInterval>>,
 }
 
 /// The curves along the size parameter: one per command and combination of
@@ -194,7 +208,7 @@ pub fn series(sweep: &Sweep, points: &[PointFigures]) -> Result<Vec<Series>> {
         }
     }
     let mut out = Vec::new();
-    for ((c, fixed), mut indices) in groups {
+    for ((c, fixed_params), mut indices) in groups {
         indices.sort_by(|a, b| {
             points[*a]
                 .size
@@ -205,28 +219,43 @@ pub fn series(sweep: &Sweep, points: &[PointFigures]) -> Result<Vec<Series>> {
             .iter()
             .filter_map(|&i| Some((i, points[i].size?, points[i].per_item[c]?)))
             .collect();
-        let sizes: Vec<f64> = measured.iter().map(|m| m.1).collect();
-        let totals: Vec<f64> = measured.iter().map(|m| m.2.estimate * m.1).collect();
-        let distinct = {
-            let mut d = sizes.clone();
-            d.sort_by(f64::total_cmp);
-            d.dedup();
-            d.len()
-        };
-        let (fit, fit_note) = if distinct >= 3 {
-            (
-                Some(power_law_fit(&sizes, &totals, sweep.confidence)?),
-                None,
-            )
+        let linear = if totals_measured(sweep) {
+            let runs: Vec<SizedRuns<'_>> = measured
+                .iter()
+                .map(|m| SizedRuns {
+                    size: m.1,
+                    runs: &points[m.0].runs[c],
+                })
+                .collect();
+            match linear_cost_fit(&runs, sweep.confidence) {
+                Ok(fit) => Some(fit),
+                Err(StatsError::TooFew { .. }) => None,
+                Err(e) => return Err(e.into()),
+            }
         } else {
-            (
-                None,
-                Some(format!(
-                    "a growth exponent with an interval needs 3 or more sizes with measurements; this curve has {distinct}"
-                )),
-            )
+            None
         };
-        let sized: Vec<SizedInterval> = measured
+        let smallest = measured.iter().map(|m| m.1).fold(f64::INFINITY, f64::min);
+        let fixed = linear
+            .filter(|l| l.has_fixed_part() && l.fixed_share(smallest) >= FIXED_SHARE_SHOWN)
+            .map(|l| l.fixed);
+        // Per point: its index, size and the per-item cost the curve is about.
+        let curve: Vec<(usize, f64, PositiveInterval)> = match fixed {
+            None => measured.clone(),
+            Some(fixed) => measured
+                .iter()
+                .filter_map(|&(i, n, _)| Some((i, n, above_fixed(points[i].values[c]?, fixed, n)?)))
+                .collect(),
+        };
+        let marginal_per_item = match fixed {
+            None => Vec::new(),
+            Some(_) => indices
+                .iter()
+                .map(|&i| curve.iter().find(|m| m.0 == i).map(|m| m.2))
+                .collect(),
+        };
+        let (fit, fit_note) = growth(sweep, &curve, measured.len(), fixed.is_some())?;
+        let sized: Vec<SizedInterval> = curve
             .iter()
             .map(|m| SizedInterval {
                 size: m.1,
@@ -236,18 +265,87 @@ pub fn series(sweep: &Sweep, points: &[PointFigures]) -> Result<Vec<Series>> {
         let cliffs = find_cliffs(&sized, sweep.cliff)?
             .into_iter()
             .map(|mut cliff| {
-                cliff.index = measured[cliff.index].0;
+                cliff.index = curve[cliff.index].0;
                 cliff
             })
             .collect();
         out.push(Series {
             command: c,
-            fixed,
+            fixed: fixed_params,
             points: indices,
             fit,
             fit_note,
             cliffs,
+            linear,
+            basis: if fixed.is_some() {
+                CostBasis::Marginal
+            } else {
+                CostBasis::Total
+            },
+            marginal_per_item,
         });
     }
     Ok(out)
+}
+
+/// The smallest share of the total at the smallest size swept for which a
+/// significant fixed part changes the view: below 1 % the quotient
+/// total / size is off by less than the 2 % a point is measured to by
+/// default, so the per-item view stays (and rounding cannot give an exact
+/// line a fixed part of 10⁻¹⁵ s).
+pub const FIXED_SHARE_SHOWN: f64 = 0.01;
+
+/// Whether the metric is a total cost measured at each size (a lower-is-better
+/// metric not already per item): only then is cost = fixed + marginal · size.
+fn totals_measured(sweep: &Sweep) -> bool {
+    sweep.metric.better == Better::Lower && !sweep.per_item
+}
+
+/// The cost per item above the fixed part, (total - fixed) / size, with the
+/// point's interval shifted alike (the fixed part is common to all points, so
+/// its own uncertainty moves them together and is left out); None when the
+/// point's lower end is not above the fixed part: a part that may be zero
+/// has no logarithm to fit.
+fn above_fixed(total: PositiveInterval, fixed: f64, size: f64) -> Option<PositiveInterval> {
+    let lo = total.lo - fixed;
+    (lo > 0.0).then(|| PositiveInterval {
+        estimate: (total.estimate - fixed) / size,
+        lo: lo / size,
+        hi: (total.hi - fixed) / size,
+        ..total
+    })
+}
+
+/// The growth exponent of a curve's total (per item × size) with 3+ sizes,
+/// or why there is none.
+fn growth(
+    sweep: &Sweep,
+    curve: &[(usize, f64, PositiveInterval)],
+    measured: usize,
+    above_fixed: bool,
+) -> Result<(Option<PowerLawFit>, Option<String>)> {
+    let sizes: Vec<f64> = curve.iter().map(|m| m.1).collect();
+    let totals: Vec<f64> = curve.iter().map(|m| m.2.estimate * m.1).collect();
+    let mut distinct = sizes.clone();
+    distinct.sort_by(f64::total_cmp);
+    distinct.dedup();
+    if distinct.len() >= 3 {
+        return Ok((
+            Some(power_law_fit(&sizes, &totals, sweep.confidence)?),
+            None,
+        ));
+    }
+    let count = distinct.len();
+    Ok((
+        None,
+        Some(if above_fixed {
+            format!(
+                "the cost above the fixed part is resolved (its interval above zero) at {count} of {measured} sizes; a growth exponent needs 3: sweep larger sizes"
+            )
+        } else {
+            format!(
+                "a growth exponent with an interval needs 3 or more sizes with measurements; this curve has {count}"
+            )
+        }),
+    ))
 }
