@@ -14,8 +14,8 @@ use perflab_format::result::{
     RESULT_FORMAT, ResultDocument, RunDoc, SpanDoc, SpanStatsDoc, SummaryDoc, VariantDoc,
 };
 use perflab_format::sweep::{
-    CliffDoc, CommandDoc, CostBasis, LinearCostFitDoc, ParameterDoc, PointDoc, PointResultDoc, PowerLawFitDoc, SeriesDoc,
-    SweepDoc, SweepDocument,
+    CliffDoc, CommandDoc, CostBasis, LinearCostFitDoc, ParameterDoc, PointDoc, PointResultDoc,
+    PowerLawFitDoc, SeriesDoc, SweepDoc, SweepDocument,
 };
 use perflab_format::vocabulary::{
     Better, GuardStatus, ResultKind, ResultStatus, StepVerdict, SweepStop, Verdict,
