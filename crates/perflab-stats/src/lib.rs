@@ -72,6 +72,7 @@ mod suite;
 mod suite_summary;
 mod summary;
 mod validate;
+mod weighted_line;
 
 pub use change::{Better, change_from_log_gain, log_gain_from_change, log_gains, relative_change};
 pub use cliffs::{Cliff, SizedInterval, find_cliffs};
