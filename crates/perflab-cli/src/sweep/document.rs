@@ -12,10 +12,10 @@ use perflab_format::vocabulary::{ResultKind, ResultStatus, SweepStop};
 use perflab_stats::{Cliff, LinearCostFit, PowerLawFit};
 
 use super::analysis::{
-    PointFigures, Series, analyse_point, confidence_sequence, metric_values, per_item,
-    per_item_description, series,
+    analyse_point, confidence_sequence, metric_values, per_item, per_item_description,
 };
 use super::config::Sweep;
+use super::series::{PointFigures, Series, series};
 use super::state::SweepState;
 use crate::error::Result;
 use crate::result_document::{

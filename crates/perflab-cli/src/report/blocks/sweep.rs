@@ -4,7 +4,12 @@
 
 use crate::units::{format_interval, format_ratio, format_value, plural};
 use perflab_format::interval::PositiveIntervalDoc;
-use perflab_format::sweep::{CostBasis, LinearCostFitDoc, PointDoc, SeriesDoc, SweepDocument};
+use perflab_format::sweep::{CostBasis, PointDoc, SeriesDoc, SweepDocument};
+
+use super::fixed_cost::{
+    FIXED_SHARE_DOMINATES, describe_cost_split, series_sizes, shown_fixed_part,
+};
+use crate::sweep::params::number_text;
 use perflab_format::vocabulary::{Better, ResultStatus};
 
 /// "1.234 ms ±1.1%".
@@ -87,59 +92,6 @@ pub fn describe_cliffs(series: &SeriesDoc, size: &str) -> String {
         .join("; ")
 }
 
-/// The share of the total at or above which the fixed part "dominates" the
-/// per-item quotient: total / size is then more than twice the marginal cost.
-pub const FIXED_SHARE_DOMINATES: f64 = 0.5;
-
-/// The sizes a series measured, smallest first.
-fn series_sizes(doc: &SweepDocument, series: &SeriesDoc) -> Vec<f64> {
-    let mut sizes: Vec<f64> = series
-        .points
-        .iter()
-        .filter_map(|&i| doc.sweep.points.get(i)?.size)
-        .collect();
-    sizes.sort_by(f64::total_cmp);
-    sizes.dedup();
-    sizes
-}
-
-/// The series' fit when the sweep found a fixed part worth separating (its
-/// exponent and cliffs are then about the cost above it).
-pub fn shown_fixed_part(series: &SeriesDoc) -> Option<&LinearCostFitDoc> {
-    series
-        .linear
-        .as_ref()
-        .filter(|_| series.basis == CostBasis::Marginal)
-}
-
-/// "fixed part 115.2 ms [113.0 ms, 117.4 ms] + 0.712 µs [0.690 µs, 0.734 µs]
-/// per n (the fixed part is 99% of the total at n=1000, 72% at n=64000)",
-/// or "no fixed part: -1.2 µs [-3.4 µs, 1.0 µs]"; None without a fit.
-pub fn describe_cost_split(doc: &SweepDocument, series: &SeriesDoc, size: &str) -> Option<String> {
-    let fit = series.linear.as_ref()?;
-    let unit = &doc.result.metric.unit;
-    let value = |v: f64| format_value(v, unit);
-    let fixed = format!(
-        "{} {}",
-        value(fit.fixed),
-        format_interval(value(fit.fixed_lo), value(fit.fixed_hi))
-    );
-    if shown_fixed_part(series).is_none() {
-        return Some(format!("no fixed part: {fixed}"));
-    }
-    let sizes = series_sizes(doc, series);
-    let (first, last) = (sizes[0], sizes[sizes.len() - 1]);
-    Some(format!(
-        "fixed part {fixed} + {} {} per {size} (the fixed part is {:.0}% of the total at {size}={}, {:.0}% at {size}={})",
-        value(fit.marginal),
-        format_interval(value(fit.marginal_lo), value(fit.marginal_hi)),
-        fit.fixed_share(first) * 100.0,
-        crate::sweep::params::number_text(first),
-        fit.fixed_share(last) * 100.0,
-        crate::sweep::params::number_text(last),
-    ))
-}
-
 /// Everything known about a curve in one line: the cost split, growth and cliffs.
 pub fn describe_series(doc: &SweepDocument, series: &SeriesDoc, size: &str) -> String {
     let growth = format!(
@@ -178,9 +130,9 @@ pub fn fixed_part_warnings(doc: &SweepDocument) -> Vec<String> {
                 "{}: the fixed part ({}) is more than half of the total up to {size}={} ({:.0}% at {size}={}), so {per_item} there mostly measures the fixed part divided by {size}, not an item; one more item costs {}",
                 series_name(series),
                 format_value(fit.fixed, unit),
-                crate::sweep::params::number_text(largest),
+                number_text(largest),
                 fit.fixed_share(smallest) * 100.0,
-                crate::sweep::params::number_text(smallest),
+                number_text(smallest),
                 format_value(fit.marginal, unit),
             ))
         })
