@@ -86,6 +86,19 @@ fn a_sweep_result_reads_and_writes_back_unchanged() {
 }
 
 #[test]
+fn a_sweep_with_a_fixed_part_reads_and_writes_back_unchanged() {
+    let text = fixture("result-sweep-fixed-part.json");
+    let doc = SweepDocument::from_json_str(&text).unwrap();
+    writes_back_the_same(&doc, &text);
+    let series = &doc.sweep.series[0];
+    assert_eq!(series.basis, CostBasis::Marginal);
+    let linear = series.linear.unwrap();
+    assert!(linear.has_fixed_part && linear.fixed_lo > 0.0);
+    assert!(linear.marginal_lo <= linear.marginal && linear.marginal <= linear.marginal_hi);
+    assert_eq!(series.marginal_per_item.len(), series.points.len());
+}
+
+#[test]
 fn a_history_reads_and_writes_back_unchanged() {
     let text = fixture("history.json");
     let doc = MetricHistory::from_json_str(&text).unwrap();

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use perflab_format::sweep::CostBasis;
 use perflab_stats::{
     Better, Cliff, LinearCostFit, PositiveInterval, PowerLawFit, SizedInterval, SizedRuns,
-    StatsError, find_cliffs, linear_cost_fit, power_law_fit,
+    find_cliffs, linear_cost_fit, power_law_fit,
 };
 
 use super::config::Sweep;
@@ -38,11 +38,11 @@ pub struct Series {
     pub fixed: String,
     /// Indices of its points, by size.
     pub points: Vec<usize>,
-    /// Growth exponent of the total cost, if 3+ sizes were measured.
+    /// Growth exponent of the cost along `basis`, if 3+ sizes were measured.
     pub fit: Option<PowerLawFit>,
     /// Why there is no fit.
     pub fit_note: Option<String>,
-    /// Cliffs of the per-item cost (`index` refers to the sweep's points).
+    /// Cliffs of the per-item cost along `basis` (`index` refers to the sweep's points).
     pub cliffs: Vec<Cliff>,
     /// cost = fixed + marginal · size, for a measured total with 3+ sizes.
     pub linear: Option<LinearCostFit>,
@@ -54,7 +54,8 @@ pub struct Series {
 }
 
 /// The curves along the size parameter: one per command and combination of
-/// the other parameters, each with its growth exponent and cliffs.
+/// the other parameters, each with its fixed and marginal cost, growth
+/// exponent and cliffs.
 pub fn series(sweep: &Sweep, points: &[PointFigures]) -> Result<Vec<Series>> {
     let Some(size) = &sweep.size else {
         return Ok(Vec::new());
@@ -91,11 +92,10 @@ pub fn series(sweep: &Sweep, points: &[PointFigures]) -> Result<Vec<Series>> {
                     runs: &points[m.0].runs[c],
                 })
                 .collect();
-            match linear_cost_fit(&runs, sweep.confidence) {
-                Ok(fit) => Some(fit),
-                Err(StatsError::TooFew { .. }) => None,
-                Err(e) => return Err(e.into()),
-            }
+            // Fewer than 3 sizes leave nothing to fit; every point's runs
+            // were already summarised by the point's own analysis, so no
+            // other error can come from them.
+            linear_cost_fit(&runs, sweep.confidence).ok()
         } else {
             None
         };
