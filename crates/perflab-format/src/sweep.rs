@@ -1,7 +1,9 @@
 //! The result of `perflab sweep`: a `perflab-result/1` document (kind
 //! `sweep`, one variant per point and command, named like `bench n=1000`, so
 //! that `perflab compare` can read any two of them) with a `sweep` section
-//! for the points, ratios, growth exponents and cliffs.
+//! for the points, ratios, growth exponents and cliffs, and per curve the
+//! split of its cost into a fixed part and a marginal cost per item (absent
+//! in documents written before that split; they still read).
 
 use std::collections::BTreeMap;
 
@@ -132,6 +134,72 @@ pub struct SeriesDoc {
     pub fit_note: Option<String>,
     /// Cliffs of the per-item cost (`index` refers to `points` of the sweep).
     pub cliffs: Vec<CliffDoc>,
+    /// cost = fixed + marginal · size, if 3+ sizes of a total were measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub linear: Option<LinearCostFitDoc>,
+    /// What `fit` and `cliffs` describe: the total cost, or what is left
+    /// above a significant fixed part (written only when it is the latter,
+    /// so documents without a fixed part read as they always did).
+    #[serde(default, skip_serializing_if = "CostBasis::is_total")]
+    pub basis: CostBasis,
+    /// With the marginal basis, per point of `points` the cost per item
+    /// above the fixed part, (total - fixed) / size, with the point's
+    /// interval shifted alike; None where that part is not above zero.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub marginal_per_item: Vec<Option<PositiveIntervalDoc>>,
+}
+
+/// What a curve's growth exponent and cliffs are computed on.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CostBasis {
+    /// The total cost; its cost per item is total / size (no significant fixed part).
+    #[default]
+    Total,
+    /// The total minus the fixed part: a significant fixed part would
+    /// otherwise bend the exponent toward 0 and the per-item cost toward
+    /// fixed / size.
+    Marginal,
+}
+
+impl CostBasis {
+    /// True for [`CostBasis::Total`].
+    pub fn is_total(&self) -> bool {
+        *self == CostBasis::Total
+    }
+}
+
+/// cost = fixed + marginal · size, fitted by weighted least squares on the
+/// points' geometric means, with intervals for both parts.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+pub struct LinearCostFitDoc {
+    /// The fixed part (cost at size 0, in the metric's unit; < 0 when the cost grows faster than linearly).
+    pub fixed: f64,
+    /// Lower end of the interval for the fixed part.
+    pub fixed_lo: f64,
+    /// Upper end of the interval for the fixed part.
+    pub fixed_hi: f64,
+    /// The marginal cost: what one more item adds.
+    pub marginal: f64,
+    /// Lower end of the interval for the marginal cost.
+    pub marginal_lo: f64,
+    /// Upper end of the interval for the marginal cost.
+    pub marginal_hi: f64,
+    /// Confidence level of both intervals.
+    pub confidence: f64,
+    /// How far the points scatter around the line relative to what their runs explain (1 = as expected).
+    pub scatter: f64,
+    /// Number of points the fit rests on.
+    pub points: usize,
+    /// Whether the fixed part's interval lies above zero.
+    pub has_fixed_part: bool,
+}
+
+impl LinearCostFitDoc {
+    /// The share of the fitted total at `size` that is the fixed part.
+    pub fn fixed_share(&self, size: f64) -> f64 {
+        self.fixed / (self.fixed + self.marginal * size)
+    }
 }
 
 /// The fit cost ≈ a · size^b of a curve, with an interval for b.

@@ -8,7 +8,7 @@ use perflab_format::history::MetricHistory;
 use perflab_format::instructions::InstructionsDocument;
 use perflab_format::result::ResultDocument;
 use perflab_format::sampling::SamplingDocument;
-use perflab_format::sweep::SweepDocument;
+use perflab_format::sweep::{CostBasis, SweepDocument};
 use perflab_format::vocabulary::{
     Better, GuardStatus, ResultKind, ResultStatus, StepVerdict, SweepStop, Verdict,
 };
@@ -78,7 +78,24 @@ fn a_sweep_result_reads_and_writes_back_unchanged() {
     assert_eq!(doc.sweep.stop, SweepStop::Finished);
     assert_eq!(doc.sweep.points.len(), 4);
     assert!(doc.sweep.series.iter().all(|s| s.fit.is_some()));
+    // Written before the fixed/marginal split: it reads as the total cost.
+    assert!(doc.sweep.series.iter().all(|s| s.linear.is_none()
+        && s.basis == CostBasis::Total
+        && s.marginal_per_item.is_empty()));
     assert_eq!(SweepDocument::from_result_json(&text), Some(doc));
+}
+
+#[test]
+fn a_sweep_with_a_fixed_part_reads_and_writes_back_unchanged() {
+    let text = fixture("result-sweep-fixed-part.json");
+    let doc = SweepDocument::from_json_str(&text).unwrap();
+    writes_back_the_same(&doc, &text);
+    let series = &doc.sweep.series[0];
+    assert_eq!(series.basis, CostBasis::Marginal);
+    let linear = series.linear.unwrap();
+    assert!(linear.has_fixed_part && linear.fixed_lo > 0.0);
+    assert!(linear.marginal_lo <= linear.marginal && linear.marginal <= linear.marginal_hi);
+    assert_eq!(series.marginal_per_item.len(), series.points.len());
 }
 
 #[test]

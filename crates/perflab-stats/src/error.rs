@@ -197,6 +197,16 @@ pub enum StatsError {
         /// What went wrong in that cell.
         error: Box<StatsError>,
     },
+    /// An error in one point of a sweep, naming the point.
+    #[error("point {point} (size {size}): {error}")]
+    InPoint {
+        /// The point at fault (zero-based, in the order given).
+        point: usize,
+        /// Its size.
+        size: f64,
+        /// What went wrong in that point.
+        error: Box<StatsError>,
+    },
     /// An interval given to a function that combines intervals cannot be used.
     #[error("interval {index} {reason}")]
     InvalidInterval {

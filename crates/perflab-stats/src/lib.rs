@@ -40,6 +40,9 @@
 //!   [`geometric_mean_interval`], [`paired_ratio`], stopped by [`PrecisionRule`].
 //! * How cost grows with size: [`power_law_fit`] (exponent on log-log axes,
 //!   Student-t interval via [`student_t_quantile`]) and [`find_cliffs`].
+//! * What is paid once and what per item: [`linear_cost_fit`] (the line
+//!   fixed plus marginal times size, by weighted least squares on the points'
+//!   geometric means, with intervals for both parts).
 #![deny(missing_docs)]
 
 mod change;
@@ -51,6 +54,7 @@ mod error;
 mod fixed_sample;
 mod guard;
 mod hodges_lehmann;
+mod linear_cost;
 mod mann_whitney;
 mod multiplicative;
 mod multiplicity;
@@ -68,6 +72,7 @@ mod suite;
 mod suite_summary;
 mod summary;
 mod validate;
+mod weighted_line;
 
 pub use change::{Better, change_from_log_gain, log_gain_from_change, log_gains, relative_change};
 pub use cliffs::{Cliff, SizedInterval, find_cliffs};
@@ -80,6 +85,7 @@ pub use error::{Sample, StatsError};
 pub use fixed_sample::{FixedSampleDecision, decide_fixed_samples};
 pub use guard::{GuardDecision, GuardLimit, GuardStatus, guard_status};
 pub use hodges_lehmann::{hodges_lehmann_change, hodges_lehmann_log_shift};
+pub use linear_cost::{LinearCostFit, SizedRuns, linear_cost_fit};
 pub use mann_whitney::{MannWhitney, mann_whitney};
 pub use multiplicative::{PositiveInterval, geometric_mean_interval, paired_ratio};
 pub use multiplicity::{bisect_step_confidence, bonferroni_confidence};

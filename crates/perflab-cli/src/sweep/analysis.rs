@@ -1,13 +1,11 @@
 //! From a sweep's runs to numbers with intervals: each point's value and
-//! per-item cost, each command's ratio to the reference, and along the size
-//! parameter the growth exponent and the cliffs (perflab-stats does the math).
-
-use std::collections::BTreeMap;
+//! per-item cost and each command's ratio to the reference (perflab-stats
+//! does the math; [`super::series`] builds the curves along the size).
 
 use perflab_runner::RunOutcome;
 use perflab_stats::{
-    Better, Cliff, ConfidenceSequence, PositiveInterval, PowerLawFit, PrecisionRule, SizedInterval,
-    StatsError, find_cliffs, geometric_mean_interval, paired_ratio, power_law_fit,
+    Better, ConfidenceSequence, PositiveInterval, PrecisionRule, StatsError,
+    geometric_mean_interval, paired_ratio,
 };
 
 use super::config::Sweep;
@@ -145,109 +143,4 @@ pub fn per_item_description(sweep: &Sweep) -> Option<String> {
         (Better::Lower, true) => format!("{metric} (already per item)"),
         (Better::Higher, _) => format!("1 / {metric}"),
     })
-}
-
-/// What the curves need of one point.
-#[derive(Debug, Clone)]
-pub struct PointFigures {
-    /// Parameter values.
-    pub params: BTreeMap<String, String>,
-    /// The size parameter's value.
-    pub size: Option<f64>,
-    /// Cost per item of each command, from 2 runs on.
-    pub per_item: Vec<Option<PositiveInterval>>,
-}
-
-/// A curve along the size parameter.
-#[derive(Debug, Clone)]
-pub struct Series {
-    /// The command's index.
-    pub command: usize,
-    /// The other parameters' values (`threads=4`), empty with one parameter.
-    pub fixed: String,
-    /// Indices of its points, by size.
-    pub points: Vec<usize>,
-    /// Growth exponent of the total cost, if 3+ sizes were measured.
-    pub fit: Option<PowerLawFit>,
-    /// Why there is no fit.
-    pub fit_note: Option<String>,
-    /// Cliffs of the per-item cost (`index` refers to the sweep's points).
-    pub cliffs: Vec<Cliff>,
-}
-
-/// The curves along the size parameter: one per command and combination of
-/// the other parameters, each with its growth exponent and cliffs.
-pub fn series(sweep: &Sweep, points: &[PointFigures]) -> Result<Vec<Series>> {
-    let Some(size) = &sweep.size else {
-        return Ok(Vec::new());
-    };
-    let mut groups: BTreeMap<(usize, String), Vec<usize>> = BTreeMap::new();
-    for (i, point) in points.iter().enumerate() {
-        let fixed: Vec<String> = point
-            .params
-            .iter()
-            .filter(|(name, _)| *name != size)
-            .map(|(name, value)| format!("{name}={value}"))
-            .collect();
-        for c in 0..sweep.commands.len() {
-            groups.entry((c, fixed.join(" "))).or_default().push(i);
-        }
-    }
-    let mut out = Vec::new();
-    for ((c, fixed), mut indices) in groups {
-        indices.sort_by(|a, b| {
-            points[*a]
-                .size
-                .unwrap_or(0.0)
-                .total_cmp(&points[*b].size.unwrap_or(0.0))
-        });
-        let measured: Vec<(usize, f64, PositiveInterval)> = indices
-            .iter()
-            .filter_map(|&i| Some((i, points[i].size?, points[i].per_item[c]?)))
-            .collect();
-        let sizes: Vec<f64> = measured.iter().map(|m| m.1).collect();
-        let totals: Vec<f64> = measured.iter().map(|m| m.2.estimate * m.1).collect();
-        let distinct = {
-            let mut d = sizes.clone();
-            d.sort_by(f64::total_cmp);
-            d.dedup();
-            d.len()
-        };
-        let (fit, fit_note) = if distinct >= 3 {
-            (
-                Some(power_law_fit(&sizes, &totals, sweep.confidence)?),
-                None,
-            )
-        } else {
-            (
-                None,
-                Some(format!(
-                    "a growth exponent with an interval needs 3 or more sizes with measurements; this curve has {distinct}"
-                )),
-            )
-        };
-        let sized: Vec<SizedInterval> = measured
-            .iter()
-            .map(|m| SizedInterval {
-                size: m.1,
-                cost: m.2,
-            })
-            .collect();
-        let cliffs = find_cliffs(&sized, sweep.cliff)?
-            .into_iter()
-            .map(|mut cliff| {
-                cliff.index = measured[cliff.index].0;
-                cliff
-            })
-            .collect();
-        out.push(Series {
-            command: c,
-            fixed,
-            points: indices,
-            fit,
-            fit_note,
-            cliffs,
-        });
-    }
-    Ok(out)
 }

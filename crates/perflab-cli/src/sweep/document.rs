@@ -5,17 +5,17 @@
 use std::collections::BTreeMap;
 
 use perflab_format::sweep::{
-    CliffDoc, CommandDoc, ParameterDoc, PointDoc, PointResultDoc, PowerLawFitDoc, SeriesDoc,
-    SweepDoc, SweepDocument,
+    CliffDoc, CommandDoc, LinearCostFitDoc, ParameterDoc, PointDoc, PointResultDoc, PowerLawFitDoc,
+    SeriesDoc, SweepDoc, SweepDocument,
 };
 use perflab_format::vocabulary::{ResultKind, ResultStatus, SweepStop};
-use perflab_stats::{Cliff, PowerLawFit};
+use perflab_stats::{Cliff, LinearCostFit, PowerLawFit};
 
 use super::analysis::{
-    PointFigures, Series, analyse_point, confidence_sequence, per_item, per_item_description,
-    series,
+    analyse_point, confidence_sequence, metric_values, per_item, per_item_description,
 };
 use super::config::Sweep;
+use super::series::{PointFigures, Series, series};
 use super::state::SweepState;
 use crate::error::Result;
 use crate::result_document::{
@@ -83,6 +83,8 @@ pub fn sweep_document(sweep: &Sweep, state: &SweepState) -> Result<SweepDocument
             params: params.clone(),
             size,
             per_item: per_items,
+            values: analysis.values.clone(),
+            runs: ps.runs.iter().map(|r| metric_values(sweep, r)).collect(),
         });
         points.push(PointDoc {
             label,
@@ -153,6 +155,28 @@ fn series_doc(sweep: &Sweep, s: Series) -> SeriesDoc {
         fit: s.fit.as_ref().map(fit_doc),
         fit_note: s.fit_note,
         cliffs: s.cliffs.iter().map(cliff_doc).collect(),
+        linear: s.linear.as_ref().map(linear_doc),
+        basis: s.basis,
+        marginal_per_item: s
+            .marginal_per_item
+            .iter()
+            .map(|iv| iv.as_ref().map(interval_doc))
+            .collect(),
+    }
+}
+
+fn linear_doc(fit: &LinearCostFit) -> LinearCostFitDoc {
+    LinearCostFitDoc {
+        fixed: fit.fixed,
+        fixed_lo: fit.fixed_lo,
+        fixed_hi: fit.fixed_hi,
+        marginal: fit.marginal,
+        marginal_lo: fit.marginal_lo,
+        marginal_hi: fit.marginal_hi,
+        confidence: fit.confidence,
+        scatter: fit.scatter,
+        points: fit.points,
+        has_fixed_part: fit.has_fixed_part(),
     }
 }
 

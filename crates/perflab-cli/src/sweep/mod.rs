@@ -1,21 +1,22 @@
 //! Sweeps: commands run over a grid of parameters (sizes, threads, batch
 //! sizes), each point until its intervals are precise, with ratios to a
-//! reference command and, along a size parameter, the growth exponent and
-//! the cliffs of the per-item cost.
+//! reference command and, along a size parameter, the fixed part and
+//! marginal cost, the growth exponent and the cliffs of the per-item cost.
 //!
 //! [`params`] parses `-p NAME=VALUES`, [`template`] expands `{NAME}` in
 //! commands, [`config`] validates the flags, [`driver`] runs the points into
-//! a [`state`], [`analysis`] turns runs into intervals and [`document`]
-//! turns the state and the intervals into the stored result (whose types
-//! are perflab-format's). Data flows one way: the driver uses the analysis
+//! a [`state`], [`analysis`] turns runs into intervals, [`series`] into
+//! curves along the size, and [`document`] turns the state and the
+//! intervals into the stored result (whose types are perflab-format's). Data flows one way: the driver uses the analysis
 //! (to stop a point) and the document (to checkpoint), the document uses
-//! the analysis, and neither uses the driver.
+//! the analysis and the series, and neither uses the driver.
 
 pub mod analysis;
 pub mod config;
 pub mod document;
 pub mod driver;
 pub mod params;
+pub mod series;
 pub mod state;
 pub mod template;
 

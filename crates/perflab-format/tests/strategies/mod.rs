@@ -14,8 +14,8 @@ use perflab_format::result::{
     RESULT_FORMAT, ResultDocument, RunDoc, SpanDoc, SpanStatsDoc, SummaryDoc, VariantDoc,
 };
 use perflab_format::sweep::{
-    CliffDoc, CommandDoc, ParameterDoc, PointDoc, PointResultDoc, PowerLawFitDoc, SeriesDoc,
-    SweepDoc, SweepDocument,
+    CliffDoc, CommandDoc, CostBasis, LinearCostFitDoc, ParameterDoc, PointDoc, PointResultDoc,
+    PowerLawFitDoc, SeriesDoc, SweepDoc, SweepDocument,
 };
 use perflab_format::vocabulary::{
     Better, GuardStatus, ResultKind, ResultStatus, StepVerdict, SweepStop, Verdict,
@@ -220,6 +220,8 @@ prop_compose! {
         command in text(), fixed in text(), points in vec(any::<usize>(), 0..4),
         fit in of((vec(num(), 6), any::<usize>())), fit_note in of(text()),
         cliffs in vec((any::<usize>(), vec(num(), 5)), 0..2),
+        linear in of((vec(num(), 8), any::<usize>(), any::<bool>())),
+        marginal in any::<bool>(), marginal_per_item in vec(of(interval()), 0..3),
     ) -> SeriesDoc {
         let fit = fit.map(|(f, points)| PowerLawFitDoc {
             exponent: f[0], lo: f[1], hi: f[2], confidence: f[3], ln_intercept: f[4],
@@ -231,7 +233,12 @@ prop_compose! {
                 index, size_before: c[0], size: c[1], ratio: c[2], ratio_lo: c[3], ratio_hi: c[4],
             })
             .collect();
-        SeriesDoc { command, fixed, points, fit, fit_note, cliffs }
+        let linear = linear.map(|(l, points, has_fixed_part)| LinearCostFitDoc {
+            fixed: l[0], fixed_lo: l[1], fixed_hi: l[2], marginal: l[3], marginal_lo: l[4],
+            marginal_hi: l[5], confidence: l[6], scatter: l[7], points, has_fixed_part,
+        });
+        let basis = if marginal { CostBasis::Marginal } else { CostBasis::Total };
+        SeriesDoc { command, fixed, points, fit, fit_note, cliffs, linear, basis, marginal_per_item }
     }
 }
 

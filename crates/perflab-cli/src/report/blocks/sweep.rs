@@ -1,10 +1,15 @@
 //! A sweep's figures in words, for every format: values with their
-//! precision, ratios to the reference, growth exponents and cliffs, and the
-//! rows of its table.
+//! precision, ratios to the reference, fixed and marginal cost, growth
+//! exponents and cliffs, and the rows of its table.
 
 use crate::units::{format_interval, format_ratio, format_value, plural};
 use perflab_format::interval::PositiveIntervalDoc;
-use perflab_format::sweep::{PointDoc, SeriesDoc, SweepDocument};
+use perflab_format::sweep::{CostBasis, PointDoc, SeriesDoc, SweepDocument};
+
+use super::fixed_cost::{
+    FIXED_SHARE_DOMINATES, describe_cost_split, series_sizes, shown_fixed_part,
+};
+use crate::sweep::params::number_text;
 use perflab_format::vocabulary::{Better, ResultStatus};
 
 /// "1.234 ms ±1.1%".
@@ -44,11 +49,16 @@ pub fn describe_ratio(ratio: &PositiveIntervalDoc, metric: &str, better: &str) -
     )
 }
 
-/// "n^1.02 [0.97, 1.07]" or the reason there is no exponent.
+/// "cost grows as n^1.02 [0.97, 1.07], 5 sizes" (or "cost above the fixed
+/// part grows as ...") or the reason there is no exponent.
 pub fn describe_growth(series: &SeriesDoc, size: &str) -> String {
+    let what = match series.basis {
+        CostBasis::Total => "cost",
+        CostBasis::Marginal => "cost above the fixed part",
+    };
     match &series.fit {
         Some(fit) => format!(
-            "cost grows as {size}^{:.2} {}, {} sizes",
+            "{what} grows as {size}^{:.2} {}, {} sizes",
             fit.exponent,
             format_interval(format!("{:.2}", fit.lo), format!("{:.2}", fit.hi)),
             fit.points
@@ -62,12 +72,16 @@ pub fn describe_cliffs(series: &SeriesDoc, size: &str) -> String {
     if series.cliffs.is_empty() {
         return "no cliff".into();
     }
+    let what = match series.basis {
+        CostBasis::Total => "per-item cost",
+        CostBasis::Marginal => "per-item cost above the fixed part",
+    };
     series
         .cliffs
         .iter()
         .map(|c| {
             format!(
-                "cliff at {size}={} (after {}): per-item cost x{:.2} {}",
+                "cliff at {size}={} (after {}): {what} x{:.2} {}",
                 crate::sweep::params::number_text(c.size),
                 crate::sweep::params::number_text(c.size_before),
                 c.ratio,
@@ -76,6 +90,71 @@ pub fn describe_cliffs(series: &SeriesDoc, size: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+/// Everything known about a curve in one line: the cost split, growth and cliffs.
+pub fn describe_series(doc: &SweepDocument, series: &SeriesDoc, size: &str) -> String {
+    let growth = format!(
+        "{}; {}",
+        describe_growth(series, size),
+        describe_cliffs(series, size)
+    );
+    match describe_cost_split(doc, series, size) {
+        Some(split) if shown_fixed_part(series).is_some() => format!("{split}; {growth}"),
+        Some(split) => format!("{growth}; {split}"),
+        None => growth,
+    }
+}
+
+/// The curves whose fixed part dominates the per-item quotient at some
+/// size swept: total / size there is mostly the fixed part divided by the
+/// size, not the cost of an item.
+pub fn fixed_part_warnings(doc: &SweepDocument) -> Vec<String> {
+    let Some(size) = &doc.sweep.size else {
+        return Vec::new();
+    };
+    let unit = &doc.result.metric.unit;
+    let per_item = doc.sweep.per_item.as_deref().unwrap_or("the per-item cost");
+    doc.sweep
+        .series
+        .iter()
+        .filter_map(|series| {
+            let fit = shown_fixed_part(series)?;
+            let dominated: Vec<f64> = series_sizes(doc, series)
+                .into_iter()
+                .filter(|&n| fit.fixed_share(n) >= FIXED_SHARE_DOMINATES)
+                .collect();
+            let largest = *dominated.last()?;
+            let smallest = dominated[0];
+            Some(format!(
+                "{}: the fixed part ({}) is more than half of the total up to {size}={} ({:.0}% at {size}={}), so {per_item} there mostly measures the fixed part divided by {size}, not an item; one more item costs {}",
+                series_name(series),
+                format_value(fit.fixed, unit),
+                number_text(largest),
+                fit.fixed_share(smallest) * 100.0,
+                number_text(smallest),
+                format_value(fit.marginal, unit),
+            ))
+        })
+        .collect()
+}
+
+/// The heading over the curves: what their growth and cliffs are about.
+pub fn series_heading(doc: &SweepDocument, size: &str) -> String {
+    if doc
+        .sweep
+        .series
+        .iter()
+        .any(|s| s.basis == CostBasis::Marginal)
+    {
+        format!(
+            "along {size}: fixed part + cost per item (cost = fixed + marginal·{size}), growth (≈ a·{size}^b; 1 is linear) and cliffs of the per-item cost, both above the fixed part where there is one"
+        )
+    } else {
+        format!(
+            "growth along {size} (total cost ≈ a·{size}^b; 1 is linear) and cliffs of the per-item cost"
+        )
+    }
 }
 
 /// The series' command with its fixed parameters.

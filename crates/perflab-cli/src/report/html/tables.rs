@@ -9,7 +9,7 @@ use perflab_format::vocabulary::Better;
 use super::escape::esc;
 use crate::report::blocks::history::describe_judgement;
 use crate::report::blocks::sweep::{
-    describe_cliffs, describe_growth, describe_ratio, value_with_precision,
+    describe_ratio, describe_series, fixed_part_warnings, value_with_precision,
 };
 use crate::units::{format_percent, format_percent_interval, format_share, format_value};
 use perflab_format::history::MetricHistory;
@@ -133,13 +133,15 @@ pub fn sweep_table(doc: &SweepDocument) -> String {
             };
             let _ = write!(
                 out,
-                "<li><strong>{}</strong>: {}; {}</li>",
+                "<li><strong>{}</strong>: {}</li>",
                 esc(&name),
-                esc(&describe_growth(series, size)),
-                esc(&describe_cliffs(series, size))
+                esc(&describe_series(doc, series, size))
             );
         }
         out.push_str("</ul>");
+    }
+    for warning in fixed_part_warnings(doc) {
+        let _ = write!(out, r#"<p class="note">Warning: {}</p>"#, esc(&warning));
     }
     let _ = write!(
         out,

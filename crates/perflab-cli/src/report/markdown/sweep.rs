@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use super::cell;
 use crate::report::blocks::sweep::{
-    describe_cliffs, describe_growth, header, notes, rows, series_name,
+    describe_series, fixed_part_warnings, header, notes, rows, series_heading, series_name,
 };
 use crate::sweep::SweepDocument;
 
@@ -73,21 +73,28 @@ pub fn sweep_markdown_body(doc: &SweepDocument) -> String {
     }
     if let Some(size) = &doc.sweep.size {
         if !doc.sweep.series.is_empty() {
+            let heading = series_heading(doc, size);
             let _ = writeln!(
                 out,
-                "\nGrowth along {} (total cost ≈ a·{}^b; 1 is linear) and cliffs of the per-item cost:\n",
-                cell(size),
-                cell(size)
+                "\n{}{}:\n",
+                heading[..1].to_uppercase(),
+                cell(&heading[1..])
             );
             for series in &doc.sweep.series {
                 let _ = writeln!(
                     out,
-                    "- **{}**: {}; {}",
+                    "- **{}**: {}",
                     cell(&series_name(series)),
-                    cell(&describe_growth(series, size)),
-                    cell(&describe_cliffs(series, size))
+                    cell(&describe_series(doc, series, size))
                 );
             }
+        }
+    }
+    let warnings = fixed_part_warnings(doc);
+    if !warnings.is_empty() {
+        let _ = writeln!(out);
+        for warning in warnings {
+            let _ = writeln!(out, "> **Warning**: {}", cell(&warning));
         }
     }
     let notes = notes(doc);

@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use crate::report::blocks::sweep::{
-    Row, describe_cliffs, describe_growth, header, notes, rows, series_name,
+    Row, describe_series, fixed_part_warnings, header, notes, rows, series_heading, series_name,
 };
 use crate::sweep::SweepDocument;
 
@@ -56,20 +56,19 @@ pub fn sweep_terminal(doc: &SweepDocument) -> String {
     }
     if let Some(size) = &doc.sweep.size {
         if !doc.sweep.series.is_empty() {
-            let _ = writeln!(
-                out,
-                "  growth along {size} (total cost ≈ a·{size}^b) and cliffs of the per-item cost:"
-            );
+            let _ = writeln!(out, "  {}:", series_heading(doc, size));
         }
         for series in &doc.sweep.series {
             let _ = writeln!(
                 out,
-                "    {}: {}; {}",
+                "    {}: {}",
                 series_name(series),
-                describe_growth(series, size),
-                describe_cliffs(series, size)
+                describe_series(doc, series, size)
             );
         }
+    }
+    for warning in fixed_part_warnings(doc) {
+        let _ = writeln!(out, "  warning: {warning}");
     }
     for note in notes(doc) {
         let _ = writeln!(out, "  note: {note}");

@@ -1,6 +1,7 @@
 //! Sweep curves on log-log axes: per-item cost against size with error bars
-//! and cliffs marked, the ratio to the reference, or (without a size) each
-//! point's value.
+//! and cliffs marked (and, where a curve has a fixed part, its per-item cost
+//! above that part, dashed), the ratio to the reference, or (without a size)
+//! each point's value.
 
 use std::fmt::Write;
 
@@ -12,7 +13,7 @@ use super::super::svg::{Plot, Scale, colour, figure};
 use super::{tick, with_unit};
 use crate::sweep::params::number_text;
 use crate::units::{format_interval, format_ratio, format_value};
-use perflab_format::sweep::SweepDocument;
+use perflab_format::sweep::{CostBasis, SeriesDoc, SweepDocument};
 
 /// A point with its interval as drawn: a dot and a vertical error bar.
 fn error_bar(plot: &mut Plot, x: f64, y: &Scale, iv: &PositiveIntervalDoc, c: &str, tip: &str) {
@@ -29,15 +30,36 @@ fn error_bar(plot: &mut Plot, x: f64, y: &Scale, iv: &PositiveIntervalDoc, c: &s
 }
 
 fn polyline(plot: &mut Plot, points: &[(f64, f64)], c: &str) {
+    styled_polyline(plot, points, c, "");
+}
+
+fn styled_polyline(plot: &mut Plot, points: &[(f64, f64)], c: &str, style: &str) {
     let path: Vec<String> = points
         .iter()
         .map(|(x, y)| format!("{x:.1},{y:.1}"))
         .collect();
     let _ = write!(
         plot.body,
-        r#"<polyline class="series" points="{}" fill="none" stroke="{c}" stroke-width="2"/>"#,
+        r#"<polyline class="series" points="{}" fill="none" stroke="{c}" stroke-width="2"{style}/>"#,
         path.join(" ")
     );
+}
+
+/// A series' per-item cost above its fixed part, per point with a size.
+fn above_fixed_part<'a>(
+    doc: &'a SweepDocument,
+    series: &'a SeriesDoc,
+) -> impl Iterator<Item = (&'a str, f64, PositiveIntervalDoc)> + 'a {
+    let shown = series.basis == CostBasis::Marginal;
+    series
+        .points
+        .iter()
+        .zip(&series.marginal_per_item)
+        .filter(move |_| shown)
+        .filter_map(|(&i, iv)| {
+            let point = doc.sweep.points.get(i)?;
+            Some((point.label.as_str(), point.size?, (*iv)?))
+        })
 }
 
 fn series_label(command: &str, fixed: &str) -> String {
@@ -79,9 +101,14 @@ fn per_item_chart(doc: &SweepDocument, size: &str) -> String {
             })
         })
     };
+    let above = || {
+        s.series
+            .iter()
+            .flat_map(|series| above_fixed_part(doc, series).map(|(_, n, iv)| (n, iv)))
+    };
     let x = Scale::log_around(measured().map(|(n, _)| n), plot.left, plot.right);
     let y = Scale::log_around(
-        measured().flat_map(|(_, iv)| [iv.lo, iv.hi]),
+        measured().chain(above()).flat_map(|(_, iv)| [iv.lo, iv.hi]),
         plot.bottom,
         plot.top,
     );
@@ -116,6 +143,18 @@ fn per_item_chart(doc: &SweepDocument, size: &str) -> String {
             error_bar(&mut plot, x.map(n), &y, &iv, c, &tip);
         }
         polyline(&mut plot, &line, c);
+        let mut dashed = Vec::new();
+        for (label, n, iv) in above_fixed_part(doc, series) {
+            dashed.push((x.map(n), y.map(iv.estimate)));
+            let tip = format!(
+                "{} at {label}: {} per item above the fixed part {}",
+                series.command,
+                format_value(iv.estimate, unit),
+                format_interval(format_value(iv.lo, unit), format_value(iv.hi, unit)),
+            );
+            error_bar(&mut plot, x.map(n), &y, &iv, c, &tip);
+        }
+        styled_polyline(&mut plot, &dashed, c, r#" stroke-dasharray="6 4""#);
         for cliff in &series.cliffs {
             let cx = x.map(cliff.size);
             // The label goes on the side of the line with more room.
@@ -148,7 +187,7 @@ fn per_item_chart(doc: &SweepDocument, size: &str) -> String {
     plot.legend(&legend);
     let title = format!("Per-item cost ({per_item}) against {size}");
     let caption = format!(
-        "Log-log axes. Each point is the geometric mean of its runs with its {:.0}% interval; b is the growth exponent of the total cost (1 = linear). Dashed red lines mark cliffs: the per-item cost jumps by more than both intervals and the curve's trend allow (at least {:.0}%).",
+        "Log-log axes. Each point is the geometric mean of its runs with its {:.0}% interval; b is the growth exponent of the total cost (1 = linear), or of the cost above the fixed part for a curve that has one: its per-item cost above that part is the dashed line of its colour. Dashed red lines mark cliffs: the per-item cost jumps by more than both intervals and the curve's trend allow (at least {:.0}%).",
         s.confidence * 100.0,
         s.cliff * 100.0
     );
