@@ -15,6 +15,10 @@ command -v valgrind >/dev/null || need+=(valgrind)
 command -v setarch >/dev/null || need+=(util-linux)
 # The HTML report is checked in headless Chromium (tests/report_browser.rs).
 command -v chromium >/dev/null || command -v chromium-browser >/dev/null || need+=(chromium)
+# The allocators case study preloads these (tests/case_study_allocators.rs).
+for lib in libjemalloc2 libmimalloc2.0 libtcmalloc-minimal4; do
+  dpkg -s "$lib" >/dev/null 2>&1 || need+=("$lib")
+done
 
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
