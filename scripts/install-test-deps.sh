@@ -21,6 +21,10 @@ command -v chromium >/dev/null || command -v chromium-browser >/dev/null || need
 [ -f /usr/include/benchmark/benchmark.h ] || need+=(libbenchmark-dev)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
 command -v go >/dev/null || need+=(golang-go)
+# The allocators case study preloads these (tests/case_study_allocators.rs).
+for lib in libjemalloc2 libmimalloc2.0 libtcmalloc-minimal4; do
+  dpkg -s "$lib" >/dev/null 2>&1 || need+=("$lib")
+done
 
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi

@@ -91,6 +91,7 @@ pub fn suite_document(suite: &Suite, run: &SuiteRun) -> Result<SuiteDocument> {
         &name_refs,
         Some(&exp.confidence_sequence()?),
     );
+    result.warnings.extend(differing_answers(suite, run));
     Ok(SuiteDocument {
         result,
         scenarios: suite.scenarios.iter().map(|s| s.name.clone()).collect(),
@@ -100,6 +101,24 @@ pub fn suite_document(suite: &Suite, run: &SuiteRun) -> Result<SuiteDocument> {
         cells,
         candidates,
     })
+}
+
+/// The answer check of every cell against its scenario's baseline: a
+/// candidate whose runs all print one output and the baseline's all another
+/// may not do the same work, which a suite must say as an A/B does.
+fn differing_answers(suite: &Suite, run: &SuiteRun) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for s in 0..suite.scenarios.len() {
+        let baseline = suite.cell_name(s, 0);
+        for v in 1..suite.exp.variants.len() {
+            let candidate = suite.cell_name(s, v);
+            warnings.extend(crate::answer_check::differing_answers(
+                [&baseline, &candidate],
+                [&run.runs[s][0], &run.runs[s][v]],
+            ));
+        }
+    }
+    warnings
 }
 
 /// One candidate's row combined: its verdict and geometric-mean change.

@@ -393,3 +393,58 @@ fn a_malformed_expectation_of_a_scenario_is_refused_with_its_line() {
     assert!(err.contains("suite.toml:14:10"), "{err}");
     assert!(err.contains("scenario 'dispute-heavy': expect: "), "{err}");
 }
+
+#[test]
+fn a_candidate_printing_another_answer_than_its_baseline_is_warned_about_in_its_cell() {
+    let s = Scratch::new();
+    write_work(&s);
+    // `./work` echoes its arguments after the first: in scenario alpha the
+    // candidate prints `args: 7`, its baseline `args: 6`; in beta both `args: 6`.
+    s.write(
+        "answers.toml",
+        r#"name = "answers"
+measure = "work"
+better = "lower"
+min_runs = 4
+max_runs = 4
+
+[[variant]]
+name = "base"
+
+[[variant]]
+name = "other"
+env = { ANSWER = "7" }
+
+[[scenario]]
+name = "alpha"
+command = "./work alpha ${ANSWER:-6}"
+
+[[scenario]]
+name = "beta"
+command = "./work beta 6"
+"#,
+    );
+    let out = run(&s, &["-f", "answers.toml", "--json", "r.json", "--quiet"]);
+    common::assert_reached_a_result(&out);
+    let warnings = s.json("r.json")["warnings"].clone();
+    let warnings: Vec<&str> = warnings
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("alpha / base") && warnings[0].contains("alpha / other"),
+        "{warnings:?}"
+    );
+    assert!(warnings[0].contains("args: 7"), "{warnings:?}");
+    assert!(
+        stdout_text(&out).contains("check that the variants do the same work"),
+        "the terminal shows the warning"
+    );
+}
+
+fn stdout_text(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}

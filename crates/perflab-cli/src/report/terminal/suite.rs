@@ -62,12 +62,13 @@ pub fn suite_terminal(doc: &SuiteDocument) -> String {
     }
     let _ = writeln!(out, "\n{}.", verdict_rule(doc));
     // Why a cell did not decide is what the user acts on (more runs, a
-    // quieter machine), so it is said here and not only in the JSON.
-    for cell in doc
-        .cells
-        .iter()
-        .filter(|c| c.verdict == Verdict::Inconclusive)
-    {
+    // quieter machine), so it is said here and not only in the JSON. So is
+    // a NO-GO beside an improvement: only a guard's veto gives one, and the
+    // matrix alone would read as a contradiction.
+    for cell in doc.cells.iter().filter(|c| {
+        c.verdict == Verdict::Inconclusive
+            || (c.verdict == Verdict::NoGo && c.change.is_some_and(|x| x > 0.0))
+    }) {
         let _ = writeln!(
             out,
             "{} / {}: {}.",
