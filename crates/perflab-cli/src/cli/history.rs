@@ -13,9 +13,15 @@ pub struct HistoryArgs {
     #[arg(short = 'n', long, default_value_t = 20, value_name = "N")]
     pub limit: usize,
     /// Show the history of this metric over commits (wall, cpu, peak-memory or an
-    /// extracted metric), each step judged GO / NO-GO / NEUTRAL / INCONCLUSIVE.
+    /// extracted metric) with its change points, each judged GO / NO-GO /
+    /// NEUTRAL / INCONCLUSIVE; exit 3 when the newest one is a regression.
     #[arg(long, visible_alias = "measure", value_name = "METRIC")]
     pub metric: Option<String>,
+    /// List the change points of every series in the store (experiment name,
+    /// metric, variant), newest first; exit 3 when the newest change point of
+    /// a watched series (one measured at the newest commit) is a regression.
+    #[arg(long, conflicts_with_all = ["metric", "name", "variants", "better", "json", "markdown"])]
+    pub changes: bool,
     /// Only experiments with this name [default: the newest experiment's name].
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,

@@ -19,7 +19,7 @@ pub fn history_markdown(e: &MetricHistory, unit: &str, heading: usize) -> String
     for s in &e.series {
         let _ = writeln!(
             out,
-            "| {} at commit | experiments | runs | median | change vs previous |\n| --- | --- | ---: | ---: | --- |",
+            "| {} at commit | experiments | runs | median | change point: segment before → from here |\n| --- | --- | ---: | ---: | --- |",
             cell(&s.variant)
         );
         for step in &s.steps {
