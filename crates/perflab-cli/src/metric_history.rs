@@ -18,8 +18,8 @@ use perflab_format::history::{
 };
 use perflab_format::vocabulary::StepVerdict;
 use perflab_stats::{
-    Better, ChangePointConfig, Thresholds, Verdict, decide_fixed_samples, e_divisive_means,
-    geometric_mean_interval, median, tuned_confidence_sequence,
+    Better, ChangePointConfig, Exchangeable, Thresholds, Verdict, decide_fixed_samples,
+    e_divisive_means, geometric_mean_interval, median, tuned_confidence_sequence,
 };
 
 use crate::error::Result;
@@ -44,6 +44,8 @@ pub struct HistoryQuery {
     pub thresholds: Thresholds,
     /// Confidence level.
     pub confidence: f64,
+    /// What the change-point test shuffles: whole commits or single runs.
+    pub exchangeable: Exchangeable,
 }
 
 /// The label of the step an experiment belongs to: `a1b2c3d4`,
@@ -180,8 +182,25 @@ pub fn metric_history_from(experiments: &[ExperimentValues], q: &HistoryQuery) -
         go: q.thresholds.go,
         nogo: q.thresholds.nogo,
         confidence: q.confidence,
-        false_alarm: Some(ChangePointConfig::new(q.confidence).false_alarm),
+        false_alarm: Some(change_point_config(q).false_alarm),
+        permute: Some(permute_word(q.exchangeable).into()),
         series,
+    }
+}
+
+/// The settings of the change-point test of a query.
+fn change_point_config(q: &HistoryQuery) -> ChangePointConfig {
+    ChangePointConfig {
+        exchangeable: q.exchangeable,
+        ..ChangePointConfig::new(q.confidence)
+    }
+}
+
+/// The word of `--permute` for what the change-point test shuffles.
+pub fn permute_word(e: Exchangeable) -> &'static str {
+    match e {
+        Exchangeable::Groups => "commits",
+        Exchangeable::Values => "runs",
     }
 }
 
@@ -190,7 +209,7 @@ pub fn metric_history_from(experiments: &[ExperimentValues], q: &HistoryQuery) -
 /// why there are none when the values cannot be read on the log scale.
 fn change_points(steps: &[Step], q: &HistoryQuery) -> (Vec<ChangePointDoc>, Option<String>) {
     let groups: Vec<Vec<f64>> = steps.iter().map(|s| s.values.clone()).collect();
-    let found = match e_divisive_means(&groups, &ChangePointConfig::new(q.confidence)) {
+    let found = match e_divisive_means(&groups, &change_point_config(q)) {
         Ok(found) => found,
         Err(e) => return (Vec::new(), Some(e.to_string())),
     };

@@ -10,7 +10,7 @@
 //! is listed but cannot fail the command.
 
 use perflab_format::history::ChangePointDoc;
-use perflab_stats::{ChangePointConfig, Thresholds};
+use perflab_stats::{ChangePointConfig, Exchangeable, Thresholds};
 
 use crate::error::Result;
 use crate::metric_direction::metric_direction;
@@ -63,9 +63,12 @@ impl StoreChanges {
     }
 }
 
-/// The change points of every series in the store.
+/// The change points of every series in the store, or only of those of
+/// `only`'s metric and experiment name when given.
 pub fn store_changes(
     store: &Store,
+    only: (Option<&str>, Option<&str>),
+    exchangeable: Exchangeable,
     thresholds: Thresholds,
     confidence: f64,
 ) -> Result<StoreChanges> {
@@ -81,7 +84,13 @@ pub fn store_changes(
         false_alarm: ChangePointConfig::new(confidence).false_alarm,
         skipped: Vec::new(),
     };
+    let wanted = |name: &Option<String>, metric: &str| {
+        only.0.is_none_or(|m| m == metric) && only.1.is_none_or(|n| name.as_deref() == Some(n))
+    };
     for (name, metric) in store.named_metrics()? {
+        if !wanted(&name, &metric) {
+            continue;
+        }
         let (better, unit) = match metric_direction(store, &metric, None) {
             Ok(found) => found,
             Err(_) => {
@@ -103,6 +112,7 @@ pub fn store_changes(
                 reference: None,
                 thresholds,
                 confidence,
+                exchangeable,
             },
         );
         for s in history.series {

@@ -36,6 +36,10 @@ pub struct MetricHistory {
     /// point (None in documents from before change points).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub false_alarm: Option<f64>,
+    /// What the change-point test shuffled: `commits` (whole commits, each
+    /// keeping its runs) or `runs` (single runs moved between commits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permute: Option<String>,
     /// One line per variant.
     pub series: Vec<VariantHistory>,
 }

@@ -12,9 +12,12 @@
 //!    split between two commits where the samples on either side differ
 //!    most ([`crate::energy_split`]'s statistic Q, which sees any change of
 //!    distribution, not only of the mean); take the segment where Q is largest.
-//! 2. Test it: shuffle the values within each segment, `permutations` times,
-//!    and count how often the largest Q of the shuffled series reaches the
-//!    observed one; p = (count + 1) / (permutations + 1).
+//! 2. Test it: shuffle each segment, `permutations` times, and count how
+//!    often the largest Q of the shuffled series reaches the observed one;
+//!    p = (count + 1) / (permutations + 1). What is shuffled is the
+//!    [`Exchangeable`] unit: whole groups (the order of the commits, each
+//!    keeping its runs) or single values (runs moved between commits, as in
+//!    the paper, where every observation is one value).
 //! 3. If p <= the false-alarm rate, the split is a change point and the
 //!    procedure repeats with one segment more; otherwise it stops.
 //!
@@ -26,22 +29,38 @@
 //! real change point has been found, each further test is again a test at
 //! that rate of "no further change".
 //!
-//! Assumptions: the runs of one segment are exchangeable: independent, of
-//! one distribution whatever the commit. Noise that differs between commits
-//! of the same code (a busier machine on another day) is not covered: it is
-//! a change of distribution, and E-divisive reports it as one. Changes are
-//! located between commits only, each side of a split needs at least two
-//! runs, and the permutations come from a fixed seed, so the answer is a
-//! function of the data.
+//! Assumptions: without a change, the units of a segment are exchangeable.
+//! With [`Exchangeable::Groups`] (the default) that is the commits: noise
+//! shared by the runs of one commit (a busier machine on another day) is
+//! part of the noise and raises no alarm, but a group that differs alone is
+//! indistinguishable from such noise, so a change needs a few commits on
+//! each side to show, and a series of 3 or 4 commits cannot reach a 5% rate
+//! at all. With [`Exchangeable::Values`] every run is independent of the
+//! conditions of its commit: more power (a change at the newest commit can
+//! show), but noise shared by one commit's runs is reported as a change.
+//! Changes are located between groups only, each side of a split needs at
+//! least two values, and the permutations come from a fixed seed, so the
+//! answer is a function of the data.
 
 use serde::{Deserialize, Serialize};
 
-use crate::energy_split::best_split;
+use crate::energy_split::{best_split, pair_sums};
 use crate::{Sample, StatsError, validate};
 
 /// Permutations per test by default: with a false-alarm rate of 5% the
 /// test then has exactly that level (10 of 200 orderings).
 pub const DEFAULT_PERMUTATIONS: usize = 199;
+
+/// What the permutation test of [`e_divisive_means`] shuffles: the unit
+/// assumed exchangeable when nothing changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Exchangeable {
+    /// Whole groups (commits), each keeping its values.
+    Groups,
+    /// Single values (runs), moved between groups.
+    Values,
+}
 
 /// Settings of [`e_divisive_means`].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -53,6 +72,8 @@ pub struct ChangePointConfig {
     pub permutations: usize,
     /// Seed of the permutations.
     pub seed: u64,
+    /// What the permutations shuffle.
+    pub exchangeable: Exchangeable,
 }
 
 impl ChangePointConfig {
@@ -63,6 +84,7 @@ impl ChangePointConfig {
             false_alarm: 1.0 - confidence,
             permutations: DEFAULT_PERMUTATIONS,
             seed: 0x0e_d1_71_5e,
+            exchangeable: Exchangeable::Groups,
         }
     }
 }
@@ -102,17 +124,22 @@ pub fn e_divisive_means(
     for g in groups {
         bounds.push(bounds.last().copied().unwrap_or(0) + g.len());
     }
+    let series = Series {
+        pair: pair_sums(&logs, &bounds),
+        counts: groups.iter().map(Vec::len).collect(),
+        order: (0..groups.len()).collect(),
+        logs,
+        bounds,
+    };
     let mut rng = fastrand::Rng::with_seed(config.seed);
     // Segment starts, as group indices; the series' end closes the last one.
     let mut starts = vec![0];
     let mut found: Vec<ChangePoint> = Vec::new();
     loop {
-        let Some((split, observed)) = strongest(&logs, &bounds, &starts, groups.len()) else {
+        let Some((split, observed)) = series.strongest(&series.pair, &series.order, &starts) else {
             break;
         };
-        let Some(p_value) =
-            permutation_p_value(&logs, &bounds, &starts, observed, config, &mut rng)
-        else {
+        let Some(p_value) = series.p_value(&starts, observed, config, &mut rng) else {
             break;
         };
         found.push(ChangePoint {
@@ -127,55 +154,84 @@ pub fn e_divisive_means(
     Ok(found)
 }
 
-/// The best split over all segments and its statistic.
-fn strongest(
-    logs: &[f64],
-    bounds: &[usize],
-    starts: &[usize],
-    groups: usize,
-) -> Option<(usize, f64)> {
-    let mut best: Option<(usize, f64)> = None;
-    for (i, &first) in starts.iter().enumerate() {
-        let end = starts.get(i + 1).copied().unwrap_or(groups);
-        let split = best_split(logs, bounds, first, end);
-        if let Some(s) = split.filter(|s| best.is_none_or(|(_, q)| s.q > q)) {
-            best = Some((s.group, s.q));
-        }
-    }
-    best
+/// A series on the log scale with the sums of distances between its groups.
+struct Series {
+    logs: Vec<f64>,
+    bounds: Vec<usize>,
+    pair: Vec<Vec<f64>>,
+    counts: Vec<usize>,
+    /// The groups in their observed order.
+    order: Vec<usize>,
 }
 
-/// The permutation p-value of `observed`, or None as soon as it is certain
-/// to exceed the false-alarm rate (the remaining permutations cannot bring it
-/// back under, so they are not drawn).
-fn permutation_p_value(
-    logs: &[f64],
-    bounds: &[usize],
-    starts: &[usize],
-    observed: f64,
-    config: &ChangePointConfig,
-    rng: &mut fastrand::Rng,
-) -> Option<f64> {
-    let groups = bounds.len() - 1;
-    let total = config.permutations as f64 + 1.0;
-    let mut at_least = 0usize;
-    let mut shuffled = logs.to_vec();
-    for _ in 0..config.permutations {
-        for (i, &first) in starts.iter().enumerate() {
-            let end = starts.get(i + 1).copied().unwrap_or(groups);
-            shuffled[bounds[first]..bounds[end]].copy_from_slice(&logs[bounds[first]..bounds[end]]);
-            rng.shuffle(&mut shuffled[bounds[first]..bounds[end]]);
-        }
-        // A relative tolerance, so that a shuffle giving the observed series
-        // back counts as reaching it despite rounding.
-        if strongest(&shuffled, bounds, starts, groups)
-            .is_some_and(|(_, q)| q >= observed - 1e-12 * observed.abs())
-        {
-            at_least += 1;
-            if (at_least as f64 + 1.0) / total > config.false_alarm {
-                return None;
+impl Series {
+    /// The segments as position ranges, given their starts.
+    fn segments<'a>(&'a self, starts: &'a [usize]) -> impl Iterator<Item = (usize, usize)> + 'a {
+        let groups = self.counts.len();
+        starts
+            .iter()
+            .enumerate()
+            .map(move |(i, &first)| (first, starts.get(i + 1).copied().unwrap_or(groups)))
+    }
+
+    /// The best split over all segments and its statistic, for the groups
+    /// in `order` with the sums `pair`.
+    fn strongest(
+        &self,
+        pair: &[Vec<f64>],
+        order: &[usize],
+        starts: &[usize],
+    ) -> Option<(usize, f64)> {
+        let mut best: Option<(usize, f64)> = None;
+        for (first, end) in self.segments(starts) {
+            let split = best_split(pair, &self.counts, order, first, end);
+            if let Some(s) = split.filter(|s| best.is_none_or(|(_, q)| s.q > q)) {
+                best = Some((s.group, s.q));
             }
         }
+        best
     }
-    Some((at_least as f64 + 1.0) / total)
+
+    /// The permutation p-value of `observed`, or None as soon as it is
+    /// certain to exceed the false-alarm rate (the remaining permutations
+    /// cannot bring it back under, so they are not drawn).
+    fn p_value(
+        &self,
+        starts: &[usize],
+        observed: f64,
+        config: &ChangePointConfig,
+        rng: &mut fastrand::Rng,
+    ) -> Option<f64> {
+        let total = config.permutations as f64 + 1.0;
+        let mut at_least = 0usize;
+        let mut order = self.order.clone();
+        let mut shuffled = self.logs.clone();
+        for _ in 0..config.permutations {
+            let q = match config.exchangeable {
+                Exchangeable::Groups => {
+                    for (first, end) in self.segments(starts) {
+                        rng.shuffle(&mut order[first..end]);
+                    }
+                    self.strongest(&self.pair, &order, starts)
+                }
+                Exchangeable::Values => {
+                    for (first, end) in self.segments(starts) {
+                        let (a, b) = (self.bounds[first], self.bounds[end]);
+                        rng.shuffle(&mut shuffled[a..b]);
+                    }
+                    let pair = pair_sums(&shuffled, &self.bounds);
+                    self.strongest(&pair, &self.order, starts)
+                }
+            };
+            // A relative tolerance, so that a shuffle giving the observed
+            // series back counts as reaching it despite rounding.
+            if q.is_some_and(|(_, q)| q >= observed - 1e-12 * observed.abs()) {
+                at_least += 1;
+                if (at_least as f64 + 1.0) / total > config.false_alarm {
+                    return None;
+                }
+            }
+        }
+        Some((at_least as f64 + 1.0) / total)
+    }
 }

@@ -78,7 +78,9 @@ mod summary;
 mod validate;
 
 pub use change::{Better, change_from_log_gain, log_gain_from_change, log_gains, relative_change};
-pub use change_points::{ChangePoint, ChangePointConfig, DEFAULT_PERMUTATIONS, e_divisive_means};
+pub use change_points::{
+    ChangePoint, ChangePointConfig, DEFAULT_PERMUTATIONS, Exchangeable, e_divisive_means,
+};
 pub use cliffs::{Cliff, SizedInterval, find_cliffs};
 pub use confidence_sequence::{ConfidenceSequence, DEFAULT_OPTIMISE_AT};
 pub use decision::{

@@ -13,18 +13,19 @@ use crate::units::format_percent;
 
 /// `perflab history`.
 pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {
-    if let Some(metric) = &args.metric {
-        return show_metric_history(args, metric, store);
-    }
     if args.changes {
         let (thresholds, confidence) = args.decision.decision()?;
-        let changes = store_changes(store, thresholds, confidence)?;
+        let only = (args.metric.as_deref(), args.name.as_deref());
+        let changes = store_changes(store, only, args.exchangeable(), thresholds, confidence)?;
         print!("{}", changes_terminal(&changes));
         return Ok(if changes.watched_regressions().next().is_some() {
             EXIT_NO_GO
         } else {
             EXIT_OK
         });
+    }
+    if let Some(metric) = &args.metric {
+        return show_metric_history(args, metric, store);
     }
     let rows = store.list_experiments(args.limit)?;
     if rows.is_empty() {
@@ -101,6 +102,7 @@ fn show_metric_history(args: &HistoryArgs, metric: &str, store: &Store) -> Resul
             reference: None,
             thresholds,
             confidence,
+            exchangeable: args.exchangeable(),
         },
     )?;
     print!("{}", history_terminal(&history, &unit));

@@ -9,6 +9,7 @@ use perflab_cli::experiment::Settings;
 use perflab_cli::experiment::settings::VariantSettings;
 
 pub mod commits;
+pub mod history;
 
 /// A scratch directory holding the store and any files a test writes.
 pub struct Scratch {

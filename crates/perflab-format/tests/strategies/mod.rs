@@ -309,12 +309,12 @@ prop_compose! {
 prop_compose! {
     pub fn metric_history()(
         metric in text(), better in select(Better::ALL), name in of(text()),
-        limits in vec(num(), 3), false_alarm in of(num()),
+        limits in vec(num(), 3), false_alarm in of(num()), permute in of(text()),
         series in vec(variant_history(), 0..3),
     ) -> MetricHistory {
         MetricHistory {
             format: HISTORY_FORMAT.into(), metric, better, name, go: limits[0], nogo: limits[1],
-            confidence: limits[2], false_alarm, series,
+            confidence: limits[2], false_alarm, permute, series,
         }
     }
 }

@@ -49,7 +49,8 @@ pub fn header(e: &MetricHistory) -> String {
     };
     let judged = match e.false_alarm {
         Some(rate) => format!(
-            "change points by E-divisive means, {} false alarms per series; each change between the segments around it",
+            "change points by E-divisive means ({} shuffled), {} false alarms per series; each change between the segments around it",
+            e.permute.as_deref().unwrap_or("commits"),
             format_rate(rate)
         ),
         None => "each step against the one before".into(),
@@ -90,7 +91,7 @@ pub fn change_points_line(s: &VariantHistory) -> String {
         return format!("no change points computed: {note}");
     }
     match s.change_points.len() {
-        0 => "no change point: one level throughout".into(),
+        0 => "no change point found: one level throughout, as far as the noise and the number of commits tell".into(),
         1 => "1 change point".into(),
         n => format!("{n} change points"),
     }
