@@ -135,10 +135,7 @@ pub fn e_divisive_means(
     // Segment starts, as group indices; the series' end closes the last one.
     let mut starts = vec![0];
     let mut found: Vec<ChangePoint> = Vec::new();
-    loop {
-        let Some((split, observed)) = series.strongest(&series.pair, &series.order, &starts) else {
-            break;
-        };
+    while let Some((split, observed)) = series.strongest(&series.pair, &series.order, &starts) {
         let Some(p_value) = series.p_value(&starts, observed, config, &mut rng) else {
             break;
         };
