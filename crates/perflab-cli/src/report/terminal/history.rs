@@ -53,6 +53,9 @@ pub fn history_terminal(e: &MetricHistory, unit: &str) -> String {
             );
         }
         let _ = writeln!(out, "    {}", change_points_line(s));
+        for c in &s.change_points {
+            let _ = writeln!(out, "      {}", describe_change_point(c));
+        }
     }
     out
 }
