@@ -41,6 +41,7 @@ pub mod expectations;
 pub mod experiment;
 pub mod metric_direction;
 pub mod metric_history;
+pub mod metric_history_changes;
 pub mod probes;
 pub mod profilers;
 pub mod progress;

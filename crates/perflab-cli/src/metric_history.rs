@@ -3,17 +3,23 @@
 //!
 //! Experiments are grouped by the commit they ran at (a dirty tree is its own
 //! step; without git each experiment is a step), in the order the commits were
-//! first measured. Each step is judged against the one before with the
-//! decision engine for samples of fixed size (Hodges-Lehmann with the Moses
-//! interval, as `perflab compare`), so a regression is flagged NO-GO with its
-//! interval, never read off two medians. The document it makes is
-//! perflab-format's `perflab-history/1`.
+//! first measured. The series is judged as a whole, not step by step (over
+//! 100 commits, 99 tests at 95% would raise about five false alarms): E-divisive
+//! means over the runs of every commit ([`e_divisive_means`]) finds where the
+//! level changed, with a false-alarm rate of 1 - confidence for the whole
+//! series. Each change point is then judged between the segments of commits
+//! around it with the decision engine for samples of fixed size
+//! (Hodges-Lehmann with the Moses interval, as `perflab compare`), so a
+//! regression is flagged NO-GO with its interval, never read off two medians.
+//! The document it makes is perflab-format's `perflab-history/1`.
 
-use perflab_format::history::{HISTORY_FORMAT, Judgement, MetricHistory, Step, VariantHistory};
+use perflab_format::history::{
+    ChangePointDoc, HISTORY_FORMAT, Judgement, MetricHistory, Step, VariantHistory,
+};
 use perflab_format::vocabulary::StepVerdict;
 use perflab_stats::{
-    Better, Thresholds, Verdict, decide_fixed_samples, geometric_mean_interval, median,
-    tuned_confidence_sequence,
+    Better, ChangePointConfig, Exchangeable, Thresholds, Verdict, decide_fixed_samples,
+    e_divisive_means, geometric_mean_interval, median, tuned_confidence_sequence,
 };
 
 use crate::error::Result;
@@ -38,20 +44,24 @@ pub struct HistoryQuery {
     pub thresholds: Thresholds,
     /// Confidence level.
     pub confidence: f64,
+    /// What the change-point test shuffles: whole commits or single runs.
+    pub exchangeable: Exchangeable,
+}
+
+/// The label of the step an experiment belongs to: `a1b2c3d4`,
+/// `a1b2c3d4+` (dirty tree) or `#12` (no git).
+pub fn step_label(commit: Option<&str>, dirty: bool, id: i64) -> String {
+    match commit {
+        Some(c) => format!("{}{}", &c[..c.len().min(8)], if dirty { "+" } else { "" }),
+        None => format!("#{id}"),
+    }
 }
 
 fn key(e: &ExperimentValues) -> (String, Option<String>) {
-    match &e.git_commit {
-        Some(c) => (
-            format!(
-                "{}{}",
-                &c[..c.len().min(8)],
-                if e.git_dirty { "+" } else { "" }
-            ),
-            Some(c.clone()),
-        ),
-        None => (format!("#{}", e.id), None),
-    }
+    (
+        step_label(e.git_commit.as_deref(), e.git_dirty, e.id),
+        e.git_commit.clone(),
+    )
 }
 
 fn judge(before: &[f64], after: &[f64], q: &HistoryQuery) -> Judgement {
@@ -140,20 +150,19 @@ pub fn metric_history_from(experiments: &[ExperimentValues], q: &HistoryQuery) -
                 }),
             }
         }
-        for i in 0..steps.len() {
-            let values = &steps[i].values;
-            let middle = median(values).unwrap_or(f64::NAN);
+        for step in &mut steps {
+            let values = &step.values;
+            step.median = median(values).unwrap_or(f64::NAN);
             // A stored step is a sample of fixed size: its run limit is its size.
-            let level = tuned_confidence_sequence(q.confidence, values.len().max(1))
+            step.level = tuned_confidence_sequence(q.confidence, values.len().max(1))
                 .ok()
                 .and_then(|cs| geometric_mean_interval(values, &cs).ok())
                 .as_ref()
                 .map(interval_doc);
-            steps[i].median = middle;
-            steps[i].level = level;
-            if i > 0 {
-                steps[i].change = Some(judge(&steps[i - 1].values, &steps[i].values, q));
-            }
+        }
+        let (change_points, note) = change_points(&steps, q);
+        for c in &change_points {
+            steps[c.step].change = Some(c.judgement.clone());
         }
         let total =
             (steps.len() > 2).then(|| judge(&steps[0].values, &steps[steps.len() - 1].values, q));
@@ -161,6 +170,8 @@ pub fn metric_history_from(experiments: &[ExperimentValues], q: &HistoryQuery) -
             variant,
             steps,
             total,
+            change_points,
+            note,
         });
     }
     MetricHistory {
@@ -171,6 +182,64 @@ pub fn metric_history_from(experiments: &[ExperimentValues], q: &HistoryQuery) -
         go: q.thresholds.go,
         nogo: q.thresholds.nogo,
         confidence: q.confidence,
+        false_alarm: Some(change_point_config(q).false_alarm),
+        permute: Some(permute_word(q.exchangeable).into()),
         series,
     }
+}
+
+/// The settings of the change-point test of a query.
+fn change_point_config(q: &HistoryQuery) -> ChangePointConfig {
+    ChangePointConfig {
+        exchangeable: q.exchangeable,
+        ..ChangePointConfig::new(q.confidence)
+    }
+}
+
+/// The word of `--permute` for what the change-point test shuffles.
+pub fn permute_word(e: Exchangeable) -> &'static str {
+    match e {
+        Exchangeable::Groups => "commits",
+        Exchangeable::Values => "runs",
+    }
+}
+
+/// The change points of one variant's steps, each judged between the
+/// segments around it (from the change point before to the one after); or
+/// why there are none when the values cannot be read on the log scale.
+fn change_points(steps: &[Step], q: &HistoryQuery) -> (Vec<ChangePointDoc>, Option<String>) {
+    let groups: Vec<Vec<f64>> = steps.iter().map(|s| s.values.clone()).collect();
+    let found = match e_divisive_means(&groups, &change_point_config(q)) {
+        Ok(found) => found,
+        Err(e) => return (Vec::new(), Some(e.to_string())),
+    };
+    let mut bounds: Vec<usize> = vec![0];
+    bounds.extend(found.iter().map(|c| c.group));
+    bounds.push(steps.len());
+    let pooled = |from: usize, to: usize| -> Vec<f64> {
+        steps[from..to]
+            .iter()
+            .flat_map(|s| s.values.iter().copied())
+            .collect()
+    };
+    let docs = found
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let (start, at, end) = (bounds[i], bounds[i + 1], bounds[i + 2]);
+            ChangePointDoc {
+                step: at,
+                from: steps[at - 1].label.clone(),
+                to: steps[at].label.clone(),
+                from_commit: steps[at - 1].commit.clone(),
+                to_commit: steps[at].commit.clone(),
+                started_at: steps[at].started_at.clone(),
+                steps_before: at - start,
+                steps_after: end - at,
+                p_value: c.p_value,
+                judgement: judge(&pooled(start, at), &pooled(at, end), q),
+            }
+        })
+        .collect();
+    (docs, None)
 }

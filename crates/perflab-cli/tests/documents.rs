@@ -114,18 +114,31 @@ fn a_sweep_reads_back_as_a_typed_document_and_as_a_result() {
 #[test]
 fn a_history_reads_back_as_a_typed_document() {
     let s = Scratch::new();
-    for _ in 0..2 {
+    // The same command, a hundred times the work in the second experiment:
+    // a change point, so the second step carries its judgement.
+    for turns in [500, 50_000] {
+        s.write("turns", &turns.to_string());
+        let command = "i=0; n=$(cat turns); while [ $i -lt $n ]; do i=$((i+1)); done";
         let out = s
             .perflab()
-            .args(["run", "--quiet", "--name", "h", "-r", "4", &busy(500)])
+            .args(["run", "--quiet", "--name", "h", "-r", "6", command])
             .output()
             .unwrap();
         assert_reached_a_result(&out);
     }
+    // Two experiments: too few to shuffle whole ones, so runs are shuffled.
     let out = s
         .perflab()
         .args([
-            "history", "--metric", "wall", "--name", "h", "--json", "h.json",
+            "history",
+            "--metric",
+            "wall",
+            "--name",
+            "h",
+            "--permute",
+            "runs",
+            "--json",
+            "h.json",
         ])
         .output()
         .unwrap();

@@ -3,52 +3,42 @@
 
 mod common;
 
-use common::{Scratch, git, init_git_repository};
-
-/// Commits a change of the "code" (a file holding the cost), then measures
-/// the same command, which prints `cost` from that file with a small ripple.
-fn commit_and_measure(s: &Scratch, step: usize, value: f64) {
-    std::fs::write(s.path("cost.txt"), value.to_string()).unwrap();
-    git(s.dir.path(), &["add", "cost.txt"]);
-    git(s.dir.path(), &["commit", "-qm", &format!("phase {step}")]);
-    let command = "c=$(cat counter 2>/dev/null || echo 0); echo $((c+1)) > counter; \
-         awk -v c=$c -v v=$(cat cost.txt) 'BEGIN { printf \"PERFLAB_METRIC cost %.4f ns\\n\", v * (1 + 0.01 * sin(c * 7.3)) }'";
-    let out = s
-        .perflab()
-        .args(["run", "--name", "insert-10K", "-r", "12", command])
-        .output()
-        .unwrap();
-    common::assert_exit(&out, 0);
-}
-
-fn repository() -> Scratch {
-    let s = Scratch::new();
-    init_git_repository(s.dir.path());
-    std::fs::write(s.path(".gitignore"), ".perflab/\ncounter\n*.json\n*.md\n").unwrap();
-    s
-}
+use common::Scratch;
+use common::history::{commit_and_measure, repository};
 
 #[test]
-fn the_history_by_commit_judges_each_step_and_flags_the_regression_with_exit_3() {
+fn the_history_by_commit_with_runs_shuffled_finds_each_change_point_and_flags_the_regression_with_exit_3()
+ {
     let s = repository();
     for (step, value) in [(1, 1284.0), (2, 352.0), (3, 210.0), (4, 260.0)] {
         commit_and_measure(&s, step, value);
     }
-    let out = s
-        .perflab()
-        .args([
-            "history",
-            "--metric",
-            "cost",
-            "--better",
-            "lower",
-            "--json",
-            "h.json",
-            "--markdown",
-            "h.md",
-        ])
-        .output()
-        .unwrap();
+    let history = |permute: &str| {
+        s.perflab()
+            .args([
+                "history",
+                "--metric",
+                "cost",
+                "--better",
+                "lower",
+                "--permute",
+                permute,
+                "--json",
+                "h.json",
+                "--markdown",
+                "h.md",
+            ])
+            .output()
+            .unwrap()
+    };
+    // Four commits are too few to tell a change from noise shared by one
+    // commit's runs: shuffling whole commits finds nothing.
+    let out = history("commits");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("no change point found"), "{stdout}");
+    // Runs taken as independent of their commit's conditions, each step is one.
+    let out = history("runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(3), "{stdout}");
     let json = s.json("h.json");
@@ -62,6 +52,12 @@ fn the_history_by_commit_judges_each_step_and_flags_the_regression_with_exit_3()
         .collect();
     assert_eq!(verdicts, ["GO", "GO", "NO-GO"], "{stdout}");
     assert_eq!(steps[3]["change"]["regression"], true);
+    let changes = json["series"][0]["change_points"].as_array().unwrap();
+    let at: Vec<u64> = changes
+        .iter()
+        .map(|c| c["step"].as_u64().unwrap())
+        .collect();
+    assert_eq!(at, [1, 2, 3], "{stdout}");
     let total = json["series"][0]["total"]["change"].as_f64().unwrap();
     assert!(
         (total - (1284.0 / 260.0 - 1.0)).abs() < 0.1,

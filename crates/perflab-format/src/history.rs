@@ -1,6 +1,10 @@
 //! The history of a metric over commits (`perflab-history/1`), written by
 //! `perflab history --metric ... --json`: per variant, one step per commit
-//! with its runs' values, each step judged against the one before.
+//! with its runs' values, and the change points of the series, each judged
+//! between the segments of commits around it.
+//!
+//! Documents written before change points (steps judged against the one
+//! before) still read: the fields added since default to empty.
 
 use serde::{Deserialize, Serialize};
 
@@ -28,6 +32,14 @@ pub struct MetricHistory {
     pub nogo: f64,
     /// Confidence level.
     pub confidence: f64,
+    /// Probability that a series in which nothing changed shows any change
+    /// point (None in documents from before change points).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub false_alarm: Option<f64>,
+    /// What the change-point test shuffled: `commits` (whole commits, each
+    /// keeping its runs) or `runs` (single runs moved between commits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permute: Option<String>,
     /// One line per variant.
     pub series: Vec<VariantHistory>,
 }
@@ -36,6 +48,13 @@ impl MetricHistory {
     /// Parses a metric history, refusing other formats with a message saying what was found.
     pub fn from_json_str(text: &str) -> Result<Self, FormatError> {
         parse_tagged(text, HISTORY_FORMAT)
+    }
+
+    /// True when the newest change point of some variant is a regression.
+    pub fn newest_change_regressed(&self) -> bool {
+        self.series
+            .iter()
+            .any(VariantHistory::newest_change_regressed)
     }
 
     /// True when the newest step of some variant is a regression.
@@ -63,6 +82,46 @@ pub struct VariantHistory {
     pub steps: Vec<Step>,
     /// First step against the last.
     pub total: Option<Judgement>,
+    /// Where the level changed, oldest first (left out when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub change_points: Vec<ChangePointDoc>,
+    /// Why there are no change points, when they could not be computed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl VariantHistory {
+    /// True when this variant's newest change point is a regression.
+    pub fn newest_change_regressed(&self) -> bool {
+        self.change_points
+            .last()
+            .is_some_and(|c| c.judgement.regression)
+    }
+}
+
+/// A change point: the level changed between two consecutive commits.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ChangePointDoc {
+    /// Index of the first step at the new level.
+    pub step: usize,
+    /// Label of the last step before the change.
+    pub from: String,
+    /// Label of the first step after it.
+    pub to: String,
+    /// Full commit of the last step before the change, if any.
+    pub from_commit: Option<String>,
+    /// Full commit of the first step after it, if any.
+    pub to_commit: Option<String>,
+    /// When the first step after it started.
+    pub started_at: String,
+    /// Steps in the segment before (since the previous change point).
+    pub steps_before: usize,
+    /// Steps in the segment after (until the next change point).
+    pub steps_after: usize,
+    /// Permutation p-value of the test that found it.
+    pub p_value: f64,
+    /// The segment before against the segment after.
+    pub judgement: Judgement,
 }
 
 /// The metric at one commit.
@@ -82,11 +141,12 @@ pub struct Step {
     pub median: f64,
     /// Geometric mean with its interval (from 2 values on).
     pub level: Option<PositiveIntervalDoc>,
-    /// Against the previous step.
+    /// At a change point (this step is the first at a new level): the
+    /// segment before against the segment from this step on; None elsewhere.
     pub change: Option<Judgement>,
 }
 
-/// A change between two steps, judged.
+/// A change between two steps or segments of steps, judged.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Judgement {
     /// Relative change, positive is better.

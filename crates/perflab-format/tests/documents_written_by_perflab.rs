@@ -122,6 +122,27 @@ fn a_history_reads_and_writes_back_unchanged() {
 }
 
 #[test]
+fn a_history_with_change_points_reads_and_writes_back_unchanged() {
+    let text = fixture("history_change_points.json");
+    let doc = MetricHistory::from_json_str(&text).unwrap();
+    writes_back_the_same(&doc, &text);
+    assert_eq!(doc.false_alarm.map(|r| (r * 100.0).round()), Some(5.0));
+    assert_eq!(doc.permute.as_deref(), Some("runs"));
+    let series = &doc.series[0];
+    let [change] = series.change_points.as_slice() else {
+        panic!("one change point expected: {:?}", series.change_points)
+    };
+    assert_eq!(
+        (change.step, change.steps_before, change.steps_after),
+        (3, 3, 2)
+    );
+    assert_eq!(change.to, series.steps[3].label);
+    assert_eq!(change.judgement.verdict, StepVerdict::NoGo);
+    assert!(change.judgement.regression && doc.newest_change_regressed());
+    assert_eq!(series.steps[3].change.as_ref(), Some(&change.judgement));
+}
+
+#[test]
 fn a_sampling_profile_reads_and_writes_back_unchanged() {
     let text = fixture("sampling.json");
     let doc = SamplingDocument::from_json_str(&text).unwrap();

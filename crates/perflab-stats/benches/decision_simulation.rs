@@ -2,7 +2,8 @@
 //! known truth, next to the ten-run rule of investigations done by hand, and
 //! of the suite procedure (many cells, one confidence level for all).
 //!
-//! Run with `cargo bench -p perflab-stats --bench decision_simulation`.
+//! Run with `cargo bench -p perflab-stats --bench decision_simulation`;
+//! `-- change-points` runs only the rows of change points in a history.
 //! Deterministic: every row uses a fixed seed.
 
 #[path = "../tests/common/mod.rs"]
@@ -10,6 +11,9 @@ mod common;
 
 #[path = "decision_simulation/suite.rs"]
 mod suite;
+
+#[path = "decision_simulation/change_points.rs"]
+mod change_points;
 
 use common::{Scenario, Tally, simulate};
 use perflab_stats::{Better, SequentialConfig, Verdict, wilson_interval};
@@ -112,6 +116,10 @@ fn false_decisions(t: &Tally) -> u64 {
 }
 
 fn main() {
+    if std::env::args().any(|a| a == "change-points") {
+        change_points::change_point_rows(SEED);
+        return;
+    }
     // The defaults through the constructor `perflab ab` uses
     // (`SequentialConfig::tuned`, optimise_at = max_runs); every experiment
     // is `SequentialTest::push`, the procedure `ab` feeds.
@@ -193,6 +201,8 @@ fn main() {
     );
 
     suite::suite_rows(config, SEED);
+
+    change_points::change_point_rows(SEED);
 
     println!(
         "\nTuning: optimise_at (pairs at which the interval is tightest) and min_runs; {TUNING_EXPERIMENTS} experiments per cell,"

@@ -33,6 +33,12 @@
 //!   [`combine_verdicts`], a candidate's cells summarised by [`summary_change`].
 //! * The steps of a bisection: [`bisect_step_confidence`].
 //!
+//! # Histories
+//!
+//! * Where a metric's level changed over a series of commits, the
+//!   false-alarm rate holding for the whole series: [`e_divisive_means`]
+//!   (E-divisive means with a permutation test).
+//!
 //! # Sweeps
 //!
 //! * The typical value of one point's runs, or the ratio of a command to a
@@ -46,10 +52,12 @@
 #![deny(missing_docs)]
 
 mod change;
+mod change_points;
 mod cliffs;
 mod confidence_sequence;
 mod decision;
 mod descriptive;
+mod energy_split;
 mod error;
 mod fixed_sample;
 mod guard;
@@ -75,6 +83,9 @@ mod validate;
 mod weighted_line;
 
 pub use change::{Better, change_from_log_gain, log_gain_from_change, log_gains, relative_change};
+pub use change_points::{
+    ChangePoint, ChangePointConfig, DEFAULT_PERMUTATIONS, Exchangeable, e_divisive_means,
+};
 pub use cliffs::{Cliff, SizedInterval, find_cliffs};
 pub use confidence_sequence::{ConfidenceSequence, DEFAULT_OPTIMISE_AT};
 pub use decision::{

@@ -13,9 +13,16 @@ pub struct HistoryArgs {
     #[arg(short = 'n', long, default_value_t = 20, value_name = "N")]
     pub limit: usize,
     /// Show the history of this metric over commits (wall, cpu, peak-memory or an
-    /// extracted metric), each step judged GO / NO-GO / NEUTRAL / INCONCLUSIVE.
+    /// extracted metric) with its change points, each judged GO / NO-GO /
+    /// NEUTRAL / INCONCLUSIVE; exit 3 when the newest one is a regression.
     #[arg(long, visible_alias = "measure", value_name = "METRIC")]
     pub metric: Option<String>,
+    /// List the change points of every series in the store (experiment name,
+    /// metric, variant; only those of --metric and --name when given), newest
+    /// first; exit 3 when the newest change point of a watched series (one
+    /// measured at the newest commit) is a regression.
+    #[arg(long, conflicts_with_all = ["variants", "better", "json", "markdown"])]
+    pub changes: bool,
     /// Only experiments with this name [default: the newest experiment's name].
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
@@ -25,6 +32,13 @@ pub struct HistoryArgs {
     /// Whether higher or lower values are better [default: as stored, or lower for built-in metrics].
     #[arg(long, value_name = "higher|lower")]
     pub better: Option<String>,
+    /// What the change-point test shuffles: whole commits (each keeping its
+    /// runs: noise shared by one commit's runs, as from a busier day, raises
+    /// no alarm, but a change needs a few commits on each side to show) or
+    /// single runs (more power, a change at the newest commit can show, but
+    /// assumes runs differ only by the code, not by when they ran).
+    #[arg(long, value_name = "commits|runs", default_value = "commits", value_parser = ["commits", "runs"])]
+    pub permute: String,
     /// Thresholds and confidence.
     #[command(flatten)]
     pub decision: DecisionArgs,
@@ -34,4 +48,14 @@ pub struct HistoryArgs {
     /// Write the metric history as a Markdown table.
     #[arg(long, value_name = "PATH")]
     pub markdown: Option<PathBuf>,
+}
+
+impl HistoryArgs {
+    /// What the change-point test shuffles, from `--permute`.
+    pub fn exchangeable(&self) -> perflab_stats::Exchangeable {
+        match self.permute.as_str() {
+            "runs" => perflab_stats::Exchangeable::Values,
+            _ => perflab_stats::Exchangeable::Groups,
+        }
+    }
 }

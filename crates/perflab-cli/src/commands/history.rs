@@ -1,16 +1,29 @@
-//! `perflab history`: past experiments, or the history of a metric over commits.
+//! `perflab history`: past experiments, the history of a metric over
+//! commits, or the change points of every series in the store.
 
 use crate::cli::HistoryArgs;
 use crate::error::{EXIT_NO_GO, EXIT_OK, Result};
 use crate::metric_direction::metric_direction;
 use crate::metric_history::{HistoryQuery, metric_history};
+use crate::metric_history_changes::store_changes;
 use crate::report::markdown::history::history_markdown;
-use crate::report::terminal::history::history_terminal;
+use crate::report::terminal::history::{changes_terminal, history_terminal};
 use crate::store::Store;
 use crate::units::format_percent;
 
 /// `perflab history`.
 pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {
+    if args.changes {
+        let (thresholds, confidence) = args.decision.decision()?;
+        let only = (args.metric.as_deref(), args.name.as_deref());
+        let changes = store_changes(store, only, args.exchangeable(), thresholds, confidence)?;
+        print!("{}", changes_terminal(&changes));
+        return Ok(if changes.watched_regressions().next().is_some() {
+            EXIT_NO_GO
+        } else {
+            EXIT_OK
+        });
+    }
     if let Some(metric) = &args.metric {
         return show_metric_history(args, metric, store);
     }
@@ -99,6 +112,7 @@ fn show_metric_history(args: &HistoryArgs, metric: &str, store: &Store) -> Resul
             reference: None,
             thresholds,
             confidence,
+            exchangeable: args.exchangeable(),
         },
     )?;
     print!("{}", history_terminal(&history, &unit));
@@ -110,7 +124,7 @@ fn show_metric_history(args: &HistoryArgs, metric: &str, store: &Store) -> Resul
     if let Some(path) = &args.markdown {
         crate::report::write_text(path, &history_markdown(&history, &unit, 3))?;
     }
-    Ok(if history.newest_step_regressed() {
+    Ok(if history.newest_change_regressed() {
         EXIT_NO_GO
     } else {
         EXIT_OK

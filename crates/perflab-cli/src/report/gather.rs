@@ -252,6 +252,7 @@ fn history_of(
             reference: Some(id),
             thresholds,
             confidence: perflab_stats::DEFAULT_CONFIDENCE,
+            exchangeable: perflab_stats::Exchangeable::Groups,
         },
     );
     history.series.retain(|s| s.steps.len() >= 2);

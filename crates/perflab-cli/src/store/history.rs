@@ -105,6 +105,28 @@ impl Store {
         Ok(out)
     }
 
+    /// Every (experiment name, metric) pair measured in the store: the
+    /// metric each experiment was judged on and every metric its runs
+    /// reported, sorted by name and metric.
+    pub fn named_metrics(&self) -> Result<Vec<(Option<String>, String)>> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT DISTINCT e.name, e.metric FROM experiments e WHERE e.metric IS NOT NULL
+                 UNION
+                 SELECT DISTINCT e.name, j.key FROM experiments e JOIN runs r ON r.experiment_id = e.id,
+                     json_each(r.metrics_json) j
+                 WHERE r.warmup = 0
+                 ORDER BY 1, 2",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(|e| self.err(e))
+    }
+
     /// Which way is better for `metric` and its unit, as stored with the newest result about it.
     pub fn stored_metric(&self, metric: &str) -> Result<Option<(String, String)>> {
         let text: Option<String> = self

@@ -7,7 +7,9 @@ pub mod measured;
 
 use std::collections::BTreeMap;
 
-use perflab_format::history::{HISTORY_FORMAT, Judgement, MetricHistory, Step, VariantHistory};
+use perflab_format::history::{
+    ChangePointDoc, HISTORY_FORMAT, Judgement, MetricHistory, Step, VariantHistory,
+};
 use perflab_format::interval::PositiveIntervalDoc;
 use perflab_format::result::{
     CounterDoc, CounterStatsDoc, DecisionDoc, GaugeDoc, GaugeStatsDoc, GuardDoc, MetricInfo,
@@ -289,18 +291,37 @@ prop_compose! {
 }
 
 prop_compose! {
+    pub fn change_point()(
+        step in any::<usize>(), labels in vec(text(), 3), commits in vec(of(text()), 2),
+        sizes in vec(any::<usize>(), 2), p_value in num(), judgement in judgement(),
+    ) -> ChangePointDoc {
+        ChangePointDoc {
+            step, from: labels[0].clone(), to: labels[1].clone(),
+            from_commit: commits[0].clone(), to_commit: commits[1].clone(),
+            started_at: labels[2].clone(), steps_before: sizes[0], steps_after: sizes[1],
+            p_value, judgement,
+        }
+    }
+}
+
+prop_compose! {
+    pub fn variant_history()(
+        variant in text(), steps in vec(step(), 0..3), total in of(judgement()),
+        change_points in vec(change_point(), 0..3), note in of(text()),
+    ) -> VariantHistory {
+        VariantHistory { variant, steps, total, change_points, note }
+    }
+}
+
+prop_compose! {
     pub fn metric_history()(
         metric in text(), better in select(Better::ALL), name in of(text()),
-        limits in vec(num(), 3),
-        series in vec((text(), vec(step(), 0..3), of(judgement())), 0..3),
+        limits in vec(num(), 3), false_alarm in of(num()), permute in of(text()),
+        series in vec(variant_history(), 0..3),
     ) -> MetricHistory {
         MetricHistory {
             format: HISTORY_FORMAT.into(), metric, better, name, go: limits[0], nogo: limits[1],
-            confidence: limits[2],
-            series: series
-                .into_iter()
-                .map(|(variant, steps, total)| VariantHistory { variant, steps, total })
-                .collect(),
+            confidence: limits[2], false_alarm, permute, series,
         }
     }
 }

@@ -2,6 +2,7 @@
 //! the `decision_simulation` benchmark (which includes this file by path).
 #![allow(dead_code)]
 
+pub mod series;
 pub mod suite;
 
 use perflab_stats::{

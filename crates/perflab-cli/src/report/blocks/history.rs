@@ -2,7 +2,7 @@
 //! step's judgement with its interval, a level with its precision, the header.
 
 use crate::units::{format_change, format_percent, format_value};
-use perflab_format::history::{Judgement, MetricHistory, Step};
+use perflab_format::history::{ChangePointDoc, Judgement, MetricHistory, Step, VariantHistory};
 
 /// "+60.50% [+58.10%, +63.00%] GO" or "+3.00% (too few runs)".
 pub fn describe_judgement(j: &Judgement) -> String {
@@ -47,8 +47,16 @@ pub fn header(e: &MetricHistory) -> String {
         (0, _) => "experiments (no git commit recorded)",
         _ => "commits and experiments without one",
     };
+    let judged = match e.false_alarm {
+        Some(rate) => format!(
+            "change points by E-divisive means ({} shuffled), {} false alarms per series; each change between the segments around it",
+            e.permute.as_deref().unwrap_or("commits"),
+            format_rate(rate)
+        ),
+        None => "each step against the one before".into(),
+    };
     format!(
-        "{} ({} is better){name} over {} {over}; each step against the one before, {:.0}% intervals, GO at {} or better, NO-GO at {} or worse",
+        "{} ({} is better){name} over {} {over}; {judged}, {:.0}% intervals, GO at {} or better, NO-GO at {} or worse",
         e.metric,
         e.better,
         e.longest(),
@@ -56,4 +64,35 @@ pub fn header(e: &MetricHistory) -> String {
         format_percent(e.go),
         format_percent(e.nogo)
     )
+}
+
+/// A probability as a percentage without a sign: "5%", "0.5%".
+fn format_rate(rate: f64) -> String {
+    let pct = format!("{:.2}", rate * 100.0);
+    format!("{}%", pct.trim_end_matches('0').trim_end_matches('.'))
+}
+
+/// "a1b2c3d4 → e5f6a7b8 (3 commits → 2): -19.23% [-20.1%, -18.2%] NO-GO ← regression, p = 0.005".
+pub fn describe_change_point(c: &ChangePointDoc) -> String {
+    format!(
+        "{} → {} ({} → {} steps): {}, p = {:.3}",
+        c.from,
+        c.to,
+        c.steps_before,
+        c.steps_after,
+        describe_judgement(&c.judgement),
+        c.p_value
+    )
+}
+
+/// What a variant's change points come to, in one line.
+pub fn change_points_line(s: &VariantHistory) -> String {
+    if let Some(note) = &s.note {
+        return format!("no change points computed: {note}");
+    }
+    match s.change_points.len() {
+        0 => "no change point found: one level throughout, as far as the noise and the number of commits tell".into(),
+        1 => "1 change point".into(),
+        n => format!("{n} change points"),
+    }
 }

@@ -224,7 +224,7 @@ pub fn history_table(e: &MetricHistory, unit: &str) -> String {
     for s in &e.series {
         let _ = write!(
             out,
-            r#"<table><thead><tr><th>{} at commit</th><th>experiments</th><th class="num">runs</th><th class="num">median</th><th>change vs previous</th></tr></thead><tbody>"#,
+            r#"<table><thead><tr><th>{} at commit</th><th>experiments</th><th class="num">runs</th><th class="num">median</th><th>change point: segment before → from here</th></tr></thead><tbody>"#,
             esc(&s.variant)
         );
         for step in &s.steps {

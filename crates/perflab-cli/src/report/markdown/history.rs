@@ -3,7 +3,9 @@
 use std::fmt::Write;
 
 use super::cell;
-use crate::report::blocks::history::{describe_judgement, header, level};
+use crate::report::blocks::history::{
+    change_points_line, describe_change_point, describe_judgement, header, level,
+};
 use perflab_format::history::MetricHistory;
 
 /// The metric history as Markdown (`level` is the heading level of its title).
@@ -19,7 +21,7 @@ pub fn history_markdown(e: &MetricHistory, unit: &str, heading: usize) -> String
     for s in &e.series {
         let _ = writeln!(
             out,
-            "| {} at commit | experiments | runs | median | change vs previous |\n| --- | --- | ---: | ---: | --- |",
+            "| {} at commit | experiments | runs | median | change point: segment before → from here |\n| --- | --- | ---: | ---: | --- |",
             cell(&s.variant)
         );
         for step in &s.steps {
@@ -60,6 +62,10 @@ pub fn history_markdown(e: &MetricHistory, unit: &str, heading: usize) -> String
                 cell(&last.label),
                 cell(&describe_judgement(total))
             );
+        }
+        let _ = writeln!(out, "\n{}.", cell(&change_points_line(s)));
+        for c in &s.change_points {
+            let _ = writeln!(out, "- {}", cell(&describe_change_point(c)));
         }
         let _ = writeln!(out);
     }

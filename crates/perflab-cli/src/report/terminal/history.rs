@@ -2,7 +2,10 @@
 
 use std::fmt::Write;
 
-use crate::report::blocks::history::{describe_judgement, header, level};
+use crate::metric_history_changes::StoreChanges;
+use crate::report::blocks::history::{
+    change_points_line, describe_change_point, describe_judgement, header, level,
+};
 use perflab_format::history::MetricHistory;
 
 /// The metric history for a terminal.
@@ -21,7 +24,7 @@ pub fn history_terminal(e: &MetricHistory, unit: &str) -> String {
         let _ = writeln!(out, "  variant {}", s.variant);
         let _ = writeln!(
             out,
-            "    {:10}  {:20}  {:>5}  {:>22}  change vs previous",
+            "    {:10}  {:20}  {:>5}  {:>22}  change point: segment before → from here",
             "commit", "started", "runs", "median"
         );
         for step in &s.steps {
@@ -49,6 +52,70 @@ pub fn history_terminal(e: &MetricHistory, unit: &str) -> String {
                 describe_judgement(total)
             );
         }
+        let _ = writeln!(out, "    {}", change_points_line(s));
+        for c in &s.change_points {
+            let _ = writeln!(out, "      {}", describe_change_point(c));
+        }
+    }
+    out
+}
+
+/// The change points of every series in the store, newest first.
+pub fn changes_terminal(c: &StoreChanges) -> String {
+    let mut out = String::new();
+    let watched = match &c.newest_step {
+        Some(step) => format!(
+            "{} of them watched (measured at the newest commit, {step})",
+            c.watched_series
+        ),
+        None => "none watched".into(),
+    };
+    let _ = writeln!(
+        out,
+        "perflab history --changes: {} change {} in {} series (name, metric, variant), {watched}; E-divisive means, {:.0}% false alarms per series",
+        c.changes.len(),
+        if c.changes.len() == 1 {
+            "point"
+        } else {
+            "points"
+        },
+        c.series,
+        c.false_alarm * 100.0
+    );
+    if !c.changes.is_empty() {
+        let _ = writeln!(
+            out,
+            "  {:20}  {:24}  {:12}  {:16}  change point: segment before → after",
+            "measured", "name", "metric", "variant"
+        );
+    }
+    for s in &c.changes {
+        let marks = match (s.watched, s.newest) {
+            (true, true) => "  [watched, newest]",
+            (true, false) => "  [watched]",
+            _ => "",
+        };
+        let _ = writeln!(
+            out,
+            "  {:20}  {:24}  {:12}  {:16}  {}{marks}",
+            s.change.started_at,
+            s.name.as_deref().unwrap_or("(unnamed)"),
+            s.metric,
+            s.variant,
+            describe_change_point(&s.change)
+        );
+    }
+    for note in &c.skipped {
+        let _ = writeln!(out, "  skipped {note}");
+    }
+    for s in c.watched_regressions() {
+        let _ = writeln!(
+            out,
+            "regression: the newest change point of {} {} ({}) is NO-GO",
+            s.name.as_deref().unwrap_or("(unnamed)"),
+            s.metric,
+            s.variant
+        );
     }
     out
 }

@@ -108,7 +108,7 @@ pub fn history_chart(e: &MetricHistory, unit: &str) -> String {
     plot.legend(&legend);
     let title = format!("{} at each commit", e.metric);
     let caption = format!(
-        "Median at each commit with the {:.0}% interval of its runs; each commit is judged against the one before (Hodges-Lehmann, GO at {:+.1}%, NO-GO at {:+.1}%); red points are regressions.",
+        "Median at each commit with the {:.0}% interval of its runs; marked points are change points of the series (E-divisive means), each judged between the segments of commits around it (Hodges-Lehmann, GO at {:+.1}%, NO-GO at {:+.1}%); red points are regressions.",
         e.confidence * 100.0,
         e.go * 100.0,
         e.nogo * 100.0

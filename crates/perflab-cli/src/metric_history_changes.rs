@@ -1,0 +1,143 @@
+//! `perflab history --changes`: the change points of every series in the
+//! store (each experiment name, metric and variant), newest first, and
+//! whether a watched series has just regressed.
+//!
+//! A series is *watched* when it was measured at the newest commit in the
+//! store (the commit of the newest experiment; without git, the newest
+//! experiment itself): it is still being measured, as a CI job measures
+//! every commit, so its newest change point is news. A series nobody has
+//! measured since (an experiment name given up, a metric no longer reported)
+//! is listed but cannot fail the command.
+
+use perflab_format::history::ChangePointDoc;
+use perflab_stats::{ChangePointConfig, Exchangeable, Thresholds};
+
+use crate::error::Result;
+use crate::metric_direction::metric_direction;
+use crate::metric_history::{HistoryQuery, metric_history_from, step_label};
+use crate::store::Store;
+
+/// One change point of one series.
+#[derive(Debug, Clone)]
+pub struct SeriesChange {
+    /// The experiments' name.
+    pub name: Option<String>,
+    /// The metric.
+    pub metric: String,
+    /// Its unit.
+    pub unit: String,
+    /// The variant.
+    pub variant: String,
+    /// The change point.
+    pub change: ChangePointDoc,
+    /// Whether its series was measured at the newest commit.
+    pub watched: bool,
+    /// Whether it is its series' newest change point.
+    pub newest: bool,
+}
+
+/// Every change point in the store.
+#[derive(Debug, Clone)]
+pub struct StoreChanges {
+    /// Change points, newest first.
+    pub changes: Vec<SeriesChange>,
+    /// How many series (name, metric, variant) were judged.
+    pub series: usize,
+    /// How many of them are watched.
+    pub watched_series: usize,
+    /// The newest commit's step label, which makes a series watched.
+    pub newest_step: Option<String>,
+    /// Probability that a series without change shows a change point.
+    pub false_alarm: f64,
+    /// Series left out, and why.
+    pub skipped: Vec<String>,
+}
+
+impl StoreChanges {
+    /// The change points that fail the command: the newest of a watched
+    /// series, when it is a regression.
+    pub fn watched_regressions(&self) -> impl Iterator<Item = &SeriesChange> {
+        self.changes
+            .iter()
+            .filter(|c| c.watched && c.newest && c.change.judgement.regression)
+    }
+}
+
+/// The change points of every series in the store, or only of those of
+/// `only`'s metric and experiment name when given.
+pub fn store_changes(
+    store: &Store,
+    only: (Option<&str>, Option<&str>),
+    exchangeable: Exchangeable,
+    thresholds: Thresholds,
+    confidence: f64,
+) -> Result<StoreChanges> {
+    let newest_step = store.list_experiments(1)?.first().map(|e| match &e.git {
+        Some((commit, dirty)) => step_label(Some(commit), *dirty, e.id),
+        None => step_label(None, false, e.id),
+    });
+    let mut out = StoreChanges {
+        changes: Vec::new(),
+        series: 0,
+        watched_series: 0,
+        newest_step: newest_step.clone(),
+        false_alarm: ChangePointConfig::new(confidence).false_alarm,
+        skipped: Vec::new(),
+    };
+    let wanted = |name: &Option<String>, metric: &str| {
+        only.0.is_none_or(|m| m == metric) && only.1.is_none_or(|n| name.as_deref() == Some(n))
+    };
+    for (name, metric) in store.named_metrics()? {
+        if !wanted(&name, &metric) {
+            continue;
+        }
+        let (better, unit) = match metric_direction(store, &metric, None) {
+            Ok(found) => found,
+            Err(_) => {
+                out.skipped.push(format!(
+                    "'{metric}'{}: no stored result says which way is better; see `perflab history --metric {metric} --better higher|lower`",
+                    name.as_deref().map(|n| format!(" of \"{n}\"")).unwrap_or_default()
+                ));
+                continue;
+            }
+        };
+        let experiments = store.metric_values(name.as_deref(), &metric)?;
+        let history = metric_history_from(
+            &experiments,
+            &HistoryQuery {
+                metric: metric.clone(),
+                better,
+                name: name.clone(),
+                variants: Vec::new(),
+                reference: None,
+                thresholds,
+                confidence,
+                exchangeable,
+            },
+        );
+        for s in history.series {
+            if s.steps.is_empty() {
+                continue;
+            }
+            let watched = s.steps.last().map(|step| &step.label) == newest_step.as_ref();
+            out.series += 1;
+            out.watched_series += usize::from(watched);
+            let count = s.change_points.len();
+            for (i, change) in s.change_points.into_iter().enumerate() {
+                out.changes.push(SeriesChange {
+                    name: name.clone(),
+                    metric: metric.clone(),
+                    unit: unit.clone(),
+                    variant: s.variant.clone(),
+                    change,
+                    watched,
+                    newest: i + 1 == count,
+                });
+            }
+        }
+    }
+    // Newest first: by when the first commit at the new level was measured.
+    out.changes
+        .sort_by(|a, b| b.change.started_at.cmp(&a.change.started_at));
+    Ok(out)
+}
