@@ -185,7 +185,14 @@ fn insert_into(
                 unreachable!()
             };
             let mut child = Node::EMPTY;
-            insert_into(pool, &mut child, mix(old_key), shift + BITS, old_key, old_value);
+            insert_into(
+                pool,
+                &mut child,
+                mix(old_key),
+                shift + BITS,
+                old_key,
+                old_value,
+            );
             insert_into(pool, &mut child, hash, shift + BITS, key, value);
             let block = node.block.as_mut().expect("still there");
             pool.entries_mut(block, len)[pos] = Entry::Branch(child);
@@ -268,9 +275,7 @@ mod tests {
         let mut trie = HashTrie::with_pool_slots(64);
         // Find two keys whose hashes agree on the first two chunks.
         let first = 1u64;
-        let second = (2..)
-            .find(|&k| (mix(k) ^ mix(first)) & 0x3ff == 0)
-            .unwrap();
+        let second = (2..).find(|&k| (mix(k) ^ mix(first)) & 0x3ff == 0).unwrap();
         trie.insert(first, 10);
         trie.insert(second, 20);
         assert_eq!(trie.get(first), Some(10));
