@@ -154,9 +154,10 @@ echo "== reports"
     --markdown "$here/REPORT.md" --html "$here/report.html"
 # The history by commit, judged on the timed phase, as perflab history wrote it.
 for op in insert query; do
-    printf '\n### history of op_cpu_ns: trie %s, n=%s\n\n' "$op" "$history_n" >>"$here/REPORT.md"
+    printf '\n' >>"$here/REPORT.md"
     cat "history-$op.md" >>"$here/REPORT.md"
 done
+echo "investigate.sh ran in $(($(date +%s) - started)) s; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)" >duration.txt
 
 # Rewrites the block between <!-- begin: NAME --> and <!-- end: NAME --> of
 # README.md with FILE, as a text block.
@@ -171,4 +172,5 @@ def block(match):
 text = re.sub(r"<!-- begin: ([\w-]+) -->.*?<!-- end: \1 -->", block, text, flags=re.S)
 open(readme, "w").write(text)
 PY
-echo "investigate.sh: done in $(($(date +%s) - started)) s; REPORT.md, report.html and README.md rewritten"
+cat duration.txt
+echo "investigate.sh: REPORT.md, report.html and README.md rewritten"

@@ -141,7 +141,12 @@ fn the_structures_pass_the_answer_check_and_another_workload_does_not() {
     assert_eq!(differing_output_warnings(&same), 0, "{}", same["warnings"]);
     // One key more is another workload: the checksums differ, and perflab says so.
     let other = ab(dir.path(), "std query 4000", "trie query 4001");
-    assert_eq!(differing_output_warnings(&other), 1, "{}", other["warnings"]);
+    assert_eq!(
+        differing_output_warnings(&other),
+        1,
+        "{}",
+        other["warnings"]
+    );
 }
 
 /// A probe's figures for variant `i` of a result document.
