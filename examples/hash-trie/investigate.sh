@@ -34,14 +34,15 @@ export PERFLAB_STORE=$out/perflab.db
 cp "$root/target/release/hash-trie" "$out/hash-trie"
 cd "$out"
 
-# Runs a perflab command that ends in a verdict, keeping its terminal output
-# in FILE: GO, NEUTRAL (0), NO-GO (3) and INCONCLUSIVE (4) are results to
-# report; a failure (1) or bad usage (2) stops the script.
+# Runs a perflab command that ends in a verdict, keeping its result (stdout;
+# progress and build messages stay on the terminal) in FILE: GO, NEUTRAL
+# (0), NO-GO (3) and INCONCLUSIVE (4) are results to report; a failure (1)
+# or bad usage (2) stops the script.
 decided() {
     local file=$1
     shift
     local code=0
-    "$@" >"$file" 2>&1 || code=$?
+    "$@" >"$file" || code=$?
     cat "$file"
     if [ "$code" -ne 0 ] && [ "$code" -ne 3 ] && [ "$code" -ne 4 ]; then
         echo "investigate.sh: '$*' failed with exit code $code" >&2
