@@ -3,7 +3,8 @@
 # 1K..4M keys against std's HashMap and rpds, the pool-size A/B, and the
 # trie's history as commits of a throwaway repository. Writes REPORT.md and
 # report.html with `perflab report`, and rewrites the marked blocks of
-# README.md from the real output. About 8 minutes on a quiet 2-core machine.
+# README.md from the real output; it prints its duration at the end, and
+# README.md keeps it.
 #
 # Smaller runs (the workspace test does its own, smaller still):
 #   HASH_TRIE_SIZES      the sweeps' sizes        [default: 1K..4096K:x4]
