@@ -15,6 +15,11 @@ command -v valgrind >/dev/null || need+=(valgrind)
 command -v setarch >/dev/null || need+=(util-linux)
 # The HTML report is checked in headless Chromium (tests/report_browser.rs).
 command -v chromium >/dev/null || command -v chromium-browser >/dev/null || need+=(chromium)
+# The Python package's tests (tests/python_package.rs) install it with pip
+# into a virtual environment and run pytest there.
+command -v python3 >/dev/null || need+=(python3)
+python3 -c 'import ensurepip, venv' 2>/dev/null || need+=(python3-venv)
+python3 -c 'import pytest' 2>/dev/null || need+=(python3-pytest)
 
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi

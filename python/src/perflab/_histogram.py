@@ -34,7 +34,8 @@ def bucket_bounds(index):
 
 def merge(into, other):
     """Adds the counts of ``other`` to ``into``."""
-    for index, count in other.items():
+    # A copy: a daemon thread may still record while the report is built.
+    for index, count in list(other.items()):
         into[index] = into.get(index, 0) + count
 
 

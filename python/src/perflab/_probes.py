@@ -13,6 +13,7 @@ import inspect
 import math
 import os
 import sys
+import threading
 import time
 
 from ._histogram import BUCKETS, SUB_BUCKET_BITS
@@ -28,6 +29,9 @@ _NO_MIN = 1 << 64
 
 # Every span site, in the order they were made; a site's index is its place here.
 SPAN_SITES = []
+# Held while a site is made: two threads reaching a new name at once must
+# get one site, and two new sites must not get one index.
+_SITES_LOCK = threading.RLock()
 _SPANS_BY_NAME = {}
 # Name -> (file, line) of the first call, for counters and gauges.
 COUNTER_SITES = {}
@@ -89,8 +93,9 @@ class Site:
 
     def __init__(self, name, kind, file, line):
         self.name, self.kind, self.file, self.line = name, kind, file, line
-        self.index = len(SPAN_SITES)
-        SPAN_SITES.append(self)
+        with _SITES_LOCK:
+            self.index = len(SPAN_SITES)
+            SPAN_SITES.append(self)
 
     def __repr__(self):
         return "perflab.Site(%r, kind=%r, at %s:%d)" % (self.name, self.kind, self.file, self.line)
@@ -156,7 +161,10 @@ def span(name):
     site = _SPANS_BY_NAME.get(name)
     if site is None:
         file, line = _where(1)
-        site = _SPANS_BY_NAME[name] = Site(str(name), "span", file, line)
+        with _SITES_LOCK:
+            site = _SPANS_BY_NAME.get(name)
+            if site is None:
+                site = _SPANS_BY_NAME[name] = Site(str(name), "span", file, line)
     return site
 
 

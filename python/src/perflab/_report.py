@@ -98,7 +98,7 @@ def _span_record(totals):
 
 def counter_records(tables):
     records = []
-    for name, (file, line) in COUNTER_SITES.items():
+    for name, (file, line) in list(COUNTER_SITES.items()):
         cells = [table.counters[name] for table in tables if name in table.counters]
         records.append({"name": str(name), "file": file, "line": line,
                         "events": sum(cell[0] for cell in cells), "total": sum(cell[1] for cell in cells),
@@ -108,7 +108,7 @@ def counter_records(tables):
 
 def gauge_records(tables):
     records = []
-    for name, (file, line) in GAUGE_SITES.items():
+    for name, (file, line) in list(GAUGE_SITES.items()):
         cells = [table.gauges[name] for table in tables if name in table.gauges and table.gauges[name][0]]
         samples = sum(cell[0] for cell in cells)
         latest = max(cells, key=lambda cell: cell[5]) if cells else None
