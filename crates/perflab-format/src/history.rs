@@ -13,6 +13,7 @@ pub const HISTORY_FORMAT: &str = "perflab-history/1";
 
 /// The history of a metric, per variant.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MetricHistory {
     /// Always [`HISTORY_FORMAT`].
     pub format: String,
@@ -56,6 +57,7 @@ impl MetricHistory {
 
 /// One variant over commits.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct VariantHistory {
     /// The variant's name.
     pub variant: String,
@@ -67,6 +69,7 @@ pub struct VariantHistory {
 
 /// The metric at one commit.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Step {
     /// `a1b2c3d4`, `a1b2c3d4+` (dirty) or `#12` (no git).
     pub label: String,
@@ -88,6 +91,7 @@ pub struct Step {
 
 /// A change between two steps, judged.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Judgement {
     /// Relative change, positive is better.
     pub change: f64,
