@@ -17,9 +17,11 @@ import threading
 import time
 
 from ._histogram import BUCKETS, SUB_BUCKET_BITS
-from ._tables import Registry, SpanSlot, stack_closed, stack_of, stack_opened
+from . import _tables
+from ._tables import Registry, SpanSlot, stack_closed, stack_of
 
 _clock = time.perf_counter_ns
+_modules = sys.modules
 SESSION_START_NS = _clock()
 STARTED_UNIX_MS = time.time_ns() // 1_000_000
 REGISTRY = Registry(SESSION_START_NS)
@@ -100,12 +102,19 @@ class Site:
     def __repr__(self):
         return "perflab.Site(%r, kind=%r, at %s:%d)" % (self.name, self.kind, self.file, self.line)
 
+    # Enter and exit are the hot path: the helpers they would call
+    # (``stack_of``'s common case, ``record_call``, ``stack_opened`` and
+    # ``stack_closed``) are written out here, as a Python call costs more
+    # than the bookkeeping it does.
     def __enter__(self):
         try:
             table = _local.table
         except AttributeError:
             table = _new_table()
-        stack = stack_of(table)
+        if _tables._current_task is None and "asyncio" not in _modules:
+            stack = table.stack
+        else:
+            stack = stack_of(table)
         slot = table.slots.get(self.index)
         if slot is None:
             slot = slot_of(table, self.index)
@@ -116,7 +125,9 @@ class Site:
         start = _clock()
         frames.append((self, slot, saved, start))
         if len(frames) == 1 and not stack.polls:
-            stack_opened(table, start)
+            if table.open_stacks == 0:
+                table.busy_since = start
+            table.open_stacks += 1
         return self
 
     def __exit__(self, kind, value, traceback):
@@ -125,7 +136,10 @@ class Site:
             table = _local.table
         except AttributeError:
             table = _new_table()
-        stack = stack_of(table)
+        if _tables._current_task is None and "asyncio" not in _modules:
+            stack = table.stack
+        else:
+            stack = stack_of(table)
         frames = stack.frames
         if not frames or frames[-1][0] is not self:
             table.unbalanced += 1
@@ -142,11 +156,25 @@ class Site:
                 table.stack.children_ns += elapsed
         if elapsed > children:
             slot.self_ns += elapsed - children
-        slot.active -= 1
-        if slot.active == 0:
+        active = slot.active = slot.active - 1
+        if active == 0:
             # Only the outermost of recursive calls adds to inclusive time.
             slot.inclusive_ns += elapsed
-        record_call(slot, elapsed)
+        slot.calls += 1
+        slot.call_ns += elapsed
+        if elapsed < slot.min_ns:
+            slot.min_ns = elapsed
+        if elapsed > slot.max_ns:
+            slot.max_ns = elapsed
+        if elapsed < 64:
+            bucket = elapsed
+        else:
+            shift = elapsed.bit_length() - 6
+            bucket = (shift << 5) + (elapsed >> shift)
+            if bucket >= BUCKETS:
+                bucket = BUCKETS - 1
+        histogram = slot.histogram
+        histogram[bucket] = histogram.get(bucket, 0) + 1
         if kind is not None:
             slot.unwound += 1
         return False
