@@ -42,10 +42,11 @@ text = readme.read_text()
 for name, fence in (("table", "text"), ("ab", "text"), ("cost", "")):
     body = (out / (name + ".block")).read_text().rstrip("\n")
     block = "```%s\n%s\n```" % (fence, body) if fence else body
-    pattern = re.compile(r"(<!-- begin: %s -->\n).*?(\n<!-- end: %s -->)" % (name, name), re.S)
-    text, count = pattern.subn(lambda m: m.group(1) + block + m.group(2), text)
+    pattern = re.compile(r"(<!-- begin: %s -->\n)(?:.*?\n)?(<!-- end: %s -->)" % (name, name), re.S)
+    text, count = pattern.subn(lambda m: m.group(1) + block + "\n" + m.group(2), text)
     if count != 1:
         sys.exit("README.md has no block `%s` (<!-- begin: %s --> ... <!-- end: %s -->)" % (name, name, name))
 readme.write_text(text)
 PY
+[ $? -eq 0 ] || exit 1
 echo "README.md and REPORT.md rewritten"

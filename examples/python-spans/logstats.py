@@ -41,20 +41,16 @@ async def fetch_all(lines):
 
 
 @perflab.measure
-def parse_split(lines):
+def parse(lines):
     records = []
-    for line in lines:
-        _, method, path, status, millis = line.split(" ")
-        records.append((method, path, int(status), int(millis[:-2])))
-    return records
-
-
-@perflab.measure
-def parse_regex(lines):
-    records = []
-    for line in lines:
-        _, method, path, status, millis = LINE.match(line).groups()
-        records.append((method, path, int(status), int(millis)))
+    if os.environ.get("LOGSTATS_PARSER") == "regex":
+        for line in lines:
+            _, method, path, status, millis = LINE.match(line).groups()
+            records.append((method, path, int(status), int(millis)))
+    else:
+        for line in lines:
+            _, method, path, status, millis = line.split(" ")
+            records.append((method, path, int(status), int(millis[:-2])))
     return records
 
 
@@ -71,11 +67,9 @@ def aggregate(records):
 
 def main():
     lines = int(sys.argv[1] if len(sys.argv) > 1 else os.environ.get("LOGSTATS_LINES", 200_000))
-    parse = parse_regex if os.environ.get("LOGSTATS_PARSER") == "regex" else parse_split
     with perflab.span("fetch"):
         raw = asyncio.run(fetch_all(lines))
-    with perflab.span("parse"):
-        records = parse(raw)
+    records = parse(raw)
     with perflab.span("aggregate"):
         requests, slow = aggregate(records)
     with perflab.span("top"):

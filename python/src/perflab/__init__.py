@@ -36,6 +36,8 @@ _profile_path, _print_table = _session.settings(_os.environ)
 recording = bool(_profile_path or _print_table)
 
 if recording:
+    import inspect as _inspect
+
     from ._coroutines import measure_coroutine_function as _measure_coroutine
     from ._probes import count, gauge, span
     from ._probes import measure_function as _measure_function
@@ -54,6 +56,5 @@ if recording:
             return _measure_coroutine(function, name)
         return _measure_function(function, name)
 
-    import inspect as _inspect
 else:
     from ._disabled import count, gauge, measure, span

@@ -7,7 +7,6 @@ printed."""
 import atexit
 import os
 import statistics
-import threading
 import time
 
 from . import _output, _probes, _report
@@ -78,7 +77,3 @@ def _end(state):
         _output.write_profile(state["profile_path"], profile)
     if state["print_table"]:
         _output.print_table(profile)
-
-
-def main_thread_is_current():
-    return threading.current_thread() is threading.main_thread()
