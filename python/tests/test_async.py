@@ -26,10 +26,9 @@ def test_a_measured_coroutine_counts_busy_time_as_self_and_its_life_as_a_call(pr
     assert fetch["async"]["polls"] >= 2 and fetch["async"]["cancelled"] == 0
     assert fetch["inclusive_ns"] >= 100_000_000, "one call is first step to completion, waiting included"
     assert fetch["async"]["poll_ns"] == fetch["self_ns"], "no spans inside: self time is poll time"
-    assert fetch["self_ns"] < fetch["inclusive_ns"] - 90_000_000, "the sleep is not self time"
+    assert fetch["inclusive_ns"] - fetch["self_ns"] >= 100_000_000, "the sleep is not self time"
     main = profile["threads"][0]
     assert main["attributed_ns"] == fetch["async"]["poll_ns"], "the thread is busy only during the polls"
-    assert not warnings_of(profile, "mostly_waiting")
 
 
 def test_spans_inside_a_coroutine_are_its_children(program):

@@ -100,7 +100,6 @@ def test_a_span_around_a_sleep_is_mostly_waiting(program):
     )
     warning = warnings_of(profile, "mostly_waiting")
     assert [w["subject"] for w in warning] == ["main (#1)"]
-    assert not warnings_of(profile, "unattributed")
 
 
 def test_spans_left_out_of_order_are_ignored_and_warned_about(program):
