@@ -25,6 +25,10 @@ command -v go >/dev/null || need+=(golang-go)
 for lib in libjemalloc2 libmimalloc2.0 libtcmalloc-minimal4; do
   dpkg -s "$lib" >/dev/null 2>&1 || need+=("$lib")
 done
+# The Python package's tests (tests/python_package.rs) install it with pip
+# into a virtual environment and run pytest there.
+command -v python3 >/dev/null || need+=(python3)
+python3 -c 'import pytest' 2>/dev/null || need+=(python3-pytest)
 
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi

@@ -17,6 +17,7 @@ pub const HISTORY_FORMAT: &str = "perflab-history/1";
 
 /// The history of a metric, per variant.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MetricHistory {
     /// Always [`HISTORY_FORMAT`].
     pub format: String,
@@ -75,6 +76,7 @@ impl MetricHistory {
 
 /// One variant over commits.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct VariantHistory {
     /// The variant's name.
     pub variant: String,
@@ -126,6 +128,7 @@ pub struct ChangePointDoc {
 
 /// The metric at one commit.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Step {
     /// `a1b2c3d4`, `a1b2c3d4+` (dirty) or `#12` (no git).
     pub label: String,
@@ -148,6 +151,7 @@ pub struct Step {
 
 /// A change between two steps or segments of steps, judged.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Judgement {
     /// Relative change, positive is better.
     pub change: f64,

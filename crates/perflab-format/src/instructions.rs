@@ -11,6 +11,7 @@ pub const INSTRUCTIONS_FORMAT: &str = "perflab-instructions/1";
 
 /// Instruction counts of the variants of one experiment.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct InstructionsDocument {
     /// Always [`INSTRUCTIONS_FORMAT`].
     pub format: String,
@@ -40,6 +41,7 @@ impl InstructionsDocument {
 
 /// One variant's counts.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct InstructionVariant {
     /// Name.
     pub name: String,
@@ -55,6 +57,7 @@ pub struct InstructionVariant {
 
 /// Instructions executed in one function (its own code, not its callees).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FunctionCount {
     /// The function, as valgrind names it.
     pub name: String,
@@ -66,6 +69,7 @@ pub struct FunctionCount {
 
 /// How one function's count changed from the baseline to the candidate.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FunctionCountChange {
     /// The function.
     pub name: String,

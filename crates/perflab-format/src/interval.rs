@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 /// An estimate of a positive quantity with a multiplicative interval around
 /// it, and what the interval rests on.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PositiveIntervalDoc {
     /// Point estimate (> 0).
     pub estimate: f64,

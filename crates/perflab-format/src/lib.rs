@@ -7,6 +7,8 @@
 //! result is a `perflab-result/1` document with a section of its own
 //! ([`sweep`]), and so is a suite's ([`suite`]). Closed sets of words (kinds, statuses, verdicts) are enums
 //! ([`vocabulary`]) that serialise as the words documents have always carried.
+//! With the feature `schema`, the `schema` module gives the JSON Schema of every
+//! document (kept in `docs/schema/`).
 #![deny(missing_docs)]
 
 pub mod history;
@@ -15,6 +17,8 @@ pub mod interval;
 pub mod profile;
 pub mod result;
 pub mod sampling;
+#[cfg(feature = "schema")]
+pub mod schema;
 pub mod suite;
 pub mod sweep;
 pub mod vocabulary;

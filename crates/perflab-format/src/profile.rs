@@ -26,6 +26,7 @@ pub const PROFILE_ENV: &str = "PERFLAB_PROFILE";
 
 /// One session of an instrumented program: what ran, for how long, on which threads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Profile {
     /// Always [`PROFILE_FORMAT`]; [`Profile::from_json_str`] refuses anything else.
     pub format: String,
@@ -52,6 +53,7 @@ pub struct Profile {
 
 /// The session a profile covers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SessionInfo {
     /// Name given to the session (the program name by default).
     pub name: String,
@@ -71,6 +73,7 @@ pub struct SessionInfo {
 
 /// Which threads a session collects from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SessionScope {
     /// The starting thread, threads attached to it, and every thread not bound to another session.
@@ -81,6 +84,7 @@ pub enum SessionScope {
 
 /// How a session ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SessionEnd {
     /// The session guard was dropped or finished (normal return from main, end of a test).
@@ -91,6 +95,7 @@ pub enum SessionEnd {
 
 /// The clock behind every duration and what one measurement costs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TimerInfo {
     /// `tsc` (x86 time-stamp counter), `cntvct` (ARM generic timer) or `clock_monotonic`.
     pub name: String,
@@ -104,6 +109,7 @@ pub struct TimerInfo {
 
 /// What kind of code a span measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SpanKind {
     /// A function or method with `#[perflab::measure]`.
@@ -116,6 +122,7 @@ pub enum SpanKind {
 
 /// Figures of one span, summed over every thread of the session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SpanRecord {
     /// Name of the span (for functions: `module::path::function` unless renamed).
     pub name: String,
@@ -161,6 +168,7 @@ pub struct SpanRecord {
 
 /// Figures only an async function has.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AsyncStats {
     /// Number of times the future was polled.
     pub polls: u64,
@@ -172,6 +180,7 @@ pub struct AsyncStats {
 
 /// Allocations made while a span was running, on the thread running it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AllocStats {
     /// Allocations made by the span itself, not by spans inside it.
     pub self_allocs: u64,
@@ -185,6 +194,7 @@ pub struct AllocStats {
 
 /// How one thread's time divides between spans and the rest.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ThreadRecord {
     /// perflab's number for the thread, unique within the process (1 is the first thread seen).
     pub id: u64,
@@ -207,6 +217,7 @@ pub struct ThreadRecord {
 
 /// An event counter (`perflab::count!`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CounterRecord {
     /// Name of the counter.
     pub name: String,
@@ -227,6 +238,7 @@ pub struct CounterRecord {
 
 /// A level sampled over time (`perflab::gauge!`): queue depth, pool utilisation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct GaugeRecord {
     /// Name of the gauge.
     pub name: String,
@@ -251,6 +263,7 @@ pub struct GaugeRecord {
 
 /// Something a reader must know before trusting the figures.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Warning {
     /// What kind of problem it is.
     pub kind: WarningKind,
@@ -262,6 +275,7 @@ pub struct Warning {
 
 /// Kinds of [`Warning`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum WarningKind {
     /// A span exists in the code but was never entered during the session.

@@ -16,6 +16,7 @@ pub const RESULT_FORMAT: &str = "perflab-result/1";
 
 /// A complete result.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ResultDocument {
     /// Always [`RESULT_FORMAT`].
     pub format: String,
@@ -66,6 +67,7 @@ pub struct ResultDocument {
 
 /// What a metric is.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MetricInfo {
     /// `wall`, `cpu`, `peak-memory` or an extracted name.
     pub name: String,
@@ -77,6 +79,7 @@ pub struct MetricInfo {
 
 /// A decision with everything it rests on.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DecisionDoc {
     /// The verdict.
     pub verdict: Verdict,
@@ -106,6 +109,7 @@ pub struct DecisionDoc {
 
 /// A guard's outcome.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct GuardDoc {
     /// The metric.
     pub metric: String,
@@ -121,6 +125,7 @@ pub struct GuardDoc {
 
 /// One variant.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct VariantDoc {
     /// Name.
     pub name: String,
@@ -142,6 +147,7 @@ pub struct VariantDoc {
 
 /// Summary statistics of a sample.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SummaryDoc {
     /// Number of values.
     pub n: usize,
@@ -169,6 +175,7 @@ pub struct SummaryDoc {
 
 /// One run.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RunDoc {
     /// Wall time, seconds.
     pub wall_s: f64,
@@ -234,6 +241,7 @@ pub enum FormatError {
 /// A span of the instrumentation library, summarised over the runs of each
 /// variant that wrote a profile (`perflab-profile/1`).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SpanDoc {
     /// Span name; `(unattributed)` is the time of threads outside any top-level span.
     pub name: String,
@@ -249,6 +257,7 @@ pub struct SpanDoc {
 
 /// One counter across runs.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CounterDoc {
     /// Counter name.
     pub name: String,
@@ -258,6 +267,7 @@ pub struct CounterDoc {
 
 /// Medians over runs of one counter in one variant.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CounterStatsDoc {
     /// Runs whose profile had this counter.
     pub runs: usize,
@@ -271,6 +281,7 @@ pub struct CounterStatsDoc {
 
 /// One gauge across runs.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct GaugeDoc {
     /// Gauge name.
     pub name: String,
@@ -280,6 +291,7 @@ pub struct GaugeDoc {
 
 /// One gauge in one variant, over the runs that set it.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct GaugeStatsDoc {
     /// Runs whose profile had this gauge.
     pub runs: usize,
@@ -295,6 +307,7 @@ pub struct GaugeStatsDoc {
 
 /// Medians over runs of one span in one variant.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SpanStatsDoc {
     /// Runs whose profile had this span.
     pub runs: usize,

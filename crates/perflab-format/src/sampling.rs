@@ -15,6 +15,7 @@ pub const SAMPLING_FORMAT: &str = "perflab-sampling/1";
 
 /// A sampling profile, or a differential one.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SamplingDocument {
     /// Always [`SAMPLING_FORMAT`].
     pub format: String,
@@ -48,6 +49,7 @@ impl SamplingDocument {
 
 /// How the samples were taken.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SamplerInfo {
     /// The profiler, e.g. `perf record`.
     pub tool: String,
@@ -61,6 +63,7 @@ pub struct SamplerInfo {
 
 /// The profile of one command.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SampledProfile {
     /// Its name in tables (`A`, `B`, or the command's program).
     pub name: String,
@@ -83,6 +86,7 @@ pub struct SampledProfile {
 
 /// One function's share of the samples.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FunctionShare {
     /// The function (`_[k]` marks kernel functions).
     pub name: String,
@@ -102,6 +106,7 @@ pub struct FunctionShare {
 
 /// How one function's shares moved from the baseline to the candidate.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ShareChange {
     /// The function.
     pub name: String,

@@ -11,6 +11,7 @@ use crate::vocabulary::Verdict;
 
 /// A suite's result: the shared result document plus the cells.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SuiteDocument {
     /// The `perflab-result/1` fields; `verdict` is the experiment's,
     /// `variants` holds every (scenario, variant) with its runs.
@@ -47,6 +48,7 @@ impl SuiteDocument {
 
 /// One candidate in one scenario, compared with the scenario's baseline.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CellDoc {
     /// The scenario.
     pub scenario: String,
@@ -66,6 +68,7 @@ pub struct CellDoc {
 
 /// A candidate's summary across scenarios.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CandidateDoc {
     /// The candidate variant.
     pub variant: String,

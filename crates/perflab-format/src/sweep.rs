@@ -15,6 +15,7 @@ use crate::vocabulary::SweepStop;
 
 /// A sweep's result: the shared result document plus the sweep section.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SweepDocument {
     /// The `perflab-result/1` fields; `variants` holds every point and command.
     #[serde(flatten)]
@@ -40,6 +41,7 @@ impl SweepDocument {
 
 /// The sweep section.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SweepDoc {
     /// Parameters and their values, in the order given.
     pub parameters: Vec<ParameterDoc>,
@@ -69,6 +71,7 @@ pub struct SweepDoc {
 
 /// A parameter.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ParameterDoc {
     /// Name.
     pub name: String,
@@ -78,6 +81,7 @@ pub struct ParameterDoc {
 
 /// A command.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CommandDoc {
     /// Name.
     pub name: String,
@@ -89,6 +93,7 @@ pub struct CommandDoc {
 
 /// One point.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PointDoc {
     /// `n=1000 threads=4`.
     pub label: String,
@@ -102,6 +107,7 @@ pub struct PointDoc {
 
 /// One command at one point.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PointResultDoc {
     /// The command's name.
     pub command: String,
@@ -121,6 +127,7 @@ pub struct PointResultDoc {
 
 /// A curve along the size parameter.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SeriesDoc {
     /// The command.
     pub command: String,
@@ -204,6 +211,7 @@ impl LinearCostFitDoc {
 
 /// The fit cost ≈ a · size^b of a curve, with an interval for b.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PowerLawFitDoc {
     /// The exponent b (1 = linear, 2 = quadratic, 0 = constant).
     pub exponent: f64,
@@ -223,6 +231,7 @@ pub struct PowerLawFitDoc {
 
 /// A jump of the cost per item beyond the curve's trend.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CliffDoc {
     /// Index in the sweep's `points` of the point after the jump.
     pub index: usize,
