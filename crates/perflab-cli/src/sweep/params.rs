@@ -217,7 +217,8 @@ fn parse_range(spec: &str, range: &str) -> Result<Vec<ParamValue>> {
     let mut current = start;
     // Tolerate rounding so that 1000 x10 up to 100000 includes 100000; kept
     // finite, or an end near the largest float would let the values reach infinity.
-    let limit = (end * (1.0 + 1e-9) + 1e-12).min(f64::MAX);
+    // Relative to |end|, so that a negative end (-1..-1) still includes itself.
+    let limit = (end + end.abs() * 1e-9 + 1e-12).min(f64::MAX);
     while current <= limit {
         let value = if integral { current.round() } else { current };
         if numbers.last() != Some(&value) {
@@ -328,6 +329,12 @@ mod tests {
     fn an_arithmetic_range_counts_up() {
         assert_eq!(texts("t=1..4"), ["1", "2", "3", "4"]);
         assert_eq!(texts("t=2..8:+3"), ["2", "5", "8"]);
+    }
+
+    #[test]
+    fn a_range_ending_below_zero_includes_its_end() {
+        assert_eq!(texts("t=-1..-1"), ["-1"]);
+        assert_eq!(texts("t=-3..-1"), ["-3", "-2", "-1"]);
     }
 
     #[test]
