@@ -48,12 +48,17 @@ mod exit_hook;
 mod future;
 mod histogram;
 #[cfg(feature = "enabled")]
+mod lock_totals;
+#[cfg(feature = "enabled")]
 mod metric_totals;
 mod output;
+#[cfg(feature = "enabled")]
+mod registered_sites;
 #[cfg(feature = "enabled")]
 mod registry;
 #[cfg(feature = "enabled")]
 mod session;
+mod session_lock_table;
 mod session_table;
 #[cfg(feature = "enabled")]
 mod single_writer;
@@ -62,7 +67,10 @@ mod site;
 #[cfg(feature = "enabled")]
 mod span;
 #[cfg(feature = "enabled")]
+pub mod span_life;
+#[cfg(feature = "enabled")]
 mod span_totals;
+pub mod sync;
 #[cfg(feature = "enabled")]
 mod thread_table;
 mod warnings;

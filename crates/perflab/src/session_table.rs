@@ -31,6 +31,7 @@ pub fn render_table(profile: &Profile) -> String {
     );
     spans_section(&mut out, profile);
     threads_section(&mut out, profile);
+    crate::session_lock_table::locks_section(&mut out, profile);
     counters_section(&mut out, profile);
     if !profile.warnings.is_empty() {
         let _ = writeln!(out, "warnings:");
@@ -94,9 +95,17 @@ fn spans_section(out: &mut String, profile: &Profile) {
             duration(span.p99_ns as f64),
         );
         if let Some(stats) = &span.async_stats {
+            let idle = stats
+                .idle_ns
+                .map(|idle| format!(", idle {}", duration(idle as f64)))
+                .unwrap_or_default();
+            let wakeups = stats
+                .wakeups
+                .map(|wakeups| format!(", {wakeups} wake-ups"))
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "{:<width$}    {} polls, {} inside polls, {} cancelled",
+                "{:<width$}    {} polls, busy {} (inside polls){idle}{wakeups}, {} cancelled",
                 "",
                 stats.polls,
                 duration(stats.poll_ns as f64),
