@@ -68,7 +68,11 @@ fn main() {
         ("plain call (loop baseline)", plain_call, None),
         ("perflab span!", perflab_span, None),
         ("tracing span, registry only", tracing_span, Some(registry)),
-        ("tracing span, registry + perflab layer", tracing_span, Some(with_layer)),
+        (
+            "tracing span, registry + perflab layer",
+            tracing_span,
+            Some(with_layer),
+        ),
     ];
     println!("layer_cost: {OPS} calls per case and repetition, {REPS} repetitions taking turns");
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
@@ -106,10 +110,20 @@ fn main() {
     );
     let profile = session.finish();
     if let Some(profile) = profile {
-        let recorded = profile.span("bench_tracing_span").map_or(0, |span| span.calls);
+        let recorded = profile
+            .span("bench_tracing_span")
+            .map_or(0, |span| span.calls);
         let expected = u64::from(OPS) * REPS as u64;
         println!("the layer recorded {recorded} spans of {expected} entered with it");
-        assert_eq!(recorded, expected, "every span through the layer is recorded");
+        assert_eq!(
+            recorded, expected,
+            "every span through the layer is recorded"
+        );
     }
-    println!("load average at end: {}", std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim());
+    println!(
+        "load average at end: {}",
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim()
+    );
 }

@@ -98,7 +98,12 @@ fn nested_instrumented_functions_get_self_and_inclusive_time() {
     assert!(parent.inclusive_ns - (parent.self_ns + leaf.inclusive_ns) <= 3);
     assert_eq!(leaf.self_ns, leaf.inclusive_ns);
     // The top-level span covers the thread's attributed time.
-    assert!(profile.threads[0].attributed_ns.abs_diff(parent.inclusive_ns) <= 2);
+    assert!(
+        profile.threads[0]
+            .attributed_ns
+            .abs_diff(parent.inclusive_ns)
+            <= 2
+    );
 }
 
 #[test]
@@ -117,7 +122,10 @@ fn an_instrumented_future_is_async_with_its_busy_and_idle_time() {
     let idle = stats.idle_ns.unwrap();
     // Four sleeps between polls: idle, and the lifetime is busy + idle.
     assert!(idle >= 4 * pause.as_nanos() as u64, "{task:?}");
-    assert!((stats.poll_ns + idle).abs_diff(task.inclusive_ns) <= 3, "{task:?}");
+    assert!(
+        (stats.poll_ns + idle).abs_diff(task.inclusive_ns) <= 3,
+        "{task:?}"
+    );
     // Work inside the polls is the future's children; the rest of the
     // polls is its self time.
     let leaf = profile.span("leaf").unwrap();

@@ -15,8 +15,8 @@ use std::sync::{Arc, Weak};
 
 use crate::clock::timer;
 use crate::cpu_time::{ThreadCpuClock, os_thread_id};
-use crate::registry::{self, GENERATION, SessionShared};
 use crate::registered_sites::table_span_slots;
+use crate::registry::{self, GENERATION, SessionShared};
 use crate::site::{COUNTER_SITES, GAUGE_SITES};
 use crate::thread_table::{ThreadIdentity, ThreadTable};
 

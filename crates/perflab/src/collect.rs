@@ -10,9 +10,9 @@ use perflab_format::profile::{
 
 use crate::clock::{Timer, timer};
 use crate::histogram::PERCENTILE_RELATIVE_ERROR;
+use crate::lock_totals::lock_records;
 use crate::metric_totals::{counter_records, gauge_records};
 use crate::registry::SessionShared;
-use crate::lock_totals::lock_records;
 use crate::span_totals::{site_totals, span_records, thousandths};
 use crate::thread_table::ThreadTable;
 

@@ -26,7 +26,15 @@ pub(crate) fn locks_section(out: &mut String, profile: &Profile) {
     let _ = writeln!(
         out,
         "{:<width$}  {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
-        "lock", "acquired", "waited", "wait", "wait p99", "wait max", "held", "hold p50", "hold p99"
+        "lock",
+        "acquired",
+        "waited",
+        "wait",
+        "wait p99",
+        "wait max",
+        "held",
+        "hold p50",
+        "hold p99"
     );
     for lock in &profile.locks {
         let _ = writeln!(

@@ -107,7 +107,12 @@ impl SpanTotals {
         self.histogram.merge(&other.histogram);
     }
 
-    pub(crate) fn record(&self, location: &SiteLocation, kind: SpanKind, timer: &Timer) -> SpanRecord {
+    pub(crate) fn record(
+        &self,
+        location: &SiteLocation,
+        kind: SpanKind,
+        timer: &Timer,
+    ) -> SpanRecord {
         let called = self.calls > 0;
         let (min_ns, max_ns) = if called {
             (timer.ns(self.min_ticks), timer.ns(self.max_ticks))

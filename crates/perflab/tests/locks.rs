@@ -45,7 +45,11 @@ fn a_thread_blocked_on_a_held_mutex_waits_while_the_holder_holds() {
     let profile = session.finish().unwrap();
 
     let record = profile.lock("shared queue", LockMode::Exclusive).unwrap();
-    assert_eq!((record.acquisitions, record.contended), (2, 1), "{record:?}");
+    assert_eq!(
+        (record.acquisitions, record.contended),
+        (2, 1),
+        "{record:?}"
+    );
     assert_eq!(record.threads, 2);
     // The holder's hold contains its sleep; the waiter's hold is a short spin.
     assert!(record.hold_max_ns >= HOLD.as_nanos() as u64, "{record:?}");

@@ -7,8 +7,9 @@ use perflab_format::instructions::{
     InstructionsDocument,
 };
 use perflab_format::profile::{
-    AllocStats, AsyncStats, CounterRecord, GaugeRecord, LockMode, LockRecord, PROFILE_FORMAT, Profile, SessionEnd,
-    SessionInfo, SessionScope, SpanKind, SpanRecord, ThreadRecord, TimerInfo, Warning, WarningKind,
+    AllocStats, AsyncStats, CounterRecord, GaugeRecord, LockMode, LockRecord, PROFILE_FORMAT,
+    Profile, SessionEnd, SessionInfo, SessionScope, SpanKind, SpanRecord, ThreadRecord, TimerInfo,
+    Warning, WarningKind,
 };
 use perflab_format::sampling::{
     FunctionShare, SAMPLING_FORMAT, SampledProfile, SamplerInfo, SamplingDocument, ShareChange,

@@ -31,7 +31,11 @@ impl<T> Mutex<T> {
     #[track_caller]
     pub fn new(value: T) -> Mutex<T> {
         let location = Location::caller();
-        Self::at(&format!("{}:{}", location.file(), location.line()), location, value)
+        Self::at(
+            &format!("{}:{}", location.file(), location.line()),
+            location,
+            value,
+        )
     }
 
     /// A lock named `name` in the report; locks with the same name are reported together.

@@ -118,7 +118,10 @@ mod imp {
     /// A contended acquisition, measured as a span.
     #[cold]
     #[inline(never)]
-    fn wait_for<G>(wait: &'static SpanSite, acquire: impl FnOnce() -> LockResult<G>) -> LockResult<G> {
+    fn wait_for<G>(
+        wait: &'static SpanSite,
+        acquire: impl FnOnce() -> LockResult<G>,
+    ) -> LockResult<G> {
         let _waiting = crate::span::enter(wait);
         acquire()
     }

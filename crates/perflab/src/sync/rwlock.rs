@@ -40,7 +40,11 @@ impl<T> RwLock<T> {
     #[track_caller]
     pub fn new(value: T) -> RwLock<T> {
         let location = Location::caller();
-        Self::at(&format!("{}:{}", location.file(), location.line()), location, value)
+        Self::at(
+            &format!("{}:{}", location.file(), location.line()),
+            location,
+            value,
+        )
     }
 
     /// A lock named `name` in the report; locks with the same name are reported together.
