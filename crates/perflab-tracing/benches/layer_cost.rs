@@ -35,6 +35,9 @@ fn tracing_span() {
     black_box(());
 }
 
+/// A case: its name, the call, and the subscriber it runs under (if any).
+type Case = (&'static str, fn(), Option<fn() -> tracing::Dispatch>);
+
 /// Nanoseconds per call of `call`, run `OPS` times under `subscriber` (if any).
 fn ns_per_call(call: fn(), subscriber: Option<tracing::Dispatch>) -> f64 {
     let run = || {
@@ -64,7 +67,7 @@ fn main() {
     let registry = || tracing::Dispatch::new(tracing_subscriber::registry());
     let with_layer =
         || tracing::Dispatch::new(tracing_subscriber::registry().with(perflab_tracing::layer()));
-    let cases: [(&str, fn(), Option<fn() -> tracing::Dispatch>); 4] = [
+    let cases: [Case; 4] = [
         ("plain call (loop baseline)", plain_call, None),
         ("perflab span!", perflab_span, None),
         ("tracing span, registry only", tracing_span, Some(registry)),

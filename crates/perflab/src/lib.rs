@@ -259,6 +259,40 @@ macro_rules! gauge {
     }};
 }
 
+/// Measures a future as an async span named `$name`: one call from first
+/// poll to completion, its polls, busy time (inside polls), wake-ups and
+/// idle time (waiting to be woken), as `#[measure]` on an async function.
+///
+/// The way to see how long a task waits on a channel or a notification:
+///
+/// ```
+/// # async fn example(mut receiver: std::sync::mpsc::Receiver<u32>) {
+/// # let receive = async { receiver.recv().ok() };
+/// // With a tokio channel: perflab::future!("partition receive", receiver.recv()).await
+/// let batch = perflab::future!("partition receive", receive).await;
+/// # }
+/// ```
+///
+/// A receive that is mostly idle waited for data; one that is busy and
+/// woken thousands of times per item is spinning.
+#[cfg(feature = "enabled")]
+#[macro_export]
+macro_rules! future {
+    ($name:expr, $future:expr) => {
+        $crate::__private::MeasuredFuture::new($crate::__span_site!($name, Async), $future)
+    };
+}
+
+/// Measures a future as an async span (disabled build: the future unchanged).
+#[cfg(not(feature = "enabled"))]
+#[macro_export]
+macro_rules! future {
+    ($name:expr, $future:expr) => {{
+        const _: &str = $name;
+        $future
+    }};
+}
+
 /// Enters the span of a `#[measure]` function; used by the attribute.
 #[cfg(feature = "enabled")]
 #[doc(hidden)]

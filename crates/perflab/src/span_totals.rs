@@ -154,7 +154,7 @@ impl SpanTotals {
                 idle_ns: Some(timer.ns(self.idle_ticks)),
             }),
             #[cfg(feature = "alloc")]
-            alloc: self.alloc.into_stats(),
+            alloc: self.alloc.clone().into_stats(),
             #[cfg(not(feature = "alloc"))]
             alloc: None,
         }

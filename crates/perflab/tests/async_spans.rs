@@ -151,3 +151,29 @@ fn a_future_that_sleeps_is_idle_and_one_that_spins_is_busy() {
     assert!(stats.poll_ns > 4 * idle, "mostly busy: {spinner:?}");
     assert!((stats.poll_ns + idle).abs_diff(spinner.inclusive_ns) <= rounding_ns(2));
 }
+
+#[test]
+fn a_future_wrapped_where_it_is_awaited_is_an_async_span_of_its_own() {
+    let session = quiet_session();
+    let received = block_on(
+        async {
+            let receive = async {
+                YieldOnce(false).await;
+                YieldOnce(false).await;
+                7u32
+            };
+            perflab::future!("receive", receive).await
+        },
+        || {
+            spin(1);
+        },
+    );
+    assert_eq!(received, 7);
+    let profile = session.finish().unwrap();
+    let receive = profile.span("receive").unwrap();
+    assert_eq!(receive.kind, perflab::profile::SpanKind::Async);
+    let stats = receive.async_stats.as_ref().unwrap();
+    assert_eq!((receive.calls, stats.polls, stats.wakeups), (1, 3, Some(2)));
+    // The executor's work between polls is the receive's idle time.
+    assert!(stats.idle_ns.unwrap() > stats.poll_ns, "{receive:?}");
+}

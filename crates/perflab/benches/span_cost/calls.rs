@@ -41,8 +41,8 @@ pub const PLAIN: &str = "plain call (loop baseline)";
 pub const CLOCK_READS: &str = "two quanta clock reads (raw)";
 pub const PERFLAB_SPAN: &str = "perflab span!";
 pub const HOTPATH: &str = "hotpath #[measure] fn";
-pub const STD_MUTEX: &str = "std Mutex lock (uncontended)";
-pub const PERFLAB_MUTEX: &str = "perflab::sync::Mutex lock (unc.)";
+pub const STD_MUTEX: &str = "std Mutex lock (uncont.)";
+pub const PERFLAB_MUTEX: &str = "perflab Mutex lock (uncont.)";
 
 static STD_LOCK: std::sync::Mutex<u64> = std::sync::Mutex::new(0);
 static PERFLAB_LOCK: std::sync::LazyLock<perflab::sync::Mutex<u64>> =
