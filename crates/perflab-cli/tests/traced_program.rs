@@ -98,11 +98,17 @@ fn traced_program() {
     });
     let lock = Arc::new(perflab::sync::Mutex::named("batch queue", 0u64));
     let held = lock.lock().unwrap();
+    let (asking_tx, asking_rx) = std::sync::mpsc::channel();
     let other = {
         let lock = lock.clone();
-        std::thread::spawn(move || *lock.lock().unwrap() += 1)
+        std::thread::spawn(move || {
+            asking_tx.send(()).unwrap();
+            *lock.lock().unwrap() += 1
+        })
     };
-    std::thread::sleep(Duration::from_millis(20));
+    // Held long after the other thread asks, so that it finds the lock taken.
+    asking_rx.recv().unwrap();
+    std::thread::sleep(Duration::from_millis(100));
     drop(held);
     other.join().unwrap();
     session.finish();
@@ -172,7 +178,7 @@ fn a_traced_program_shows_self_and_inclusive_time_and_async_idle_time_through_pe
         "{receive}"
     );
     assert!(figure(receive, "self_s") <= busy, "{receive}");
-    // The lock: two acquisitions, the second waited for the first's 20 ms.
+    // The lock: two acquisitions, the second waited for the first.
     let lock = &json["locks"][0];
     assert_eq!(lock["name"], "batch queue");
     let lock = &lock["per_variant"][0];

@@ -8,8 +8,22 @@ use std::sync::Arc;
 use perflab::span_life::{Entry, SpanLife};
 use tracing_core::span::Id;
 
+/// Entries of this thread, innermost last.
+struct OpenEntries(Vec<(Id, Arc<SpanLife>, Entry)>);
+
+impl Drop for OpenEntries {
+    fn drop(&mut self) {
+        // The thread is ending inside spans it never exited (a guard was
+        // leaked): its tables may already be gone, so the frames are left
+        // open rather than closed into them.
+        for (_, _, entry) in self.0.drain(..) {
+            std::mem::forget(entry);
+        }
+    }
+}
+
 thread_local! {
-    static OPEN: RefCell<Vec<(Id, Arc<SpanLife>, Entry)>> = const { RefCell::new(Vec::new()) };
+    static OPEN: RefCell<OpenEntries> = const { RefCell::new(OpenEntries(Vec::new())) };
 }
 
 /// Enters `life` on this thread.
@@ -17,7 +31,7 @@ pub(crate) fn push(id: &Id, life: Arc<SpanLife>) {
     let entry = life.enter();
     let _ = OPEN.try_with(|open| {
         if let Ok(mut open) = open.try_borrow_mut() {
-            open.push((id.clone(), life, entry));
+            open.0.push((id.clone(), life, entry));
         }
     });
 }
@@ -32,10 +46,10 @@ pub(crate) fn pop(id: &Id) {
             let Ok(mut open) = open.try_borrow_mut() else {
                 return;
             };
-            let Some(at) = open.iter().rposition(|(open_id, _, _)| open_id == id) else {
+            let Some(at) = open.0.iter().rposition(|(open_id, _, _)| open_id == id) else {
                 return;
             };
-            open.remove(at)
+            open.0.remove(at)
         };
         let (_, life, entry) = found;
         life.exit(entry);

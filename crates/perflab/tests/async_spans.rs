@@ -118,7 +118,7 @@ async fn sleeper(for_how_long: std::time::Duration) {
 async fn spinner(units: u32) -> u64 {
     let mut total = 0;
     for _ in 0..units {
-        total ^= spin(1);
+        total ^= spin(2);
         YieldOnce(false).await;
     }
     total
@@ -148,7 +148,9 @@ fn a_future_that_sleeps_is_idle_and_one_that_spins_is_busy() {
     let stats = spinner.async_stats.as_ref().unwrap();
     assert_eq!((stats.polls, stats.wakeups), (51, Some(50)));
     let idle = stats.idle_ns.unwrap();
-    assert!(stats.poll_ns > 4 * idle, "mostly busy: {spinner:?}");
+    // Between polls the executor only polls again: little idle time (a
+    // preemption there would add some, hence no tighter bound).
+    assert!(stats.poll_ns > idle, "mostly busy: {spinner:?}");
     assert!((stats.poll_ns + idle).abs_diff(spinner.inclusive_ns) <= rounding_ns(2));
 }
 

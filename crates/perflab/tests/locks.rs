@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::mpsc::channel;
 use std::time::Duration;
 
-use common::{quiet_session, spin};
+use common::quiet_session;
 use perflab::profile::LockMode;
 use perflab::sync::{Mutex, RwLock};
 
@@ -24,13 +24,12 @@ fn a_thread_blocked_on_a_held_mutex_waits_while_the_holder_holds() {
         let lock = lock.clone();
         std::thread::spawn(move || {
             let _attached = handle.attach();
-            let _work = perflab::span!("waiter");
             held_rx.recv().unwrap();
             asking_tx.send(()).unwrap();
             // The holder keeps the lock for HOLD after this signal, so
             // this acquisition finds it taken and waits about that long.
-            let mut value = lock.lock().unwrap();
-            *value += spin(1);
+            let _work = perflab::span!("waiter");
+            *lock.lock().unwrap() += 1;
         })
     };
     {
@@ -51,14 +50,13 @@ fn a_thread_blocked_on_a_held_mutex_waits_while_the_holder_holds() {
         "{record:?}"
     );
     assert_eq!(record.threads, 2);
-    // The holder's hold contains its sleep; the waiter's hold is a short spin.
+    // The holder's hold contains its sleep; the waiter's is an addition.
     assert!(record.hold_max_ns >= HOLD.as_nanos() as u64, "{record:?}");
     assert!(record.hold_p50_ns < record.hold_max_ns / 10, "{record:?}");
     // Only the waiter waited, for about the holder's sleep (a lower bound
     // with room for the waiter being scheduled late after its signal).
-    assert!(record.wait_ns >= HOLD.as_nanos() as u64 / 2, "{record:?}");
+    assert!(record.wait_ns >= HOLD.as_nanos() as u64 / 4, "{record:?}");
     assert_eq!(record.wait_max_ns, record.wait_ns);
-    assert!(record.wait_ns < record.hold_ns, "{record:?}");
     // The wait is a span of the waiting thread, taken out of its self time.
     let wait = profile.span("shared queue (lock wait)").unwrap();
     assert_eq!((wait.calls, wait.threads), (1, 1));
@@ -118,7 +116,7 @@ fn readers_and_writers_of_an_rwlock_are_reported_apart() {
     assert_eq!((writes.acquisitions, writes.contended), (1, 0));
     assert_eq!((reads.acquisitions, reads.contended), (2, 1));
     assert!(writes.hold_ns >= HOLD.as_nanos() as u64);
-    assert!(reads.wait_ns >= HOLD.as_nanos() as u64 / 2, "{reads:?}");
+    assert!(reads.wait_ns >= HOLD.as_nanos() as u64 / 4, "{reads:?}");
     assert_eq!(profile.span("table (read wait)").unwrap().calls, 1);
 }
 
