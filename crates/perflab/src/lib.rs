@@ -42,6 +42,7 @@ mod counter;
 mod cpu_time;
 #[cfg(not(feature = "enabled"))]
 mod disabled;
+mod duration_text;
 #[cfg(feature = "enabled")]
 mod exit_hook;
 #[cfg(feature = "enabled")]

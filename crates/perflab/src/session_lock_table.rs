@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use perflab_format::profile::{LockMode, Profile};
 
-use crate::session_table::duration;
+use crate::duration_text::duration;
 
 /// One line per lock and mode: acquisitions, how many waited, wait and hold.
 pub(crate) fn locks_section(out: &mut String, profile: &Profile) {
