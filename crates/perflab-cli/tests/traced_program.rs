@@ -193,4 +193,25 @@ fn a_traced_program_shows_self_and_inclusive_time_and_async_idle_time_through_pe
             "`{section}` missing from\n{stdout}"
         );
     }
+    // The report of the stored experiment shows them too.
+    let report = scratch
+        .perflab()
+        .args(["report", "--html", "r.html"])
+        .output()
+        .unwrap();
+    common::assert_exit(&report, 0);
+    let markdown = scratch.perflab().arg("report").output().unwrap();
+    let markdown = String::from_utf8_lossy(&markdown.stdout);
+    let html = std::fs::read_to_string(scratch.path("r.html")).unwrap();
+    for text in [&*markdown, &html] {
+        assert!(
+            text.contains("batch queue") && text.contains("1 waited"),
+            "{text}"
+        );
+        assert!(
+            text.contains("receive") && text.contains("wake-ups"),
+            "{text}"
+        );
+    }
+    assert!(html.contains("<h3>Futures and locks</h3>"));
 }
