@@ -139,3 +139,40 @@ fn spans_without_a_session_record_nothing_and_do_not_fail() {
     let value = tracing::subscriber::with_default(subscriber, || parent(1));
     assert_ne!(value, 0);
 }
+
+#[test]
+fn a_future_polled_on_two_threads_records_one_call_with_polls_on_both() {
+    let session = perflab::Session::builder()
+        .this_thread_only()
+        .print_table(false)
+        .no_profile_file()
+        .start();
+    let handle = session.handle();
+    let dispatch =
+        tracing::Dispatch::new(tracing_subscriber::registry().with(perflab_tracing::layer()));
+    let mut future = tracing::dispatcher::with_default(&dispatch, || Box::pin(waiting_task(1)));
+    let mut context = Context::from_waker(Waker::noop());
+    tracing::dispatcher::with_default(&dispatch, || {
+        assert!(future.as_mut().poll(&mut context).is_pending());
+    });
+    let other = dispatch.clone();
+    std::thread::spawn(move || {
+        let _attached = handle.attach();
+        tracing::dispatcher::with_default(&other, || {
+            let mut context = Context::from_waker(Waker::noop());
+            assert!(future.as_mut().poll(&mut context).is_ready());
+            drop(future);
+        });
+    })
+    .join()
+    .unwrap();
+    let profile = session.finish().unwrap();
+    let task = profile.span("waiting_task").unwrap();
+    assert_eq!(
+        (task.calls, task.threads, task.kind),
+        (1, 2, SpanKind::Async)
+    );
+    let stats = task.async_stats.as_ref().unwrap();
+    assert!([2, 3].contains(&stats.polls), "{stats:?}");
+    assert_eq!(profile.span("leaf").unwrap().calls, 1);
+}
