@@ -8,8 +8,10 @@
 
 use std::collections::BTreeSet;
 
-use perflab_format::profile::Profile;
-use perflab_format::result::{CounterDoc, CounterStatsDoc, GaugeDoc, GaugeStatsDoc};
+use perflab_format::profile::{LockMode, LockRecord, Profile};
+use perflab_format::result::{
+    CounterDoc, CounterStatsDoc, GaugeDoc, GaugeStatsDoc, LockDoc, LockStatsDoc,
+};
 use perflab_stats::median;
 
 /// Every counter of any run, with per-variant medians per run.
@@ -53,6 +55,41 @@ pub fn gauge_docs(variants: &[Vec<Option<Profile>>]) -> Vec<GaugeDoc> {
         })
     })
     .map(|(name, per_variant)| GaugeDoc { name, per_variant })
+    .collect()
+}
+
+/// A lock's name in the report: shared acquisitions of an `RwLock` apart.
+fn lock_name(lock: &LockRecord) -> String {
+    match lock.mode {
+        LockMode::Exclusive => lock.name.clone(),
+        LockMode::Shared => format!("{} (read)", lock.name),
+        LockMode::Other => format!("{} (other mode)", lock.name),
+    }
+}
+
+/// Every lock of any run, per mode: per variant, medians per run of its
+/// acquisitions, contended acquisitions, wait and hold.
+pub fn lock_docs(variants: &[Vec<Option<Profile>>]) -> Vec<LockDoc> {
+    let of = |p: &Profile| -> Vec<String> { p.locks.iter().map(lock_name).collect() };
+    across_runs(variants, of, |name, profiles| {
+        let records: Vec<&LockRecord> = profiles
+            .iter()
+            .filter_map(|p| p.locks.iter().find(|l| lock_name(l) == name))
+            .collect();
+        let column = |figure: fn(&LockRecord) -> f64| {
+            median(&records.iter().map(|l| figure(l)).collect::<Vec<_>>()).ok()
+        };
+        Some(LockStatsDoc {
+            runs: records.len(),
+            acquisitions: column(|l| l.acquisitions as f64)?,
+            contended: column(|l| l.contended as f64)?,
+            wait_s: column(|l| l.wait_ns as f64 / 1e9)?,
+            wait_p99_s: column(|l| l.wait_p99_ns as f64 / 1e9)?,
+            hold_s: column(|l| l.hold_ns as f64 / 1e9)?,
+            hold_p99_s: column(|l| l.hold_p99_ns as f64 / 1e9)?,
+        })
+    })
+    .map(|(name, per_variant)| LockDoc { name, per_variant })
     .collect()
 }
 

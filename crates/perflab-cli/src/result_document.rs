@@ -118,6 +118,7 @@ pub fn result_document(
         warnings: Vec::new(),
         counters: Vec::new(),
         gauges: Vec::new(),
+        locks: Vec::new(),
         profile_warnings: Vec::new(),
         seed: None,
         provenance: None,
@@ -331,6 +332,7 @@ pub fn attach_spans(
     doc.spans = crate::spans::span_docs(&profiles, cs);
     doc.counters = crate::probes::counter_docs(&profiles);
     doc.gauges = crate::probes::gauge_docs(&profiles);
+    doc.locks = crate::probes::lock_docs(&profiles);
     let labelled: Vec<(&str, &[_])> = names
         .iter()
         .copied()

@@ -21,7 +21,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use perflab_format::profile::Profile;
-use perflab_format::result::{SpanDoc, SpanStatsDoc};
+use perflab_format::result::{AsyncSpanStatsDoc, SpanDoc, SpanStatsDoc};
 use perflab_stats::{Better, ConfidenceSequence, median, paired_change};
 
 /// The pseudo-span for time outside any top-level span.
@@ -92,6 +92,28 @@ fn figures(profile: &Profile, name: &str) -> Option<[f64; 6]> {
     ])
 }
 
+/// Medians over runs of an async span's polls, wake-ups, busy and idle
+/// time; `None` for a span that is not async in any run. Wake-ups and idle
+/// time are medians of the runs whose profiles have them (newer writers).
+fn async_stats(profiles: &[&Profile], name: &str) -> Option<AsyncSpanStatsDoc> {
+    let stats: Vec<_> = profiles
+        .iter()
+        .filter_map(|p| p.span(name)?.async_stats.as_ref())
+        .collect();
+    if stats.is_empty() {
+        return None;
+    }
+    let of = |figure: &dyn Fn(&perflab_format::profile::AsyncStats) -> Option<f64>| {
+        median(&stats.iter().filter_map(|s| figure(s)).collect::<Vec<_>>()).ok()
+    };
+    Some(AsyncSpanStatsDoc {
+        polls: of(&|s| Some(s.polls as f64)).unwrap_or(0.0),
+        wakeups: of(&|s| s.wakeups.map(|w| w as f64)),
+        busy_s: of(&|s| Some(s.poll_ns as f64 / 1e9)).unwrap_or(0.0),
+        idle_s: of(&|s| s.idle_ns.map(|ns| ns as f64 / 1e9)),
+    })
+}
+
 fn stats(profiles: &[&Profile], name: &str) -> Option<SpanStatsDoc> {
     let rows: Vec<[f64; 6]> = profiles.iter().filter_map(|p| figures(p, name)).collect();
     if rows.is_empty() {
@@ -99,6 +121,7 @@ fn stats(profiles: &[&Profile], name: &str) -> Option<SpanStatsDoc> {
     }
     let column = |k: usize| median(&rows.iter().map(|r| r[k]).collect::<Vec<_>>()).unwrap_or(0.0);
     Some(SpanStatsDoc {
+        async_stats: async_stats(profiles, name),
         runs: rows.len(),
         self_s: column(0),
         inclusive_s: column(1),

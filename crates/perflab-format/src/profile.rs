@@ -47,6 +47,11 @@ pub struct Profile {
     pub counters: Vec<CounterRecord>,
     /// Every gauge call site linked into the program, including those never set.
     pub gauges: Vec<GaugeRecord>,
+    /// Every `perflab::sync` lock the program created, by name and mode.
+    /// Absent from documents of programs without such locks (and of
+    /// writers older than locks), read as empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub locks: Vec<LockRecord>,
     /// Problems a reader must know about before trusting the figures.
     pub warnings: Vec<Warning>,
 }
@@ -167,15 +172,81 @@ pub struct SpanRecord {
 }
 
 /// Figures only an async function has.
+///
+/// A completed future's lifetime (first poll to ready, the span's
+/// `inclusive_ns`) is busy time, inside its polls, plus idle time, waiting
+/// to be woken. A future that is mostly idle is not where the CPU goes; one
+/// that is busy and polled many times per unit of work is spinning.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AsyncStats {
     /// Number of times the future was polled.
     pub polls: u64,
-    /// Time spent inside those polls (the rest of the wall time the future was waiting).
+    /// Busy time: time spent inside those polls (the rest of the wall time the future was waiting).
     pub poll_ns: u64,
     /// Futures dropped after their first poll and before completing.
     pub cancelled: u64,
+    /// Polls after the first: each follows a wake-up (wake-ups the executor
+    /// coalesced into one poll count once). Absent in older documents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wakeups: Option<u64>,
+    /// Idle time of the completed futures: their lifetimes minus their busy
+    /// time, summed. Absent in older documents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_ns: Option<u64>,
+}
+
+/// Whether a lock acquisition excludes every other holder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LockMode {
+    /// A `Mutex` lock or an `RwLock` write lock.
+    Exclusive,
+    /// An `RwLock` read lock.
+    Shared,
+    /// A mode this reader does not know (written by a later `perflab-profile/1` writer).
+    #[serde(other)]
+    Other,
+}
+
+/// One `perflab::sync` lock in one mode, summed over every thread.
+///
+/// An acquisition that finds the lock free is uncontended and waits
+/// nothing; the wait figures are those of the contended acquisitions, which
+/// also appear as a span named `<name> (lock wait)` (or `read wait`,
+/// `write wait`) so that a thread's time blocked on the lock is attributed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LockRecord {
+    /// Name given to the lock (its place of creation, `file:line`, unless named).
+    pub name: String,
+    /// Exclusive or shared acquisitions.
+    pub mode: LockMode,
+    /// Source file where the lock was created.
+    pub file: String,
+    /// Source line where the lock was created.
+    pub line: u32,
+    /// Acquisitions that were released (guards dropped).
+    pub acquisitions: u64,
+    /// Acquisitions that found the lock taken and had to wait.
+    pub contended: u64,
+    /// Total time waiting to acquire, over the contended acquisitions.
+    pub wait_ns: u64,
+    /// Median wait of a contended acquisition (histogram estimate).
+    pub wait_p50_ns: u64,
+    /// 99th percentile of the wait of a contended acquisition (histogram estimate).
+    pub wait_p99_ns: u64,
+    /// Longest wait (exact).
+    pub wait_max_ns: u64,
+    /// Total time held, from acquisition to release.
+    pub hold_ns: u64,
+    /// Median hold (histogram estimate).
+    pub hold_p50_ns: u64,
+    /// 99th percentile of holds (histogram estimate).
+    pub hold_p99_ns: u64,
+    /// Longest hold (exact).
+    pub hold_max_ns: u64,
+    /// Number of threads that acquired the lock.
+    pub threads: u32,
 }
 
 /// Allocations made while a span was running, on the thread running it.
@@ -416,6 +487,13 @@ impl Profile {
         self.gauges.iter().find(|gauge| gauge.name == name)
     }
 
+    /// The lock record with this name and mode, if any.
+    pub fn lock(&self, name: &str, mode: LockMode) -> Option<&LockRecord> {
+        self.locks
+            .iter()
+            .find(|lock| lock.name == name && lock.mode == mode)
+    }
+
     /// Warnings of one kind.
     pub fn warnings_of(&self, kind: WarningKind) -> impl Iterator<Item = &Warning> {
         self.warnings
@@ -469,6 +547,8 @@ mod tests {
                     polls: 3,
                     poll_ns: 10,
                     cancelled: 0,
+                    wakeups: Some(2),
+                    idle_ns: Some(490_000),
                 }),
                 alloc: None,
             }],
@@ -484,6 +564,23 @@ mod tests {
             }],
             counters: vec![],
             gauges: vec![],
+            locks: vec![LockRecord {
+                name: "queue".to_string(),
+                mode: LockMode::Exclusive,
+                file: "src/main.rs".to_string(),
+                line: 3,
+                acquisitions: 100,
+                contended: 4,
+                wait_ns: 4_000,
+                wait_p50_ns: 900,
+                wait_p99_ns: 1_500,
+                wait_max_ns: 1_500,
+                hold_ns: 50_000,
+                hold_p50_ns: 480,
+                hold_p99_ns: 900,
+                hold_max_ns: 950,
+                threads: 2,
+            }],
             warnings: vec![Warning {
                 kind: WarningKind::Unattributed,
                 subject: "main".to_string(),
@@ -536,6 +633,34 @@ mod tests {
             .replacen("\"pid\"", "\"extra\": 1, \"pid\"", 1);
         let profile = Profile::from_json_str(&text).unwrap();
         assert_eq!(profile.warnings[0].kind, WarningKind::Other);
+    }
+
+    /// A document written before wake-ups, idle time and locks were recorded.
+    const DOCUMENT_WITHOUT_IDLE_OR_LOCKS: &str = r#"{
+      "format": "perflab-profile/1", "program": "old", "pid": 7,
+      "session": {"name": "old", "scope": "process", "wall_ns": 1000, "cpu_ns": 900,
+                  "ended_by": "finished", "started_unix_ms": 1, "unattributed_threshold": 0.1},
+      "timer": {"name": "tsc", "span_cost_ns": 20.0, "percentile_relative_error": 0.015625,
+                "instrumentation_ns": 80},
+      "spans": [{"name": "fetch", "kind": "async", "file": "src/main.rs", "line": 4,
+                 "calls": 1, "inclusive_ns": 900, "self_ns": 300, "mean_ns": 900.0,
+                 "min_ns": 900, "p50_ns": 900, "p95_ns": 900, "p99_ns": 900, "max_ns": 900,
+                 "threads": 1, "unwound": 0,
+                 "async": {"polls": 3, "poll_ns": 300, "cancelled": 0}}],
+      "threads": [], "counters": [], "gauges": [], "warnings": []
+    }"#;
+
+    #[test]
+    fn a_document_from_before_wakeups_idle_time_and_locks_still_reads() {
+        let profile = Profile::from_json_str(DOCUMENT_WITHOUT_IDLE_OR_LOCKS).unwrap();
+        let stats = profile.span("fetch").unwrap().async_stats.as_ref().unwrap();
+        assert_eq!((stats.polls, stats.poll_ns), (3, 300));
+        assert_eq!((stats.wakeups, stats.idle_ns), (None, None));
+        assert!(profile.locks.is_empty());
+        // Written back, it is the same document: nothing is invented for it.
+        let again = Profile::from_json_str(&profile.to_json_pretty()).unwrap();
+        assert_eq!(again, profile);
+        assert!(!profile.to_json_pretty().contains("locks"));
     }
 
     #[test]

@@ -56,6 +56,9 @@ pub struct ResultDocument {
     /// Gauges from the runs' profiles (`perflab::gauge!`), per variant.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gauges: Vec<GaugeDoc>,
+    /// Locks from the runs' profiles (`perflab::sync`), per variant.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub locks: Vec<LockDoc>,
     /// Warnings from the runs' profiles, each once, with how many runs gave it.
     #[serde(default)]
     pub profile_warnings: Vec<String>,
@@ -323,4 +326,49 @@ pub struct SpanStatsDoc {
     pub p50_s: f64,
     /// Median over runs of the span's own p99 call time, seconds.
     pub p99_s: f64,
+    /// For async spans: polls, wake-ups, busy and idle time (medians per run).
+    #[serde(rename = "async", default, skip_serializing_if = "Option::is_none")]
+    pub async_stats: Option<AsyncSpanStatsDoc>,
+}
+
+/// Medians over runs of an async span's figures in one variant.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct AsyncSpanStatsDoc {
+    /// Median polls per run.
+    pub polls: f64,
+    /// Median wake-ups per run (polls after each future's first), when the profiles have them.
+    pub wakeups: Option<f64>,
+    /// Median busy time (inside polls) per run, seconds.
+    pub busy_s: f64,
+    /// Median idle time (lifetimes of completed futures minus their busy
+    /// time) per run, seconds, when the profiles have it.
+    pub idle_s: Option<f64>,
+}
+
+/// One lock in one mode across runs.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LockDoc {
+    /// Lock name; shared (read) acquisitions of an `RwLock` end in ` (read)`.
+    pub name: String,
+    /// Per variant, in the order of `variants`; `None` where no profile had it.
+    pub per_variant: Vec<Option<LockStatsDoc>>,
+}
+
+/// Medians over runs of one lock in one variant.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LockStatsDoc {
+    /// Runs whose profile had this lock.
+    pub runs: usize,
+    /// Median acquisitions per run.
+    pub acquisitions: f64,
+    /// Median contended acquisitions (that had to wait) per run.
+    pub contended: f64,
+    /// Median total wait per run, seconds.
+    pub wait_s: f64,
+    /// Median over runs of the p99 wait of a contended acquisition, seconds.
+    pub wait_p99_s: f64,
+    /// Median total hold per run, seconds.
+    pub hold_s: f64,
+    /// Median over runs of the p99 hold, seconds.
+    pub hold_p99_s: f64,
 }

@@ -176,7 +176,7 @@ impl FrameAllocs {
 
 /// Sums over threads when a report is built.
 #[cfg(feature = "enabled")]
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(crate) struct AllocTotals {
     self_allocs: u64,
     self_bytes: u64,

@@ -15,8 +15,9 @@ use std::sync::{Arc, Weak};
 
 use crate::clock::timer;
 use crate::cpu_time::{ThreadCpuClock, os_thread_id};
+use crate::registered_sites::table_span_slots;
 use crate::registry::{self, GENERATION, SessionShared};
-use crate::site::{COUNTER_SITES, GAUGE_SITES, SPAN_SITES};
+use crate::site::{COUNTER_SITES, GAUGE_SITES};
 use crate::thread_table::{ThreadIdentity, ThreadTable};
 
 /// Generation value of a binding that must be looked up again.
@@ -216,7 +217,7 @@ impl ThreadState {
         let table = Arc::new(ThreadTable::new(
             timer(),
             self.identity.clone(),
-            SPAN_SITES.len(),
+            table_span_slots(),
             COUNTER_SITES.len(),
             GAUGE_SITES.len(),
         ));

@@ -10,9 +10,10 @@ use perflab_format::profile::{
 
 use crate::clock::{Timer, timer};
 use crate::histogram::PERCENTILE_RELATIVE_ERROR;
+use crate::lock_totals::lock_records;
 use crate::metric_totals::{counter_records, gauge_records};
 use crate::registry::SessionShared;
-use crate::span_totals::{span_records, thousandths};
+use crate::span_totals::{site_totals, span_records, thousandths};
 use crate::thread_table::ThreadTable;
 
 /// Builds the profile of a session that ended at `end_ticks`.
@@ -34,6 +35,8 @@ pub(crate) fn build_profile(
         (threads, tables.clone())
     };
     let program_lossy = session.program.to_string_lossy().into_owned();
+    let totals = site_totals(&tables);
+    let locks = lock_records(&totals, timer);
     let mut profile = Profile {
         format: PROFILE_FORMAT.to_string(),
         program: program_lossy,
@@ -56,10 +59,11 @@ pub(crate) fn build_profile(
             percentile_relative_error: PERCENTILE_RELATIVE_ERROR,
             instrumentation_ns: 0,
         },
-        spans: span_records(&tables, timer),
+        spans: span_records(totals, timer),
         threads,
         counters: counter_records(&tables),
         gauges: gauge_records(&tables),
+        locks,
         warnings: Vec::new(),
     };
     let calls: u64 = profile
@@ -67,7 +71,10 @@ pub(crate) fn build_profile(
         .iter()
         .map(|span| span.calls + span.async_stats.as_ref().map_or(0, |a| a.polls))
         .sum();
-    profile.timer.instrumentation_ns = (calls as f64 * profile.timer.span_cost_ns).round() as u64;
+    // A lock acquisition's probe reads the clock twice, as a span does.
+    let acquisitions: u64 = profile.locks.iter().map(|lock| lock.acquisitions).sum();
+    profile.timer.instrumentation_ns =
+        ((calls + acquisitions) as f64 * profile.timer.span_cost_ns).round() as u64;
     profile.warnings = crate::warnings::find(&profile, session.program.to_str().is_none());
     profile
 }

@@ -25,6 +25,8 @@ pin_project! {
         site: &'static SpanSite,
         // Tick of the first recorded poll; 0 until then.
         first_poll_ticks: u64,
+        // Time inside this future's polls so far.
+        busy_ticks: u64,
         completed: bool,
     }
 
@@ -44,6 +46,7 @@ impl<F> MeasuredFuture<F> {
             inner,
             site,
             first_poll_ticks: 0,
+            busy_ticks: 0,
             completed: false,
         }
     }
@@ -59,13 +62,13 @@ struct PollFrame<'a> {
 }
 
 impl PollFrame<'_> {
-    /// Closes the frame and returns the tick at which the poll ended.
-    fn close(&mut self) -> u64 {
+    /// Closes the frame; returns the tick at which the poll ended and its duration.
+    fn close(&mut self) -> (u64, u64) {
         self.open = false;
         let closed = self.frame.close(self.table, self.slot);
         bump(&self.slot.polls, 1);
         bump(&self.slot.poll_ticks, closed.elapsed_ticks);
-        closed.end_ticks
+        (closed.end_ticks, closed.elapsed_ticks)
     }
 }
 
@@ -102,15 +105,19 @@ impl<F: Future> Future for MeasuredFuture<F> {
         };
         if *this.first_poll_ticks == 0 {
             *this.first_poll_ticks = poll_frame.frame.start_ticks.max(1);
+        } else {
+            bump(&slot.wakeups, 1);
         }
         // The frame is open, so the table stays alive through the inner
         // poll's own probes (see `BoundTable`).
         let result = inner.poll(cx);
-        let end_ticks = poll_frame.close();
+        let (end_ticks, poll_ticks) = poll_frame.close();
+        *this.busy_ticks = this.busy_ticks.wrapping_add(poll_ticks);
         if result.is_ready() {
             *this.completed = true;
             let wall = end_ticks.saturating_sub(*this.first_poll_ticks);
             bump(&slot.inclusive_ticks, wall);
+            bump(&slot.idle_ticks, wall.saturating_sub(*this.busy_ticks));
             slot.record_call(wall);
         }
         result

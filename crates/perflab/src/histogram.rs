@@ -70,6 +70,7 @@ impl TickHistogram {
 }
 
 /// Counts of several threads' histograms, summed when a report is built.
+#[derive(Clone)]
 pub(crate) struct MergedHistogram {
     counts: Vec<u64>,
 }

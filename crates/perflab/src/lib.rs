@@ -42,18 +42,24 @@ mod counter;
 mod cpu_time;
 #[cfg(not(feature = "enabled"))]
 mod disabled;
+mod duration_text;
 #[cfg(feature = "enabled")]
 mod exit_hook;
 #[cfg(feature = "enabled")]
 mod future;
 mod histogram;
 #[cfg(feature = "enabled")]
+mod lock_totals;
+#[cfg(feature = "enabled")]
 mod metric_totals;
 mod output;
+#[cfg(feature = "enabled")]
+mod registered_sites;
 #[cfg(feature = "enabled")]
 mod registry;
 #[cfg(feature = "enabled")]
 mod session;
+mod session_lock_table;
 mod session_table;
 #[cfg(feature = "enabled")]
 mod single_writer;
@@ -62,7 +68,10 @@ mod site;
 #[cfg(feature = "enabled")]
 mod span;
 #[cfg(feature = "enabled")]
+pub mod span_life;
+#[cfg(feature = "enabled")]
 mod span_totals;
+pub mod sync;
 #[cfg(feature = "enabled")]
 mod thread_table;
 mod warnings;
@@ -248,6 +257,40 @@ macro_rules! gauge {
         if false {
             let _ = $value;
         }
+    }};
+}
+
+/// Measures a future as an async span named `$name`: one call from first
+/// poll to completion, its polls, busy time (inside polls), wake-ups and
+/// idle time (waiting to be woken), as `#[measure]` on an async function.
+///
+/// The way to see how long a task waits on a channel or a notification:
+///
+/// ```
+/// # async fn example(mut receiver: std::sync::mpsc::Receiver<u32>) {
+/// # let receive = async { receiver.recv().ok() };
+/// // With a tokio channel: perflab::future!("partition receive", receiver.recv()).await
+/// let batch = perflab::future!("partition receive", receive).await;
+/// # }
+/// ```
+///
+/// A receive that is mostly idle waited for data; one that is busy and
+/// woken thousands of times per item is spinning.
+#[cfg(feature = "enabled")]
+#[macro_export]
+macro_rules! future {
+    ($name:expr, $future:expr) => {
+        $crate::__private::MeasuredFuture::new($crate::__span_site!($name, Async), $future)
+    };
+}
+
+/// Measures a future as an async span (disabled build: the future unchanged).
+#[cfg(not(feature = "enabled"))]
+#[macro_export]
+macro_rules! future {
+    ($name:expr, $future:expr) => {{
+        const _: &str = $name;
+        $future
     }};
 }
 

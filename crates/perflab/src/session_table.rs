@@ -4,6 +4,7 @@ use std::fmt::Write;
 
 use perflab_format::profile::{Profile, SessionScope, SpanKind, SpanRecord, WarningKind};
 
+use crate::duration_text::duration;
 use crate::warnings::thread_label;
 
 /// Longest span name shown in full; longer ones keep their end (the function name).
@@ -31,6 +32,7 @@ pub fn render_table(profile: &Profile) -> String {
     );
     spans_section(&mut out, profile);
     threads_section(&mut out, profile);
+    crate::session_lock_table::locks_section(&mut out, profile);
     counters_section(&mut out, profile);
     if !profile.warnings.is_empty() {
         let _ = writeln!(out, "warnings:");
@@ -94,9 +96,17 @@ fn spans_section(out: &mut String, profile: &Profile) {
             duration(span.p99_ns as f64),
         );
         if let Some(stats) = &span.async_stats {
+            let idle = stats
+                .idle_ns
+                .map(|idle| format!(", idle {}", duration(idle as f64)))
+                .unwrap_or_default();
+            let wakeups = stats
+                .wakeups
+                .map(|wakeups| format!(", {wakeups} wake-ups"))
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "{:<width$}    {} polls, {} inside polls, {} cancelled",
+                "{:<width$}    {} polls, busy {} (inside polls){idle}{wakeups}, {} cancelled",
                 "",
                 stats.polls,
                 duration(stats.poll_ns as f64),
@@ -255,32 +265,6 @@ fn shorten(name: &str) -> String {
     format!("…{tail}")
 }
 
-/// Nanoseconds with three significant digits and a unit that fits.
-pub(crate) fn duration(ns: f64) -> String {
-    let (value, unit) = if ns < 1e3 {
-        (ns, "ns")
-    } else if ns < 1e6 {
-        (ns / 1e3, "µs")
-    } else if ns < 1e9 {
-        (ns / 1e6, "ms")
-    } else {
-        (ns / 1e9, "s")
-    };
-    format!("{} {unit}", significant(value))
-}
-
-fn significant(value: f64) -> String {
-    if value == 0.0 {
-        "0".to_string()
-    } else if value < 10.0 {
-        format!("{value:.2}")
-    } else if value < 100.0 {
-        format!("{value:.1}")
-    } else {
-        format!("{value:.0}")
-    }
-}
-
 /// A gauge value: whole numbers as they are, others with four significant digits.
 fn number(value: f64) -> String {
     if value.fract() == 0.0 && value.abs() < 1e15 {
@@ -298,15 +282,6 @@ fn number(value: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn durations_keep_three_significant_digits_and_pick_a_unit() {
-        assert_eq!(duration(0.0), "0 ns");
-        assert_eq!(duration(21.44), "21.4 ns");
-        assert_eq!(duration(1_234.0), "1.23 µs");
-        assert_eq!(duration(45_600_000.0), "45.6 ms");
-        assert_eq!(duration(2_345_000_000.0), "2.35 s");
-    }
 
     #[test]
     fn long_names_keep_their_end() {

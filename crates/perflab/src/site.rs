@@ -5,7 +5,7 @@
 //! report a span that exists in the code but never ran, and per-thread tables
 //! can be sized once, so recording never allocates.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use linkme::distributed_slice;
 pub use perflab_format::profile::SpanKind;
@@ -48,6 +48,11 @@ impl SiteIndex {
         SiteIndex(AtomicU32::new(0))
     }
 
+    /// An index known at creation (sites registered while the program runs).
+    fn resolved(index: usize) -> Self {
+        SiteIndex(AtomicU32::new(index as u32 + 1))
+    }
+
     #[inline(always)]
     fn get<T>(&self, site: &T, all: fn() -> &'static [T]) -> usize {
         // `all` is a function so that the slice bounds are only computed on
@@ -74,6 +79,16 @@ impl SiteIndex {
     }
 }
 
+/// What a span site's figures are reported as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SitePurpose {
+    /// A span in the span table.
+    Span,
+    /// The time a lock was held in a mode (its wait is a span of its own):
+    /// reported with the lock, not as a span, because holds need not nest.
+    LockHold(perflab_format::profile::LockMode),
+}
+
 /// A span call site: a `span!`, or a function with `#[measure]`.
 #[derive(Debug)]
 pub struct SpanSite {
@@ -81,6 +96,11 @@ pub struct SpanSite {
     pub location: SiteLocation,
     /// What kind of code the span measures.
     pub kind: SpanKind,
+    pub(crate) purpose: SitePurpose,
+    /// Set when one instance of the span was entered more than once (a
+    /// `tracing` span around a future, entered at each poll): it is then
+    /// reported as async.
+    pub(crate) reentered: AtomicBool,
     index: SiteIndex,
 }
 
@@ -101,7 +121,34 @@ impl SpanSite {
                 module,
             },
             kind,
+            purpose: SitePurpose::Span,
+            reentered: AtomicBool::new(false),
             index: SiteIndex::new(),
+        }
+    }
+
+    /// A site registered while the program runs, at table index `index`.
+    pub(crate) fn registered(
+        location: SiteLocation,
+        kind: SpanKind,
+        purpose: SitePurpose,
+        index: usize,
+    ) -> Self {
+        SpanSite {
+            location,
+            kind,
+            purpose,
+            reentered: AtomicBool::new(false),
+            index: SiteIndex::resolved(index),
+        }
+    }
+
+    /// The kind to report: async once an instance was entered more than once.
+    pub(crate) fn reported_kind(&self) -> SpanKind {
+        if self.reentered.load(Ordering::Relaxed) {
+            SpanKind::Async
+        } else {
+            self.kind
         }
     }
 

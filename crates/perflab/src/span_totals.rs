@@ -1,5 +1,9 @@
 //! Summing one span call site over every thread, and merging call sites
 //! that share a name and kind, into span records.
+//!
+//! Sites registered while the program runs (`tracing` callsites, locks)
+//! are summed like the static ones; a lock's hold site is reported with
+//! its lock (see [`crate::sync`]), not as a span.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
@@ -10,11 +14,13 @@ use crate::clock::Timer;
 use crate::histogram::MergedHistogram;
 #[cfg(test)]
 use crate::histogram::PERCENTILE_RELATIVE_ERROR;
-use crate::site::{SPAN_SITES, SiteLocation};
+use crate::registered_sites::all_span_sites;
+use crate::site::{SiteLocation, SitePurpose, SpanSite};
 use crate::thread_table::{NO_PENDING, SpanSlot, ThreadTable};
 
 /// Sums of one span site over every thread, in ticks.
-struct SpanTotals {
+#[derive(Clone)]
+pub(crate) struct SpanTotals {
     calls: u64,
     call_ticks: u64,
     inclusive_ticks: u64,
@@ -26,13 +32,15 @@ struct SpanTotals {
     polls: u64,
     poll_ticks: u64,
     cancelled: u64,
+    wakeups: u64,
+    idle_ticks: u64,
     #[cfg(feature = "alloc")]
     alloc: crate::alloc::AllocTotals,
     histogram: MergedHistogram,
 }
 
 impl SpanTotals {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         SpanTotals {
             calls: 0,
             call_ticks: 0,
@@ -45,6 +53,8 @@ impl SpanTotals {
             polls: 0,
             poll_ticks: 0,
             cancelled: 0,
+            wakeups: 0,
+            idle_ticks: 0,
             #[cfg(feature = "alloc")]
             alloc: Default::default(),
             histogram: MergedHistogram::new(),
@@ -67,6 +77,8 @@ impl SpanTotals {
         self.polls += polls;
         self.poll_ticks += slot.poll_ticks.load(Relaxed);
         self.cancelled += slot.cancelled.load(Relaxed);
+        self.wakeups += slot.wakeups.load(Relaxed);
+        self.idle_ticks += slot.idle_ticks.load(Relaxed);
         #[cfg(feature = "alloc")]
         self.alloc.add(&slot.alloc);
         slot.histogram.add_to(&mut self.histogram);
@@ -76,7 +88,7 @@ impl SpanTotals {
         }
     }
 
-    fn merge(&mut self, other: SpanTotals) {
+    pub(crate) fn merge(&mut self, other: SpanTotals) {
         self.calls += other.calls;
         self.call_ticks += other.call_ticks;
         self.inclusive_ticks += other.inclusive_ticks;
@@ -88,12 +100,19 @@ impl SpanTotals {
         self.polls += other.polls;
         self.poll_ticks += other.poll_ticks;
         self.cancelled += other.cancelled;
+        self.wakeups += other.wakeups;
+        self.idle_ticks += other.idle_ticks;
         #[cfg(feature = "alloc")]
         self.alloc.merge(&other.alloc);
         self.histogram.merge(&other.histogram);
     }
 
-    fn into_record(self, location: &SiteLocation, kind: SpanKind, timer: &Timer) -> SpanRecord {
+    pub(crate) fn record(
+        &self,
+        location: &SiteLocation,
+        kind: SpanKind,
+        timer: &Timer,
+    ) -> SpanRecord {
         let called = self.calls > 0;
         let (min_ns, max_ns) = if called {
             (timer.ns(self.min_ticks), timer.ns(self.max_ticks))
@@ -131,45 +150,59 @@ impl SpanTotals {
                 polls: self.polls,
                 poll_ns: timer.ns(self.poll_ticks),
                 cancelled: self.cancelled,
+                wakeups: Some(self.wakeups),
+                idle_ns: Some(timer.ns(self.idle_ticks)),
             }),
             #[cfg(feature = "alloc")]
-            alloc: self.alloc.into_stats(),
+            alloc: self.alloc.clone().into_stats(),
             #[cfg(not(feature = "alloc"))]
             alloc: None,
         }
     }
 }
 
-/// One record per (name, kind), in order of self time, never-entered spans last.
-pub(crate) fn span_records(tables: &[Arc<ThreadTable>], timer: &Timer) -> Vec<SpanRecord> {
-    let mut totals: Vec<SpanTotals> = SPAN_SITES.iter().map(|_| SpanTotals::new()).collect();
+/// Every span site (static, then registered) with its sums over `tables`.
+pub(crate) fn site_totals(tables: &[Arc<ThreadTable>]) -> Vec<(&'static SpanSite, SpanTotals)> {
+    let mut totals: Vec<(&'static SpanSite, SpanTotals)> = all_span_sites()
+        .into_iter()
+        .map(|site| (site, SpanTotals::new()))
+        .collect();
     for table in tables {
         table.for_each_slot(|index, slot| {
-            if let Some(total) = totals.get_mut(index) {
+            if let Some((_, total)) = totals.get_mut(index) {
                 total.add(slot);
             }
         });
     }
-    let mut merged: Vec<(usize, SpanTotals, Vec<String>)> = Vec::new();
-    for (index, total) in totals.into_iter().enumerate() {
-        let site = &SPAN_SITES[index];
-        let same = merged.iter_mut().find(|(first, _, _)| {
-            let other = &SPAN_SITES[*first];
-            other.location.name == site.location.name && other.kind == site.kind
+    totals
+}
+
+/// One record per (name, kind), in order of self time, never-entered spans last.
+pub(crate) fn span_records(
+    totals: Vec<(&'static SpanSite, SpanTotals)>,
+    timer: &Timer,
+) -> Vec<SpanRecord> {
+    let mut merged: Vec<(&'static SpanSite, SpanTotals, Vec<String>)> = Vec::new();
+    for (site, total) in totals {
+        if site.purpose != SitePurpose::Span {
+            continue;
+        }
+        let kind = site.reported_kind();
+        let same = merged.iter_mut().find(|(other, _, _)| {
+            other.location.name == site.location.name && other.reported_kind() == kind
         });
         match same {
             Some((_, sum, also_at)) => {
                 sum.merge(total);
                 also_at.push(format!("{}:{}", site.location.file, site.location.line));
             }
-            None => merged.push((index, total, Vec::new())),
+            None => merged.push((site, total, Vec::new())),
         }
     }
     let mut records: Vec<SpanRecord> = merged
         .into_iter()
-        .map(|(index, total, also_at)| {
-            let site = &SPAN_SITES[index];
-            let mut record = total.into_record(&site.location, site.kind, timer);
+        .map(|(site, total, also_at)| {
+            let mut record = total.record(&site.location, site.reported_kind(), timer);
             record.also_at = also_at;
             record
         })

@@ -33,6 +33,10 @@ pub(crate) struct SpanSlot {
     pub(crate) polls: AtomicU64,
     pub(crate) poll_ticks: AtomicU64,
     pub(crate) cancelled: AtomicU64,
+    /// Polls after an instance's first: each follows a wake-up.
+    pub(crate) wakeups: AtomicU64,
+    /// Lifetime minus busy time of the instances that completed here.
+    pub(crate) idle_ticks: AtomicU64,
     /// Duration of the latest call, not yet in the histogram ([`NO_PENDING`] if none).
     pub(crate) pending_ticks: AtomicU64,
     #[cfg(feature = "alloc")]
@@ -54,6 +58,8 @@ impl SpanSlot {
             polls: AtomicU64::new(0),
             poll_ticks: AtomicU64::new(0),
             cancelled: AtomicU64::new(0),
+            wakeups: AtomicU64::new(0),
+            idle_ticks: AtomicU64::new(0),
             pending_ticks: AtomicU64::new(NO_PENDING),
             #[cfg(feature = "alloc")]
             alloc: crate::alloc::SlotAllocs::default(),

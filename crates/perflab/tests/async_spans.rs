@@ -89,3 +89,93 @@ fn measured_futures_are_send_when_their_body_is() {
     let future = fetch(0);
     assert_send(&future);
 }
+
+/// A future that waits `for_how_long` on another thread: pending until a
+/// sleeping thread sets its flag and wakes it.
+#[perflab::measure(name = "sleeper")]
+async fn sleeper(for_how_long: std::time::Duration) {
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = done.clone();
+    let sleeping = std::thread::spawn(move || {
+        std::thread::sleep(for_how_long);
+        flag.store(true, std::sync::atomic::Ordering::Release);
+    });
+    std::future::poll_fn(|context| {
+        if done.load(std::sync::atomic::Ordering::Acquire) {
+            Poll::Ready(())
+        } else {
+            context.waker().wake_by_ref();
+            Poll::Pending
+        }
+    })
+    .await;
+    sleeping.join().unwrap();
+}
+
+/// A future that yields until it has done `units` of busy work: each poll
+/// spins a little and yields, as a receiver spinning on `yield_now` does.
+#[perflab::measure(name = "spinner")]
+async fn spinner(units: u32) -> u64 {
+    let mut total = 0;
+    for _ in 0..units {
+        total ^= spin(2);
+        YieldOnce(false).await;
+    }
+    total
+}
+
+#[test]
+fn a_future_that_sleeps_is_idle_and_one_that_spins_is_busy() {
+    let session = quiet_session();
+    let wait = std::time::Duration::from_millis(60);
+    // The executor sleeps between polls, as a real one parks its thread.
+    block_on(sleeper(wait), || {
+        std::thread::sleep(std::time::Duration::from_millis(2))
+    });
+    block_on(spinner(50), || {});
+    let profile = session.finish().unwrap();
+
+    let sleeper = profile.span("sleeper").unwrap();
+    let stats = sleeper.async_stats.as_ref().unwrap();
+    let idle = stats.idle_ns.unwrap();
+    assert!(idle >= wait.as_nanos() as u64 / 2, "{sleeper:?}");
+    assert!(stats.poll_ns * 10 < idle, "mostly idle: {sleeper:?}");
+    assert_eq!(stats.wakeups, Some(stats.polls - 1));
+    // Busy and idle time make up the lifetime.
+    assert!((stats.poll_ns + idle).abs_diff(sleeper.inclusive_ns) <= rounding_ns(2));
+
+    let spinner = profile.span("spinner").unwrap();
+    let stats = spinner.async_stats.as_ref().unwrap();
+    assert_eq!((stats.polls, stats.wakeups), (51, Some(50)));
+    let idle = stats.idle_ns.unwrap();
+    // Between polls the executor only polls again: little idle time (a
+    // preemption there would add some, hence no tighter bound).
+    assert!(stats.poll_ns > idle, "mostly busy: {spinner:?}");
+    assert!((stats.poll_ns + idle).abs_diff(spinner.inclusive_ns) <= rounding_ns(2));
+}
+
+#[test]
+fn a_future_wrapped_where_it_is_awaited_is_an_async_span_of_its_own() {
+    let session = quiet_session();
+    let received = block_on(
+        async {
+            let receive = async {
+                YieldOnce(false).await;
+                YieldOnce(false).await;
+                7u32
+            };
+            perflab::future!("receive", receive).await
+        },
+        || {
+            spin(1);
+        },
+    );
+    assert_eq!(received, 7);
+    let profile = session.finish().unwrap();
+    let receive = profile.span("receive").unwrap();
+    assert_eq!(receive.kind, perflab::profile::SpanKind::Async);
+    let stats = receive.async_stats.as_ref().unwrap();
+    assert_eq!((receive.calls, stats.polls, stats.wakeups), (1, 3, Some(2)));
+    // The executor's work between polls is the receive's idle time.
+    assert!(stats.idle_ns.unwrap() > stats.poll_ns, "{receive:?}");
+}

@@ -91,6 +91,7 @@ pub fn span_profile(spans: &[(&str, u64, u64)], thread_ns: u64, warnings: &[&str
         }],
         counters: vec![],
         gauges: vec![],
+        locks: vec![],
         warnings: warnings
             .iter()
             .map(|message| Warning {

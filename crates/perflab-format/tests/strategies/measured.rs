@@ -7,8 +7,9 @@ use perflab_format::instructions::{
     InstructionsDocument,
 };
 use perflab_format::profile::{
-    AllocStats, AsyncStats, CounterRecord, GaugeRecord, PROFILE_FORMAT, Profile, SessionEnd,
-    SessionInfo, SessionScope, SpanKind, SpanRecord, ThreadRecord, TimerInfo, Warning, WarningKind,
+    AllocStats, AsyncStats, CounterRecord, GaugeRecord, LockMode, LockRecord, PROFILE_FORMAT,
+    Profile, SessionEnd, SessionInfo, SessionScope, SpanKind, SpanRecord, ThreadRecord, TimerInfo,
+    Warning, WarningKind,
 };
 use perflab_format::sampling::{
     FunctionShare, SAMPLING_FORMAT, SampledProfile, SamplerInfo, SamplingDocument, ShareChange,
@@ -113,13 +114,15 @@ prop_compose! {
             any::<u32>(), vec(text(), 0..2),
         ),
         counts in any::<[u64; 9]>(), mean_ns in num(), threads in any::<u32>(),
-        async_stats in of(any::<[u64; 3]>()), alloc in of(any::<[u64; 4]>()),
+        async_stats in of((any::<[u64; 3]>(), of(any::<u64>()), of(any::<u64>()))), alloc in of(any::<[u64; 4]>()),
     ) -> SpanRecord {
         SpanRecord {
             name, kind, file, line, also_at, calls: counts[0], inclusive_ns: counts[1],
             self_ns: counts[2], mean_ns, min_ns: counts[3], p50_ns: counts[4], p95_ns: counts[5],
             p99_ns: counts[6], max_ns: counts[7], threads, unwound: counts[8],
-            async_stats: async_stats.map(|a| AsyncStats { polls: a[0], poll_ns: a[1], cancelled: a[2] }),
+            async_stats: async_stats.map(|(a, wakeups, idle_ns)| AsyncStats {
+                polls: a[0], poll_ns: a[1], cancelled: a[2], wakeups, idle_ns,
+            }),
             alloc: alloc.map(|a| AllocStats {
                 self_allocs: a[0], self_bytes: a[1], inclusive_allocs: a[2], inclusive_bytes: a[3],
             }),
@@ -168,6 +171,8 @@ prop_compose! {
         counters in vec((text(), text(), any::<u32>(), vec(text(), 0..2), any::<[u64; 2]>(), any::<u32>()), 0..2),
         gauges in vec((text(), text(), any::<u32>(), vec(text(), 0..2), any::<u64>(), vec(num(), 4)), 0..2),
         warnings in vec((warning_kind(), text(), text()), 0..3),
+        locks in vec((text(), select(vec![LockMode::Exclusive, LockMode::Shared]), text(),
+                       any::<u32>(), any::<[u64; 10]>(), any::<u32>()), 0..2),
     ) -> Profile {
         let (name, scope, wall_ns, cpu_ns, ended_by, started_unix_ms, unattributed_threshold) = session;
         let (timer_name, span_cost_ns, percentile_relative_error, instrumentation_ns) = timer;
@@ -190,6 +195,14 @@ prop_compose! {
                 .into_iter()
                 .map(|(name, file, line, also_at, samples, g)| GaugeRecord {
                     name, file, line, also_at, samples, last: g[0], min: g[1], max: g[2], mean: g[3],
+                })
+                .collect(),
+            locks: locks
+                .into_iter()
+                .map(|(name, mode, file, line, n, threads)| LockRecord {
+                    name, mode, file, line, acquisitions: n[0], contended: n[1], wait_ns: n[2],
+                    wait_p50_ns: n[3], wait_p99_ns: n[4], wait_max_ns: n[5], hold_ns: n[6],
+                    hold_p50_ns: n[7], hold_p99_ns: n[8], hold_max_ns: n[9], threads,
                 })
                 .collect(),
             warnings: warnings

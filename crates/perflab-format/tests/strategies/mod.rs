@@ -12,8 +12,9 @@ use perflab_format::history::{
 };
 use perflab_format::interval::PositiveIntervalDoc;
 use perflab_format::result::{
-    CounterDoc, CounterStatsDoc, DecisionDoc, GaugeDoc, GaugeStatsDoc, GuardDoc, MetricInfo,
-    RESULT_FORMAT, ResultDocument, RunDoc, SpanDoc, SpanStatsDoc, SummaryDoc, VariantDoc,
+    AsyncSpanStatsDoc, CounterDoc, CounterStatsDoc, DecisionDoc, GaugeDoc, GaugeStatsDoc, GuardDoc,
+    LockDoc, LockStatsDoc, MetricInfo, RESULT_FORMAT, ResultDocument, RunDoc, SpanDoc,
+    SpanStatsDoc, SummaryDoc, VariantDoc,
 };
 use perflab_format::sweep::{
     CliffDoc, CommandDoc, CostBasis, LinearCostFitDoc, ParameterDoc, PointDoc, PointResultDoc,
@@ -107,11 +108,33 @@ prop_compose! {
 }
 
 prop_compose! {
-    pub fn span_stats()(runs in any::<usize>(), figures in vec(num(), 6)) -> SpanStatsDoc {
+    pub fn span_stats()(
+        runs in any::<usize>(), figures in vec(num(), 6),
+        async_stats in of((vec(num(), 2), of(num()), of(num()))),
+    ) -> SpanStatsDoc {
         SpanStatsDoc {
             runs, calls: figures[0], self_s: figures[1], inclusive_s: figures[2],
             self_share_of_wall: figures[3], p50_s: figures[4], p99_s: figures[5],
+            async_stats: async_stats.map(|(f, wakeups, idle_s)| AsyncSpanStatsDoc {
+                polls: f[0], wakeups, busy_s: f[1], idle_s,
+            }),
         }
+    }
+}
+
+prop_compose! {
+    pub fn lock()(
+        name in text(),
+        per_variant in vec(of((any::<usize>(), vec(num(), 6))), 0..3),
+    ) -> LockDoc {
+        let per_variant = per_variant
+            .into_iter()
+            .map(|stats| stats.map(|(runs, f)| LockStatsDoc {
+                runs, acquisitions: f[0], contended: f[1], wait_s: f[2], wait_p99_s: f[3],
+                hold_s: f[4], hold_p99_s: f[5],
+            }))
+            .collect();
+        LockDoc { name, per_variant }
     }
 }
 
@@ -170,8 +193,9 @@ prop_compose! {
         name in of(text()), experiment_id in of(any::<i64>()),
         status in select(ResultStatus::ALL), metric in metric(), decision in of(decision()),
         guards in vec(guard(), 0..2), variants in vec(variant(), 0..3),
-        (spans, warnings, counters, gauges) in (
+        (spans, warnings, counters, gauges, locks) in (
             vec(span(), 0..2), vec(text(), 0..2), vec(counter(), 0..2), vec(gauge(), 0..2),
+            vec(lock(), 0..2),
         ),
         profile_warnings in vec(text(), 0..2), seed in of(any::<u64>()),
         provenance in of(provenance()),
@@ -181,8 +205,8 @@ prop_compose! {
             verdict: decision.as_ref().map(|d| d.verdict),
             change: decision.as_ref().map(|d| d.change),
             ci: decision.as_ref().map(|d| d.ci),
-            decision, guards, variants, spans, warnings, counters, gauges, profile_warnings,
-            seed, provenance,
+            decision, guards, variants, spans, warnings, counters, gauges, locks,
+            profile_warnings, seed, provenance,
         }
     }
 }

@@ -23,7 +23,7 @@ const fn case(name: &'static str, threads: usize, call: Call) -> Case {
 
 /// Every case, in the order they take turns. Cases are found by position
 /// in a child process, so the order is the same in every process.
-pub const CASES: [Case; 9] = [
+pub const CASES: [Case; 11] = [
     case(PLAIN, 1, |_| plain_call()),
     case(CLOCK_READS, 1, two_quanta_reads),
     case("two Instant::now()", 1, |_| two_instant_reads()),
@@ -33,12 +33,20 @@ pub const CASES: [Case; 9] = [
     case(CLOCK_READS, 2, two_quanta_reads),
     case(PERFLAB_SPAN, 2, |_| perflab_span()),
     case(HOTPATH, 2, |_| hotpath_measure()),
+    case(STD_MUTEX, 1, |_| std_mutex_lock()),
+    case(PERFLAB_MUTEX, 1, |_| perflab_mutex_lock()),
 ];
 
 pub const PLAIN: &str = "plain call (loop baseline)";
 pub const CLOCK_READS: &str = "two quanta clock reads (raw)";
 pub const PERFLAB_SPAN: &str = "perflab span!";
 pub const HOTPATH: &str = "hotpath #[measure] fn";
+pub const STD_MUTEX: &str = "std Mutex lock (uncont.)";
+pub const PERFLAB_MUTEX: &str = "perflab Mutex lock (uncont.)";
+
+static STD_LOCK: std::sync::Mutex<u64> = std::sync::Mutex::new(0);
+static PERFLAB_LOCK: std::sync::LazyLock<perflab::sync::Mutex<u64>> =
+    std::sync::LazyLock::new(|| perflab::sync::Mutex::named("bench_lock", 0));
 
 /// A perflab session and a hotpath guard, both quiet, so that the probes of
 /// both libraries record.
@@ -88,4 +96,14 @@ fn two_quanta_reads(clock: &quanta::Clock) {
 fn two_instant_reads() {
     let start = Instant::now();
     black_box(start.elapsed());
+}
+
+#[inline(never)]
+pub fn std_mutex_lock() {
+    *black_box(&STD_LOCK).lock().unwrap() += 1;
+}
+
+#[inline(never)]
+pub fn perflab_mutex_lock() {
+    *black_box(&*PERFLAB_LOCK).lock().unwrap() += 1;
 }

@@ -1,11 +1,13 @@
-//! Counters and gauges across runs, beside the span table, in the terminal
-//! and Markdown reports.
+//! Counters, gauges, futures and locks across runs, beside the span table,
+//! in the terminal, Markdown and HTML reports.
 
 use std::fmt::Write;
 
-use perflab_format::result::{CounterStatsDoc, GaugeStatsDoc, ResultDocument};
+use perflab_format::result::{
+    AsyncSpanStatsDoc, CounterStatsDoc, GaugeStatsDoc, LockStatsDoc, ResultDocument,
+};
 
-use crate::units::{format_count, format_number};
+use crate::units::{format_count, format_number, format_seconds};
 
 /// A counter in one variant: median events per run, the total when amounts
 /// were counted, and in how many runs it happened when not in all.
@@ -59,12 +61,60 @@ fn gauge_cell(stats: Option<&GaugeStatsDoc>) -> String {
     }
 }
 
+/// An async span in one variant: busy (inside polls) and idle time,
+/// polls and wake-ups, medians per run.
+fn future_cell(stats: Option<&AsyncSpanStatsDoc>) -> String {
+    let Some(a) = stats else {
+        return "-".to_string();
+    };
+    let mut cell = format!("busy {}", format_seconds(a.busy_s));
+    if let Some(idle) = a.idle_s {
+        let _ = write!(cell, ", idle {}", format_seconds(idle));
+    }
+    let _ = write!(cell, ", {} polls", format_count(a.polls));
+    if let Some(wakeups) = a.wakeups {
+        let _ = write!(cell, ", {} wake-ups", format_count(wakeups));
+    }
+    cell
+}
+
+/// A lock in one variant: acquisitions, how many waited and how long, how
+/// long it was held, medians per run.
+fn lock_cell(stats: Option<&LockStatsDoc>) -> String {
+    let Some(l) = stats else {
+        return "-".to_string();
+    };
+    let mut cell = format!(
+        "{} acquired, {} waited",
+        format_count(l.acquisitions),
+        format_count(l.contended)
+    );
+    if l.contended > 0.0 {
+        let _ = write!(
+            cell,
+            " {} (p99 {})",
+            format_seconds(l.wait_s),
+            format_seconds(l.wait_p99_s)
+        );
+    }
+    let _ = write!(
+        cell,
+        ", held {} (p99 {})",
+        format_seconds(l.hold_s),
+        format_seconds(l.hold_p99_s)
+    );
+    cell
+}
+
 /// A probe's name and one cell per variant.
 pub type ProbeRow = (String, Vec<String>);
 
-/// Rows for both kinds of probe, each under its title: what every report
-/// format shows of counters and gauges.
-pub fn sections(doc: &ResultDocument) -> [(String, Vec<ProbeRow>); 2] {
+/// What each section's rows are (the first column's heading in Markdown).
+pub const SECTION_KINDS: [&str; 4] = ["counter", "gauge", "future", "lock"];
+
+/// Rows for each kind of probe, each under its title: what every report
+/// format shows of counters, gauges, futures (async spans) and locks.
+pub fn sections(doc: &ResultDocument) -> [(String, Vec<ProbeRow>); 4] {
     let counters = doc
         .counters
         .iter()
@@ -81,11 +131,46 @@ pub fn sections(doc: &ResultDocument) -> [(String, Vec<ProbeRow>); 2] {
             (g.name.clone(), cells.collect())
         })
         .collect();
+    let futures = doc
+        .spans
+        .iter()
+        .filter(|s| {
+            s.per_variant
+                .iter()
+                .flatten()
+                .any(|v| v.async_stats.is_some())
+        })
+        .map(|s| {
+            let cells = s
+                .per_variant
+                .iter()
+                .map(|v| future_cell(v.as_ref().and_then(|v| v.async_stats.as_ref())));
+            (s.name.clone(), cells.collect())
+        })
+        .collect();
+    let locks = doc
+        .locks
+        .iter()
+        .map(|l| {
+            let cells = l.per_variant.iter().map(|v| lock_cell(v.as_ref()));
+            (l.name.clone(), cells.collect())
+        })
+        .collect();
     [
         ("counters: median events per run".to_string(), counters),
         (
             "gauges: median of each run's mean [smallest … largest value of any run]".to_string(),
             gauges,
+        ),
+        (
+            "futures: busy time inside polls and idle time waiting, polls and wake-ups (medians per run)"
+                .to_string(),
+            futures,
+        ),
+        (
+            "locks: acquisitions, those that waited and their wait, time held (medians per run)"
+                .to_string(),
+            locks,
         ),
     ]
 }
@@ -111,6 +196,39 @@ mod tests {
         };
         assert_eq!(counter_cell(Some(&amounts)), "3 (total 1,200)");
         assert_eq!(counter_cell(None), "-");
+    }
+
+    #[test]
+    fn a_lock_that_never_waited_shows_no_wait_and_a_future_shows_busy_and_idle() {
+        let lock = LockStatsDoc {
+            runs: 3,
+            acquisitions: 1200.0,
+            contended: 0.0,
+            wait_s: 0.0,
+            wait_p99_s: 0.0,
+            hold_s: 0.002,
+            hold_p99_s: 0.000_004,
+        };
+        assert_eq!(
+            lock_cell(Some(&lock)),
+            "1,200 acquired, 0 waited, held 2.000 ms (p99 4.000 µs)"
+        );
+        let future = AsyncSpanStatsDoc {
+            polls: 5000.0,
+            wakeups: Some(4999.0),
+            busy_s: 0.0012,
+            idle_s: Some(0.048),
+        };
+        assert_eq!(
+            future_cell(Some(&future)),
+            "busy 1.200 ms, idle 48.000 ms, 5,000 polls, 4,999 wake-ups"
+        );
+        let older = AsyncSpanStatsDoc {
+            wakeups: None,
+            idle_s: None,
+            ..future
+        };
+        assert_eq!(future_cell(Some(&older)), "busy 1.200 ms, 5,000 polls");
     }
 
     #[test]

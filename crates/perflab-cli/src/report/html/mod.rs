@@ -104,9 +104,10 @@ fn experiment_html(e: &ExperimentReport, out: &mut String, chart_id: &mut usize)
                 out.push_str(&chart);
             }
             out.push_str(&tables::variants_table(result));
-            if !result.counters.is_empty() || !result.gauges.is_empty() {
-                out.push_str("<h3>Counters and gauges</h3>");
-                out.push_str(&tables::probes_tables(result));
+            let probes = tables::probes_tables(result);
+            if !probes.is_empty() {
+                let _ = write!(out, "<h3>{}</h3>", tables::probes_heading(result));
+                out.push_str(&probes);
             }
         }
         (None, None, None) => {}

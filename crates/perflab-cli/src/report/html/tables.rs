@@ -91,7 +91,24 @@ pub fn variants_table(doc: &ResultDocument) -> String {
     out
 }
 
-/// Counters and gauges across runs, one table each, under their titles.
+/// "Counters and gauges", "Futures and locks", ...: the kinds of probe the
+/// result has, for the heading over [`probes_tables`].
+pub fn probes_heading(doc: &ResultDocument) -> String {
+    let present: Vec<&str> = crate::report::blocks::probes::sections(doc)
+        .iter()
+        .zip(["counters", "gauges", "futures", "locks"])
+        .filter(|((_, rows), _)| !rows.is_empty())
+        .map(|(_, kind)| kind)
+        .collect();
+    let text = match present.as_slice() {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    };
+    text[..1.min(text.len())].to_uppercase() + &text[1.min(text.len())..]
+}
+
+/// Counters, gauges, futures and locks across runs, one table each, under their titles.
 pub fn probes_tables(doc: &ResultDocument) -> String {
     let mut out = String::new();
     for (title, rows) in crate::report::blocks::probes::sections(doc) {

@@ -1,17 +1,17 @@
-//! Counters and gauges in Markdown, beside the span table.
+//! Counters, gauges, futures and locks in Markdown, beside the span table.
 
 use std::fmt::Write;
 
 use perflab_format::result::ResultDocument;
 
 use super::cell;
-use crate::report::blocks::probes::sections;
+use crate::report::blocks::probes::{SECTION_KINDS, sections};
 
 /// The counter and gauge tables in Markdown, or nothing without probes.
 pub fn markdown_probes(doc: &ResultDocument) -> String {
     let mut out = String::new();
     let variants: Vec<String> = doc.variants.iter().map(|v| cell(&v.name)).collect();
-    for ((title, rows), kind) in sections(doc).into_iter().zip(["counter", "gauge"]) {
+    for ((title, rows), kind) in sections(doc).into_iter().zip(SECTION_KINDS) {
         if rows.is_empty() {
             continue;
         }

@@ -98,6 +98,14 @@ mod tests {
         let mut future = pin!(parse_later("7".to_string()));
         let mut context = Context::from_waker(Waker::noop());
         assert_eq!(future.as_mut().poll(&mut context), Poll::Ready(Ok(7)));
+        let mut received = pin!(perflab::future!("receive", async { 3u8 }));
+        assert_eq!(received.as_mut().poll(&mut context), Poll::Ready(3));
+        let lock = perflab::sync::Mutex::named("off", 1u32);
+        *lock.lock().unwrap() += 1;
+        assert_eq!(*lock.try_lock().unwrap(), 2);
+        let table = perflab::sync::RwLock::new(vec![1]);
+        table.write().unwrap().push(2);
+        assert_eq!(table.read().unwrap().len(), 2);
         assert!(session.finish().is_none(), "no profile without probes");
     }
 

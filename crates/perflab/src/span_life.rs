@@ -1,0 +1,206 @@
+//! Spans named while the program runs, whose instances may be entered
+//! several times: a `tracing` span is created, entered at each poll of the
+//! future it instruments (or once, around a sync function), and closed.
+//! This is the interface `perflab-tracing` builds on.
+//!
+//! Each entry is a frame on the entering thread's stack, as a `span!` is,
+//! so self time, nesting and the thread's attributed time work the same.
+//! One instance is one call, from its first entry to its last exit; an
+//! instance entered more than once makes its site async, and reports polls
+//! (entries), busy time (inside entries), wake-ups (entries after the
+//! first) and idle time (the rest of its lifetime), as `#[measure]` on an
+//! async function does.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use perflab_format::profile::SpanKind;
+
+use crate::binding::current_table;
+use crate::registered_sites::{SiteRequest, register};
+use crate::site::{SitePurpose, SpanSite};
+use crate::span::{Frame, note_unwound};
+use crate::thread_table::{SpanSlot, ThreadTable, bump};
+
+/// A span site named while the program runs (not by a macro).
+#[derive(Debug, Clone, Copy)]
+pub struct RegisteredSite {
+    site: &'static SpanSite,
+}
+
+impl RegisteredSite {
+    /// The site of spans named `name` in `module`: the same name and module
+    /// always give the same site, and sites with the same name are reported
+    /// together. `None` once the program has registered the most sites a
+    /// table has room for (1024); such spans record nothing.
+    ///
+    /// Registering takes a lock: do it once per callsite and keep the site.
+    pub fn register(
+        name: &str,
+        module: &str,
+        file: Option<&str>,
+        line: Option<u32>,
+    ) -> Option<RegisteredSite> {
+        register(SiteRequest {
+            name,
+            module,
+            file: file.unwrap_or(module),
+            line: line.unwrap_or(0),
+            kind: SpanKind::Span,
+            purpose: SitePurpose::Span,
+        })
+        .map(|site| RegisteredSite { site })
+    }
+
+    /// The span's name.
+    pub fn name(&self) -> &'static str {
+        self.site.location.name
+    }
+}
+
+/// One instance of a registered span, shared by every thread that enters
+/// it: create it with the instance, [`enter`](SpanLife::enter) and
+/// [`exit`](SpanLife::exit) it any number of times, [`close`](SpanLife::close) it once.
+#[derive(Debug)]
+pub struct SpanLife {
+    site: &'static SpanSite,
+    // Written with loads and stores, not atomic adds: an instance is
+    // entered by one thread at a time in practice (a poll), and a rare
+    // concurrent entry may lose an update but never corrupt a table.
+    first_enter_ticks: AtomicU64,
+    last_exit_ticks: AtomicU64,
+    busy_ticks: AtomicU64,
+    entries: AtomicU64,
+}
+
+/// An open entry of a [`SpanLife`] on the thread that entered it; give it
+/// back to [`SpanLife::exit`] on that thread.
+#[must_use = "an entry is closed by SpanLife::exit"]
+pub struct Entry {
+    /// Null when nothing is recorded.
+    table: *const ThreadTable,
+    slot: *const SpanSlot,
+    frame: Option<Frame>,
+}
+
+impl SpanLife {
+    /// A new instance of `site`, not yet entered.
+    pub fn new(site: RegisteredSite) -> SpanLife {
+        SpanLife {
+            site: site.site,
+            first_enter_ticks: AtomicU64::new(0),
+            last_exit_ticks: AtomicU64::new(0),
+            busy_ticks: AtomicU64::new(0),
+            entries: AtomicU64::new(0),
+        }
+    }
+
+    /// Enters the instance on the calling thread.
+    #[inline]
+    pub fn enter(&self) -> Entry {
+        let bound = current_table();
+        let recording = bound
+            .as_ref()
+            .and_then(|table| Some((table.get(), table.get().slot(self.site.index())?)));
+        let Some((table, slot)) = recording else {
+            return Entry {
+                table: std::ptr::null(),
+                slot: std::ptr::null(),
+                frame: None,
+            };
+        };
+        let entries = self.entries.load(Relaxed);
+        self.entries.store(entries + 1, Relaxed);
+        if entries > 0 {
+            bump(&slot.wakeups, 1);
+        }
+        slot.active
+            .store(slot.active.load(Relaxed).wrapping_add(1), Relaxed);
+        let frame = Frame::open(table);
+        if self.first_enter_ticks.load(Relaxed) == 0 {
+            self.first_enter_ticks
+                .store(frame.start_ticks.max(1), Relaxed);
+        }
+        Entry {
+            table,
+            slot,
+            frame: Some(frame),
+        }
+    }
+
+    /// Exits an entry made by [`enter`](SpanLife::enter) on this thread.
+    #[inline]
+    pub fn exit(&self, mut entry: Entry) {
+        if let Some((elapsed, end)) = entry.close() {
+            self.busy_ticks
+                .store(self.busy_ticks.load(Relaxed).wrapping_add(elapsed), Relaxed);
+            self.last_exit_ticks.store(end, Relaxed);
+        }
+    }
+
+    /// Ends the instance: one call, from its first entry to its last exit,
+    /// recorded on the calling thread. An instance never entered records nothing.
+    pub fn close(&self) {
+        let first = self.first_enter_ticks.load(Relaxed);
+        if first == 0 {
+            return;
+        }
+        let Some(table) = current_table() else {
+            return;
+        };
+        let Some(slot) = table.get().slot(self.site.index()) else {
+            return;
+        };
+        let lifetime = self.last_exit_ticks.load(Relaxed).saturating_sub(first);
+        slot.record_call(lifetime);
+        if self.entries.load(Relaxed) > 1 {
+            self.site.reentered.store(true, Relaxed);
+            let idle = lifetime.saturating_sub(self.busy_ticks.load(Relaxed));
+            bump(&slot.idle_ticks, idle);
+            // The entries added their busy time; with the idle time the
+            // inclusive time is the lifetime, as for `#[measure]` async fns.
+            bump(&slot.inclusive_ticks, idle);
+        }
+    }
+}
+
+impl Entry {
+    /// Closes the frame; its duration and end tick, if it was recording.
+    #[inline(always)]
+    fn close(&mut self) -> Option<(u64, u64)> {
+        let frame = self.frame.take()?;
+        // SAFETY: set from live references in `SpanLife::enter` on this
+        // thread (an `Entry` is not `Send`); the open frame keeps the table
+        // alive (see `binding::BoundTable`).
+        let (table, slot) = unsafe { (&*self.table, &*self.slot) };
+        let closed = frame.close(table, slot);
+        let active = slot.active.load(Relaxed).wrapping_sub(1);
+        slot.active.store(active, Relaxed);
+        if active == 0 {
+            bump(&slot.inclusive_ticks, closed.elapsed_ticks);
+        }
+        bump(&slot.polls, 1);
+        bump(&slot.poll_ticks, closed.elapsed_ticks);
+        Some((closed.elapsed_ticks, closed.end_ticks))
+    }
+}
+
+impl Drop for Entry {
+    fn drop(&mut self) {
+        // An entry dropped without `exit` (a panic between enter and exit)
+        // still closes its frame, so the thread's stack stays balanced.
+        if self.frame.is_some() {
+            let slot = self.slot;
+            self.close();
+            // SAFETY: as in `close`.
+            note_unwound(unsafe { &*slot });
+        }
+    }
+}
+
+impl std::fmt::Debug for Entry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Entry")
+            .field("recording", &self.frame.is_some())
+            .finish()
+    }
+}
