@@ -2,7 +2,10 @@
 
 use std::collections::BTreeMap;
 
-/// "Commit `a1b2c3d4` (with uncommitted changes) on host (CPU), Linux 6.1, perflab 0.1.0, 2026-02-01T10:00:00Z."
+use crate::ci::CiJob;
+
+/// "Commit `a1b2c3d4` (with uncommitted changes) on host (CPU), Linux 6.1, perflab 0.1.0,
+/// 2026-02-01T10:00:00Z, in GitHub Actions run 1234 for pull request #12."
 pub fn provenance_line(p: &BTreeMap<String, serde_json::Value>) -> Option<String> {
     let text = |key: &str| {
         p.get(key)
@@ -36,6 +39,12 @@ pub fn provenance_line(p: &BTreeMap<String, serde_json::Value>) -> Option<String
     }
     if let Some(at) = text("started_at") {
         parts.push(format!("started {at}"));
+    }
+    let ci = p
+        .get("ci")
+        .and_then(|v| serde_json::from_value::<CiJob>(v.clone()).ok());
+    if let Some(job) = ci {
+        parts.push(format!("in {}", job.describe()));
     }
     Some(parts.join(", "))
 }
