@@ -209,7 +209,10 @@ mod tests {
             ("CI", "true"),
             ("GITLAB_CI", "true"),
             ("CI_PIPELINE_ID", "314"),
-            ("CI_PIPELINE_URL", "https://gitlab.com/acme/app/-/pipelines/314"),
+            (
+                "CI_PIPELINE_URL",
+                "https://gitlab.com/acme/app/-/pipelines/314",
+            ),
             ("CI_MERGE_REQUEST_IID", "7"),
             ("CI_COMMIT_REF_NAME", "feature"),
         ])

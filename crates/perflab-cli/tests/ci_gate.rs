@@ -113,7 +113,11 @@ fn a_no_go_fails_the_step_after_writing_the_summary_and_the_store_grows_from_run
         let built = format!("{variant} at `{}` ({rev})", &id[..12]);
         assert!(summary.contains(&built), "{built} not in {summary}");
     }
-    assert!(stderr(&first).contains("failing the job"), "{}", stderr(&first));
+    assert!(
+        stderr(&first).contains("failing the job"),
+        "{}",
+        stderr(&first)
+    );
 
     let second_summary = s.path("summary-102.md");
     let second = run_step(
@@ -132,7 +136,13 @@ fn a_no_go_fails_the_step_after_writing_the_summary_and_the_store_grows_from_run
 
     let history = s
         .perflab()
-        .args(["history", "--store", ".perflab-ci/perflab.db", "--name", "ci-gate"])
+        .args([
+            "history",
+            "--store",
+            ".perflab-ci/perflab.db",
+            "--name",
+            "ci-gate",
+        ])
         .output()
         .unwrap();
     assert_exit(&history, 0);
@@ -147,7 +157,10 @@ fn an_inconclusive_verdict_passes_the_step_unless_asked_to_fail_it() {
     checkout(&s);
     let summary = s.path("summary.md");
     let mut vars = github_pull_request("7", summary.to_str().unwrap());
-    vars.push(("PERFLAB_ARGS", "--measure work --better lower --max-runs 10"));
+    vars.push((
+        "PERFLAB_ARGS",
+        "--measure work --better lower --max-runs 10",
+    ));
 
     let passing = run_step(&s, "github-actions.yml", &vars);
     assert_exit(&passing, 0);
@@ -203,7 +216,11 @@ fn a_gate_missing_its_settings_or_its_base_revision_exits_2_saying_what_to_do() 
     vars.push(("PERFLAB_COMMAND", ""));
     let out = run_step(&s, "github-actions.yml", &vars);
     assert_exit(&out, 2);
-    assert!(stderr(&out).contains("PERFLAB_COMMAND is not set"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("PERFLAB_COMMAND is not set"),
+        "{}",
+        stderr(&out)
+    );
 
     vars.pop();
     vars.push(("PERFLAB_BASE", "HEAD~5"));

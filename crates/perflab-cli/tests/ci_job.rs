@@ -20,7 +20,16 @@ fn ab_of_true(s: &Scratch, vars: &[(&str, &str)]) -> serde_json::Value {
     }
     let out = cmd
         .envs(vars.iter().copied())
-        .args(["ab", "true", "true", "--min-runs", "2", "--max-runs", "3", "--quiet"])
+        .args([
+            "ab",
+            "true",
+            "true",
+            "--min-runs",
+            "2",
+            "--max-runs",
+            "3",
+            "--quiet",
+        ])
         .args(["--json", "result.json"])
         .output()
         .unwrap();
@@ -37,7 +46,10 @@ fn a_gitlab_merge_request_pipeline_is_recorded_in_the_provenance_and_shown_in_re
             ("CI", "true"),
             ("GITLAB_CI", "true"),
             ("CI_PIPELINE_ID", "314"),
-            ("CI_PIPELINE_URL", "https://gitlab.example/acme/app/-/pipelines/314"),
+            (
+                "CI_PIPELINE_URL",
+                "https://gitlab.example/acme/app/-/pipelines/314",
+            ),
             ("CI_MERGE_REQUEST_IID", "9"),
             ("CI_COMMIT_REF_NAME", "faster-parser"),
         ],
