@@ -22,7 +22,8 @@
 //! - state: [`experiment`] (validated configuration), [`expectations`] (what
 //!   a workload's runs must show), [`store`] (SQLite),
 //!   [`samples`] (existing samples and benchmark harnesses' results, for
-//!   `compare` and `import`) and [`provenance`];
+//!   `compare` and `import`), [`provenance`] and [`ci`] (the CI job a
+//!   command runs in);
 //! - ground: [`error`] and [`units`].
 //!
 //! Runs are started by the `perflab-runner` crate; the document types are
@@ -33,6 +34,7 @@ pub mod ab;
 pub mod answer_check;
 pub mod benchmark_family;
 pub mod bisect;
+pub mod ci;
 pub mod cli;
 pub mod commands;
 pub mod decide;

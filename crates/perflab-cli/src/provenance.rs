@@ -1,11 +1,13 @@
 //! Where and from what a measurement came: git commit and dirtiness, host,
-//! CPU model, kernel, perflab version and time. Stored with every experiment
+//! CPU model, kernel, perflab version, time and the CI job. Stored with every experiment
 //! so that a number in the history can always be traced back.
 
 use std::path::Path;
 use std::process::Command;
 
 use serde::{Deserialize, Serialize};
+
+use crate::ci::CiJob;
 
 /// The provenance of an experiment.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -27,6 +29,10 @@ pub struct Provenance {
     /// The commit each variant was built from, when variants are revisions.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub revisions: Vec<VariantRevision>,
+    /// The CI job that ran the command (system, pipeline, pull or merge
+    /// request), when it ran in one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci: Option<CiJob>,
 }
 
 /// The commit a variant was built from (`perflab ab --rev`, `perflab bisect`).
@@ -69,6 +75,7 @@ impl Provenance {
             perflab_version: env!("CARGO_PKG_VERSION").to_string(),
             started_at: now_rfc3339(),
             revisions: Vec::new(),
+            ci: CiJob::from_environment(),
         }
     }
 }

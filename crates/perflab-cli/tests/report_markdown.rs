@@ -38,6 +38,7 @@ fn provenance(commit: &str) -> Provenance {
         perflab_version: "0.1.0".into(),
         started_at: "2026-02-01T10:00:00Z".into(),
         revisions: Vec::new(),
+        ci: None,
     }
 }
 

@@ -114,7 +114,7 @@ pub fn profile(args: &ProfileArgs, store: &Store, executor: &mut dyn Executor) -
     for (index, target) in targets.iter().enumerate() {
         // perf prints nothing while the program runs: say what is going on,
         // on a terminal only, so that logs and pipes stay clean.
-        if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        if crate::progress::live_display_wanted() {
             let of = if targets.len() > 1 {
                 format!(" {} ({} of {})", target.name, index + 1, targets.len())
             } else {

@@ -1,5 +1,6 @@
 //! Progress on a terminal: runs done and the interval as it narrows; for
-//! sweeps, points done and the time left.
+//! sweeps, points done and the time left. None in a CI job: job logs keep
+//! every redraw, and some give the job a terminal.
 
 mod sweep;
 
@@ -35,10 +36,10 @@ pub struct TerminalProgress {
 }
 
 impl TerminalProgress {
-    /// A bar for `total` steps labelled `what`; `None` when stderr is not a terminal.
+    /// A bar for `total` steps labelled `what`; `None` when stderr is not a
+    /// terminal or in a CI job.
     pub fn new(what: &str, total: usize) -> Option<Self> {
-        use std::io::IsTerminal;
-        if !std::io::stderr().is_terminal() {
+        if !live_display_wanted() {
             return None;
         }
         let bar = ProgressBar::new(total as u64);
@@ -80,4 +81,11 @@ pub fn progress_for(what: &str, total: usize, quiet: bool) -> Box<dyn Progress> 
         (false, Some(p)) => Box::new(p),
         _ => Box::new(NoProgress),
     }
+}
+
+/// True when stderr is a terminal a person watches: not redirected, and not
+/// a CI job's log.
+pub fn live_display_wanted() -> bool {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal() && !crate::ci::in_ci()
 }

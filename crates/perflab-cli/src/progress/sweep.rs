@@ -113,10 +113,9 @@ pub struct TerminalSweepProgress {
 }
 
 impl TerminalSweepProgress {
-    /// A bar for `points` points; None when stderr is not a terminal.
+    /// A bar for `points` points; None when stderr is not a terminal or in a CI job.
     pub fn new(points: usize) -> Option<Self> {
-        use std::io::IsTerminal;
-        if !std::io::stderr().is_terminal() {
+        if !super::live_display_wanted() {
             return None;
         }
         let bar = ProgressBar::new(points as u64);
