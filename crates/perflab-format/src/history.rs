@@ -103,6 +103,7 @@ impl VariantHistory {
 
 /// A change point: the level changed between two consecutive commits.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ChangePointDoc {
     /// Index of the first step at the new level.
     pub step: usize,

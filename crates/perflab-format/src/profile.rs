@@ -198,6 +198,7 @@ pub struct AsyncStats {
 
 /// Whether a lock acquisition excludes every other holder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum LockMode {
     /// A `Mutex` lock or an `RwLock` write lock.
@@ -216,6 +217,7 @@ pub enum LockMode {
 /// also appear as a span named `<name> (lock wait)` (or `read wait`,
 /// `write wait`) so that a thread's time blocked on the lock is attributed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LockRecord {
     /// Name given to the lock (its place of creation, `file:line`, unless named).
     pub name: String,
@@ -413,6 +415,7 @@ pub enum ProfileError {
 /// Only the `format` field, read first so that another format is refused by name
 /// rather than by whichever field it lacks.
 #[derive(Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct FormatProbe {
     format: Option<serde_json::Value>,
 }

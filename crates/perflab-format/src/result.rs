@@ -333,6 +333,7 @@ pub struct SpanStatsDoc {
 
 /// Medians over runs of an async span's figures in one variant.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AsyncSpanStatsDoc {
     /// Median polls per run.
     pub polls: f64,
@@ -347,6 +348,7 @@ pub struct AsyncSpanStatsDoc {
 
 /// One lock in one mode across runs.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LockDoc {
     /// Lock name; shared (read) acquisitions of an `RwLock` end in ` (read)`.
     pub name: String,
@@ -356,6 +358,7 @@ pub struct LockDoc {
 
 /// Medians over runs of one lock in one variant.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LockStatsDoc {
     /// Runs whose profile had this lock.
     pub runs: usize,

@@ -158,6 +158,7 @@ pub struct SeriesDoc {
 
 /// What a curve's growth exponent and cliffs are computed on.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum CostBasis {
     /// The total cost; its cost per item is total / size (no significant fixed part).
@@ -179,6 +180,7 @@ impl CostBasis {
 /// cost = fixed + marginal · size, fitted by weighted least squares on the
 /// points' geometric means, with intervals for both parts.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LinearCostFitDoc {
     /// The fixed part (cost at size 0, in the metric's unit; < 0 when the cost grows faster than linearly).
     pub fixed: f64,
