@@ -121,6 +121,7 @@ pub fn result_document(
         profile_warnings: Vec::new(),
         seed: None,
         provenance: None,
+        machine: None,
     }
 }
 

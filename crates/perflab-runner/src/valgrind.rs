@@ -260,6 +260,7 @@ mod tests {
             timeout: None,
             extractor: Arc::new(MetricExtractor::default()),
             profile_path: None,
+            cpus: None,
         }
     }
 
