@@ -5,6 +5,7 @@
 //! figures to the document's own types (perflab-format does not depend on
 //! the statistics, so its words and intervals stay fixed on disk).
 
+use crate::machine::warnings::{interleaved_drift_warnings, machine_warnings};
 use std::collections::BTreeMap;
 
 use perflab_format::interval::PositiveIntervalDoc;
@@ -309,6 +310,12 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
         names,
         [&ab.runs[0], &ab.runs[1]],
     ));
+    if let Some(machine) = &ab.machine {
+        doc.warnings.extend(machine_warnings(machine));
+        doc.machine = Some(machine.clone());
+    }
+    doc.warnings
+        .extend(interleaved_drift_warnings(&doc.variants, &doc.metric.name));
     Ok(doc)
 }
 

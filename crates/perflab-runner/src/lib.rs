@@ -191,4 +191,10 @@ pub fn quote_output(text: &str) -> String {
 pub trait Executor {
     /// Performs one run. Errors are for runs that could not be started at all.
     fn execute(&mut self, spec: &RunSpec) -> Result<RunOutcome>;
+
+    /// Whether the runs happen on this machine, so that its state (load,
+    /// steal time) bears on them; a script in tests does not.
+    fn runs_on_this_machine(&self) -> bool {
+        true
+    }
 }
