@@ -44,6 +44,14 @@ fn an_ab_result_records_the_state_of_the_machine_in_the_json_and_the_store() {
         .unwrap();
     let stored: serde_json::Value = serde_json::from_str(&stored).unwrap();
     assert_eq!(&stored["machine"], machine);
+    // The report shows it, under the provenance.
+    let out = s.perflab().args(["report"]).output().unwrap();
+    common::assert_exit(&out, 0);
+    let markdown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        markdown.contains(&format!("Machine: ")) && markdown.contains(&format!("runs on CPUs {allowed}")),
+        "{markdown}"
+    );
 }
 
 #[test]

@@ -26,6 +26,7 @@ use charts::spans::spans_chart;
 use charts::sweep::sweep_charts;
 use escape::esc;
 
+use super::blocks::machine::machine_line;
 use super::blocks::provenance::provenance_line;
 use super::blocks::sampling::SamplingReport;
 use super::blocks::span_grid::span_grid;
@@ -73,6 +74,9 @@ fn experiment_html(e: &ExperimentReport, out: &mut String, chart_id: &mut usize)
             r#"<p class="provenance">{}</p>"#,
             esc(&line.replace('`', ""))
         );
+    }
+    if let Some(machine) = e.result.as_ref().and_then(|r| r.machine.as_ref()) {
+        let _ = write!(out, r#"<p class="provenance">{}</p>"#, esc(&machine_line(machine)));
     }
     if let Some(why) = &e.missing {
         let _ = write!(
