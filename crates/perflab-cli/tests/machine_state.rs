@@ -18,7 +18,15 @@ fn an_ab_result_records_the_state_of_the_machine_in_the_json_and_the_store() {
     let s = Scratch::new();
     let out = s
         .perflab()
-        .args(["ab", "true", "--max-runs", "2", "--min-runs", "2", "--quiet"])
+        .args([
+            "ab",
+            "true",
+            "--max-runs",
+            "2",
+            "--min-runs",
+            "2",
+            "--quiet",
+        ])
         .args(["--json", "r.json"])
         .output()
         .unwrap();
@@ -31,16 +39,26 @@ fn an_ab_result_records_the_state_of_the_machine_in_the_json_and_the_store() {
         .unwrap()
         .trim();
     assert_eq!(machine["cpus_allowed"], allowed);
-    assert!(machine["load_before"].as_f64().is_some_and(|l| l >= 0.0), "{machine}");
+    assert!(
+        machine["load_before"].as_f64().is_some_and(|l| l >= 0.0),
+        "{machine}"
+    );
     for share in ["steal_share", "interrupt_share"] {
         let v = machine[share].as_f64();
-        assert!(v.is_some_and(|v| (0.0..=1.0).contains(&v)), "{share}: {machine}");
+        assert!(
+            v.is_some_and(|v| (0.0..=1.0).contains(&v)),
+            "{share}: {machine}"
+        );
     }
     assert!(machine.get("pinned").is_none(), "{machine}");
     // The stored document is the same, machine section included.
     let conn = rusqlite::Connection::open(s.store()).unwrap();
     let stored: String = conn
-        .query_row("SELECT result_json FROM experiments ORDER BY id DESC LIMIT 1", [], |r| r.get(0))
+        .query_row(
+            "SELECT result_json FROM experiments ORDER BY id DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
         .unwrap();
     let stored: serde_json::Value = serde_json::from_str(&stored).unwrap();
     assert_eq!(&stored["machine"], machine);
@@ -49,7 +67,7 @@ fn an_ab_result_records_the_state_of_the_machine_in_the_json_and_the_store() {
     common::assert_exit(&out, 0);
     let markdown = String::from_utf8_lossy(&out.stdout);
     assert!(
-        markdown.contains(&format!("Machine: ")) && markdown.contains(&format!("runs on CPUs {allowed}")),
+        markdown.contains("Machine: ") && markdown.contains(&format!("runs on CPUs {allowed}")),
         "{markdown}"
     );
 }
@@ -60,10 +78,19 @@ fn an_ab_whose_runs_grow_slower_over_the_experiment_warns_of_drift() {
     s.write("n.txt", "");
     // Each run (of either variant) does more work than the one before it:
     // a machine that drifts, made on purpose.
-    let growing = "n=$(wc -l < n.txt); echo >> n.txt; i=0; while [ $i -lt $((n*3000)) ]; do i=$((i+1)); done";
+    let growing =
+        "n=$(wc -l < n.txt); echo >> n.txt; i=0; while [ $i -lt $((n*3000)) ]; do i=$((i+1)); done";
     let out = s
         .perflab()
-        .args(["ab", growing, "--max-runs", "12", "--min-runs", "12", "--quiet"])
+        .args([
+            "ab",
+            growing,
+            "--max-runs",
+            "12",
+            "--min-runs",
+            "12",
+            "--quiet",
+        ])
         .args(["--json", "r.json"])
         .output()
         .unwrap();
@@ -99,7 +126,10 @@ fn compare_warns_when_a_series_drifts_over_its_run_order_and_names_it() {
     assert!(w[0].starts_with("wall of \"old\" grew by 1"), "{}", w[0]);
     assert!(w[0].contains("not interleaved"), "{}", w[0]);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("warning: wall of \"old\" grew by"), "{stdout}");
+    assert!(
+        stdout.contains("warning: wall of \"old\" grew by"),
+        "{stdout}"
+    );
 }
 
 #[test]

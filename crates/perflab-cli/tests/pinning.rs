@@ -43,7 +43,16 @@ fn every_run_of_a_pinned_experiment_sees_only_the_pinned_cpu() {
     let cpu = last_allowed_cpu();
     let out = s
         .perflab()
-        .args(["ab", RECORD_CPUS, "--pin", &cpu, "--max-runs", "3", "--min-runs", "3"])
+        .args([
+            "ab",
+            RECORD_CPUS,
+            "--pin",
+            &cpu,
+            "--max-runs",
+            "3",
+            "--min-runs",
+            "3",
+        ])
         .args(["--quiet", "--json", "r.json"])
         .output()
         .unwrap();
@@ -60,7 +69,15 @@ fn runs_without_a_pin_see_every_cpu_perflab_may_use() {
     let s = Scratch::new();
     let out = s
         .perflab()
-        .args(["ab", RECORD_CPUS, "--max-runs", "2", "--min-runs", "2", "--quiet"])
+        .args([
+            "ab",
+            RECORD_CPUS,
+            "--max-runs",
+            "2",
+            "--min-runs",
+            "2",
+            "--quiet",
+        ])
         .output()
         .unwrap();
     common::assert_reached_a_result(&out);
@@ -116,7 +133,10 @@ fn a_cpu_perflab_may_not_use_is_refused_before_any_run() {
     assert_exit(&out, 2);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains(&format!("--pin: CPU {beyond} is not among the CPUs perflab may run on ({}", allowed_list())),
+        err.contains(&format!(
+            "--pin: CPU {beyond} is not among the CPUs perflab may run on ({}",
+            allowed_list()
+        )),
         "{err}"
     );
     assert!(!s.path("seen.txt").exists(), "a run was made");
@@ -136,5 +156,8 @@ fn a_bad_pin_in_an_experiment_file_names_its_line() {
         .unwrap();
     assert_exit(&out, 2);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("perflab.toml:1:7: pin: '0-' is not a CPU list"), "{err}");
+    assert!(
+        err.contains("perflab.toml:1:7: pin: '0-' is not a CPU list"),
+        "{err}"
+    );
 }

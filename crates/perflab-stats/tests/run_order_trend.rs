@@ -59,7 +59,10 @@ fn heavy_noise_without_drift_does_not_raise_the_alarm_more_often() {
 #[test]
 fn a_drift_of_ten_percent_over_thirty_runs_with_two_percent_noise_is_found() {
     let found = alarms(6, 500, 30, 0.02, 0.10);
-    assert!(found >= 475, "only {found} of 500 drifting series were found");
+    assert!(
+        found >= 475,
+        "only {found} of 500 drifting series were found"
+    );
 }
 
 #[test]
@@ -74,7 +77,10 @@ fn the_size_of_a_drift_is_estimated_without_bias() {
         .collect();
     let mean = sizes.iter().sum::<f64>() / sizes.len() as f64;
     // The series' median sits mid-drift (1.04), so the relative size is 0.08/1.04.
-    assert!((mean - 0.08 / 1.04).abs() < 0.005, "mean estimated size {mean}");
+    assert!(
+        (mean - 0.08 / 1.04).abs() < 0.005,
+        "mean estimated size {mean}"
+    );
 }
 
 fn values() -> impl Strategy<Value = Vec<f64>> {

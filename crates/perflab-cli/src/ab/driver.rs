@@ -7,13 +7,13 @@ use perflab_runner::{Executor, ExitState, RunOutcome, Schedule};
 use perflab_stats::Verdict;
 
 use crate::decide::{Decider, Evaluation};
-use crate::machine::MachineWatch;
-use perflab_format::machine::MachineDoc;
 use crate::error::{Error, Result};
 use crate::experiment::Experiment;
+use crate::machine::MachineWatch;
 use crate::progress::Progress;
 use crate::provenance::Provenance;
 use crate::store::{Store, VariantRecord};
+use perflab_format::machine::MachineDoc;
 
 use super::measure::{RunMaker, RunRequest};
 

@@ -113,7 +113,11 @@ impl AbArgs {
             keep_env: args.run.keep_env.clone(),
             expect: None,
             build: args.build.clone(),
-            pin: args.pin.as_deref().map(|p| parse_pin(p, "--pin")).transpose()?,
+            pin: args
+                .pin
+                .as_deref()
+                .map(|p| parse_pin(p, "--pin"))
+                .transpose()?,
         })
     }
 }

@@ -206,7 +206,12 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
     let pin = doc
         .pin
         .as_ref()
-        .map(|p| parse_pin(p.get_ref(), &format!("{}: pin", location(text, path, p.span().start))))
+        .map(|p| {
+            parse_pin(
+                p.get_ref(),
+                &format!("{}: pin", location(text, path, p.span().start)),
+            )
+        })
         .transpose()?;
     let mut metrics = Vec::new();
     for (name, pattern) in &doc.metrics {

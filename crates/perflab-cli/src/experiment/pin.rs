@@ -63,9 +63,15 @@ mod tests {
         let beyond = allowed.cpus().last().unwrap() + 1;
         let pin = parse_pin(&beyond.to_string(), "--pin").unwrap();
         let err = checked_pin(pin).unwrap_err().to_string();
-        assert!(err.starts_with(&format!("--pin: CPU {beyond} is not among")), "{err}");
+        assert!(
+            err.starts_with(&format!("--pin: CPU {beyond} is not among")),
+            "{err}"
+        );
         assert!(err.contains(&format!("({allowed},")), "{err}");
         let first = allowed.cpus()[0].to_string();
-        assert_eq!(checked_pin(parse_pin(&first, "--pin").unwrap()).unwrap(), CpuSet::parse(&first).unwrap());
+        assert_eq!(
+            checked_pin(parse_pin(&first, "--pin").unwrap()).unwrap(),
+            CpuSet::parse(&first).unwrap()
+        );
     }
 }

@@ -65,7 +65,10 @@ mod tests {
 
     #[test]
     fn steal_and_interrupt_shares_come_from_the_machine_wide_line() {
-        let (a, b) = (CpuTimes::parse(BEFORE).unwrap(), CpuTimes::parse(AFTER).unwrap());
+        let (a, b) = (
+            CpuTimes::parse(BEFORE).unwrap(),
+            CpuTimes::parse(AFTER).unwrap(),
+        );
         // Deltas: user 100, system 50, idle 700, irq 5, softirq 10, steal 40: total 905.
         let s = b.shares_since(&a).unwrap();
         assert!((s.steal - 40.0 / 905.0).abs() < 1e-12, "{s:?}");

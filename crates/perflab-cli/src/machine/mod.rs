@@ -121,7 +121,10 @@ mod tests {
         let pin = CpuSet::parse("0").unwrap();
         let doc = watch.finish(Some(&pin));
         assert_eq!(doc.pinned.as_deref(), Some("0"));
-        assert_eq!(doc.cpus_allowed, Some(CpuSet::allowed().unwrap().to_string()));
+        assert_eq!(
+            doc.cpus_allowed,
+            Some(CpuSet::allowed().unwrap().to_string())
+        );
         // Linux always has these two.
         assert!(doc.load_before.is_some_and(|l| l >= 0.0));
         assert!(doc.steal_share.is_some_and(|s| (0.0..=1.0).contains(&s)));

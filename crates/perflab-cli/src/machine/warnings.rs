@@ -8,7 +8,6 @@ use perflab_format::result::VariantDoc;
 use perflab_runner::CpuSet;
 use perflab_stats::{DRIFT_MIN_CHANGE, DRIFT_SIGNIFICANCE, RunOrderTrend, run_order_trend};
 
-
 /// The load average before the start, per CPU perflab may use, above which
 /// another busy process shares the machine: half a CPU's worth of waiting
 /// work on each, where an idle machine shows a few hundredths.
@@ -128,7 +127,11 @@ mod tests {
         assert!(machine_warnings(&machine(0.4, 0.001)).is_empty());
         let w = machine_warnings(&machine(1.7, 0.05));
         assert_eq!(w.len(), 2, "{w:?}");
-        assert!(w[0].contains("load average was 1.70") && w[0].contains("on 2 CPUs"), "{}", w[0]);
+        assert!(
+            w[0].contains("load average was 1.70") && w[0].contains("on 2 CPUs"),
+            "{}",
+            w[0]
+        );
         assert!(w[0].contains("--pin"), "{}", w[0]);
         assert!(w[1].contains("gave 5.0% of all CPU time"), "{}", w[1]);
     }
@@ -136,7 +139,9 @@ mod tests {
     #[test]
     fn a_series_that_drifts_is_named_with_the_size_of_its_drift() {
         let drifting: Vec<f64> = (0..20).map(|i| 0.100 + 0.0005 * i as f64).collect();
-        let steady: Vec<f64> = (0..20).map(|i| 0.100 + 0.001 * ((i * 7) % 5) as f64).collect();
+        let steady: Vec<f64> = (0..20)
+            .map(|i| 0.100 + 0.001 * ((i * 7) % 5) as f64)
+            .collect();
         let doc = |name: &str, samples: Vec<f64>| VariantDoc {
             name: name.into(),
             command: None,
@@ -150,9 +155,17 @@ mod tests {
         let w = sequential_drift_warnings(&variants, "wall");
         assert_eq!(w.len(), 1, "{w:?}");
         // Slope 0.5 ms over 19 steps, median 104.75 ms: 9.07%.
-        assert!(w[0].starts_with("wall of \"old\" grew by 9.1% from its first run to its last"), "{}", w[0]);
+        assert!(
+            w[0].starts_with("wall of \"old\" grew by 9.1% from its first run to its last"),
+            "{}",
+            w[0]
+        );
         assert!(w[0].contains("not interleaved"), "{}", w[0]);
         let w = interleaved_drift_warnings(&variants, "wall");
-        assert!(w[0].starts_with("the machine drifted during the experiment: wall of \"old\" grew"), "{}", w[0]);
+        assert!(
+            w[0].starts_with("the machine drifted during the experiment: wall of \"old\" grew"),
+            "{}",
+            w[0]
+        );
     }
 }

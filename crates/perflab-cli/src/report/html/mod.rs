@@ -76,7 +76,11 @@ fn experiment_html(e: &ExperimentReport, out: &mut String, chart_id: &mut usize)
         );
     }
     if let Some(machine) = e.result.as_ref().and_then(|r| r.machine.as_ref()) {
-        let _ = write!(out, r#"<p class="provenance">{}</p>"#, esc(&machine_line(machine)));
+        let _ = write!(
+            out,
+            r#"<p class="provenance">{}</p>"#,
+            esc(&machine_line(machine))
+        );
     }
     if let Some(why) = &e.missing {
         let _ = write!(
