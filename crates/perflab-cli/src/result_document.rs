@@ -311,11 +311,13 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
         [&ab.runs[0], &ab.runs[1]],
     ));
     if let Some(machine) = &ab.machine {
-        doc.warnings.extend(machine_warnings(machine));
-        doc.machine = Some(machine.clone());
+        let mut machine = machine.clone();
+        machine.warnings = machine_warnings(&machine);
+        machine
+            .warnings
+            .extend(interleaved_drift_warnings(&doc.variants, &doc.metric.name));
+        doc.machine = Some(machine);
     }
-    doc.warnings
-        .extend(interleaved_drift_warnings(&doc.variants, &doc.metric.name));
     Ok(doc)
 }
 

@@ -95,14 +95,18 @@ fn an_ab_whose_runs_grow_slower_over_the_experiment_warns_of_drift() {
         .output()
         .unwrap();
     common::assert_reached_a_result(&out);
-    let warned: Vec<String> = warnings(&s.json("r.json"))
+    let result = s.json("r.json");
+    let warned: Vec<String> = warnings(&result["machine"])
         .into_iter()
         .filter(|w| w.starts_with("the machine drifted during the experiment"))
         .collect();
-    assert!(!warned.is_empty(), "{:?}", warnings(&s.json("r.json")));
+    assert!(!warned.is_empty(), "{:?}", result["machine"]);
     assert!(warned[0].contains("grew by"), "{}", warned[0]);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("warning: the machine drifted"), "{stdout}");
+    assert!(
+        stdout.contains("machine state: the machine drifted"),
+        "{stdout}"
+    );
 }
 
 #[test]

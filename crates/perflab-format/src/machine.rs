@@ -40,4 +40,9 @@ pub struct MachineDoc {
     /// interrupts (hard and soft), a fraction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interrupt_share: Option<f64>,
+    /// What this state tells a reader to check (a busy machine, steal
+    /// time, drift over the runs), each a sentence saying what to do; kept
+    /// apart from the result's own warnings, which are about the variants.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }

@@ -42,6 +42,7 @@ impl MachineWatch {
                 .and_then(|text| text.split_whitespace().next()?.parse().ok()),
             steal_share: None,
             interrupt_share: None,
+            warnings: Vec::new(),
         };
         Self {
             before,

@@ -192,10 +192,11 @@ prop_compose! {
         cpus_online in of(any::<usize>()), cpus_allowed in of(text()), pinned in of(text()),
         governor in of(text()), boost in of(any::<bool>()), smt in of(any::<bool>()),
         load_before in of(num()), steal_share in of(num()), interrupt_share in of(num()),
+        warnings in vec(text(), 0..2),
     ) -> MachineDoc {
         MachineDoc {
             cpus_online, cpus_allowed, pinned, governor, boost, smt, load_before,
-            steal_share, interrupt_share,
+            steal_share, interrupt_share, warnings,
         }
     }
 }

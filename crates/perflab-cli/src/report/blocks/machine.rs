@@ -56,6 +56,7 @@ mod tests {
             load_before: Some(0.125),
             steal_share: Some(0.0),
             interrupt_share: Some(0.003),
+            warnings: Vec::new(),
         };
         assert_eq!(
             machine_line(&m),

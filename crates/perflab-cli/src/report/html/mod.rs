@@ -105,6 +105,9 @@ fn experiment_html(e: &ExperimentReport, out: &mut String, chart_id: &mut usize)
             for w in &result.warnings {
                 let _ = write!(out, r#"<p class="note">Warning: {}</p>"#, esc(w));
             }
+            for w in result.machine.iter().flat_map(|m| &m.warnings) {
+                let _ = write!(out, r#"<p class="note">Machine state: {}</p>"#, esc(w));
+            }
             if let Some(d) = &result.decision {
                 out.push_str(&change_chart(&result.metric.name, d));
             }
