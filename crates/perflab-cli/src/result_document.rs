@@ -5,7 +5,7 @@
 //! figures to the document's own types (perflab-format does not depend on
 //! the statistics, so its words and intervals stay fixed on disk).
 
-use crate::machine::warnings::{interleaved_drift_warnings, machine_warnings};
+use crate::machine::warnings::machine_with_warnings;
 use std::collections::BTreeMap;
 
 use perflab_format::interval::PositiveIntervalDoc;
@@ -310,14 +310,10 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
         names,
         [&ab.runs[0], &ab.runs[1]],
     ));
-    if let Some(machine) = &ab.machine {
-        let mut machine = machine.clone();
-        machine.warnings = machine_warnings(&machine);
-        machine
-            .warnings
-            .extend(interleaved_drift_warnings(&doc.variants, &doc.metric.name));
-        doc.machine = Some(machine);
-    }
+    doc.machine = ab
+        .machine
+        .as_ref()
+        .map(|m| machine_with_warnings(m, &doc.variants, &doc.metric.name));
     Ok(doc)
 }
 

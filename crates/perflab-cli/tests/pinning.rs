@@ -161,3 +161,27 @@ fn a_bad_pin_in_an_experiment_file_names_its_line() {
         "{err}"
     );
 }
+
+#[test]
+fn the_runs_of_a_suite_are_pinned_and_its_result_records_the_pin() {
+    let s = Scratch::new();
+    let cpu = last_allowed_cpu();
+    s.write(
+        "suite.toml",
+        &format!(
+            "pin = \"{cpu}\"\nmin_runs = 2\nmax_runs = 2\nwarmup = 0\n\
+             [[variant]]\nname = \"a\"\n[[variant]]\nname = \"b\"\n\
+             [[scenario]]\nname = \"x\"\ncommand = \"{RECORD_CPUS}\"\n"
+        ),
+    );
+    let out = s
+        .perflab()
+        .args(["ab", "-f", "suite.toml", "--quiet", "--json", "r.json"])
+        .output()
+        .unwrap();
+    common::assert_reached_a_result(&out);
+    let seen = seen_cpus(&s);
+    assert_eq!(seen.len(), 4, "{seen:?}");
+    assert!(seen.iter().all(|c| *c == cpu), "{seen:?}");
+    assert_eq!(s.json("r.json")["machine"]["pinned"], cpu.as_str());
+}

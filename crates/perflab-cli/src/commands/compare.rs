@@ -159,6 +159,8 @@ fn compare_families(
     query: FamilyQuery<'_>,
 ) -> Result<i32> {
     let (mut doc, verdict) = family_document((a, &args.baseline), (b, &args.candidate), query)?;
+    let drift = sequential_drift_warnings(&doc.result.variants, &doc.result.metric.name);
+    doc.result.warnings.extend(drift);
     let provenance = Provenance::collect(std::path::Path::new("."));
     let records: Vec<VariantRecord<'_>> = doc
         .result

@@ -47,6 +47,21 @@ pub fn machine_warnings(machine: &MachineDoc) -> Vec<String> {
     warnings
 }
 
+/// The machine's state with its warnings: those of the state itself, and
+/// drift within each of the interleaved `variants`.
+pub fn machine_with_warnings(
+    machine: &MachineDoc,
+    variants: &[VariantDoc],
+    metric: &str,
+) -> MachineDoc {
+    let mut machine = machine.clone();
+    machine.warnings = machine_warnings(&machine);
+    machine
+        .warnings
+        .extend(interleaved_drift_warnings(variants, metric));
+    machine
+}
+
 /// The trend of one series over its run order, if it drifts (by the
 /// procedure run_order_trend's simulations validate).
 fn drift(samples: &[f64]) -> Option<RunOrderTrend> {
