@@ -152,3 +152,41 @@ fn compare_on_steady_series_gives_no_drift_warning() {
     common::assert_exit(&out, 0);
     assert!(warnings(&s.json("r.json")).is_empty());
 }
+
+#[test]
+fn compare_of_two_benchmark_families_names_the_benchmark_whose_series_drifted() {
+    let s = Scratch::new();
+    // go test -bench -count 12: BenchmarkParse got steadily slower in the
+    // old run (1000 to 1132 ns/op); the other series are steady.
+    let lines = |parse: &dyn Fn(usize) -> usize, sort: &dyn Fn(usize) -> usize| {
+        let mut text = String::from("goos: linux\n");
+        for i in 0..12 {
+            text += &format!("BenchmarkParse-8   1000   {} ns/op\n", parse(i));
+            text += &format!("BenchmarkSort-8   1000   {} ns/op\n", sort(i));
+        }
+        text + "PASS\n"
+    };
+    s.write(
+        "old.txt",
+        &lines(&|i| 1000 + 12 * i, &|i| 2000 + (i * 7) % 5),
+    );
+    s.write(
+        "new.txt",
+        &lines(&|i| 1100 + (i * 7) % 5, &|i| 2000 + (i * 3) % 5),
+    );
+    let out = s
+        .perflab()
+        .args(["compare", "old.txt", "new.txt", "--json", "r.json"])
+        .output()
+        .unwrap();
+    common::assert_reached_a_result(&out);
+    let w = warnings(&s.json("r.json"));
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].starts_with(
+            "wall of \"BenchmarkParse-8 / old\" grew by 12.4% from its first run to its last"
+        ),
+        "{}",
+        w[0]
+    );
+}

@@ -76,15 +76,19 @@ fn percent(fraction: f64) -> String {
 }
 
 /// How a drift reads: `grew by 6.2% from its first run to its last
-/// (Spearman's rho 0.71 with run order, p = 0.0004)`.
+/// (Spearman's rho 0.71 with run order over 20 runs, p = 0.0004)`.
 fn describe(trend: &RunOrderTrend) -> String {
+    let p = if trend.p_value < 1e-4 {
+        "p < 0.0001".to_string()
+    } else {
+        format!("p = {:.4}", trend.p_value)
+    };
     format!(
-        "{} by {} from its first run to its last (Spearman's rho {:.2} with run order over {} runs, p = {:.2e})",
+        "{} by {} from its first run to its last (Spearman's rho {:.2} with run order over {} runs, {p})",
         if trend.change > 0.0 { "grew" } else { "shrank" },
         percent(trend.change.abs()),
         trend.rho,
         trend.n,
-        trend.p_value
     )
 }
 
