@@ -62,7 +62,8 @@ impl RunOrderTrend {
 /// Assumptions: under the null hypothesis the runs are exchangeable (i.i.d.
 /// noise, no trend); the test has power against monotone drift, not against
 /// a level that goes up and comes back. The t approximation holds the
-/// false-alarm rate close to its level from about 8 runs (simulated in
+/// false-alarm rate close to its level from about 8 runs (0.97% to 1.16%
+/// at 1%, benches/drift_simulation.rs; bounds asserted in
 /// tests/run_order_trend.rs). Scale-free: only the order of values matters
 /// for rho and p.
 ///
