@@ -103,6 +103,7 @@ fn fill(store: &Store) {
             experiment_id: Some(id),
             seed: 1,
             provenance,
+            machine: None,
         };
         let doc = ab_document(&exp, &ab).expect("document");
         let change = doc.decision.as_ref().map(|d| (d.change, d.ci[0], d.ci[1]));

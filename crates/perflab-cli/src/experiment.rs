@@ -3,6 +3,7 @@
 //! both (flags win).
 
 mod file;
+pub mod pin;
 pub mod settings;
 mod suite;
 
@@ -159,6 +160,8 @@ pub struct Experiment {
     pub keep_env: Vec<String>,
     /// What every measured run must show; empty when nothing is expected.
     pub expect: crate::expectations::Expectations,
+    /// The CPUs every run is pinned to (checked against the allowed ones).
+    pub pin: Option<perflab_runner::CpuSet>,
 }
 
 impl Experiment {

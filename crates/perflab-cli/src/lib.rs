@@ -41,6 +41,7 @@ pub mod decide;
 pub mod error;
 pub mod expectations;
 pub mod experiment;
+pub mod machine;
 pub mod metric_direction;
 pub mod metric_history;
 pub mod metric_history_changes;

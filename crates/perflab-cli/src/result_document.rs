@@ -5,6 +5,7 @@
 //! figures to the document's own types (perflab-format does not depend on
 //! the statistics, so its words and intervals stay fixed on disk).
 
+use crate::machine::warnings::machine_with_warnings;
 use std::collections::BTreeMap;
 
 use perflab_format::interval::PositiveIntervalDoc;
@@ -122,6 +123,7 @@ pub fn result_document(
         profile_warnings: Vec::new(),
         seed: None,
         provenance: None,
+        machine: None,
     }
 }
 
@@ -309,6 +311,10 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
         names,
         [&ab.runs[0], &ab.runs[1]],
     ));
+    doc.machine = ab
+        .machine
+        .as_ref()
+        .map(|m| machine_with_warnings(m, &doc.variants, &doc.metric.name));
     Ok(doc)
 }
 

@@ -3,6 +3,7 @@
 //! experiment's verdict, from which every output format and the store are
 //! made.
 
+use crate::machine::warnings::machine_with_warnings;
 use perflab_format::result::VariantDoc;
 use perflab_format::suite::{CandidateDoc, CellDoc, SuiteDocument};
 use perflab_format::vocabulary::{ResultKind, ResultStatus};
@@ -84,6 +85,10 @@ pub fn suite_document(suite: &Suite, run: &SuiteRun) -> Result<SuiteDocument> {
     result.verdict = Some(verdict_word(combine_verdicts(&run.verdicts())));
     result.seed = Some(run.seed);
     result.provenance = Some(provenance_map(&run.provenance));
+    result.machine = run
+        .machine
+        .as_ref()
+        .map(|m| machine_with_warnings(m, &result.variants, &result.metric.name));
     let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
     attach_spans(
         &mut result,

@@ -14,6 +14,7 @@
 pub mod history;
 pub mod instructions;
 pub mod interval;
+pub mod machine;
 pub mod profile;
 pub mod result;
 pub mod sampling;

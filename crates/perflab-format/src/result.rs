@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::machine::MachineDoc;
 use crate::vocabulary::{Better, GuardStatus, ResultKind, ResultStatus, Verdict};
 
 /// The format tag of this version.
@@ -66,6 +67,9 @@ pub struct ResultDocument {
     pub seed: Option<u64>,
     /// Where the measurement came from.
     pub provenance: Option<BTreeMap<String, serde_json::Value>>,
+    /// The state of the machine during the runs, where perflab made them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<MachineDoc>,
 }
 
 /// What a metric is.

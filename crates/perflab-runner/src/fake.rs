@@ -45,6 +45,10 @@ impl FakeExecutor {
 }
 
 impl Executor for FakeExecutor {
+    fn runs_on_this_machine(&self) -> bool {
+        false
+    }
+
     fn execute(&mut self, spec: &RunSpec) -> Result<RunOutcome> {
         let outcome = (self.script)(spec, self.performed);
         self.performed += 1;

@@ -1,6 +1,6 @@
 //! The request that asks the fork server to start one run (the fields are
 //! described in [`crate::protocol`]): the run's arguments, its environment
-//! overrides with the profile path, and its directory.
+//! overrides with the profile path, its directory and its CPUs.
 
 use std::os::unix::ffi::OsStrExt;
 
@@ -21,10 +21,12 @@ pub fn request(spec: &RunSpec, argv: &[String]) -> Result<Option<Vec<u8>>> {
         .map(|(key, value)| format!("{key}={value}").into_bytes())
         .chain(profile)
         .collect();
+    let cpus = spec.cpus.as_ref().map(ToString::to_string);
     let request = Request {
         argv: argv.iter().map(String::as_bytes).collect(),
         env: env.iter().map(Vec::as_slice).collect(),
         cwd: spec.cwd.as_ref().map(|dir| dir.as_os_str().as_bytes()),
+        cpus: cpus.as_deref().map(str::as_bytes),
     };
     request.encode().map_err(|nul| {
         let e = std::io::Error::new(std::io::ErrorKind::InvalidInput, nul);
@@ -48,6 +50,7 @@ mod tests {
             timeout: None,
             extractor: Arc::new(MetricExtractor::default()),
             profile_path: Some("/tmp/p.json".into()),
+            cpus: None,
         }
     }
 
@@ -67,6 +70,18 @@ mod tests {
             b"",
         ];
         assert_eq!(fields, expected);
+    }
+
+    #[test]
+    fn a_pinned_run_asks_for_its_cpus_as_a_cpu_list() {
+        let mut pinned = spec("true");
+        pinned.cpus = Some(crate::CpuSet::parse("1,0,3").unwrap());
+        let argv = ["true".to_string()];
+        let bytes = request(&pinned, &argv).unwrap().unwrap();
+        let fields: Vec<&[u8]> = bytes.split(|&b| b == 0).collect();
+        assert_eq!(fields[fields.len() - 2], b"C0-1,3");
+        let decoded = Request::decode(&bytes).unwrap();
+        assert_eq!(decoded.cpus, Some(&b"0-1,3"[..]));
     }
 
     #[test]

@@ -12,6 +12,7 @@
 
 pub mod callgrind;
 mod capture;
+mod cpu_set;
 pub mod error;
 pub mod exec;
 mod fake;
@@ -39,6 +40,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use capture::Answer;
+pub use cpu_set::{CpuListError, CpuSet};
 pub use error::{Error, Result};
 pub use fake::FakeExecutor;
 pub use interrupt::{install_interrupt_handler, interrupted};
@@ -92,6 +94,8 @@ pub struct RunSpec {
     pub extractor: Arc<MetricExtractor>,
     /// Where the run's instrumentation library should write its profile.
     pub profile_path: Option<PathBuf>,
+    /// The CPUs the run is pinned to (its whole process tree), if any.
+    pub cpus: Option<CpuSet>,
 }
 
 /// How a run ended.
@@ -187,4 +191,10 @@ pub fn quote_output(text: &str) -> String {
 pub trait Executor {
     /// Performs one run. Errors are for runs that could not be started at all.
     fn execute(&mut self, spec: &RunSpec) -> Result<RunOutcome>;
+
+    /// Whether the runs happen on this machine, so that its state (load,
+    /// steal time) bears on them; a script in tests does not.
+    fn runs_on_this_machine(&self) -> bool {
+        true
+    }
 }

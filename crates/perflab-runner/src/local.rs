@@ -10,6 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use crate::RunSpec;
+use crate::cpu_set::pin_to;
 use crate::error::{Error, Result};
 use crate::perf_events::{Attached, PerfEventSet};
 use crate::pidfd;
@@ -145,5 +146,60 @@ fn build_command(spec: &RunSpec, argv: &[String], report: Option<RawFd>) -> Comm
     if let Some(dir) = &spec.cwd {
         command.current_dir(dir);
     }
+    if let Some(cpus) = &spec.cpus {
+        let mask = cpus.mask();
+        // SAFETY: the hook makes one async-signal-safe system call on a
+        // mask prepared before the fork; perflab-exec and the command it
+        // starts inherit the pin.
+        unsafe {
+            command.pre_exec(move || pin_to(&mask));
+        }
+    }
     command
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Read;
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::{CommandLine, CpuSet, MetricExtractor};
+
+    /// What `Cpus_allowed_list` a run started by perflab itself shows, for
+    /// itself and for a child of its shell.
+    fn cpus_seen_by_a_local_run(cpus: Option<CpuSet>) -> Vec<String> {
+        let text = "grep Cpus_allowed_list /proc/self/status; sh -c 'grep Cpus_allowed_list /proc/$$/status'";
+        let spec = RunSpec {
+            command: CommandLine::Shell(text.into()),
+            env: Vec::new(),
+            cwd: None,
+            timeout: None,
+            extractor: Arc::new(MetricExtractor::default()),
+            profile_path: None,
+            cpus,
+        };
+        let argv = ["sh".to_string(), "-c".into(), text.into()];
+        let (mut run, mut pipes) = LocalRun::spawn(&spec, &argv, None).unwrap();
+        let mut out = String::new();
+        std::fs::File::from(pipes.remove(0))
+            .read_to_string(&mut out)
+            .unwrap();
+        while run.try_end().unwrap().is_none() {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        out.lines()
+            .map(|l| l.split_whitespace().nth(1).unwrap_or("").to_string())
+            .collect()
+    }
+
+    #[test]
+    fn a_pinned_run_and_its_children_see_only_the_pinned_cpus() {
+        let allowed = CpuSet::allowed().unwrap();
+        let last = allowed.cpus().last().unwrap().to_string();
+        let seen = cpus_seen_by_a_local_run(Some(CpuSet::parse(&last).unwrap()));
+        assert_eq!(seen, [last.clone(), last]);
+        let unpinned = cpus_seen_by_a_local_run(None);
+        assert_eq!(unpinned, [allowed.to_string(), allowed.to_string()]);
+    }
 }

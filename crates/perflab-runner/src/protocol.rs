@@ -10,7 +10,8 @@
 //!   starting with a tag: `A` an argument (the first is the program, looked
 //!   up in PATH), `E` a `KEY=VALUE` to set on top of the server's
 //!   environment (which is perflab's), `D` the working directory (a relative
-//!   one is resolved against the server's, which is perflab's). Three
+//!   one is resolved against the server's, which is perflab's), `C` the
+//!   CPUs to pin the command to, as a CPU list (`0-1,4`). Three
 //!   descriptors ride along (SCM_RIGHTS): the command's stdin, stdout,
 //!   stderr. At most [`MAX_REQUEST`] bytes.
 //! - reply `perflab-exec/2 pid PID`: the command runs in its own process
@@ -46,6 +47,8 @@ pub struct Request<'a> {
     pub env: Vec<&'a [u8]>,
     /// The working directory, if not the server's.
     pub cwd: Option<&'a [u8]>,
+    /// The CPUs to pin the command to, as a CPU list, if any.
+    pub cpus: Option<&'a [u8]>,
 }
 
 impl<'a> Request<'a> {
@@ -57,7 +60,8 @@ impl<'a> Request<'a> {
             .iter()
             .map(|a| (b'A', *a))
             .chain(self.env.iter().map(|e| (b'E', *e)))
-            .chain(self.cwd.map(|d| (b'D', d)));
+            .chain(self.cwd.map(|d| (b'D', d)))
+            .chain(self.cpus.map(|c| (b'C', c)));
         for (tag, bytes) in tagged {
             if bytes.contains(&0) {
                 return Err(NulByte);
@@ -82,6 +86,7 @@ impl<'a> Request<'a> {
                 Some((b'A', arg)) => request.argv.push(arg),
                 Some((b'E', pair)) if pair.contains(&b'=') => request.env.push(pair),
                 Some((b'D', dir)) => request.cwd = Some(dir),
+                Some((b'C', cpus)) => request.cpus = Some(cpus),
                 None => {} // after the last NUL
                 Some(_) => return None,
             }

@@ -141,6 +141,10 @@ impl<'a> InstructionExecutor<'a> {
 }
 
 impl Executor for InstructionExecutor<'_> {
+    fn runs_on_this_machine(&self) -> bool {
+        self.inner.runs_on_this_machine()
+    }
+
     fn execute(&mut self, spec: &RunSpec) -> Result<RunOutcome> {
         let mut native = self.inner.execute(spec)?;
         if !native.exit.success() {
@@ -260,6 +264,7 @@ mod tests {
             timeout: None,
             extractor: Arc::new(MetricExtractor::default()),
             profile_path: None,
+            cpus: None,
         }
     }
 

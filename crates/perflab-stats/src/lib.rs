@@ -25,6 +25,12 @@
 //! Both feed [`classify`], the decision table of README ("The decision")
 //! and docs/decision.md.
 //!
+//! # Drift
+//!
+//! * Whether a series got steadily slower or faster over its run order
+//!   (the machine drifting, which samples that were not interleaved cannot
+//!   tell from a change): [`run_order_trend`].
+//!
 //! # Suites and bisection
 //!
 //! * Many cells (scenario, candidate) decided in one experiment, the
@@ -71,6 +77,7 @@ mod paired;
 mod pairwise;
 mod precision;
 mod proportion;
+mod run_order_trend;
 mod runs_needed;
 mod scaling;
 mod sequential;
@@ -104,6 +111,9 @@ pub use paired::{paired_change, paired_log_interval};
 pub use precision::{PrecisionRule, PrecisionStop};
 pub use proportion::{
     ProportionDifference, ProportionInterval, proportion_difference, wilson_interval,
+};
+pub use run_order_trend::{
+    DRIFT_MIN_CHANGE, DRIFT_SIGNIFICANCE, RunOrderTrend, TREND_MIN_RUNS, run_order_trend,
 };
 pub use runs_needed::{
     RUNS_NEEDED_CAP, RunsNeeded, runs_needed_guard, runs_needed_independent, runs_needed_paired,

@@ -9,9 +9,11 @@ use perflab_stats::Verdict;
 use crate::decide::{Decider, Evaluation};
 use crate::error::{Error, Result};
 use crate::experiment::Experiment;
+use crate::machine::MachineWatch;
 use crate::progress::Progress;
 use crate::provenance::Provenance;
 use crate::store::{Store, VariantRecord};
+use perflab_format::machine::MachineDoc;
 
 use super::measure::{RunMaker, RunRequest};
 
@@ -43,6 +45,8 @@ pub struct AbRun {
     pub seed: u64,
     /// Provenance of the experiment.
     pub provenance: Provenance,
+    /// The machine's state during the runs, where it was watched.
+    pub machine: Option<MachineDoc>,
 }
 
 /// Opens an A/B experiment in the store, with a record per variant;
@@ -95,6 +99,7 @@ pub fn run_ab(
         "confidence": exp.confidence, "min_runs": exp.min_runs, "max_runs": exp.max_runs,
         "optimise_at": exp.sequential_config().optimise_at,
         "warmup": exp.warmup, "seed": schedule.seed(),
+        "pin": exp.pin.as_ref().map(ToString::to_string),
     });
     let ids = match store {
         Some(s) => Some(begin_ab(s, exp, &provenance, &config.to_string())?),
@@ -113,7 +118,9 @@ pub fn run_ab(
         variant_ids: ids.as_ref().map(|(_, v)| v.clone()),
         runs: [Vec::new(), Vec::new()],
     };
+    let watch = executor.runs_on_this_machine().then(MachineWatch::start);
     let outcome = state.drive(executor, &mut schedule, progress);
+    let machine = watch.map(|w| w.finish(exp.pin.as_ref()));
     progress.finish();
     let experiment_id = ids.map(|(id, _)| id);
     match outcome {
@@ -124,6 +131,7 @@ pub fn run_ab(
             experiment_id,
             seed: schedule.seed(),
             provenance,
+            machine,
         }),
         Err(e) => Err(keep_finished_runs(e, store, experiment_id)?),
     }

@@ -64,6 +64,7 @@ impl RunMaker<'_> {
                 self.profile_dir
                     .join(format!("run-{}.json", self.sequence + 1)),
             ),
+            cpus: self.exp.pin.clone(),
         };
         let run = executor.execute(&spec);
         if let Some(path) = &spec.profile_path {

@@ -6,6 +6,8 @@
 //! scenario does. The decisions are perflab-stats' [`SuiteTest`], driven as
 //! its simulation drives it.
 
+use crate::machine::MachineWatch;
+use perflab_format::machine::MachineDoc;
 use std::time::Instant;
 
 use perflab_runner::{Executor, RunOutcome};
@@ -40,6 +42,8 @@ pub struct SuiteRun {
     pub seed: u64,
     /// Provenance of the experiment.
     pub provenance: Provenance,
+    /// The machine's state during the runs, where it was watched.
+    pub machine: Option<MachineDoc>,
 }
 
 impl SuiteRun {
@@ -105,7 +109,9 @@ pub fn run_suite(
         test,
         rng: fastrand::Rng::with_seed(seed),
     };
+    let watch = executor.runs_on_this_machine().then(MachineWatch::start);
     let outcome = state.drive(executor, progress);
+    let machine = watch.map(|w| w.finish(exp.pin.as_ref()));
     progress.finish();
     match outcome {
         Ok(stop) => Ok(SuiteRun {
@@ -116,6 +122,7 @@ pub fn run_suite(
             experiment_id,
             seed,
             provenance,
+            machine,
         }),
         Err(e) => Err(keep_finished_runs(e, store, experiment_id)?),
     }

@@ -4,6 +4,7 @@ use regex::Regex;
 
 use super::{AbArgs, revisions};
 use crate::error::{Error, Result};
+use crate::experiment::pin::parse_pin;
 use crate::experiment::settings::{VariantSettings, duration_flag, percent_flag};
 use crate::experiment::{Settings, parse_better, parse_env, parse_guard};
 use perflab_runner::MetricExtractor;
@@ -112,6 +113,11 @@ impl AbArgs {
             keep_env: args.run.keep_env.clone(),
             expect: None,
             build: args.build.clone(),
+            pin: args
+                .pin
+                .as_deref()
+                .map(|p| parse_pin(p, "--pin"))
+                .transpose()?,
         })
     }
 }

@@ -219,6 +219,11 @@ pub struct AbArgs {
     /// Run the working tree as it is (uncommitted changes included) for a revision naming HEAD.
     #[arg(long)]
     pub allow_dirty: bool,
+    /// Pin every run (its whole process tree) to these CPUs, e.g. 2-3 or 1,3, so that the
+    /// scheduler does not move it between CPUs; CPUs from those perflab may use (see
+    /// Cpus_allowed_list in /proc/self/status).
+    #[arg(long, value_name = "CPUS")]
+    pub pin: Option<String>,
     /// With a suite file (-f with `[[scenario]]` tables): run only this scenario. Repeatable.
     #[arg(long = "scenario", value_name = "NAME")]
     pub scenarios: Vec<String>,

@@ -9,6 +9,7 @@ use crate::cli::CompareArgs;
 use crate::decide::verdict_sentence;
 use crate::error::{Error, Result};
 use crate::experiment::parse_better;
+use crate::machine::warnings::sequential_drift_warnings;
 use crate::provenance::Provenance;
 use crate::report::markdown::suite::suite_markdown;
 use crate::report::terminal::suite::suite_terminal;
@@ -115,6 +116,8 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
         variants,
     );
     set_decision(&mut doc, decision);
+    doc.warnings
+        .extend(sequential_drift_warnings(&doc.variants, &doc.metric.name));
     let provenance = Provenance::collect(std::path::Path::new("."));
     let records: Vec<VariantRecord<'_>> = doc
         .variants
@@ -156,6 +159,8 @@ fn compare_families(
     query: FamilyQuery<'_>,
 ) -> Result<i32> {
     let (mut doc, verdict) = family_document((a, &args.baseline), (b, &args.candidate), query)?;
+    let drift = sequential_drift_warnings(&doc.result.variants, &doc.result.metric.name);
+    doc.result.warnings.extend(drift);
     let provenance = Provenance::collect(std::path::Path::new("."));
     let records: Vec<VariantRecord<'_>> = doc
         .result

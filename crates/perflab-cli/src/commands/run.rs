@@ -129,6 +129,7 @@ fn measure_runs(
         timeout,
         extractor,
         profile_path: None,
+        cpus: None,
     };
     let mut progress = progress_for("run", runs, args.run.quiet);
     let mut outcomes = Vec::new();

@@ -7,6 +7,7 @@
 //! nogo = "-0.5%"
 //! max_runs = 40
 //! perf_events = true        # perf events of every run (perf.* metrics)
+//! pin = "0-1"               # CPUs every run is pinned to (--pin)
 //! keep_env = ["HOME"]       # with measure = "instructions": variables the counted runs keep
 //! expect = { items = "> 0" } # what every run must show (see the expectations module)
 //!
@@ -54,6 +55,7 @@ use regex::Regex;
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::pin::parse_pin;
 use super::settings::{ScenarioSettings, Settings, VariantSettings, parse_better};
 use crate::error::{Error, Result};
 use crate::expectations::Expectations;
@@ -78,6 +80,7 @@ struct FileDoc {
     ignore_failure: Option<bool>,
     seed: Option<u64>,
     perf_events: Option<bool>,
+    pin: Option<Spanned<String>>,
     #[serde(default)]
     keep_env: Vec<String>,
     expect: Option<Spanned<BTreeMap<String, String>>>,
@@ -200,6 +203,16 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
         })
     };
 
+    let pin = doc
+        .pin
+        .as_ref()
+        .map(|p| {
+            parse_pin(
+                p.get_ref(),
+                &format!("{}: pin", location(text, path, p.span().start)),
+            )
+        })
+        .transpose()?;
     let mut metrics = Vec::new();
     for (name, pattern) in &doc.metrics {
         MetricExtractor::check_name(name, "[metrics]")
@@ -330,6 +343,7 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
         keep_env: doc.keep_env,
         expect,
         build: doc.build.map(|b| b.command),
+        pin,
     })
 }
 

@@ -9,6 +9,7 @@ use perflab_runner::{CommandLine, INSTRUCTIONS, MetricExtractor};
 use perflab_stats::{Better, Thresholds};
 use regex::Regex;
 
+use super::pin::{PinSetting, checked_pin};
 use super::{
     COUNTED_MAX_RUNS, COUNTED_MIN_RUNS, DEFAULT_CONFIDENCE, DEFAULT_MAX_RUNS, DEFAULT_MIN_RUNS,
     Experiment, Guard, MetricChoice, Variant,
@@ -103,6 +104,8 @@ pub struct Settings {
     pub expect: Option<Expectations>,
     /// The command that builds a revision, in its worktree.
     pub build: Option<String>,
+    /// The CPUs to pin runs to.
+    pub pin: Option<PinSetting>,
 }
 
 /// The thresholds and confidence level with their defaults, checked.
@@ -218,7 +221,8 @@ impl Settings {
             seed,
             perf_events,
             expect,
-            build
+            build,
+            pin
         );
         self.metrics.extend(over.metrics);
         self.keep_env.extend(over.keep_env);
@@ -371,6 +375,7 @@ impl Settings {
             perf_events: self.perf_events.unwrap_or(false),
             keep_env: self.keep_env,
             expect: self.expect.unwrap_or_default(),
+            pin: self.pin.map(checked_pin).transpose()?,
         })
     }
 }

@@ -127,6 +127,7 @@ impl Perf {
             timeout,
             extractor: Arc::new(MetricExtractor::default()),
             profile_path: None,
+            cpus: None,
         };
         let outcome = executor.execute(&spec)?;
         if !data.exists() {

@@ -244,6 +244,7 @@ impl Visit<'_> {
                 self.profile_dir
                     .join(format!("run-{}.json", *self.sequence + 1)),
             ),
+            cpus: None,
         };
         let run = executor.execute(&spec);
         if let Some(path) = &spec.profile_path {

@@ -261,6 +261,7 @@ pub fn store_instruction_counts(store: &Store, provenance: &Provenance) -> i64 {
         experiment_id: Some(id),
         seed: 1,
         provenance: provenance.clone(),
+        machine: None,
     };
     let doc = ab_document(&exp, &ab).unwrap();
     let change = doc.decision.as_ref().map(|d| (d.change, d.ci[0], d.ci[1]));

@@ -11,6 +11,7 @@ use perflab_format::history::{
     ChangePointDoc, HISTORY_FORMAT, Judgement, MetricHistory, Step, VariantHistory,
 };
 use perflab_format::interval::PositiveIntervalDoc;
+use perflab_format::machine::MachineDoc;
 use perflab_format::result::{
     AsyncSpanStatsDoc, CounterDoc, CounterStatsDoc, DecisionDoc, GaugeDoc, GaugeStatsDoc, GuardDoc,
     LockDoc, LockStatsDoc, MetricInfo, RESULT_FORMAT, ResultDocument, RunDoc, SpanDoc,
@@ -198,7 +199,7 @@ prop_compose! {
             vec(lock(), 0..2),
         ),
         profile_warnings in vec(text(), 0..2), seed in of(any::<u64>()),
-        provenance in of(provenance()),
+        provenance in of(provenance()), machine in of(machine()),
     ) -> ResultDocument {
         ResultDocument {
             format: RESULT_FORMAT.into(), kind, name, experiment_id, status, metric,
@@ -206,7 +207,22 @@ prop_compose! {
             change: decision.as_ref().map(|d| d.change),
             ci: decision.as_ref().map(|d| d.ci),
             decision, guards, variants, spans, warnings, counters, gauges, locks,
-            profile_warnings, seed, provenance,
+            profile_warnings, seed, provenance, machine,
+        }
+    }
+}
+
+prop_compose! {
+    /// The machine's state, each field present or not.
+    pub fn machine()(
+        cpus_online in of(any::<usize>()), cpus_allowed in of(text()), pinned in of(text()),
+        governor in of(text()), boost in of(any::<bool>()), smt in of(any::<bool>()),
+        load_before in of(num()), steal_share in of(num()), interrupt_share in of(num()),
+        warnings in vec(text(), 0..2),
+    ) -> MachineDoc {
+        MachineDoc {
+            cpus_online, cpus_allowed, pinned, governor, boost, smt, load_before,
+            steal_share, interrupt_share, warnings,
         }
     }
 }

@@ -65,6 +65,8 @@ fn once(report_fd: libc::c_int, args: Vec<OsString>) -> ! {
         cwd: None,
         stdio: None,
         own_group: false,
+        // perflab pinned this process already, and the pin is inherited.
+        cpus: None,
     };
     let running = spawn::start(&launch).unwrap_or_else(|_| fail("cannot fork"));
     let report = running.wait().unwrap_or_else(|_| fail("wait4 failed"));

@@ -12,6 +12,7 @@ use std::os::unix::ffi::OsStrExt;
 
 use super::fail;
 use super::spawn::{self, Launch};
+use crate::cpu_set::CpuSet;
 use crate::protocol::{MAX_REQUEST, Reply, Request};
 
 /// Answers requests until perflab closes its end of `socket`.
@@ -51,6 +52,15 @@ fn run(socket: RawFd, request: &[u8], stdio: [OwnedFd; 3]) {
     let argv: Vec<CString> = request.argv.iter().map(|a| c_string(a)).collect();
     let cwd = request.cwd.map(c_string);
     let env = (!request.env.is_empty()).then(|| environment(&request.env));
+    let cpus = match request.cpus.map(cpu_mask) {
+        None => None,
+        Some(Some(mask)) => Some(mask),
+        Some(None) => {
+            let errno = libc::EINVAL;
+            reply(socket, Reply::Refused { errno });
+            return;
+        }
+    };
     let fds = [0, 1, 2].map(|i| std::os::fd::AsRawFd::as_raw_fd(&stdio[i]));
     let launch = Launch {
         argv: &argv,
@@ -58,6 +68,7 @@ fn run(socket: RawFd, request: &[u8], stdio: [OwnedFd; 3]) {
         cwd: cwd.as_deref(),
         stdio: Some(fds),
         own_group: true,
+        cpus,
     };
     let started = spawn::start(&launch);
     // Only the command may hold the pipes now: perflab sees end of file
@@ -79,6 +90,13 @@ fn run(socket: RawFd, request: &[u8], stdio: [OwnedFd; 3]) {
     }
     let report = running.wait().unwrap_or_else(|_| fail("wait4 failed"));
     send(socket, &report.exec_report().line());
+}
+
+/// The kernel's mask of a CPU list, built before the fork; `None` when the
+/// list is not one.
+fn cpu_mask(list: &[u8]) -> Option<libc::cpu_set_t> {
+    let text = std::str::from_utf8(list).ok()?;
+    CpuSet::parse(text).ok().map(|set| set.mask())
 }
 
 /// This process's environment with the overrides applied, built before the

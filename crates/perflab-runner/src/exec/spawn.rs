@@ -28,6 +28,8 @@ pub struct Launch<'a> {
     pub stdio: Option<[RawFd; 3]>,
     /// A process group of its own, so that perflab can stop the whole tree.
     pub own_group: bool,
+    /// The CPUs to pin the command to (inherited by its whole tree).
+    pub cpus: Option<libc::cpu_set_t>,
 }
 
 /// A started command, not yet reaped.
@@ -112,6 +114,12 @@ unsafe fn exec_child(
         };
         if launch.own_group {
             libc::setpgid(0, 0);
+        }
+        if let Some(mask) = &launch.cpus {
+            let size = std::mem::size_of::<libc::cpu_set_t>();
+            if libc::sched_setaffinity(0, size, mask) != 0 {
+                fail();
+            }
         }
         if let Some(dir) = launch.cwd {
             if libc::chdir(dir.as_ptr()) != 0 {

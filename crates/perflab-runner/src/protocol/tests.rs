@@ -8,10 +8,11 @@ fn encoding_tags_every_field_and_ends_it_with_a_nul_byte() {
         argv: vec![b"sh", b"-c", b"true"],
         env: vec![b"FAST=1", b"PERFLAB_PROFILE=/tmp/p.json"],
         cwd: Some(b"sub"),
+        cpus: Some(b"0-1"),
     };
     let bytes = request.encode().unwrap().unwrap();
     let fields: Vec<&[u8]> = bytes.split(|&b| b == 0).collect();
-    let expected: [&[u8]; 8] = [
+    let expected: [&[u8]; 9] = [
         b"perflab-exec/2",
         b"Ash",
         b"A-c",
@@ -19,6 +20,7 @@ fn encoding_tags_every_field_and_ends_it_with_a_nul_byte() {
         b"EFAST=1",
         b"EPERFLAB_PROFILE=/tmp/p.json",
         b"Dsub",
+        b"C0-1",
         b"",
     ];
     assert_eq!(fields, expected);
@@ -60,6 +62,7 @@ proptest! {
         argv in proptest::collection::vec(field(), 1..6),
         env in proptest::collection::vec((field(), field()), 0..4),
         cwd in proptest::option::of(field()),
+        cpus in proptest::option::of(field()),
     ) {
         let env: Vec<Vec<u8>> = env
             .into_iter()
@@ -69,6 +72,7 @@ proptest! {
             argv: argv.iter().map(Vec::as_slice).collect(),
             env: env.iter().map(Vec::as_slice).collect(),
             cwd: cwd.as_deref(),
+            cpus: cpus.as_deref(),
         };
         let bytes = request.encode().unwrap().unwrap();
         prop_assert_eq!(Request::decode(&bytes), Some(request));

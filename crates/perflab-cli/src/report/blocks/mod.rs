@@ -5,6 +5,7 @@
 pub mod fixed_cost;
 pub mod history;
 pub mod instructions;
+pub mod machine;
 pub mod probes;
 pub mod provenance;
 pub mod sampling;

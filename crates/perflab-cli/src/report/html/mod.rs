@@ -26,6 +26,7 @@ use charts::spans::spans_chart;
 use charts::sweep::sweep_charts;
 use escape::esc;
 
+use super::blocks::machine::machine_line;
 use super::blocks::provenance::provenance_line;
 use super::blocks::sampling::SamplingReport;
 use super::blocks::span_grid::span_grid;
@@ -74,6 +75,13 @@ fn experiment_html(e: &ExperimentReport, out: &mut String, chart_id: &mut usize)
             esc(&line.replace('`', ""))
         );
     }
+    if let Some(machine) = e.result.as_ref().and_then(|r| r.machine.as_ref()) {
+        let _ = write!(
+            out,
+            r#"<p class="provenance">{}</p>"#,
+            esc(&machine_line(machine))
+        );
+    }
     if let Some(why) = &e.missing {
         let _ = write!(
             out,
@@ -96,6 +104,9 @@ fn experiment_html(e: &ExperimentReport, out: &mut String, chart_id: &mut usize)
             out.push_str(&tables::decision_summary(result));
             for w in &result.warnings {
                 let _ = write!(out, r#"<p class="note">Warning: {}</p>"#, esc(w));
+            }
+            for w in result.machine.iter().flat_map(|m| &m.warnings) {
+                let _ = write!(out, r#"<p class="note">Machine state: {}</p>"#, esc(w));
             }
             if let Some(d) = &result.decision {
                 out.push_str(&change_chart(&result.metric.name, d));

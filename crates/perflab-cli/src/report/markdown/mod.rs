@@ -131,6 +131,9 @@ pub fn markdown_body(doc: &ResultDocument) -> String {
         for w in &doc.warnings {
             let _ = writeln!(out, "\n> Warning: {}", cell(w));
         }
+        for w in doc.machine.iter().flat_map(|m| &m.warnings) {
+            let _ = writeln!(out, "\n> Machine state: {}", cell(w));
+        }
         if doc.status != ResultStatus::Complete {
             let _ = writeln!(
                 out,

@@ -45,6 +45,9 @@ pub fn suite_markdown_body(doc: &SuiteDocument) -> String {
     for w in &doc.result.warnings {
         let _ = writeln!(out, "\n> Warning: {}", cell(w));
     }
+    for w in doc.result.machine.iter().flat_map(|m| &m.warnings) {
+        let _ = writeln!(out, "\n> Machine state: {}", cell(w));
+    }
     if doc.result.status != ResultStatus::Complete {
         let _ = writeln!(
             out,

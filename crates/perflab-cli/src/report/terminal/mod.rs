@@ -101,6 +101,9 @@ impl Render for TerminalReport {
             }
         }
         out.push_str(&warnings_terminal(&doc.warnings));
+        for w in doc.machine.iter().flat_map(|m| &m.warnings) {
+            let _ = writeln!(out, "  machine state: {w}");
+        }
         out.push_str(&spans::terminal_spans(doc));
         if doc.status != ResultStatus::Complete {
             let _ = writeln!(

@@ -78,6 +78,9 @@ pub fn suite_terminal(doc: &SuiteDocument) -> String {
     for w in &doc.result.warnings {
         let _ = writeln!(out, "warning: {w}");
     }
+    for w in doc.result.machine.iter().flat_map(|m| &m.warnings) {
+        let _ = writeln!(out, "machine state: {w}");
+    }
     if doc.result.status != ResultStatus::Complete {
         let _ = writeln!(
             out,
