@@ -70,7 +70,7 @@ pub fn inbox(wait: Wait) -> (InboxSender, InboxReceiver) {
 fn push(queue: &Queue, message: Message) {
     let mut q = queue.lock().expect("partition inbox poisoned");
     q.push_back(message);
-    perflab::gauge!("partition queue depth", q.len() as u64);
+    perflab::gauge!("partition_queue_depth", q.len() as u64);
 }
 
 fn pop(queue: &Queue) -> Option<Message> {
@@ -90,7 +90,7 @@ impl InboxSender {
             }
             InboxSender::Recv(tx) => {
                 perflab::gauge!(
-                    "partition queue depth",
+                    "partition_queue_depth",
                     (tx.max_capacity() - tx.capacity() + 1) as u64
                 );
                 tx.send(message)
@@ -110,7 +110,7 @@ impl InboxReceiver {
                 if let Some(message) = pop(q) {
                     return message;
                 }
-                perflab::count!("partition yields");
+                perflab::count!("partition_yields");
                 tokio::task::yield_now().await;
             },
             InboxReceiver::Notify(q, n) => loop {

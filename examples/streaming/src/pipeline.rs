@@ -81,7 +81,7 @@ pub fn run(config: &Config) -> std::io::Result<Summary> {
         let end = (next + batch_size as u64).min(config.records);
         let chunk: Vec<String> =
             timers.time(Phase::Read, || (next..end).map(record::line).collect());
-        perflab::count!("records in", end - next);
+        perflab::count!("records_in", end - next);
         chunk_tx
             .blocking_send(chunk)
             .expect("the coordinator ended before the end of the stream");

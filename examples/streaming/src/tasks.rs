@@ -110,7 +110,7 @@ pub async fn writer(mut batches: mpsc::Receiver<Vec<String>>, timers: Arc<PhaseT
             sink.clear();
         });
         written.rows += rows.len() as u64;
-        perflab::count!("records out", rows.len() as u64);
+        perflab::count!("records_out", rows.len() as u64);
     }
     written
 }
