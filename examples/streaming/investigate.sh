@@ -59,8 +59,12 @@ grep -q "within 4x the .* one span costs\|9[0-9].[0-9]% of thread main" out/misp
 
 step "2. cost per record: a sweep over record counts, SQL and passthrough engines"
 "$perflab" sweep --quiet --label "records: sql vs passthrough" -p n=25K,50K,100K,200K,400K \
-    --name sql --name passthrough --max-runs 10 --json out/sweep-engines.json \
-    "$streaming --engine sql --records {n}" "$streaming --engine passthrough --records {n}" \
+    --name "sql, spin" --name "passthrough, spin" --name "sql, notify" --name "passthrough, notify" \
+    --max-runs 20 --json out/sweep-engines.json \
+    "$streaming --engine sql --wait spin --records {n}" \
+    "$streaming --engine passthrough --wait spin --records {n}" \
+    "$streaming --engine sql --wait notify --records {n}" \
+    "$streaming --engine passthrough --wait notify --records {n}" \
     | tee out/sweep-engines.txt
 
 step "3. the busy-spin hypothesis: yields, busy and idle time, spin against Notify"
@@ -75,10 +79,10 @@ done
 
 step "4. batch size and partition count"
 "$perflab" sweep --quiet --label "batch size" -p batch=10,100,1000 --name spin --name notify \
-    --max-runs 10 "$streaming --records $records --batch-size {batch} --wait spin" \
+    --max-runs 20 "$streaming --records $records --batch-size {batch} --wait spin" \
     "$streaming --records $records --batch-size {batch} --wait notify" | tee out/sweep-batch.txt
 "$perflab" sweep --quiet --label "partitions" -p partitions=1,2,4,8 --name spin --name notify \
-    --max-runs 10 "$streaming --records $records --partitions {partitions} --wait spin" \
+    --max-runs 20 "$streaming --records $records --partitions {partitions} --wait spin" \
     "$streaming --records $records --partitions {partitions} --wait notify" \
     | tee out/sweep-partitions.txt
 
@@ -89,7 +93,7 @@ step "5. the fixed sleep inside the timed region, and what perflab says"
     "$streaming --records $records --settle-ms 100" | tee out/settle.txt
 grep -q "inside spans on thread main (#1) was spent off the CPU" out/settle.txt || { echo "the fixed sleep was not caught" >&2; exit 1; }
 "$perflab" sweep --quiet --label "records: sql with the fixed sleep" -p n=25K,50K,100K,200K,400K \
-    --name "sql + sleep" --max-runs 10 "$streaming --records {n} --settle-ms 100" \
+    --name "sql + sleep" --max-runs 20 "$streaming --records {n} --settle-ms 100" \
     | tee out/sweep-settle.txt
 
 step "the suite: spin, notify and recv on both engines"
@@ -108,19 +112,7 @@ sed -i '/^The end of its output:/,/^(/{/^(/!d}' out/dropped.txt
 cat out/dropped.txt
 
 step "figures derived from the runs' documents"
-python3 - <<'PY' | tee out/per-record.txt
-import json
-def counter(doc, name):
-    for c in doc["counters"]:
-        if c["name"] == name:
-            return c["per_variant"][0]["total"]
-    return 0.0
-for label, path in [("spin", "out/phases.json"), ("notify", "out/notify.json")]:
-    doc = json.load(open(path))
-    records = counter(doc, "records_in")
-    print(f"{label:<7} partition yields per record: {counter(doc, 'partition_yields') / records:.3f} "
-          f"(medians per run: {counter(doc, 'partition_yields'):.0f} yields, {records:.0f} records)")
-PY
+python3 derived.py out | tee out/per-record.txt
 
 step "the report"
 "$perflab" history | tee out/history.txt
