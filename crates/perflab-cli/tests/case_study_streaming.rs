@@ -79,7 +79,13 @@ fn the_suite_runs_every_waiting_strategy_on_both_engines() {
         .as_array()
         .expect("cells")
         .iter()
-        .map(|c| format!("{} / {}", c["scenario"].as_str().unwrap(), c["variant"].as_str().unwrap()))
+        .map(|c| {
+            format!(
+                "{} / {}",
+                c["scenario"].as_str().unwrap(),
+                c["variant"].as_str().unwrap()
+            )
+        })
         .collect();
     cells.sort_unstable();
     assert_eq!(
@@ -96,7 +102,12 @@ fn the_suite_runs_every_waiting_strategy_on_both_engines() {
 #[test]
 fn a_pipeline_that_drops_its_last_partial_batches_is_refused() {
     let s = Scratch::new();
-    let out = suite(&s, "10007", "--drop-partial-batches", &["--scenario", "sql"]);
+    let out = suite(
+        &s,
+        "10007",
+        "--drop-partial-batches",
+        &["--scenario", "sql"],
+    );
     let stderr = stderr_of_refusal(&out);
     assert!(stderr.contains("scenario \"sql\""), "{stderr}");
     assert!(
@@ -108,13 +119,19 @@ fn a_pipeline_that_drops_its_last_partial_batches_is_refused() {
 #[test]
 fn a_fixed_sleep_inside_the_timed_region_is_reported_as_time_off_the_cpu() {
     let s = Scratch::new();
-    let command = format!(
-        "{} --records 20K --settle-ms 300",
-        streaming().display()
-    );
+    let command = format!("{} --records 20K --settle-ms 300", streaming().display());
     let out = s
         .perflab()
-        .args(["run", "-r", "2", "--warmup", "0", "--quiet", "--name", "fixed sleep"])
+        .args([
+            "run",
+            "-r",
+            "2",
+            "--warmup",
+            "0",
+            "--quiet",
+            "--name",
+            "fixed sleep",
+        ])
         .arg(&command)
         .env("PERFLAB_TABLE", "0")
         .output()
