@@ -67,7 +67,13 @@ def difference(a, b):
     d = fa["marginal"] - fb["marginal"]
     lo = d - math.hypot(fa["marginal"] - fa["marginal_lo"], fb["marginal_hi"] - fb["marginal"])
     hi = d + math.hypot(fa["marginal_hi"] - fa["marginal"], fb["marginal"] - fb["marginal_lo"])
-    print(f"{a} minus {b}: {ns(d)} per record [{ns(lo)}, {ns(hi)}] (95%, MOVER)")
+    if lo > 0:
+        reading = "above zero"
+    elif hi < 0:
+        reading = "below zero"
+    else:
+        reading = "includes zero: not told apart at this noise"
+    print(f"{a} minus {b}: {ns(d)} per record [{ns(lo)}, {ns(hi)}] (95%, MOVER), {reading}")
 
 
 difference("sql, spin", "passthrough, spin")
