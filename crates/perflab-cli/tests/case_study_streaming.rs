@@ -1,0 +1,151 @@
+//! The streaming case study (`examples/streaming`), run through the real CLI
+//! on a debug build of the pipeline and small inputs: its suite file runs
+//! every waiting strategy on both engines with every record written, a
+//! pipeline that drops records is refused by the suite's expectation, and
+//! the original investigation's fixed sleep inside the timed region is
+//! caught by perflab's warning that the spans were mostly off the CPU.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use common::{Scratch, assert_reached_a_result, stderr_of_refusal};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The example's binary, built once per test process by cargo (debug
+/// profile, the target folder of this test run).
+fn streaming() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let out = Command::new(cargo)
+            .args([
+                "build",
+                "--quiet",
+                "-p",
+                "streaming",
+                "--message-format=short",
+            ])
+            .current_dir(workspace())
+            .output()
+            .expect("run cargo build");
+        assert!(
+            out.status.success(),
+            "cargo build -p streaming failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let target = std::env::var_os("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| workspace().join("target"));
+        target.join("debug/streaming")
+    })
+}
+
+/// The case study's suite, two runs per cell, on `records` records.
+fn suite(s: &Scratch, records: &str, flags: &str, extra: &[&str]) -> std::process::Output {
+    s.perflab()
+        .args(["ab", "-f"])
+        .arg(workspace().join("examples/streaming/perflab.toml"))
+        .args([
+            "--min-runs",
+            "2",
+            "--max-runs",
+            "2",
+            "--warmup",
+            "0",
+            "--quiet",
+        ])
+        .args(extra)
+        .env("STREAMING_BIN", streaming())
+        .env("STREAMING_RECORDS", records)
+        .env("STREAMING_FLAGS", flags)
+        .output()
+        .expect("run perflab")
+}
+
+#[test]
+fn the_suite_runs_every_waiting_strategy_on_both_engines() {
+    let s = Scratch::new();
+    let out = suite(&s, "20007", "", &["--json", "suite.json"]);
+    assert_reached_a_result(&out);
+    let doc = s.json("suite.json");
+    assert_eq!(doc["kind"], "suite");
+    let mut cells: Vec<String> = doc["cells"]
+        .as_array()
+        .expect("cells")
+        .iter()
+        .map(|c| {
+            format!(
+                "{} / {}",
+                c["scenario"].as_str().unwrap(),
+                c["variant"].as_str().unwrap()
+            )
+        })
+        .collect();
+    cells.sort_unstable();
+    assert_eq!(
+        cells,
+        [
+            "passthrough / notify",
+            "passthrough / recv",
+            "sql / notify",
+            "sql / recv"
+        ]
+    );
+}
+
+#[test]
+fn a_pipeline_that_drops_its_last_partial_batches_is_refused() {
+    let s = Scratch::new();
+    let out = suite(
+        &s,
+        "10007",
+        "--drop-partial-batches",
+        &["--scenario", "sql"],
+    );
+    let stderr = stderr_of_refusal(&out);
+    assert!(stderr.contains("scenario \"sql\""), "{stderr}");
+    assert!(
+        stderr.contains("records_out / records_in = 10000 / 10007"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_fixed_sleep_inside_the_timed_region_is_reported_as_time_off_the_cpu() {
+    let s = Scratch::new();
+    let command = format!("{} --records 20K --settle-ms 300", streaming().display());
+    let out = s
+        .perflab()
+        .args([
+            "run",
+            "-r",
+            "2",
+            "--warmup",
+            "0",
+            "--quiet",
+            "--name",
+            "fixed sleep",
+        ])
+        .arg(&command)
+        .env("PERFLAB_TABLE", "0")
+        .output()
+        .expect("run perflab");
+    assert_reached_a_result(&out);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let warning = stdout
+        .lines()
+        .find(|l| l.contains("inside spans on thread main (#1) was spent off the CPU"))
+        .unwrap_or_else(|| panic!("no off-CPU warning for the main thread:\n{stdout}"));
+    assert!(warning.contains("move it out of the spans"), "{warning}");
+    let startup = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("startup "))
+        .unwrap_or_else(|| panic!("no startup span:\n{stdout}"));
+    assert!(startup.contains(" ms"), "{startup}");
+}
