@@ -71,6 +71,7 @@ mod paired;
 mod pairwise;
 mod precision;
 mod proportion;
+mod robust_sequence;
 mod runs_needed;
 mod scaling;
 mod sequential;
@@ -105,6 +106,7 @@ pub use precision::{PrecisionRule, PrecisionStop};
 pub use proportion::{
     ProportionDifference, ProportionInterval, proportion_difference, wilson_interval,
 };
+pub use robust_sequence::{HUBER_TUNING, RobustSequence};
 pub use runs_needed::{
     RUNS_NEEDED_CAP, RunsNeeded, runs_needed_guard, runs_needed_independent, runs_needed_paired,
 };

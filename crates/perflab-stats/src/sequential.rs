@@ -3,11 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::descriptive::std_dev_unchecked;
 use crate::{
-    ConfidenceSequence, GuardDecision, GuardLimit, GuardStatus, Interval, RunsNeeded, Sample,
-    SequentialConfig, StatsError, Verdict, classify, guard_status, log_gains, runs_needed_guard,
-    runs_needed_paired,
+    ConfidenceSequence, GuardDecision, GuardLimit, GuardStatus, Interval, LogInterval,
+    RobustSequence, RunsNeeded, Sample, SequentialConfig, StatsError, Verdict, classify,
+    guard_status, log_gains, runs_needed_guard, runs_needed_paired,
 };
 
 /// Where a sequential test stands, or where it stopped.
@@ -54,6 +53,7 @@ pub struct Decision {
 pub struct SequentialTest {
     config: SequentialConfig,
     cs: ConfidenceSequence,
+    robust: RobustSequence,
     guards: Vec<GuardLimit>,
     baseline: Vec<f64>,
     candidate: Vec<f64>,
@@ -93,8 +93,10 @@ impl SequentialTest {
                 ),
             });
         }
+        let cs = config.confidence_sequence()?;
         Ok(SequentialTest {
-            cs: config.confidence_sequence()?,
+            robust: RobustSequence::from_tuning(&cs),
+            cs,
             config,
             baseline: Vec::with_capacity(config.max_runs),
             candidate: Vec::with_capacity(config.max_runs),
@@ -198,7 +200,7 @@ impl SequentialTest {
 
     /// The decision with guards for the pairs so far, ignoring `min_runs`.
     fn assess(&self) -> Result<Decision, StatsError> {
-        let iv = self.cs.log_interval_for(&self.gains, Sample::Baseline)?;
+        let iv = self.log_interval(&self.gains, Sample::Baseline)?;
         let interval = iv.to_change()?;
         let primary = classify(&interval, &self.config.thresholds);
         let runs = self.gains.len();
@@ -218,7 +220,7 @@ impl SequentialTest {
         }
         let runs_needed = match (verdict, primary) {
             (Verdict::Inconclusive, Verdict::Inconclusive) => {
-                let sd = std_dev_unchecked(&self.gains, iv.estimate).unwrap_or(f64::INFINITY);
+                let sd = self.equivalent_sd(&iv, runs);
                 Some(runs_needed_paired(
                     runs,
                     iv.estimate,
@@ -243,12 +245,31 @@ impl SequentialTest {
         })
     }
 
+    /// The robust sequence's interval; with so few pairs that it is every
+    /// value (fewer than about 4 at 95 %), the mean's asymptotic sequence,
+    /// which is finite from 2 pairs (only an exact measurement, whose
+    /// minimum is 2 pairs, decides that early).
+    fn log_interval(&self, gains: &[f64], sample: Sample) -> Result<LogInterval, StatsError> {
+        if self.robust.critical_ratio(gains.len()) >= 1.0 {
+            return self.cs.log_interval_for(gains, sample);
+        }
+        self.robust.log_interval_for(gains, sample)
+    }
+
+    /// The standard deviation that gives the mean's sequence the interval's
+    /// half-width at this many pairs: what the projection of further pairs
+    /// scales.
+    fn equivalent_sd(&self, iv: &LogInterval, runs: usize) -> f64 {
+        let sd = 0.5 * (iv.hi - iv.lo) / self.cs.boundary(runs);
+        if sd.is_finite() { sd } else { f64::INFINITY }
+    }
+
     fn guard_decision(&self, g: &GuardLimit, gains: &[f64]) -> Result<GuardDecision, StatsError> {
-        let iv = self.cs.log_interval_for(gains, Sample::Values)?;
+        let iv = self.log_interval(gains, Sample::Values)?;
         let interval = iv.to_change()?;
         let status = guard_status(&interval, g.max_worsening);
         let runs_needed = (status == GuardStatus::Uncertain).then(|| {
-            let sd = std_dev_unchecked(gains, iv.estimate).unwrap_or(f64::INFINITY);
+            let sd = self.equivalent_sd(&iv, gains.len());
             runs_needed_guard(gains.len(), iv.estimate, sd, g.max_worsening, &self.cs)
         });
         Ok(GuardDecision {
