@@ -2,7 +2,7 @@
 //! interval the A/B decision takes, valid at every look, in which a few runs
 //! hit by a burst of noise weigh no more than a run at the edge of the bulk.
 
-use crate::descriptive::{mad_sorted_unchecked, quantile_sorted_unchecked, sorted_copy};
+use crate::descriptive::{mad_sorted_unchecked, sorted_copy};
 use crate::{ConfidenceSequence, LogInterval, Sample, StatsError, validate};
 
 /// Huber's tuning constant, in robust standard deviations: values further than
@@ -133,7 +133,7 @@ impl RobustSequence {
             statistic: "robust confidence sequence",
         };
         let sorted = sorted_copy(xs);
-        let median = quantile_sorted_unchecked(&sorted, 0.5);
+        let median = sorted_median(&sorted);
         let scale = robust_scale(&sorted, median)?;
         let point = |x: f64| LogInterval {
             estimate: x,
@@ -164,6 +164,46 @@ impl RobustSequence {
             hi,
             confidence: self.confidence,
         })
+    }
+}
+
+/// The interval every paired decision takes: the [`RobustSequence`] with the
+/// tuning of `cs`. With so few values that its set is every value (fewer than
+/// 9 at 95 % tuned to 60 pairs), no location is excluded yet; the interval is
+/// then the hull of the mean's asymptotic sequence `cs` and of the widest
+/// interval the robust sequence can give on these values (their range widened
+/// by k·s, beyond which every ψ saturates), so that it is never narrower than
+/// either and widens with the confidence level; its estimate is the mean's.
+/// The default minimum of 10
+/// pairs keeps decisions out of that range.
+pub(crate) fn decision_interval(
+    cs: &ConfidenceSequence,
+    xs: &[f64],
+    sample: Sample,
+) -> Result<LogInterval, StatsError> {
+    let robust = RobustSequence::from_tuning(cs);
+    if robust.critical_ratio(xs.len()) < 1.0 {
+        return robust.log_interval_for(xs, sample);
+    }
+    let mean = cs.log_interval_for(xs, sample)?;
+    let sorted = sorted_copy(xs);
+    let median = sorted_median(&sorted);
+    let reach = HUBER_TUNING * robust_scale(&sorted, median)? * 1.01;
+    Ok(LogInterval {
+        lo: mean.lo.min(sorted[0] - reach),
+        hi: mean.hi.max(sorted[sorted.len() - 1] + reach),
+        ..mean
+    })
+}
+
+/// The median of sorted values, computed so that negating every value
+/// negates it exactly (swapping A and B negates the whole interval).
+fn sorted_median(sorted: &[f64]) -> f64 {
+    let n = sorted.len();
+    if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        0.5 * (sorted[n / 2 - 1] + sorted[n / 2])
     }
 }
 
@@ -205,20 +245,26 @@ impl Huber<'_> {
         a * a <= self.c * self.xs.len() as f64 * q
     }
 
-    /// The root of Σψ = 0 (Σψ falls as θ rises), by bisection on [min, max].
-    fn location(&self, mut lo: f64, mut hi: f64) -> f64 {
-        for _ in 0..200 {
-            let mid = 0.5 * (lo + hi);
-            if mid <= lo || mid >= hi {
-                break;
+    /// The root of Σψ = 0 (Σψ falls as θ rises), by bisection on [min, max];
+    /// where Σψ is 0 over a stretch (values clipped in balanced numbers), its
+    /// middle, so that negating the values negates the estimate exactly.
+    fn location(&self, min: f64, max: f64) -> f64 {
+        let last_above = |strict: bool| {
+            let (mut lo, mut hi) = (min, max);
+            loop {
+                let mid = 0.5 * (lo + hi);
+                if mid <= lo || mid >= hi {
+                    return 0.5 * (lo + hi);
+                }
+                let sum = self.sums(mid).0;
+                if sum > 0.0 || (!strict && sum == 0.0) {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
             }
-            if self.sums(mid).0 > 0.0 {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
-        0.5 * (lo + hi)
+        };
+        0.5 * (last_above(true) + last_above(false))
     }
 
     /// The θ furthest from `inner` toward `outer` (which is outside the set)
@@ -249,5 +295,89 @@ impl Huber<'_> {
             }
         }
         inside
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cs() -> RobustSequence {
+        RobustSequence::new(0.95, 60).unwrap()
+    }
+
+    /// 30 values spread evenly over ±2 % around `centre`, in a mixed order.
+    fn bulk(centre: f64) -> Vec<f64> {
+        (0..30)
+            .map(|i| centre + 0.04 * (((i * 7) % 30) as f64 / 29.0 - 0.5))
+            .collect()
+    }
+
+    #[test]
+    fn the_critical_ratio_is_where_lai_s_martingale_reaches_one_over_alpha() {
+        let s = cs();
+        for t in [10, 20, 60, 200] {
+            let c = s.critical_ratio(t);
+            let u = t as f64 * s.rho2;
+            // r² = c: M_t = (1 + u)^(-1/2) (1 - r² u / (1 + u))^(-t/2).
+            let m = (1.0 + u).powf(-0.5) * (1.0 - c * u / (1.0 + u)).powf(-(t as f64) / 2.0);
+            assert!((m - 20.0).abs() < 1e-9 * 20.0, "t={t}: {m}");
+        }
+    }
+
+    #[test]
+    fn nothing_is_excluded_before_nine_values_at_95_percent() {
+        assert!(cs().critical_ratio(8) >= 1.0);
+        assert!(cs().critical_ratio(9) < 1.0);
+        assert!(cs().interval_for_location(&[0.0; 3]).is_ok());
+        assert!(cs().interval_for_location(&bulk(0.0)[..5]).is_err());
+    }
+
+    #[test]
+    fn for_many_values_the_boundary_approaches_the_normal_mixture() {
+        let s = cs();
+        let robbins = ConfidenceSequence::new(0.95, 60).unwrap();
+        let t = 5000;
+        // (Σy)² ≤ c·t·Σy² is |mean y| ≤ sqrt(c) · rms(y).
+        let lai = s.critical_ratio(t).sqrt();
+        let normal = robbins.boundary(t);
+        assert!((lai / normal - 1.0).abs() < 0.01, "{lai} {normal}");
+    }
+
+    #[test]
+    fn symmetric_values_are_estimated_at_their_centre() {
+        let (est, lo, hi) = cs().interval_for_location(&bulk(0.03)).unwrap();
+        assert!((est - 0.03).abs() < 1e-12, "{est}");
+        assert!(lo < 0.03 && 0.03 < hi);
+        assert!(((hi - est) - (est - lo)).abs() < 1e-5, "{lo} {est} {hi}");
+    }
+
+    #[test]
+    fn a_few_burst_values_move_the_interval_far_less_than_the_mean_s() {
+        let clean = bulk(0.03);
+        let mut burst = clean.clone();
+        for i in [3, 17] {
+            burst[i] -= 0.2;
+        }
+        let (_, lo_clean, hi_clean) = cs().interval_for_location(&clean).unwrap();
+        let (_, lo, hi) = cs().interval_for_location(&burst).unwrap();
+        let mean = ConfidenceSequence::new(0.95, 60).unwrap();
+        let (_, mean_lo, mean_hi) = mean.interval_for_mean(&burst).unwrap();
+        assert!(lo > 0.01, "the bulk is clearly above +1 %: {lo}");
+        assert!(mean_lo < 0.0, "the mean's interval is lost in the bursts: {mean_lo}");
+        assert!(hi - lo < 1.5 * (hi_clean - lo_clean));
+        assert!(hi - lo < 0.5 * (mean_hi - mean_lo));
+    }
+
+    #[test]
+    fn a_constant_sample_gives_a_point_and_a_few_odd_values_still_count() {
+        assert_eq!(
+            cs().interval_for_location(&[0.5; 12]).unwrap(),
+            (0.5, 0.5, 0.5)
+        );
+        let mut mostly = vec![0.5; 12];
+        mostly[4] = 0.6;
+        let (_, lo, hi) = cs().interval_for_location(&mostly).unwrap();
+        assert!(lo < 0.5 && 0.5 < hi, "{lo} {hi}");
     }
 }

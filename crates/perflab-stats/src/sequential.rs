@@ -3,9 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::robust_sequence::decision_interval;
 use crate::{
     ConfidenceSequence, GuardDecision, GuardLimit, GuardStatus, Interval, LogInterval,
-    RobustSequence, RunsNeeded, Sample, SequentialConfig, StatsError, Verdict, classify,
+    RunsNeeded, Sample, SequentialConfig, StatsError, Verdict, classify,
     guard_status, log_gains, runs_needed_guard, runs_needed_paired,
 };
 
@@ -30,9 +31,9 @@ pub struct Decision {
 /// The sequential A/B procedure as a pure state machine.
 ///
 /// Method: after each pair (baseline, candidate), once at least `min_runs`
-/// pairs exist, compute [`crate::paired_change`] (the asymptotic confidence
-/// sequence of Waudby-Smith et al., Annals of Statistics 2024, on per-pair log
-/// gains, tuned to the run limit: [`SequentialConfig::tuned`]) and
+/// pairs exist, compute [`crate::paired_change`] (the confidence sequence
+/// for the Huber location of the per-pair log gains, [`crate::RobustSequence`],
+/// tuned to the run limit: [`SequentialConfig::tuned`]) and
 /// [`classify`] it. Guards, if any, are evaluated on their own log gains with
 /// the same confidence sequence ([`guard_status`]); a GO stands only when
 /// every guard passes: a violated guard turns it into NO-GO, an uncertain one
@@ -42,7 +43,8 @@ pub struct Decision {
 /// still undecided.
 ///
 /// Assumptions: as [`crate::paired_change`]: the pairs are i.i.d. (interleaved
-/// in randomised order, so drift falls on both variants) with finite variance.
+/// in randomised order, so drift falls on both variants), their log gains
+/// symmetric about the change (both variants' noise alike).
 /// Because the interval is a confidence sequence, stopping at the first decisive
 /// look keeps the error rate at about 1 - confidence or less; the simulation
 /// benchmark `decision_simulation` measures it through [`SequentialTest::push`].
@@ -53,7 +55,6 @@ pub struct Decision {
 pub struct SequentialTest {
     config: SequentialConfig,
     cs: ConfidenceSequence,
-    robust: RobustSequence,
     guards: Vec<GuardLimit>,
     baseline: Vec<f64>,
     candidate: Vec<f64>,
@@ -95,7 +96,6 @@ impl SequentialTest {
         }
         let cs = config.confidence_sequence()?;
         Ok(SequentialTest {
-            robust: RobustSequence::from_tuning(&cs),
             cs,
             config,
             baseline: Vec::with_capacity(config.max_runs),
@@ -245,22 +245,18 @@ impl SequentialTest {
         })
     }
 
-    /// The robust sequence's interval; with so few pairs that it is every
-    /// value (fewer than about 4 at 95 %), the mean's asymptotic sequence,
-    /// which is finite from 2 pairs (only an exact measurement, whose
-    /// minimum is 2 pairs, decides that early).
     fn log_interval(&self, gains: &[f64], sample: Sample) -> Result<LogInterval, StatsError> {
-        if self.robust.critical_ratio(gains.len()) >= 1.0 {
-            return self.cs.log_interval_for(gains, sample);
-        }
-        self.robust.log_interval_for(gains, sample)
+        decision_interval(&self.cs, gains, sample)
     }
 
-    /// The standard deviation that gives the mean's sequence the interval's
-    /// half-width at this many pairs: what the projection of further pairs
-    /// scales.
+    /// The standard deviation that gives the mean's sequence, at this many
+    /// pairs, the interval's longer side (the robust interval need not be
+    /// symmetric about its estimate): what the projection of further pairs
+    /// scales. The projected interval then contains the current one, so an
+    /// undecided look never projects 0 further pairs.
     fn equivalent_sd(&self, iv: &LogInterval, runs: usize) -> f64 {
-        let sd = 0.5 * (iv.hi - iv.lo) / self.cs.boundary(runs);
+        let side = (iv.hi - iv.estimate).max(iv.estimate - iv.lo);
+        let sd = side / self.cs.boundary(runs);
         if sd.is_finite() { sd } else { f64::INFINITY }
     }
 
