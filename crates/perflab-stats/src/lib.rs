@@ -16,8 +16,9 @@
 //! # Which interval when
 //!
 //! * Runs collected by perflab itself, interleaved, possibly stopped early:
-//!   [`SequentialTest`] / [`paired_change`] (asymptotic confidence sequence,
-//!   valid under optional stopping).
+//!   [`SequentialTest`] / [`paired_change`] (confidence sequence for the
+//!   Huber location of the pairs' log gains, [`RobustSequence`], valid under
+//!   optional stopping).
 //! * Two samples that already exist, of fixed size: [`decide_fixed_samples`]
 //!   ([`hodges_lehmann_change`]: Hodges-Lehmann shift with the
 //!   distribution-free Moses interval).

@@ -364,7 +364,10 @@ mod tests {
         let mean = ConfidenceSequence::new(0.95, 60).unwrap();
         let (_, mean_lo, mean_hi) = mean.interval_for_mean(&burst).unwrap();
         assert!(lo > 0.01, "the bulk is clearly above +1 %: {lo}");
-        assert!(mean_lo < 0.0, "the mean's interval is lost in the bursts: {mean_lo}");
+        assert!(
+            mean_lo < 0.0,
+            "the mean's interval is lost in the bursts: {mean_lo}"
+        );
         assert!(hi - lo < 1.5 * (hi_clean - lo_clean));
         assert!(hi - lo < 0.5 * (mean_hi - mean_lo));
     }

@@ -5,9 +5,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::robust_sequence::decision_interval;
 use crate::{
-    ConfidenceSequence, GuardDecision, GuardLimit, GuardStatus, Interval, LogInterval,
-    RunsNeeded, Sample, SequentialConfig, StatsError, Verdict, classify,
-    guard_status, log_gains, runs_needed_guard, runs_needed_paired,
+    ConfidenceSequence, GuardDecision, GuardLimit, GuardStatus, Interval, LogInterval, RunsNeeded,
+    Sample, SequentialConfig, StatsError, Verdict, classify, guard_status, log_gains,
+    runs_needed_guard, runs_needed_paired,
 };
 
 /// Where a sequential test stands, or where it stopped.
