@@ -17,7 +17,7 @@ const MAD_TO_SD: f64 = 1.482_602_218_505_602;
 const MEAN_ABS_TO_SD: f64 = 1.253_314_137_315_500_3;
 /// Grid points scanned on each side of the estimate for the outermost end of
 /// the set (the set need not be an interval; its hull is reported).
-const SCAN_POINTS: usize = 24;
+const SCAN_POINTS: usize = 8;
 
 /// Two-sided confidence sequence (CS) for the Huber location of i.i.d. values.
 ///
@@ -234,8 +234,9 @@ struct Huber<'a> {
 impl Huber<'_> {
     /// (Σy, Σy²) of ψ((x − θ)/s).
     fn sums(&self, theta: f64) -> (f64, f64) {
+        let inverse = 1.0 / self.scale;
         self.xs.iter().fold((0.0, 0.0), |(a, q), x| {
-            let y = ((x - theta) / self.scale).clamp(-HUBER_TUNING, HUBER_TUNING);
+            let y = ((x - theta) * inverse).clamp(-HUBER_TUNING, HUBER_TUNING);
             (a + y, q + y * y)
         })
     }
@@ -249,12 +250,13 @@ impl Huber<'_> {
     /// where Σψ is 0 over a stretch (values clipped in balanced numbers), its
     /// middle, so that negating the values negates the estimate exactly.
     fn location(&self, min: f64, max: f64) -> f64 {
+        let tolerance = 1e-7 * self.scale;
         let last_above = |strict: bool| {
             let (mut lo, mut hi) = (min, max);
             loop {
                 let mid = 0.5 * (lo + hi);
-                if mid <= lo || mid >= hi {
-                    return 0.5 * (lo + hi);
+                if mid <= lo || mid >= hi || hi - lo <= tolerance {
+                    return mid;
                 }
                 let sum = self.sums(mid).0;
                 if sum > 0.0 || (!strict && sum == 0.0) {
@@ -282,7 +284,8 @@ impl Huber<'_> {
             }
             out = theta;
         }
-        let tolerance = 1e-6 * self.scale;
+        // Ends to 1e-5 of the scale: far below any threshold's resolution.
+        let tolerance = 1e-5 * self.scale;
         while (out - inside).abs() > tolerance {
             let mid = 0.5 * (inside + out);
             if mid == inside || mid == out {
