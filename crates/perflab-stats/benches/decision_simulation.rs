@@ -4,7 +4,8 @@
 //!
 //! Run with `cargo bench -p perflab-stats --bench decision_simulation`;
 //! `-- change-points` runs only the rows of change points in a history,
-//! `-- decisions` only the first table (single A/B experiments).
+//! `-- decisions` only the first table (single A/B experiments), `-- tuning`
+//! only the tuning table.
 //! Deterministic: every row uses a fixed seed.
 
 #[path = "../tests/common/mod.rs"]
@@ -154,6 +155,7 @@ fn false_decisions(t: &Tally) -> u64 {
 
 fn main() {
     let only_decisions = std::env::args().any(|a| a == "decisions");
+    let only_tuning = std::env::args().any(|a| a == "tuning");
     if std::env::args().any(|a| a == "change-points") {
         change_points::change_point_rows(SEED);
         return;
@@ -194,7 +196,7 @@ fn main() {
         "{:<36} {:>6} {:>6} {:>6} {:>6}  {:<24} {:<22} {:>7}",
         "", "", "", "", "", "", "", "runs"
     );
-    for (i, row) in rows().iter().enumerate() {
+    for (i, row) in rows().iter().enumerate().filter(|_| !only_tuning) {
         let mut cfg = config;
         cfg.better = row.scenario.better;
         let t = simulate(SEED + i as u64, EXPERIMENTS, &row.scenario, cfg);
@@ -241,9 +243,10 @@ fn main() {
     if only_decisions {
         return;
     }
-    suite::suite_rows(config, SEED);
-
-    change_points::change_point_rows(SEED);
+    if !only_tuning {
+        suite::suite_rows(config, SEED);
+        change_points::change_point_rows(SEED);
+    }
 
     println!(
         "\nTuning: optimise_at (pairs at which the interval is tightest) and min_runs; {TUNING_EXPERIMENTS} experiments per cell,"

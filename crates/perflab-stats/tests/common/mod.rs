@@ -219,25 +219,27 @@ pub fn simulate(
     tally
 }
 
-/// Runs the decision's confidence sequence ([`perflab_stats::RobustSequence`])
-/// on `max_runs` interleaved pairs without stopping and reports whether, at
+/// Runs the decision's interval ([`perflab_stats::paired_log_interval`], the
+/// robust sequence) on `max_runs` interleaved pairs without stopping and reports whether, at
 /// any look from `min_runs` on, its interval excluded the true relative
 /// change (a miss). The CS promises this happens with probability of about
 /// 1 - confidence or less.
 pub fn cs_misses(rng: &mut fastrand::Rng, scenario: &Scenario, config: SequentialConfig) -> bool {
-    let cs = perflab_stats::RobustSequence::new(config.confidence, config.optimise_at).unwrap();
+    let cs = perflab_stats::ConfidenceSequence::new(config.confidence, config.optimise_at).unwrap();
     // True location of the log gains. Both variants' noise has the same
     // distribution, so the gains are symmetric about ln(1 + change): tails and
     // bursts hit both variants alike.
     let truth = (1.0 + scenario.true_change).ln();
-    let mut gains = Vec::with_capacity(config.max_runs);
+    let (mut baseline, mut candidate) = (Vec::new(), Vec::new());
     let candidate_perf = 1.0 + scenario.true_change;
     for pair in 0..config.max_runs {
-        let a = scenario.run(rng, 1.0, 2 * pair);
-        let b = scenario.run(rng, candidate_perf, 2 * pair + 1);
-        gains.push(perflab_stats::log_gains(&[a], &[b], scenario.better).unwrap()[0]);
-        if gains.len() >= config.min_runs {
-            let (_, lo, hi) = cs.interval_for_location(&gains).unwrap();
+        baseline.push(scenario.run(rng, 1.0, 2 * pair));
+        candidate.push(scenario.run(rng, candidate_perf, 2 * pair + 1));
+        if baseline.len() >= config.min_runs.max(2) {
+            let iv =
+                perflab_stats::paired_log_interval(&baseline, &candidate, scenario.better, &cs)
+                    .unwrap();
+            let (lo, hi) = (iv.lo, iv.hi);
             if truth < lo || truth > hi {
                 return true;
             }
