@@ -51,6 +51,32 @@ pub fn paired_log_interval(
     better: Better,
     cs: &ConfidenceSequence,
 ) -> Result<LogInterval, StatsError> {
+    decision_interval(
+        cs,
+        &checked_gains(baseline, candidate, better)?,
+        Sample::Values,
+    )
+}
+
+/// The asymptotic confidence sequence `cs` for the mean of the pairs' log
+/// gains (Waudby-Smith et al., Annals of Statistics 2024): the ratio of
+/// geometric means, for callers that report one ([`crate::paired_ratio`]).
+/// Errors as [`paired_log_interval`].
+pub(crate) fn paired_mean_log_interval(
+    baseline: &[f64],
+    candidate: &[f64],
+    better: Better,
+    cs: &ConfidenceSequence,
+) -> Result<LogInterval, StatsError> {
+    cs.log_interval_for(&checked_gains(baseline, candidate, better)?, Sample::Values)
+}
+
+/// The pairs' log gains, after checking that the samples pair up.
+fn checked_gains(
+    baseline: &[f64],
+    candidate: &[f64],
+    better: Better,
+) -> Result<Vec<f64>, StatsError> {
     if baseline.len() != candidate.len() {
         return Err(StatsError::LengthMismatch {
             baseline: baseline.len(),
@@ -58,8 +84,7 @@ pub fn paired_log_interval(
         });
     }
     validate::at_least(baseline, 2, Sample::Baseline)?;
-    let gains = log_gains(baseline, candidate, better)?;
-    decision_interval(cs, &gains, Sample::Values)
+    log_gains(baseline, candidate, better)
 }
 
 #[cfg(test)]
