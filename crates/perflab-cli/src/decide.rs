@@ -27,7 +27,7 @@ pub use perflab_stats::GuardStatus;
 pub const EXACT_METHOD: &str = "exact: every run of each variant gave the same value, so the change is the ratio of the two values, with no sampling uncertainty";
 
 /// The method named in results and reports.
-pub const PAIRED_METHOD: &str = "asymptotic confidence sequence (Waudby-Smith et al. 2024) on paired log ratios, valid under optional stopping";
+pub const PAIRED_METHOD: &str = "confidence sequence for the Huber location of paired log ratios (Lai 1976 boundary), valid under optional stopping";
 
 /// A guard's evaluation.
 #[derive(Debug, Clone)]

@@ -3,7 +3,9 @@
 //! of the suite procedure (many cells, one confidence level for all).
 //!
 //! Run with `cargo bench -p perflab-stats --bench decision_simulation`;
-//! `-- change-points` runs only the rows of change points in a history.
+//! `-- change-points` runs only the rows of change points in a history,
+//! `-- decisions` only the first table (single A/B experiments), `-- tuning`
+//! only the tuning table.
 //! Deterministic: every row uses a fixed seed.
 
 #[path = "../tests/common/mod.rs"]
@@ -49,6 +51,17 @@ fn rows() -> Vec<Row> {
         tail_penalty: 0.20,
         ..Scenario::gaussian(Better::Lower, change, 0.02)
     };
+    // Heavy tails: Student t with 3 degrees of freedom (infinite kurtosis).
+    let student = |change| Scenario {
+        noise_df: 3,
+        ..Scenario::gaussian(Better::Lower, change, 0.02)
+    };
+    // Two modes: each run lands on a fast or a 10 % slower state at random.
+    let bimodal = |change| Scenario {
+        tail_probability: 0.5,
+        tail_penalty: 0.10,
+        ..Scenario::gaussian(Better::Lower, change, 0.02)
+    };
     vec![
         Row {
             label: "A = A, noise 1%",
@@ -66,8 +79,23 @@ fn rows() -> Vec<Row> {
             right: None,
         },
         Row {
+            label: "A = A, noise 10%",
+            scenario: g(Better::Higher, 0.0, 0.10),
+            right: None,
+        },
+        Row {
             label: "A = A, 2% + 5% runs 20% slower",
             scenario: heavy(0.0),
+            right: None,
+        },
+        Row {
+            label: "A = A, Student t(3) noise 2%",
+            scenario: student(0.0),
+            right: None,
+        },
+        Row {
+            label: "A = A, 2% + half of runs 10% slower",
+            scenario: bimodal(0.0),
             right: None,
         },
         Row {
@@ -99,6 +127,16 @@ fn rows() -> Vec<Row> {
             right: Some(Verdict::Go),
         },
         Row {
+            label: "B +3%, Student t(3) noise 2%",
+            scenario: student(0.03),
+            right: Some(Verdict::Go),
+        },
+        Row {
+            label: "B +3%, 2% + half of runs 10% slower",
+            scenario: bimodal(0.03),
+            right: Some(Verdict::Go),
+        },
+        Row {
             label: "B +1.5%, noise 1%",
             scenario: g(Better::Higher, 0.015, 0.01),
             right: Some(Verdict::Go),
@@ -116,6 +154,8 @@ fn false_decisions(t: &Tally) -> u64 {
 }
 
 fn main() {
+    let only_decisions = std::env::args().any(|a| a == "decisions");
+    let only_tuning = std::env::args().any(|a| a == "tuning");
     if std::env::args().any(|a| a == "change-points") {
         change_points::change_point_rows(SEED);
         return;
@@ -140,7 +180,7 @@ fn main() {
     println!("{EXPERIMENTS} experiments per row, seed {SEED:#x}; [..] = 95% Wilson interval\n");
 
     println!(
-        "{:<32} {:>6} {:>6} {:>6} {:>6}  {:<24} {:<22} {:>7}  {:<22} {:<22}",
+        "{:<36} {:>6} {:>6} {:>6} {:>6}  {:<24} {:<22} {:>7}  {:<22} {:<22}",
         "truth",
         "GO",
         "NO-GO",
@@ -153,10 +193,10 @@ fn main() {
         "ten-run rule: right"
     );
     println!(
-        "{:<32} {:>6} {:>6} {:>6} {:>6}  {:<24} {:<22} {:>7}",
+        "{:<36} {:>6} {:>6} {:>6} {:>6}  {:<24} {:<22} {:>7}",
         "", "", "", "", "", "", "", "runs"
     );
-    for (i, row) in rows().iter().enumerate() {
+    for (i, row) in rows().iter().enumerate().filter(|_| !only_tuning) {
         let mut cfg = config;
         cfg.better = row.scenario.better;
         let t = simulate(SEED + i as u64, EXPERIMENTS, &row.scenario, cfg);
@@ -183,7 +223,7 @@ fn main() {
             }
         };
         println!(
-            "{:<32} {:>6} {:>6} {:>6} {:>6}  {:<24} {:<22} {:>7.1}  {:<22} {:<22}",
+            "{:<36} {:>6} {:>6} {:>6} {:>6}  {:<24} {:<22} {:>7.1}  {:<22} {:<22}",
             row.label,
             pct(t.rate(t.go)),
             pct(t.rate(t.nogo)),
@@ -200,9 +240,13 @@ fn main() {
         "\n'false' for A = A is GO or NO-GO; for a true +-3% it is the opposite verdict; for +0.2% (inside the band) any GO or NO-GO."
     );
 
-    suite::suite_rows(config, SEED);
-
-    change_points::change_point_rows(SEED);
+    if only_decisions {
+        return;
+    }
+    if !only_tuning {
+        suite::suite_rows(config, SEED);
+        change_points::change_point_rows(SEED);
+    }
 
     println!(
         "\nTuning: optimise_at (pairs at which the interval is tightest) and min_runs; {TUNING_EXPERIMENTS} experiments per cell,"

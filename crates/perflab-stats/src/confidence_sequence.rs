@@ -9,14 +9,16 @@ use crate::{LogInterval, Sample, StatsError, validate};
 ///
 /// Chosen by simulation (`cargo bench -p perflab-stats --bench decision_simulation`,
 /// tuning table, 10 000 experiments per cell, common random numbers) for the
-/// default procedure (pairs 10 to 60, 95 %, go +1 %, nogo -0.5 %). Compared with
+/// default procedure (pairs 10 to 60, 95 %, go +1 %, nogo -0.5 %), which
+/// decides with [`crate::RobustSequence`] under this tuning. Compared with
 /// optimise_at = 10, 20, 30 and 40, optimising at 60 gave the lowest
-/// false-decision rate on A = A at every noise level (2 %: 0.3 %, 5 %: 1.0 %,
-/// 10 %: 1.9 %, against 0.4 %, 1.2-1.6 % and 2.4-2.7 %) and the lowest
-/// time-uniform miss rate (3.6 % against 3.9-4.2 %), with the same power (GO on a
-/// true +3 % at 2 % noise: 99.4 %; +1.5 % at 1 % noise: 51 %); the price is one or
-/// two more pairs for easy decisions (median 18 instead of 16 for +3 %). Tight
-/// at the end is where the hard cases, effects near a threshold, are decided.
+/// false-decision rate on A = A at every noise level (2 %: 0.1 %, 5 %: 0.5 %,
+/// 10 %: 1.0 %, against 0.2 %, 0.9-1.3 % and 1.3-1.9 %) and the lowest
+/// time-uniform miss rate (2.1 % against 2.6-3.3 %), with about the same power
+/// (GO on a true +3 % at 2 % noise: 98.8 % against 98.5-99.0 %; +1.5 % at 1 %
+/// noise: 46 % against 44-48 %); the price is two or three more pairs for easy
+/// decisions (median 22 instead of 19 or 20 for +3 %). Tight at the end is
+/// where the hard cases, effects near a threshold, are decided.
 pub const DEFAULT_OPTIMISE_AT: usize = 60;
 
 /// Two-sided asymptotic confidence sequence (CS) for the mean of i.i.d. values.

@@ -108,7 +108,8 @@ impl Thresholds {
 /// A confidence interval for a relative change (fractions, positive = better).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Interval {
-    /// Point estimate (a ratio of geometric means, or the Hodges-Lehmann shift, minus one).
+    /// Point estimate (a ratio of geometric means, the exp of a Huber location of
+    /// log gains, or the Hodges-Lehmann shift, minus one).
     pub estimate: f64,
     /// Lower end.
     pub lo: f64,
@@ -118,7 +119,7 @@ pub struct Interval {
     pub confidence: f64,
 }
 
-/// A confidence interval on the log scale (for a mean or shift of log gains).
+/// A confidence interval on the log scale (for a mean, location or shift of log gains).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct LogInterval {
     /// Point estimate of the log gain.

@@ -16,8 +16,9 @@
 //! # Which interval when
 //!
 //! * Runs collected by perflab itself, interleaved, possibly stopped early:
-//!   [`SequentialTest`] / [`paired_change`] (asymptotic confidence sequence,
-//!   valid under optional stopping).
+//!   [`SequentialTest`] / [`paired_change`] (confidence sequence for the
+//!   Huber location of the pairs' log gains, [`RobustSequence`], valid under
+//!   optional stopping).
 //! * Two samples that already exist, of fixed size: [`decide_fixed_samples`]
 //!   ([`hodges_lehmann_change`]: Hodges-Lehmann shift with the
 //!   distribution-free Moses interval).
@@ -77,6 +78,7 @@ mod paired;
 mod pairwise;
 mod precision;
 mod proportion;
+mod robust_sequence;
 mod run_order_trend;
 mod runs_needed;
 mod scaling;
@@ -112,6 +114,7 @@ pub use precision::{PrecisionRule, PrecisionStop};
 pub use proportion::{
     ProportionDifference, ProportionInterval, proportion_difference, wilson_interval,
 };
+pub use robust_sequence::{HUBER_TUNING, RobustSequence};
 pub use run_order_trend::{
     DRIFT_MIN_CHANGE, DRIFT_SIGNIFICANCE, RunOrderTrend, TREND_MIN_RUNS, run_order_trend,
 };

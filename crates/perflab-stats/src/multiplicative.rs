@@ -4,7 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Better, ConfidenceSequence, Sample, StatsError, paired_log_interval, validate};
+use crate::paired::paired_mean_log_interval;
+use crate::{Better, ConfidenceSequence, Sample, StatsError, validate};
 
 /// A confidence interval for a positive quantity (a geometric mean or a ratio).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -67,10 +68,12 @@ pub fn geometric_mean_interval(
 /// an interleaved schedule), with a confidence interval valid under optional
 /// stopping. A ratio of 3.8 reads "the candidate takes 3.8 times as long".
 ///
-/// Method: [`paired_log_interval`] on the pairs' log ratios
-/// ln(candidate_i / reference_i) (the asymptotic confidence sequence of
-/// Waudby-Smith et al. 2024), mapped back by exp: the estimate is the ratio of
-/// geometric means.
+/// Method: the asymptotic confidence sequence of Waudby-Smith et al. 2024
+/// ([`ConfidenceSequence`]) for the mean of the pairs' log ratios
+/// ln(candidate_i / reference_i), mapped back by exp: the estimate is the
+/// ratio of geometric means. (The A/B decision, [`crate::paired_change`],
+/// estimates a robust location instead; a sweep's ratio is a description of
+/// its points, not a verdict.)
 ///
 /// Assumptions: as [`crate::paired_change`]: pairs i.i.d. with finite variance,
 /// run close together so that drift of the machine falls on both.
@@ -84,7 +87,7 @@ pub fn paired_ratio(
     candidate: &[f64],
     cs: &ConfidenceSequence,
 ) -> Result<PositiveInterval, StatsError> {
-    let iv = paired_log_interval(reference, candidate, Better::Higher, cs)?;
+    let iv = paired_mean_log_interval(reference, candidate, Better::Higher, cs)?;
     exp_interval(iv.estimate, iv.lo, iv.hi, iv.confidence, reference.len())
 }
 

@@ -1,21 +1,27 @@
 //! Relative change from interleaved pairs, valid under optional stopping.
 
+use crate::robust_sequence::decision_interval;
 use crate::{
     Better, ConfidenceSequence, Interval, LogInterval, Sample, StatsError, log_gains, validate,
 };
 
 /// Relative change from paired runs, with a confidence-sequence interval.
 ///
-/// Method: per pair the log gain g_i (see [`crate::log_gains`]); the asymptotic
-/// confidence sequence of [`ConfidenceSequence`] (Waudby-Smith et al., Annals of
-/// Statistics 2024) for the mean of the g_i; the estimate and both ends mapped
-/// by exp(x) - 1, so the estimate is the ratio of geometric means minus one.
+/// Method: per pair the log gain g_i (see [`crate::log_gains`]); the
+/// confidence sequence of [`crate::RobustSequence`] (Huber location, Lai's
+/// boundary) with the level and tuning of `cs` for the location of the g_i;
+/// the estimate and both ends mapped by exp(x) - 1. With fewer pairs than that
+/// sequence needs to be bounded (about 4 at 95 %), the asymptotic confidence
+/// sequence of [`ConfidenceSequence`] for their mean.
 ///
 /// Assumptions: `baseline[i]` and `candidate[i]` were run as a pair (interleaved
 /// in a randomised block, so drift of the machine falls on both), and the pairs
-/// are i.i.d. with finite variance. The interval stays valid if the caller looks
-/// after every pair and stops when it decides (optional stopping), with the
-/// asymptotic caveat documented on [`ConfidenceSequence`].
+/// are i.i.d. Their log gains are symmetric about the true change when both
+/// variants' run-to-run noise has the same distribution: then the location is
+/// the change of the geometric means (and of the medians). The interval stays
+/// valid if the caller looks after every pair and stops when it decides
+/// (optional stopping), with the asymptotic caveat documented on
+/// [`crate::RobustSequence`].
 ///
 /// If every log gain is equal (sd = 0, as with exact counts such as instruction
 /// counts of a deterministic program), the interval is the single point of the
@@ -34,7 +40,7 @@ pub fn paired_change(
     paired_log_interval(baseline, candidate, better, cs)?.to_change()
 }
 
-/// The interval of [`paired_change`] on the log scale (mean log gain), before
+/// The interval of [`paired_change`] on the log scale (location of the log gains), before
 /// the exp(x) - 1 map. Same method, assumptions and errors.
 ///
 /// # Errors
@@ -45,6 +51,32 @@ pub fn paired_log_interval(
     better: Better,
     cs: &ConfidenceSequence,
 ) -> Result<LogInterval, StatsError> {
+    decision_interval(
+        cs,
+        &checked_gains(baseline, candidate, better)?,
+        Sample::Values,
+    )
+}
+
+/// The asymptotic confidence sequence `cs` for the mean of the pairs' log
+/// gains (Waudby-Smith et al., Annals of Statistics 2024): the ratio of
+/// geometric means, for callers that report one ([`crate::paired_ratio`]).
+/// Errors as [`paired_log_interval`].
+pub(crate) fn paired_mean_log_interval(
+    baseline: &[f64],
+    candidate: &[f64],
+    better: Better,
+    cs: &ConfidenceSequence,
+) -> Result<LogInterval, StatsError> {
+    cs.log_interval_for(&checked_gains(baseline, candidate, better)?, Sample::Values)
+}
+
+/// The pairs' log gains, after checking that the samples pair up.
+fn checked_gains(
+    baseline: &[f64],
+    candidate: &[f64],
+    better: Better,
+) -> Result<Vec<f64>, StatsError> {
     if baseline.len() != candidate.len() {
         return Err(StatsError::LengthMismatch {
             baseline: baseline.len(),
@@ -52,8 +84,7 @@ pub fn paired_log_interval(
         });
     }
     validate::at_least(baseline, 2, Sample::Baseline)?;
-    let gains = log_gains(baseline, candidate, better)?;
-    cs.log_interval_for(&gains, Sample::Values)
+    log_gains(baseline, candidate, better)
 }
 
 #[cfg(test)]

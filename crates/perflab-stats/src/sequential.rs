@@ -3,11 +3,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::descriptive::std_dev_unchecked;
+use crate::robust_sequence::decision_interval;
 use crate::{
-    ConfidenceSequence, GuardDecision, GuardLimit, GuardStatus, Interval, RunsNeeded, Sample,
-    SequentialConfig, StatsError, Verdict, classify, guard_status, log_gains, runs_needed_guard,
-    runs_needed_paired,
+    ConfidenceSequence, GuardDecision, GuardLimit, GuardStatus, Interval, LogInterval, RunsNeeded,
+    Sample, SequentialConfig, StatsError, Verdict, classify, guard_status, log_gains,
+    runs_needed_guard, runs_needed_paired,
 };
 
 /// Where a sequential test stands, or where it stopped.
@@ -31,9 +31,9 @@ pub struct Decision {
 /// The sequential A/B procedure as a pure state machine.
 ///
 /// Method: after each pair (baseline, candidate), once at least `min_runs`
-/// pairs exist, compute [`crate::paired_change`] (the asymptotic confidence
-/// sequence of Waudby-Smith et al., Annals of Statistics 2024, on per-pair log
-/// gains, tuned to the run limit: [`SequentialConfig::tuned`]) and
+/// pairs exist, compute [`crate::paired_change`] (the confidence sequence
+/// for the Huber location of the per-pair log gains, [`crate::RobustSequence`],
+/// tuned to the run limit: [`SequentialConfig::tuned`]) and
 /// [`classify`] it. Guards, if any, are evaluated on their own log gains with
 /// the same confidence sequence ([`guard_status`]); a GO stands only when
 /// every guard passes: a violated guard turns it into NO-GO, an uncertain one
@@ -43,7 +43,8 @@ pub struct Decision {
 /// still undecided.
 ///
 /// Assumptions: as [`crate::paired_change`]: the pairs are i.i.d. (interleaved
-/// in randomised order, so drift falls on both variants) with finite variance.
+/// in randomised order, so drift falls on both variants), their log gains
+/// symmetric about the change (both variants' noise alike).
 /// Because the interval is a confidence sequence, stopping at the first decisive
 /// look keeps the error rate at about 1 - confidence or less; the simulation
 /// benchmark `decision_simulation` measures it through [`SequentialTest::push`].
@@ -93,8 +94,9 @@ impl SequentialTest {
                 ),
             });
         }
+        let cs = config.confidence_sequence()?;
         Ok(SequentialTest {
-            cs: config.confidence_sequence()?,
+            cs,
             config,
             baseline: Vec::with_capacity(config.max_runs),
             candidate: Vec::with_capacity(config.max_runs),
@@ -198,7 +200,7 @@ impl SequentialTest {
 
     /// The decision with guards for the pairs so far, ignoring `min_runs`.
     fn assess(&self) -> Result<Decision, StatsError> {
-        let iv = self.cs.log_interval_for(&self.gains, Sample::Baseline)?;
+        let iv = self.log_interval(&self.gains, Sample::Baseline)?;
         let interval = iv.to_change()?;
         let primary = classify(&interval, &self.config.thresholds);
         let runs = self.gains.len();
@@ -218,7 +220,7 @@ impl SequentialTest {
         }
         let runs_needed = match (verdict, primary) {
             (Verdict::Inconclusive, Verdict::Inconclusive) => {
-                let sd = std_dev_unchecked(&self.gains, iv.estimate).unwrap_or(f64::INFINITY);
+                let sd = self.equivalent_sd(&iv, runs);
                 Some(runs_needed_paired(
                     runs,
                     iv.estimate,
@@ -243,12 +245,27 @@ impl SequentialTest {
         })
     }
 
+    fn log_interval(&self, gains: &[f64], sample: Sample) -> Result<LogInterval, StatsError> {
+        decision_interval(&self.cs, gains, sample)
+    }
+
+    /// The standard deviation that gives the mean's sequence, at this many
+    /// pairs, the interval's longer side (the robust interval need not be
+    /// symmetric about its estimate): what the projection of further pairs
+    /// scales. The projected interval then contains the current one, so an
+    /// undecided look never projects 0 further pairs.
+    fn equivalent_sd(&self, iv: &LogInterval, runs: usize) -> f64 {
+        let side = (iv.hi - iv.estimate).max(iv.estimate - iv.lo);
+        let sd = side / self.cs.boundary(runs);
+        if sd.is_finite() { sd } else { f64::INFINITY }
+    }
+
     fn guard_decision(&self, g: &GuardLimit, gains: &[f64]) -> Result<GuardDecision, StatsError> {
-        let iv = self.cs.log_interval_for(gains, Sample::Values)?;
+        let iv = self.log_interval(gains, Sample::Values)?;
         let interval = iv.to_change()?;
         let status = guard_status(&interval, g.max_worsening);
         let runs_needed = (status == GuardStatus::Uncertain).then(|| {
-            let sd = std_dev_unchecked(gains, iv.estimate).unwrap_or(f64::INFINITY);
+            let sd = self.equivalent_sd(&iv, gains.len());
             runs_needed_guard(gains.len(), iv.estimate, sd, g.max_worsening, &self.cs)
         });
         Ok(GuardDecision {

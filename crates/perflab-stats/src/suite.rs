@@ -22,8 +22,8 @@ use crate::{
 ///
 /// Method: every cell's test runs at the Bonferroni level
 /// 1 - (1 - confidence) / cells ([`bonferroni_confidence`]). Each cell's
-/// interval is a confidence sequence (Waudby-Smith et al., Annals of
-/// Statistics 2024: [`crate::ConfidenceSequence`]), valid at every look at
+/// interval is a confidence sequence ([`crate::RobustSequence`] through
+/// [`crate::SequentialTest`]), valid at every look at
 /// once, so by the union bound (Bonferroni inequality) all cells' intervals
 /// contain their true changes at every look simultaneously with probability
 /// at least `confidence`, whatever the stopping rule, including stopping a

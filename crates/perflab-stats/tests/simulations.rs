@@ -134,8 +134,10 @@ fn twelve_unchanged_cells_rarely_give_a_false_verdict_or_a_missed_interval_anywh
 fn twelve_cells_each_at_95_percent_miss_together_far_more_often() {
     let suite = SuiteScenario::unchanged(12, 1, 0.05);
     let t = simulate_suite(2034, 200, &suite, suite_config(), false, true);
-    // Without the split about a third of experiments have a missed interval.
-    assert!(t.missed >= 40, "{t:?}");
+    // Without the split some interval misses its truth in 15 to 40 % of
+    // experiments (the robust sequence's exact boundary misses less often
+    // than the asymptotic one did): at least three times the 5 % promised.
+    assert!(t.missed >= 30, "{t:?}");
 }
 
 #[test]

@@ -24,6 +24,9 @@ pub struct Scenario {
     pub tail_penalty: f64,
     /// Machine drift: each run (in wall-clock order) is this fraction worse than the one before.
     pub drift_per_run: f64,
+    /// Degrees of freedom of Student-t noise (heavy tails: 3 has no
+    /// skewness or kurtosis); 0 for Gaussian noise.
+    pub noise_df: u32,
 }
 
 impl Scenario {
@@ -36,13 +39,20 @@ impl Scenario {
             tail_probability: 0.0,
             tail_penalty: 0.0,
             drift_per_run: 0.0,
+            noise_df: 0,
         }
     }
 
     /// One run of a variant with the given performance factor (1 for A,
     /// 1 + true_change for B) started at wall-clock slot `slot`.
     fn run(&self, rng: &mut fastrand::Rng, performance: f64, slot: usize) -> f64 {
-        let mut perf = performance * (1.0 + self.noise * gaussian(rng));
+        let z = match self.noise_df {
+            0 => gaussian(rng),
+            df => student_t(rng, df),
+        };
+        // Floor: a Student-t draw can be many noise units away; a run is
+        // never faster than ten times its variant's speed.
+        let mut perf = performance * (1.0 + self.noise * z).max(0.1);
         if rng.f64() < self.tail_probability {
             perf /= 1.0 + self.tail_penalty;
         }
@@ -60,6 +70,18 @@ pub fn gaussian(rng: &mut fastrand::Rng) -> f64 {
     let u1 = 1.0 - rng.f64(); // (0, 1]
     let u2 = rng.f64();
     (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+}
+
+/// Student-t deviate with `df` degrees of freedom, scaled to unit standard
+/// deviation when df > 2: Z / sqrt(chi²_df / df), chi² as a sum of squares.
+pub fn student_t(rng: &mut fastrand::Rng, df: u32) -> f64 {
+    let chi2: f64 = (0..df).map(|_| gaussian(rng).powi(2)).sum();
+    let t = gaussian(rng) / (chi2 / df as f64).sqrt();
+    if df > 2 {
+        t * ((df as f64 - 2.0) / df as f64).sqrt()
+    } else {
+        t
+    }
 }
 
 /// Outcome of one simulated experiment.
@@ -197,23 +219,27 @@ pub fn simulate(
     tally
 }
 
-/// Runs the confidence sequence on `max_runs` interleaved pairs without
-/// stopping and reports whether, at any look from `min_runs` on, its interval
-/// excluded the true relative change (a miss). The CS promises this happens
-/// with probability of about 1 - confidence or less.
+/// Runs the decision's interval ([`perflab_stats::paired_log_interval`], the
+/// robust sequence) on `max_runs` interleaved pairs without stopping and reports whether, at
+/// any look from `min_runs` on, its interval excluded the true relative
+/// change (a miss). The CS promises this happens with probability of about
+/// 1 - confidence or less.
 pub fn cs_misses(rng: &mut fastrand::Rng, scenario: &Scenario, config: SequentialConfig) -> bool {
     let cs = perflab_stats::ConfidenceSequence::new(config.confidence, config.optimise_at).unwrap();
-    // True mean log gain. Heavy tails hit both variants alike, so they cancel in
-    // expectation; multiplicative Gaussian noise shifts E[ln(1 + sZ)] equally too.
+    // True location of the log gains. Both variants' noise has the same
+    // distribution, so the gains are symmetric about ln(1 + change): tails and
+    // bursts hit both variants alike.
     let truth = (1.0 + scenario.true_change).ln();
-    let mut gains = Vec::with_capacity(config.max_runs);
+    let (mut baseline, mut candidate) = (Vec::new(), Vec::new());
     let candidate_perf = 1.0 + scenario.true_change;
     for pair in 0..config.max_runs {
-        let a = scenario.run(rng, 1.0, 2 * pair);
-        let b = scenario.run(rng, candidate_perf, 2 * pair + 1);
-        gains.push(perflab_stats::log_gains(&[a], &[b], scenario.better).unwrap()[0]);
-        if gains.len() >= config.min_runs {
-            let (_, lo, hi) = cs.interval_for_mean(&gains).unwrap();
+        baseline.push(scenario.run(rng, 1.0, 2 * pair));
+        candidate.push(scenario.run(rng, candidate_perf, 2 * pair + 1));
+        if baseline.len() >= config.min_runs.max(2) {
+            let iv =
+                perflab_stats::paired_log_interval(&baseline, &candidate, scenario.better, &cs)
+                    .unwrap();
+            let (lo, hi) = (iv.lo, iv.hi);
             if truth < lo || truth > hi {
                 return true;
             }
