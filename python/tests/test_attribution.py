@@ -64,7 +64,9 @@ def test_each_thread_has_its_own_stack_and_record(program):
     job = span(profile, "job")
     assert (job["calls"], job["threads"]) == (40, 2)
     names = [thread["name"] for thread in profile["threads"]]
-    assert names == ["main", "worker-0", "worker-1"]
+    # Threads are numbered in the order they first record, which the
+    # scheduler decides: either worker may come first.
+    assert names[0] == "main" and sorted(names[1:]) == ["worker-0", "worker-1"]
     assert [thread["id"] for thread in profile["threads"]] == [1, 2, 3]
     for thread in profile["threads"][1:]:
         assert thread["ended"] is True

@@ -161,6 +161,10 @@ pub fn pytest_benchmark(out: &Path, slow: bool, saved_without_data: bool) {
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
         .args(["--benchmark-min-rounds=10", "--benchmark-max-time=0.02"])
         .arg(fixtures().join("pytest-benchmark/test_sums.py"))
+        // Benchmark names are test ids relative to pytest's root folder,
+        // which it otherwise guesses from files above the checkout.
+        .arg("--rootdir")
+        .arg(fixtures().join("pytest-benchmark"))
         .current_dir(folder)
         .env("PYTHONDONTWRITEBYTECODE", "1");
     if saved_without_data {
