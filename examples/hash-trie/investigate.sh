@@ -98,7 +98,7 @@ mkdir -p "$repo"
 git -C "$repo" init -q
 git -C "$repo" config user.name "hash-trie example"
 git -C "$repo" config user.email "hash-trie@example.invalid"
-sed "s|@ROOT@|$root|" "$here/steps/Cargo.toml" >"$repo/Cargo.toml"
+sed "s|@ROOT@|$root|" "$here/steps/Cargo.toml.in" >"$repo/Cargo.toml"
 cp "$root/Cargo.lock" "$repo/Cargo.lock"
 printf '/hash-trie\n/.perflab/\n/.perflab-build\n/target/\n' >"$repo/.gitignore"
 step() {
