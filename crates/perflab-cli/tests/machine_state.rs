@@ -184,7 +184,7 @@ fn compare_of_two_benchmark_families_names_the_benchmark_whose_series_drifted() 
     assert_eq!(w.len(), 1, "{w:?}");
     assert!(
         w[0].starts_with(
-            "wall of \"BenchmarkParse-8 / old\" grew by 12.4% from its first run to its last"
+            "wall of \"BenchmarkParse-8 / old\" grew by 12.4% of its median from its first run to its last"
         ),
         "{}",
         w[0]

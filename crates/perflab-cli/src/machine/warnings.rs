@@ -75,8 +75,10 @@ fn percent(fraction: f64) -> String {
     format!("{:.1}%", fraction * 100.0)
 }
 
-/// How a drift reads: `grew by 6.2% from its first run to its last
-/// (Spearman's rho 0.71 with run order over 20 runs, p = 0.0004)`.
+/// How a drift reads: `grew by 6.2% of its median from its first run to
+/// its last (Spearman's rho 0.71 with run order over 20 runs, p = 0.0004)`.
+/// The size is a straight-line trend relative to the median, so a series
+/// whose first runs were far slower can shrink by more than 100% of it.
 fn describe(trend: &RunOrderTrend) -> String {
     let p = if trend.p_value < 1e-4 {
         "p < 0.0001".to_string()
@@ -84,7 +86,7 @@ fn describe(trend: &RunOrderTrend) -> String {
         format!("p = {:.4}", trend.p_value)
     };
     format!(
-        "{} by {} from its first run to its last (Spearman's rho {:.2} with run order over {} runs, {p})",
+        "{} by {} of its median from its first run to its last (Spearman's rho {:.2} with run order over {} runs, {p})",
         if trend.change > 0.0 { "grew" } else { "shrank" },
         percent(trend.change.abs()),
         trend.rho,
@@ -175,7 +177,9 @@ mod tests {
         assert_eq!(w.len(), 1, "{w:?}");
         // Slope 0.5 ms over 19 steps, median 104.75 ms: 9.07%.
         assert!(
-            w[0].starts_with("wall of \"old\" grew by 9.1% from its first run to its last"),
+            w[0].starts_with(
+                "wall of \"old\" grew by 9.1% of its median from its first run to its last"
+            ),
             "{}",
             w[0]
         );
