@@ -112,7 +112,7 @@ args="data/$slowest.csv"
     | tee out/profile.txt
 
 step "a sweep of the baseline from 10K to 1M transactions (v1)"
-"$perflab" sweep --quiet --label "sweep: baseline" --name v1 -p n=10K,30K,100K,300K,1M \
+"$perflab" sweep --quiet --name "sweep: baseline" --command-name v1 -p n=10K,30K,100K,300K,1M \
     --max-runs 10 --json out/sweep.json --markdown out/sweep.md \
     "$payments process --engine v1 data/sweep-{n}.csv" | tee out/sweep.txt
 

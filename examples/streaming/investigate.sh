@@ -61,8 +61,8 @@ grep -q "within 4x the .* one span costs\|9[0-9].[0-9]% of thread main" out/misp
     || { echo "the misplaced timers were not caught" >&2; exit 1; }
 
 step "2. cost per record: a sweep over record counts, SQL and passthrough engines"
-"$perflab" sweep --quiet --label "records: sql vs passthrough" -p n=25K,50K,100K,200K,400K \
-    --name "sql, spin" --name "passthrough, spin" --name "sql, notify" --name "passthrough, notify" \
+"$perflab" sweep --quiet --name "records: sql vs passthrough" -p n=25K,50K,100K,200K,400K \
+    --command-name "sql, spin" --command-name "passthrough, spin" --command-name "sql, notify" --command-name "passthrough, notify" \
     --max-runs 20 --json out/sweep-engines.json \
     "$streaming --engine sql --wait spin --records {n}" \
     "$streaming --engine passthrough --wait spin --records {n}" \
@@ -81,10 +81,10 @@ for measure in cpu wall; do
 done
 
 step "4. batch size and partition count"
-"$perflab" sweep --quiet --label "batch size" -p batch=10,100,1000 --name spin --name notify \
+"$perflab" sweep --quiet --name "batch size" -p batch=10,100,1000 --command-name spin --command-name notify \
     --max-runs 20 "$streaming --records $records --batch-size {batch} --wait spin" \
     "$streaming --records $records --batch-size {batch} --wait notify" | tee out/sweep-batch.txt
-"$perflab" sweep --quiet --label "partitions" -p partitions=1,2,4,8 --name spin --name notify \
+"$perflab" sweep --quiet --name "partitions" -p partitions=1,2,4,8 --command-name spin --command-name notify \
     --max-runs 20 "$streaming --records $records --partitions {partitions} --wait spin" \
     "$streaming --records $records --partitions {partitions} --wait notify" \
     | tee out/sweep-partitions.txt
@@ -95,8 +95,8 @@ step "5. the fixed sleep inside the timed region, and what perflab says"
 "$perflab" run -r 10 --warmup 1 --quiet --name "fixed sleep" \
     "$streaming --records $records --settle-ms 100" | tee out/settle.txt
 grep -q "inside spans on thread main (#1) was spent off the CPU" out/settle.txt || { echo "the fixed sleep was not caught" >&2; exit 1; }
-"$perflab" sweep --quiet --label "records: sql with the fixed sleep" -p n=25K,50K,100K,200K,400K \
-    --name "sql + sleep" --max-runs 20 "$streaming --records {n} --settle-ms 100" \
+"$perflab" sweep --quiet --name "records: sql with the fixed sleep" -p n=25K,50K,100K,200K,400K \
+    --command-name "sql + sleep" --max-runs 20 "$streaming --records {n} --settle-ms 100" \
     | tee out/sweep-settle.txt
 
 step "the suite: spin, notify and recv on both engines"

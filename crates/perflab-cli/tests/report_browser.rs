@@ -126,7 +126,7 @@ fn report_from_real_runs(s: &Scratch) -> PathBuf {
         &s.perflab()
             .args([
                 "sweep",
-                "--label",
+                "--name",
                 "<hamt> & \"scale\"",
                 "--measure",
                 "cost",
@@ -141,7 +141,7 @@ fn report_from_real_runs(s: &Scratch) -> PathBuf {
                 "-p",
                 "n=1000,5000,20000,50000,100000",
             ])
-            .args(["--name", "hamt", &synthetic("n >= 50000 ? 3.8 : 2")])
+            .args(["--command-name", "hamt", &synthetic("n >= 50000 ? 3.8 : 2")])
             .args([
                 "--reference",
                 &synthetic("1"),

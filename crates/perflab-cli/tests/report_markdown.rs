@@ -146,7 +146,7 @@ fn store_sweep(store: &Store) -> i64 {
         "sweep",
         "-p",
         "n=1000,10000,50000,100000",
-        "--name",
+        "--command-name",
         "hamt",
         "./hamt {n}",
         "--reference",
@@ -163,7 +163,7 @@ fn store_sweep(store: &Store) -> i64 {
         "0",
         "--seed",
         "1",
-        "--label",
+        "--name",
         "hamt-scale",
     ])
     .unwrap();

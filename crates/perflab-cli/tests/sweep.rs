@@ -105,7 +105,7 @@ fn a_reference_command_gives_each_point_a_ratio_with_its_interval() {
         &[
             "-p",
             "n=1000,10000",
-            "--name",
+            "--command-name",
             "impl",
             &synthetic("3.8"),
             "--reference",

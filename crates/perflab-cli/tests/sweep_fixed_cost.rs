@@ -146,7 +146,7 @@ fn a_real_start_up_in_wall_time_is_found_with_the_marginal_cost_of_a_sleep() {
             "3",
             "--max-runs",
             "12",
-            "--name",
+            "--command-name",
             "sleeper",
             "sleep 0.1; sleep $(awk 'BEGIN { print {n} * 0.00002 }')",
         ],

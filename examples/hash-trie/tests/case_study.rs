@@ -90,7 +90,7 @@ fn a_tiny_sweep_gives_every_size_a_ratio_to_std_with_its_interval_and_a_growth_e
             "--quiet",
             "--json",
             out.to_str().unwrap(),
-            "--name",
+            "--command-name",
             "trie",
             &command("trie insert {n}"),
             "--reference",

@@ -28,14 +28,14 @@ pub struct SweepArgs {
     #[arg(long, value_name = "CMD")]
     pub reference: Option<String>,
     /// Names of the commands, in order (repeatable) [default: the program's name].
-    #[arg(long = "name", value_name = "NAME")]
-    pub names: Vec<String>,
+    #[arg(long = "command-name", value_name = "NAME")]
+    pub command_names: Vec<String>,
     /// Name of the reference command.
     #[arg(long, value_name = "NAME", default_value = "reference")]
     pub reference_name: String,
-    /// Name of the sweep in the history and in reports.
+    /// Name of the sweep, for `perflab history` and reports.
     #[arg(long, value_name = "NAME")]
-    pub label: Option<String>,
+    pub name: Option<String>,
     /// Environment for every run: KEY=VALUE, where VALUE may use {NAME}. Repeatable.
     #[arg(long = "env", value_name = "KEY=VALUE")]
     pub env: Vec<String>,
@@ -85,9 +85,9 @@ impl From<&SweepArgs> for SweepSettings {
             commands: args.commands.clone(),
             params: args.params.clone(),
             reference: args.reference.clone(),
-            names: args.names.clone(),
+            command_names: args.command_names.clone(),
             reference_name: args.reference_name.clone(),
-            label: args.label.clone(),
+            name: args.name.clone(),
             env: args.env.clone(),
             measure: args.measure.clone(),
             better: args.better.clone(),

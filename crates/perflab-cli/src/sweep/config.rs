@@ -29,11 +29,11 @@ pub struct SweepSettings {
     /// The reference command template, if any.
     pub reference: Option<String>,
     /// Names of the commands, in order.
-    pub names: Vec<String>,
+    pub command_names: Vec<String>,
     /// Name of the reference command.
     pub reference_name: String,
-    /// Name of the sweep in the history.
-    pub label: Option<String>,
+    /// Name of the sweep, for the history and reports.
+    pub name: Option<String>,
     /// Environment templates as KEY=VALUE.
     pub env: Vec<String>,
     /// The metric measured.
@@ -86,8 +86,8 @@ pub struct SweepCommand {
 /// Everything `perflab sweep` needs to run.
 #[derive(Debug, Clone)]
 pub struct Sweep {
-    /// Name in the history, if given.
-    pub label: Option<String>,
+    /// Name of the sweep, for the history and reports, if given.
+    pub name: Option<String>,
     /// The parameters, in the order given.
     pub parameters: Vec<Parameter>,
     /// Their cross product.
@@ -221,7 +221,7 @@ impl Sweep {
                 .transpose()
         };
         Ok(Sweep {
-            label: args.label.clone(),
+            name: args.name.clone(),
             parameters,
             points,
             commands,
@@ -247,12 +247,13 @@ impl Sweep {
 }
 
 fn commands(args: &SweepSettings) -> Result<Vec<SweepCommand>> {
-    if args.names.len() > args.commands.len() {
+    if args.command_names.len() > args.commands.len() {
         return Err(Error::usage(
-            "--name",
+            "--command-name",
             format!(
-                "{} names for {} commands; give one --name per command, in order",
-                args.names.len(),
+                "{} names for {} commands; give one --command-name per command, in order \
+                 (--name names the whole sweep)",
+                args.command_names.len(),
                 args.commands.len()
             ),
         ));
@@ -263,7 +264,7 @@ fn commands(args: &SweepSettings) -> Result<Vec<SweepCommand>> {
         .enumerate()
         .map(|(i, text)| SweepCommand {
             name: args
-                .names
+                .command_names
                 .get(i)
                 .cloned()
                 .unwrap_or_else(|| program_name(text, i)),
@@ -272,7 +273,7 @@ fn commands(args: &SweepSettings) -> Result<Vec<SweepCommand>> {
         })
         .collect();
     // Default names that clash (two commands starting with `sh`) fall back to numbers.
-    let clashing: Vec<usize> = (args.names.len()..commands.len())
+    let clashing: Vec<usize> = (args.command_names.len()..commands.len())
         .filter(|&i| {
             commands
                 .iter()

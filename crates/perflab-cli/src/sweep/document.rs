@@ -106,7 +106,7 @@ pub fn sweep_document(sweep: &Sweep, state: &SweepState) -> Result<SweepDocument
     let mut result = result_document(
         ResultKind::Sweep,
         status,
-        sweep.label.clone(),
+        sweep.name.clone(),
         state.experiment_id,
         metric_info(&sweep.metric, unit.as_deref()),
         variants,

@@ -152,7 +152,7 @@ fn begin(
     });
     let (id, flat) = store.begin_experiment(
         "sweep",
-        sweep.label.as_deref(),
+        sweep.name.as_deref(),
         Some(&sweep.metric.name),
         provenance,
         &config.to_string(),
