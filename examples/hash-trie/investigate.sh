@@ -1,23 +1,33 @@
 #!/usr/bin/env bash
-# Reruns the hash-trie investigation: the answer check, the sweeps over
-# 1K..4M keys against std's HashMap and rpds, the pool-size A/B, and the
-# trie's history as commits of a throwaway repository. Writes REPORT.md and
-# report.html with `perflab report`, and rewrites the marked blocks of
-# README.md from the real output; it prints its duration at the end, and
-# README.md keeps it.
+# Reruns the hash-trie investigation: the answer check, the sweeps of the
+# trie over 1K..4M keys against std's HashMap, the sweep of rpds over
+# 1K..1M, the pool-size A/B, and the trie's history as commits of a
+# throwaway repository. Writes REPORT.md and report.html with `perflab
+# report`, and rewrites the marked blocks of README.md from the real output;
+# it prints its duration at the end, and README.md keeps it.
+#
+# Each sweep runs every point until ±5% or 6 runs, or until its time limit
+# once every point has 3 runs: on a loaded machine the limits, not the run
+# counts, bound the script's duration.
 #
 # Smaller runs (the workspace test does its own, smaller still):
-#   HASH_TRIE_SIZES      the sweeps' sizes        [default: 1K..4096K:x4]
-#   HASH_TRIE_HISTORY_N  keys of the history runs [default: 256000]
-#   HASH_TRIE_MAX_RUNS   runs per sweep point     [default: 6]
-#   HASH_TRIE_POOL_N     inserts of the pool A/B  [default: 1024000]
+#   HASH_TRIE_SIZES       the trie sweeps' sizes      [default: 1K..4096K:x4]
+#   HASH_TRIE_RPDS_SIZES  the rpds sweep's sizes      [default: 1K..1024K:x4]
+#   HASH_TRIE_MAX_RUNS    runs per sweep point        [default: 6]
+#   HASH_TRIE_SWEEP_TIME  time limit of each trie sweep [default: 140s]
+#   HASH_TRIE_RPDS_TIME   time limit of the rpds sweep  [default: 90s]
+#   HASH_TRIE_HISTORY_N   keys of the history runs    [default: 256000]
+#   HASH_TRIE_POOL_N      inserts of the pool A/B     [default: 1024000]
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 sizes=${HASH_TRIE_SIZES:-1K..4096K:x4}
-history_n=${HASH_TRIE_HISTORY_N:-256000}
+rpds_sizes=${HASH_TRIE_RPDS_SIZES:-1K..1024K:x4}
 max_runs=${HASH_TRIE_MAX_RUNS:-6}
+sweep_time=${HASH_TRIE_SWEEP_TIME:-140s}
+rpds_time=${HASH_TRIE_RPDS_TIME:-90s}
+history_n=${HASH_TRIE_HISTORY_N:-256000}
 pool_n=${HASH_TRIE_POOL_N:-1024000}
 export CARGO_INCREMENTAL=0
 started=$(date +%s)
@@ -70,18 +80,29 @@ for op in insert query; do
 done
 cat checksums.txt
 
+# Every run is a fresh process whose cost is its own work, and the answer
+# check has just loaded the binary: no warm-up runs (--warmup 0).
 for op in insert query; do
     echo "== sweep: $op over n=$sizes"
     "$perflab" sweep -p "n=$sizes" --label "hash-trie $op" \
-        --measure op_cpu_ns --better lower \
-        --min-runs 3 --max-runs "$max_runs" --precision 5% --seed 13 --quiet \
-        --name trie --name trie-small-pool --name rpds \
+        --measure op_cpu_ns --better lower --warmup 0 \
+        --min-runs 3 --max-runs "$max_runs" --precision 5% --max-time "$sweep_time" --seed 13 --quiet \
+        --name trie --name trie-small-pool \
         "./hash-trie trie $op {n}" \
         "./hash-trie trie $op {n} --pool-slots 65536" \
-        "./hash-trie rpds $op {n}" \
         --reference "./hash-trie std $op {n}" --reference-name std-HashMap \
         --json "sweep-$op.json" --markdown "sweep-$op.md" | tee "sweep-$op.txt"
 done
+
+# rpds up to 1M keys only: at 4M one run of it costs more than the runs of
+# the trie, the small-pool trie and std together, for the same figures.
+echo "== sweep: rpds, insert and query over n=$rpds_sizes"
+"$perflab" sweep -p op=insert,query -p "n=$rpds_sizes" --label "hash-trie rpds" \
+    --measure op_cpu_ns --better lower --warmup 0 \
+    --min-runs 3 --max-runs "$max_runs" --precision 5% --max-time "$rpds_time" --seed 13 --quiet \
+    --name rpds "./hash-trie rpds {op} {n}" \
+    --reference "./hash-trie std {op} {n}" --reference-name std-HashMap \
+    --json sweep-rpds.json --markdown sweep-rpds.md | tee sweep-rpds.txt
 
 echo "== the pool's size at $pool_n inserts: 65,536 slots against sized by the keys"
 decided pool-ab.txt "$perflab" ab --name "pool size, $pool_n inserts" \
@@ -154,7 +175,7 @@ for op in insert query; do
 done
 
 echo "== reports"
-"$perflab" report "hash-trie insert" "hash-trie query" "pool size, $pool_n inserts" \
+"$perflab" report "hash-trie insert" "hash-trie query" "hash-trie rpds" "pool size, $pool_n inserts" \
     "step: pool" "step: pool-sized" "trie insert, n=$history_n" "trie query, n=$history_n" \
     --markdown "$here/REPORT.md" --html "$here/report.html"
 # The history by commit, judged on the timed phase, as perflab history wrote it.

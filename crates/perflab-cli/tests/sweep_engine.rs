@@ -103,3 +103,11 @@ fn a_precise_point_stops_at_the_minimum_and_a_noisy_one_at_the_run_limit() {
     assert_eq!(runs, [3, 3, 3, 3, 3, 8]);
     assert!(state.points.iter().all(|p| p.done));
 }
+
+#[test]
+fn the_time_limit_stops_a_sweep_only_once_every_point_has_its_minimum_of_runs() {
+    let (_, state) = run(&sweep(&["--max-time", "0s"]), |_| 0.3);
+    assert_eq!(state.stop, SweepStop::MaxTime);
+    let runs: Vec<usize> = state.points.iter().map(|p| p.runs[0].len()).collect();
+    assert_eq!(runs, [3, 3, 3, 3, 3, 3]);
+}

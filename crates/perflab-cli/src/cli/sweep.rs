@@ -68,7 +68,8 @@ pub struct SweepArgs {
     /// Runs of each command at each point at most.
     #[arg(long, value_name = "N", help = super::defaults::sweep_max_runs())]
     pub max_runs: Option<usize>,
-    /// Stop the whole sweep after this long (e.g. 10m); points still imprecise are marked so.
+    /// Stop the whole sweep after this long (e.g. 10m), once every point has its --min-runs;
+    /// points still imprecise are marked so.
     #[arg(long, value_name = "DURATION")]
     pub max_time: Option<String>,
     /// Seed of the visiting order (for reproducing a schedule).

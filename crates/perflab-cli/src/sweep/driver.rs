@@ -1,6 +1,7 @@
 //! Running a sweep: points visited in rounds, each round in a fresh random
 //! order, one block (every command once, in random order) per visit, until
-//! each point's intervals reach the precision or its run limit.
+//! each point's intervals reach the precision or its run limit, or the time
+//! limit has passed once every point has its minimum of runs.
 //!
 //! Visiting points in shuffled rounds rather than one after the other spreads
 //! drift of the machine (warming up, other tenants) over all points: a trend
@@ -69,7 +70,13 @@ pub fn run_sweep(
             if interrupted() {
                 break 'rounds SweepStop::Interrupted;
             }
-            if sweep.max_time.is_some_and(|t| started.elapsed() >= t) {
+            // The time limit ends the sweep only once every point has its
+            // minimum of runs, so that every point has a value and interval.
+            if sweep.max_time.is_some_and(|t| started.elapsed() >= t)
+                && state.points.iter().all(|point| {
+                    point.done || point.runs.iter().all(|runs| runs.len() >= sweep.min_runs)
+                })
+            {
                 break 'rounds SweepStop::MaxTime;
             }
             let mut visit = Visit {
