@@ -84,10 +84,10 @@ cat checksums.txt
 # check has just loaded the binary: no warm-up runs (--warmup 0).
 for op in insert query; do
     echo "== sweep: $op over n=$sizes"
-    "$perflab" sweep -p "n=$sizes" --label "hash-trie $op" \
+    "$perflab" sweep -p "n=$sizes" --name "hash-trie $op" \
         --measure op_cpu_ns --better lower --warmup 0 \
         --min-runs 3 --max-runs "$max_runs" --precision 5% --max-time "$sweep_time" --seed 13 --quiet \
-        --name trie --name trie-small-pool \
+        --command-name trie --command-name trie-small-pool \
         "./hash-trie trie $op {n}" \
         "./hash-trie trie $op {n} --pool-slots 65536" \
         --reference "./hash-trie std $op {n}" --reference-name std-HashMap \
@@ -97,10 +97,10 @@ done
 # rpds up to 1M keys only: at 4M one run of it costs more than the runs of
 # the trie, the small-pool trie and std together, for the same figures.
 echo "== sweep: rpds, insert and query over n=$rpds_sizes"
-"$perflab" sweep -p op=insert,query -p "n=$rpds_sizes" --label "hash-trie rpds" \
+"$perflab" sweep -p op=insert,query -p "n=$rpds_sizes" --name "hash-trie rpds" \
     --measure op_cpu_ns --better lower --warmup 0 \
     --min-runs 3 --max-runs "$max_runs" --precision 5% --max-time "$rpds_time" --seed 13 --quiet \
-    --name rpds "./hash-trie rpds {op} {n}" \
+    --command-name rpds "./hash-trie rpds {op} {n}" \
     --reference "./hash-trie std {op} {n}" --reference-name std-HashMap \
     --json sweep-rpds.json --markdown sweep-rpds.md | tee sweep-rpds.txt
 
