@@ -1,6 +1,8 @@
-//! Where and from what a measurement came: git commit and dirtiness, host,
-//! CPU model, kernel, perflab version, time and the CI job. Stored with every experiment
-//! so that a number in the history can always be traced back.
+//! Where and from what a measurement came: git commit and dirtiness, the
+//! machine (host name, CPU model, cores, memory, kernel), perflab version,
+//! time and the CI job. Stored with every experiment so that a number in the
+//! history can always be traced back, and so that results of two machines
+//! are never compared or charted together without saying so.
 
 use std::path::Path;
 use std::process::Command;
@@ -16,10 +18,21 @@ pub struct Provenance {
     pub git_commit: Option<String>,
     /// True when the checkout had uncommitted changes.
     pub git_dirty: Option<bool>,
-    /// Host name.
+    /// Host name: `$PERFLAB_HOST` when set (a container's host name is
+    /// often random, a CI runner's may be shared), else the kernel's.
     pub host: String,
     /// CPU model from /proc/cpuinfo.
     pub cpu_model: String,
+    /// Logical CPUs (hardware threads) present in the machine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logical_cores: Option<usize>,
+    /// Physical cores (distinct cores of the CPU topology), where sysfs
+    /// says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub physical_cores: Option<usize>,
+    /// Total memory in bytes (`MemTotal` of /proc/meminfo).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_bytes: Option<u64>,
     /// Kernel release.
     pub kernel: String,
     /// perflab's version.
@@ -69,8 +82,11 @@ impl Provenance {
         Self {
             git_commit,
             git_dirty,
-            host: read_trimmed("/proc/sys/kernel/hostname"),
+            host: host_name(),
             cpu_model: cpu_model(),
+            logical_cores: logical_cores(),
+            physical_cores: physical_cores(),
+            memory_bytes: memory_bytes(),
             kernel: read_trimmed("/proc/sys/kernel/osrelease"),
             perflab_version: env!("CARGO_PKG_VERSION").to_string(),
             started_at: now_rfc3339(),
@@ -89,6 +105,63 @@ fn read_trimmed(path: &str) -> String {
     std::fs::read_to_string(path)
         .map(|s| s.trim().to_string())
         .unwrap_or_default()
+}
+
+/// The variable that overrides the host name in provenance.
+pub const HOST_VARIABLE: &str = "PERFLAB_HOST";
+
+/// `$PERFLAB_HOST` when set and not empty, else the kernel's host name.
+fn host_name() -> String {
+    std::env::var(HOST_VARIABLE)
+        .ok()
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| read_trimmed("/proc/sys/kernel/hostname"))
+}
+
+const CPU_SYSFS: &str = "/sys/devices/system/cpu";
+
+/// The CPUs present (online or not), from sysfs.
+fn logical_cores() -> Option<usize> {
+    let list = std::fs::read_to_string(format!("{CPU_SYSFS}/present")).ok()?;
+    perflab_runner::CpuSet::parse(list.trim())
+        .ok()
+        .map(|set| set.len())
+        .filter(|&n| n > 0)
+}
+
+/// Distinct (package, core) pairs of the online CPUs' topology: a core
+/// with two hardware threads counts once.
+fn physical_cores() -> Option<usize> {
+    let mut cores = std::collections::BTreeSet::new();
+    for entry in std::fs::read_dir(CPU_SYSFS).ok()?.flatten() {
+        let name = entry.file_name();
+        let is_cpu = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("cpu"))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        if !is_cpu {
+            continue;
+        }
+        let topology = entry.path().join("topology");
+        let id = |file: &str| {
+            std::fs::read_to_string(topology.join(file))
+                .ok()
+                .map(|s| s.trim().to_string())
+        };
+        if let (Some(package), Some(core)) = (id("physical_package_id"), id("core_id")) {
+            cores.insert((package, core));
+        }
+    }
+    (!cores.is_empty()).then_some(cores.len())
+}
+
+/// `MemTotal` of /proc/meminfo, in bytes.
+fn memory_bytes() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 fn cpu_model() -> String {

@@ -7,6 +7,7 @@
 
 use super::{Benchmark, Format, Imported, Importer, Input, Series, number};
 use crate::error::{Error, Result};
+use crate::machine_description::MachineDescription;
 
 /// Google Benchmark's JSON output.
 pub struct GoogleBenchmarkJson;
@@ -113,8 +114,27 @@ impl Importer for GoogleBenchmarkJson {
             benchmarks,
             default_metric: Some("wall".into()),
             alternatives: false,
+            machine: input.json.as_ref().and_then(context_machine),
         })
     }
+}
+
+/// The machine of the run's `context` (host name and CPUs; the library
+/// does not record the CPU model, memory or kernel).
+fn context_machine(json: &serde_json::Value) -> Option<MachineDescription> {
+    let context = json.get("context")?;
+    Some(MachineDescription {
+        host: context
+            .get("host_name")?
+            .as_str()
+            .filter(|h| !h.is_empty())?
+            .to_string(),
+        logical_cores: context
+            .get("num_cpus")
+            .and_then(|n| n.as_u64())
+            .map(|n| n as usize),
+        ..MachineDescription::default()
+    })
 }
 
 /// Units of the row's `time_unit` per second (nanoseconds when absent, as

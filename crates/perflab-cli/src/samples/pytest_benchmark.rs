@@ -6,6 +6,7 @@
 
 use super::{Benchmark, Format, Imported, Importer, Input};
 use crate::error::{Error, Result};
+use crate::machine_description::MachineDescription;
 
 /// pytest-benchmark's JSON.
 pub struct PytestBenchmarkJson;
@@ -75,6 +76,29 @@ impl Importer for PytestBenchmarkJson {
             benchmarks,
             default_metric: Some("wall".into()),
             alternatives: false,
+            machine: input.json.as_ref().and_then(machine_info),
         })
     }
+}
+
+/// The machine of the run's `machine_info` (host name, CPU model and
+/// count, kernel release; pytest-benchmark records no memory size).
+fn machine_info(json: &serde_json::Value) -> Option<MachineDescription> {
+    let info = json.get("machine_info")?;
+    let text = |v: Option<&serde_json::Value>| {
+        v.and_then(|v| v.as_str())
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    let cpu = info.get("cpu");
+    Some(MachineDescription {
+        host: text(info.get("node"))?,
+        cpu_model: text(cpu.and_then(|c| c.get("brand_raw"))),
+        logical_cores: cpu
+            .and_then(|c| c.get("count"))
+            .and_then(|n| n.as_u64())
+            .map(|n| n as usize),
+        kernel: text(info.get("release")),
+        ..MachineDescription::default()
+    })
 }
