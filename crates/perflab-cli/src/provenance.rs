@@ -175,3 +175,38 @@ fn cpu_model() -> String {
         })
         .unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_machine_is_described_as_far_as_linux_says() {
+        let p = Provenance::collect(Path::new("."));
+        if Path::new(CPU_SYSFS).join("present").exists() {
+            let logical = p.logical_cores.expect("sysfs lists the CPUs present");
+            assert!(logical >= 1);
+            if let Some(physical) = p.physical_cores {
+                assert!((1..=logical).contains(&physical), "{physical} of {logical}");
+            }
+        }
+        if Path::new("/proc/meminfo").exists() {
+            assert!(p.memory_bytes.expect("MemTotal is read") > 1 << 20);
+        }
+        let text = serde_json::to_string(&p).unwrap();
+        let back: Provenance = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, p);
+    }
+
+    #[test]
+    fn a_provenance_written_before_cores_and_memory_were_recorded_still_reads() {
+        let old = r#"{"git_commit":null,"git_dirty":null,"host":"alpha","cpu_model":"Xeon",
+            "kernel":"6.1.0","perflab_version":"0.1.0","started_at":"2026-01-01T00:00:00Z"}"#;
+        let p: Provenance = serde_json::from_str(old).unwrap();
+        assert_eq!(
+            (p.logical_cores, p.physical_cores, p.memory_bytes),
+            (None, None, None)
+        );
+        assert_eq!(p.host, "alpha");
+    }
+}
