@@ -190,4 +190,18 @@ mod tests {
         let err = read(json).unwrap_err().to_string();
         assert!(err.contains("--benchmark_repetitions=10"), "{err}");
     }
+
+    #[test]
+    fn the_context_names_the_machine() {
+        let row = serde_json::json!({"name": "BM_a", "run_name": "BM_a", "run_type": "iteration", "real_time": 1.0, "cpu_time": 1.0, "time_unit": "ns"});
+        let json = serde_json::json!({"context": {"host_name": "alpha", "num_cpus": 8, "mhz_per_cpu": 3000},
+            "benchmarks": [row.clone(), row]});
+        let machine = read(json).unwrap().machine.unwrap();
+        assert_eq!(
+            (machine.host.as_str(), machine.logical_cores),
+            ("alpha", Some(8))
+        );
+        let anonymous = serde_json::json!({"context": {}, "benchmarks": []});
+        assert_eq!(context_machine(&anonymous), None);
+    }
 }

@@ -102,3 +102,27 @@ fn machine_info(json: &serde_json::Value) -> Option<MachineDescription> {
         ..MachineDescription::default()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn machine_info_names_the_machine() {
+        let json = serde_json::json!({"machine_info": {
+            "node": "alpha", "processor": "x86_64", "release": "6.1.0-18-amd64", "system": "Linux",
+            "cpu": {"brand_raw": "Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz", "count": 28}
+        }});
+        let machine = machine_info(&json).unwrap();
+        assert_eq!(machine.host, "alpha");
+        assert_eq!(
+            machine.cpu_model.as_deref(),
+            Some("Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz")
+        );
+        assert_eq!(
+            (machine.logical_cores, machine.kernel.as_deref()),
+            (Some(28), Some("6.1.0-18-amd64"))
+        );
+        assert_eq!(machine_info(&serde_json::json!({"machine_info": {}})), None);
+    }
+}
