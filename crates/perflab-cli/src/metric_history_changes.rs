@@ -35,7 +35,7 @@ pub struct SeriesChange {
     pub host: Option<String>,
     /// The change point.
     pub change: ChangePointDoc,
-    /// Whether its series was measured at the newest commit.
+    /// Whether its series was measured at the newest commit of its host.
     pub watched: bool,
     /// Whether it is its series' newest change point.
     pub newest: bool,

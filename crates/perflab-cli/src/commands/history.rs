@@ -7,7 +7,7 @@ use crate::metric_direction::metric_direction;
 use crate::metric_history::{HistoryQuery, metric_history};
 use crate::metric_history_changes::store_changes;
 use crate::report::markdown::history::history_markdown;
-use crate::report::terminal::history::{changes_terminal, history_terminal};
+use crate::report::terminal::history::{changes_terminal, history_terminal, host_label};
 use crate::store::Store;
 use crate::units::format_percent;
 
@@ -51,7 +51,12 @@ pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {
         );
         return Ok(EXIT_OK);
     }
-    let host_width = rows.iter().map(|r| r.host.len()).max().unwrap_or(0).max(4);
+    let host_width = rows
+        .iter()
+        .map(|r| host_label(&r.host).len())
+        .max()
+        .unwrap_or(0)
+        .max(4);
     let host_cell = |h: &str| {
         if show_host {
             format!("{h:host_width$}  ")
@@ -116,7 +121,7 @@ pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {
             "{:>4}  {:20}  {}{:7}  {:10}  {:12}  {:>5}  {:28}  {:10}  {name}{variants}",
             r.id,
             r.started_at,
-            host_cell(if r.host.is_empty() { "?" } else { &r.host }),
+            host_cell(host_label(&r.host)),
             r.kind,
             r.status,
             r.verdict.unwrap_or_else(|| "-".into()),
@@ -128,11 +133,11 @@ pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {
     Ok(EXIT_OK)
 }
 
-/// "alpha, beta" ("(unknown)" for experiments whose host was not read).
+/// "alpha, beta".
 fn hosts_listing(hosts: &[String]) -> String {
     hosts
         .iter()
-        .map(|h| if h.is_empty() { "(unknown)" } else { h })
+        .map(|h| host_label(h))
         .collect::<Vec<_>>()
         .join(", ")
 }

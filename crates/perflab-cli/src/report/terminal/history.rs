@@ -76,7 +76,7 @@ pub fn changes_terminal(c: &StoreChanges) -> String {
             c.watched_series,
             c.newest_steps
                 .iter()
-                .map(|(host, step)| format!("{} {step}", host_name(host)))
+                .map(|(host, step)| format!("{} {step}", host_label(host)))
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
@@ -97,7 +97,7 @@ pub fn changes_terminal(c: &StoreChanges) -> String {
     let host_width = c
         .newest_steps
         .keys()
-        .map(|h| host_name(h).len())
+        .map(|h| host_label(h).len())
         .max()
         .unwrap_or(0)
         .max(4);
@@ -129,7 +129,7 @@ pub fn changes_terminal(c: &StoreChanges) -> String {
             out,
             "  {:20}  {}{:24}  {:12}  {:16}  {}{marks}",
             s.change.started_at,
-            host_cell(host_name(s.host.as_deref().unwrap_or_default())),
+            host_cell(host_label(s.host.as_deref().unwrap_or_default())),
             s.name.as_deref().unwrap_or("(unnamed)"),
             s.metric,
             s.variant,
@@ -155,7 +155,7 @@ pub fn changes_terminal(c: &StoreChanges) -> String {
     out
 }
 
-/// A host as listed: "(unknown)" when it was not read.
-fn host_name(host: &str) -> &str {
+/// A host as listed: "(unknown)" for experiments whose host was not read.
+pub fn host_label(host: &str) -> &str {
     if host.is_empty() { "(unknown)" } else { host }
 }
