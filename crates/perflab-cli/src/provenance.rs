@@ -10,6 +10,7 @@ use std::process::Command;
 use serde::{Deserialize, Serialize};
 
 use crate::ci::CiJob;
+use crate::machine_description::MachineDescription;
 
 /// The provenance of an experiment.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -92,6 +93,24 @@ impl Provenance {
             started_at: now_rfc3339(),
             revisions: Vec::new(),
             ci: CiJob::from_environment(),
+        }
+    }
+}
+
+impl Provenance {
+    /// The provenance of results measured on `machine` rather than here (a
+    /// harness's file imported on another machine): its host and what it
+    /// says of itself; what it does not say is left out, not taken from
+    /// the machine that imports it.
+    pub fn measured_on(self, machine: &MachineDescription) -> Self {
+        Self {
+            host: machine.host.clone(),
+            cpu_model: machine.cpu_model.clone().unwrap_or_default(),
+            logical_cores: machine.logical_cores,
+            physical_cores: machine.physical_cores,
+            memory_bytes: machine.memory_bytes,
+            kernel: machine.kernel.clone().unwrap_or_default(),
+            ..self
         }
     }
 }

@@ -150,6 +150,38 @@ fn change_points_are_judged_within_each_host() {
     assert!(stdout.contains("0 change points in 1 series"), "{stdout}");
 }
 
+#[test]
+fn an_imported_file_belongs_to_the_machine_it_names() {
+    let s = repository();
+    commit_and_measure_on(&s, "laptop", 1, 200.0);
+    let row = |t: f64| {
+        serde_json::json!({"name": "BM_a", "run_name": "BM_a", "run_type": "iteration",
+            "real_time": t, "cpu_time": t, "time_unit": "ns"})
+    };
+    let gbench = serde_json::json!({
+        "context": {"host_name": "ci-runner-7", "num_cpus": 64},
+        "benchmarks": [row(10.0), row(11.0), row(10.5)]
+    });
+    s.write("gbench.json", &gbench.to_string());
+    let out = s
+        .perflab()
+        .env("PERFLAB_HOST", "laptop")
+        .args(["import", "gbench.json", "--name", "codec"])
+        .output()
+        .unwrap();
+    stdout_of_success(&out);
+    let (code, listing) = history(&s, &["--host", "ci-runner-7"]);
+    assert_eq!(code, Some(0), "{listing}");
+    assert_eq!(listing.lines().count(), 2, "{listing}");
+    assert!(listing.contains("codec"), "{listing}");
+    let out = s.perflab().args(["report", "codec"]).output().unwrap();
+    let report = stdout_of_success(&out);
+    assert!(
+        report.contains("host ci-runner-7 (64 logical cores)"),
+        "{report}"
+    );
+}
+
 /// `perflab run` of a short command on `host`, its result written to `json`.
 fn run_on(s: &Scratch, host: &str, json: &str) {
     let out = s
