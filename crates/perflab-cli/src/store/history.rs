@@ -62,11 +62,15 @@ impl Store {
     pub fn hosts(&self) -> Result<Vec<String>> {
         let mut stmt = self
             .conn
-            .prepare("SELECT DISTINCT COALESCE(host, '') FROM experiments ORDER BY 1")
+            .prepare("SELECT DISTINCT COALESCE(host, '') FROM experiments")
             .map_err(|e| self.err(e))?;
         let rows = stmt.query_map([], |r| r.get(0)).map_err(|e| self.err(e))?;
-        rows.collect::<rusqlite::Result<Vec<String>>>()
-            .map_err(|e| self.err(e))
+        let mut hosts = rows
+            .collect::<rusqlite::Result<Vec<String>>>()
+            .map_err(|e| self.err(e))?;
+        // Sorted here, not in SQL, so that the order is not a collation's.
+        hosts.sort();
+        Ok(hosts)
     }
 
     /// Every experiment named `name` (unnamed ones for None), oldest first,

@@ -233,7 +233,7 @@ impl Store {
                 "SELECT e.id, e.kind, e.name, e.status, e.metric, e.verdict, e.change, e.ci_lo, e.ci_hi, e.started_at,
                  e.git_commit, e.git_dirty,
                  (SELECT COUNT(*) FROM runs r WHERE r.experiment_id = e.id AND r.warmup = 0), e.host
-                 FROM experiments e WHERE ?2 IS NULL OR COALESCE(e.host, '') = ?2
+                 FROM experiments e WHERE CAST(?2 AS TEXT) IS NULL OR COALESCE(e.host, '') = ?2
                  ORDER BY e.id DESC LIMIT ?1",
             )
             .map_err(|e| self.err(e))?;
