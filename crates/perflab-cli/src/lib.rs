@@ -22,7 +22,8 @@
 //! - state: [`experiment`] (validated configuration), [`expectations`] (what
 //!   a workload's runs must show), [`store`] (SQLite),
 //!   [`samples`] (existing samples and benchmark harnesses' results, for
-//!   `compare` and `import`), [`provenance`] and [`ci`] (the CI job a
+//!   `compare` and `import`), [`provenance`] (with the machine, read back
+//!   and compared by [`machine_description`]) and [`ci`] (the CI job a
 //!   command runs in);
 //! - ground: [`error`] and [`units`].
 //!
@@ -42,6 +43,7 @@ pub mod error;
 pub mod expectations;
 pub mod experiment;
 pub mod machine;
+pub mod machine_description;
 pub mod metric_direction;
 pub mod metric_history;
 pub mod metric_history_changes;

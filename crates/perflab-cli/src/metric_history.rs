@@ -3,7 +3,9 @@
 //!
 //! Experiments are grouped by the commit they ran at (a dirty tree is its own
 //! step; without git each experiment is a step), in the order the commits were
-//! first measured. The series is judged as a whole, not step by step (over
+//! first measured. Each host's experiments make series of their own: a step
+//! between two machines is not a change of the code, and a change point
+//! found across them would be the machines' difference. The series is judged as a whole, not step by step (over
 //! 100 commits, 99 tests at 95% would raise about five false alarms): E-divisive
 //! means over the runs of every commit ([`e_divisive_means`]) finds where the
 //! level changed, with a false-alarm rate of 1 - confidence for the whole
@@ -40,6 +42,9 @@ pub struct HistoryQuery {
     pub variants: Vec<String>,
     /// The experiment whose variants are followed by default [default: the newest].
     pub reference: Option<i64>,
+    /// Only the experiments of this host (None: every host, each in series
+    /// of its own).
+    pub host: Option<String>,
     /// Thresholds of the verdicts.
     pub thresholds: Thresholds,
     /// Confidence level.
@@ -122,57 +127,27 @@ pub fn metric_history_from(experiments: &[ExperimentValues], q: &HistoryQuery) -
     } else {
         q.variants.iter().map(|v| (v.clone(), None)).collect()
     };
+    let hosts: Vec<&str> = match &q.host {
+        Some(host) => vec![host.as_str()],
+        None if experiments.is_empty() => vec![""],
+        None => experiments
+            .iter()
+            .map(|e| e.host.as_str())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect(),
+    };
     let mut series = Vec::new();
     for (variant, command) in variants {
-        let mut steps: Vec<Step> = Vec::new();
-        for e in experiments {
-            if command.is_some() && e.commands.get(&variant) != command {
+        for &host in &hosts {
+            let steps = steps_of(experiments, (&variant, command), host, q.confidence);
+            // A host that never ran the variant has no series, unless it is
+            // the only one (the reader is then told there were no runs).
+            if steps.is_empty() && hosts.len() > 1 {
                 continue;
             }
-            let Some(values) = e.values.get(&variant).filter(|v| !v.is_empty()) else {
-                continue;
-            };
-            let (label, commit) = key(e);
-            match steps.iter_mut().find(|s| s.label == label) {
-                Some(step) => {
-                    step.experiments.push(e.id);
-                    step.values.extend(values);
-                }
-                None => steps.push(Step {
-                    label,
-                    commit,
-                    experiments: vec![e.id],
-                    started_at: e.started_at.clone(),
-                    values: values.clone(),
-                    median: 0.0,
-                    level: None,
-                    change: None,
-                }),
-            }
+            series.push(variant_history(&variant, host, steps, q));
         }
-        for step in &mut steps {
-            let values = &step.values;
-            step.median = median(values).unwrap_or(f64::NAN);
-            // A stored step is a sample of fixed size: its run limit is its size.
-            step.level = tuned_confidence_sequence(q.confidence, values.len().max(1))
-                .ok()
-                .and_then(|cs| geometric_mean_interval(values, &cs).ok())
-                .as_ref()
-                .map(interval_doc);
-        }
-        let (change_points, note) = change_points(&steps, q);
-        for c in &change_points {
-            steps[c.step].change = Some(c.judgement.clone());
-        }
-        let total =
-            (steps.len() > 2).then(|| judge(&steps[0].values, &steps[steps.len() - 1].values, q));
-        series.push(VariantHistory {
-            variant,
-            steps,
-            total,
-            change_points,
-            note,
-        });
     }
     MetricHistory {
         format: HISTORY_FORMAT.into(),
@@ -185,6 +160,76 @@ pub fn metric_history_from(experiments: &[ExperimentValues], q: &HistoryQuery) -
         false_alarm: Some(change_point_config(q).false_alarm),
         permute: Some(permute_word(q.exchangeable).into()),
         series,
+    }
+}
+
+/// The steps of one variant (run with `command`, when given) on one host,
+/// one per commit, with their levels.
+fn steps_of(
+    experiments: &[ExperimentValues],
+    (variant, command): (&str, Option<&String>),
+    host: &str,
+    confidence: f64,
+) -> Vec<Step> {
+    let mut steps: Vec<Step> = Vec::new();
+    for e in experiments.iter().filter(|e| e.host == host) {
+        if command.is_some() && e.commands.get(variant) != command {
+            continue;
+        }
+        let Some(values) = e.values.get(variant).filter(|v| !v.is_empty()) else {
+            continue;
+        };
+        let (label, commit) = key(e);
+        match steps.iter_mut().find(|s| s.label == label) {
+            Some(step) => {
+                step.experiments.push(e.id);
+                step.values.extend(values);
+            }
+            None => steps.push(Step {
+                label,
+                commit,
+                experiments: vec![e.id],
+                started_at: e.started_at.clone(),
+                values: values.clone(),
+                median: 0.0,
+                level: None,
+                change: None,
+            }),
+        }
+    }
+    for step in &mut steps {
+        let values = &step.values;
+        step.median = median(values).unwrap_or(f64::NAN);
+        // A stored step is a sample of fixed size: its run limit is its size.
+        step.level = tuned_confidence_sequence(confidence, values.len().max(1))
+            .ok()
+            .and_then(|cs| geometric_mean_interval(values, &cs).ok())
+            .as_ref()
+            .map(interval_doc);
+    }
+    steps
+}
+
+/// One series judged: its change points and its first step against its last.
+fn variant_history(
+    variant: &str,
+    host: &str,
+    mut steps: Vec<Step>,
+    q: &HistoryQuery,
+) -> VariantHistory {
+    let (change_points, note) = change_points(&steps, q);
+    for c in &change_points {
+        steps[c.step].change = Some(c.judgement.clone());
+    }
+    let total =
+        (steps.len() > 2).then(|| judge(&steps[0].values, &steps[steps.len() - 1].values, q));
+    VariantHistory {
+        variant: variant.to_string(),
+        host: (!host.is_empty()).then(|| host.to_string()),
+        steps,
+        total,
+        change_points,
+        note,
     }
 }
 

@@ -2,12 +2,15 @@
 //! store (each experiment name, metric and variant), newest first, and
 //! whether a watched series has just regressed.
 //!
-//! A series is *watched* when it was measured at the newest commit in the
-//! store (the commit of the newest experiment; without git, the newest
-//! experiment itself): it is still being measured, as a CI job measures
-//! every commit, so its newest change point is news. A series nobody has
+//! Each host's experiments make series of their own (a series never mixes
+//! two machines). A series is *watched* when it was measured at the newest
+//! commit of its host (the commit of the host's newest experiment; without
+//! git, that experiment itself): it is still being measured, as a CI job
+//! measures every commit, so its newest change point is news. A series nobody has
 //! measured since (an experiment name given up, a metric no longer reported)
 //! is listed but cannot fail the command.
+
+use std::collections::BTreeMap;
 
 use perflab_format::history::ChangePointDoc;
 use perflab_stats::{ChangePointConfig, Exchangeable, Thresholds};
@@ -28,9 +31,11 @@ pub struct SeriesChange {
     pub unit: String,
     /// The variant.
     pub variant: String,
+    /// The host its experiments ran on (None if unknown).
+    pub host: Option<String>,
     /// The change point.
     pub change: ChangePointDoc,
-    /// Whether its series was measured at the newest commit.
+    /// Whether its series was measured at the newest commit of its host.
     pub watched: bool,
     /// Whether it is its series' newest change point.
     pub newest: bool,
@@ -41,12 +46,13 @@ pub struct SeriesChange {
 pub struct StoreChanges {
     /// Change points, newest first.
     pub changes: Vec<SeriesChange>,
-    /// How many series (name, metric, variant) were judged.
+    /// How many series (name, metric, variant, host) were judged.
     pub series: usize,
     /// How many of them are watched.
     pub watched_series: usize,
-    /// The newest commit's step label, which makes a series watched.
-    pub newest_step: Option<String>,
+    /// The step label of each judged series' host's newest commit, which
+    /// makes a series of that host watched (the host is empty if unknown).
+    pub newest_steps: BTreeMap<String, String>,
     /// Probability that a series without change shows a change point.
     pub false_alarm: f64,
     /// Series left out, and why.
@@ -64,26 +70,37 @@ impl StoreChanges {
 }
 
 /// The change points of every series in the store, or only of those of
-/// `only`'s metric and experiment name when given.
+/// `only`'s metric, experiment name and host when given.
 pub fn store_changes(
     store: &Store,
-    only: (Option<&str>, Option<&str>),
+    only: (Option<&str>, Option<&str>, Option<&str>),
     exchangeable: Exchangeable,
     thresholds: Thresholds,
     confidence: f64,
 ) -> Result<StoreChanges> {
-    let newest_step = store.list_experiments(1)?.first().map(|e| match &e.git {
-        Some((commit, dirty)) => step_label(Some(commit), *dirty, e.id),
-        None => step_label(None, false, e.id),
-    });
+    let hosts = match only.2 {
+        Some(host) => vec![host.to_string()],
+        None => store.hosts()?,
+    };
+    let mut newest_steps = BTreeMap::new();
+    for host in hosts {
+        if let Some(e) = store.list_experiments(1, Some(&host))?.first() {
+            let step = match &e.git {
+                Some((commit, dirty)) => step_label(Some(commit), *dirty, e.id),
+                None => step_label(None, false, e.id),
+            };
+            newest_steps.insert(host, step);
+        }
+    }
     let mut out = StoreChanges {
         changes: Vec::new(),
         series: 0,
         watched_series: 0,
-        newest_step: newest_step.clone(),
+        newest_steps: newest_steps.clone(),
         false_alarm: ChangePointConfig::new(confidence).false_alarm,
         skipped: Vec::new(),
     };
+    let mut judged_hosts = std::collections::BTreeSet::new();
     let wanted = |name: &Option<String>, metric: &str| {
         only.0.is_none_or(|m| m == metric) && only.1.is_none_or(|n| name.as_deref() == Some(n))
     };
@@ -110,6 +127,7 @@ pub fn store_changes(
                 name: name.clone(),
                 variants: Vec::new(),
                 reference: None,
+                host: only.2.map(str::to_string),
                 thresholds,
                 confidence,
                 exchangeable,
@@ -119,7 +137,9 @@ pub fn store_changes(
             if s.steps.is_empty() {
                 continue;
             }
-            let watched = s.steps.last().map(|step| &step.label) == newest_step.as_ref();
+            let host = s.host.clone().unwrap_or_default();
+            let watched = s.steps.last().map(|step| &step.label) == newest_steps.get(&host);
+            judged_hosts.insert(host);
             out.series += 1;
             out.watched_series += usize::from(watched);
             let count = s.change_points.len();
@@ -129,6 +149,7 @@ pub fn store_changes(
                     metric: metric.clone(),
                     unit: unit.clone(),
                     variant: s.variant.clone(),
+                    host: s.host.clone(),
                     change,
                     watched,
                     newest: i + 1 == count,
@@ -136,6 +157,9 @@ pub fn store_changes(
             }
         }
     }
+    // Only the hosts of the series judged are the reader's concern.
+    out.newest_steps
+        .retain(|host, _| judged_hosts.contains(host));
     // Newest first: by when the first commit at the new level was measured.
     out.changes
         .sort_by(|a, b| b.change.started_at.cmp(&a.change.started_at));

@@ -39,6 +39,7 @@ fn provenance(commit: &str) -> Provenance {
         started_at: "2026-02-01T10:00:00Z".into(),
         revisions: Vec::new(),
         ci: None,
+        ..Default::default()
     }
 }
 

@@ -80,6 +80,11 @@ impl MetricHistory {
 pub struct VariantHistory {
     /// The variant's name.
     pub variant: String,
+    /// The host its experiments ran on: a series never mixes hosts, each
+    /// host's experiments make a series of their own (left out in
+    /// documents written before, and when the host is unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
     /// One step per commit, oldest first.
     pub steps: Vec<Step>,
     /// First step against the last.

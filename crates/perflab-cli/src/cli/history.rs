@@ -26,6 +26,11 @@ pub struct HistoryArgs {
     /// Only experiments with this name [default: the newest experiment's name].
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
+    /// Only experiments that ran on this host (see `perflab history` for
+    /// the hosts in the store). Without it, each host's experiments make
+    /// series of their own: a series never mixes two machines.
+    #[arg(long, value_name = "NAME")]
+    pub host: Option<String>,
     /// The variants to follow (repeatable) [default: those of the newest experiment].
     #[arg(long = "variant", value_name = "NAME")]
     pub variants: Vec<String>,

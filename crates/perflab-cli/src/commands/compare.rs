@@ -10,6 +10,7 @@ use crate::decide::verdict_sentence;
 use crate::error::{Error, Result};
 use crate::experiment::parse_better;
 use crate::machine::warnings::sequential_drift_warnings;
+use crate::machine_description::different_machines_warning;
 use crate::provenance::Provenance;
 use crate::report::markdown::suite::suite_markdown;
 use crate::report::terminal::suite::suite_terminal;
@@ -118,6 +119,10 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
     set_decision(&mut doc, decision);
     doc.warnings
         .extend(sequential_drift_warnings(&doc.variants, &doc.metric.name));
+    doc.warnings.extend(sides_machines_warning(
+        (&args.baseline, &source_a.imported),
+        (&args.candidate, &source_b.imported),
+    ));
     let provenance = Provenance::collect(std::path::Path::new("."));
     let records: Vec<VariantRecord<'_>> = doc
         .variants
@@ -151,6 +156,22 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
     Ok(exit_code_for(Some(verdict)))
 }
 
+/// The warning when the baseline and the candidate say they were measured
+/// on different machines (inputs that do not say give none).
+fn sides_machines_warning(
+    (a_path, a): (&str, &Imported),
+    (b_path, b): (&str, &Imported),
+) -> Option<String> {
+    let (a_label, b_label) = (
+        format!("the baseline ({a_path})"),
+        format!("the candidate ({b_path})"),
+    );
+    different_machines_warning(
+        (&a_label, a.machine.as_ref()?),
+        (&b_label, b.machine.as_ref()?),
+    )
+}
+
 /// `perflab compare` on two results of many benchmarks, matched by name.
 fn compare_families(
     args: &CompareArgs,
@@ -161,6 +182,8 @@ fn compare_families(
     let (mut doc, verdict) = family_document((a, &args.baseline), (b, &args.candidate), query)?;
     let drift = sequential_drift_warnings(&doc.result.variants, &doc.result.metric.name);
     doc.result.warnings.extend(drift);
+    let machines = sides_machines_warning((&args.baseline, a), (&args.candidate, b));
+    doc.result.warnings.extend(machines);
     let provenance = Provenance::collect(std::path::Path::new("."));
     let records: Vec<VariantRecord<'_>> = doc
         .result

@@ -2,20 +2,34 @@
 //! commits, or the change points of every series in the store.
 
 use crate::cli::HistoryArgs;
-use crate::error::{EXIT_NO_GO, EXIT_OK, Result};
+use crate::error::{EXIT_NO_GO, EXIT_OK, Error, Result};
 use crate::metric_direction::metric_direction;
 use crate::metric_history::{HistoryQuery, metric_history};
 use crate::metric_history_changes::store_changes;
 use crate::report::markdown::history::history_markdown;
-use crate::report::terminal::history::{changes_terminal, history_terminal};
+use crate::report::terminal::history::{changes_terminal, history_terminal, host_label};
 use crate::store::Store;
 use crate::units::format_percent;
 
 /// `perflab history`.
 pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {
+    let hosts = store.hosts()?;
+    if let Some(host) = &args.host {
+        if !hosts.contains(host) {
+            return Err(Error::usage(
+                "--host",
+                format!(
+                    "no experiment in {} ran on host '{host}'; it holds experiments of {}",
+                    store.path().display(),
+                    hosts_listing(&hosts)
+                ),
+            ));
+        }
+    }
+    let host = args.host.as_deref();
     if args.changes {
         let (thresholds, confidence) = args.decision.decision()?;
-        let only = (args.metric.as_deref(), args.name.as_deref());
+        let only = (args.metric.as_deref(), args.name.as_deref(), host);
         let changes = store_changes(store, only, args.exchangeable(), thresholds, confidence)?;
         print!("{}", changes_terminal(&changes));
         return Ok(if changes.watched_regressions().next().is_some() {
@@ -27,7 +41,9 @@ pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {
     if let Some(metric) = &args.metric {
         return show_metric_history(args, metric, store);
     }
-    let rows = store.list_experiments(args.limit)?;
+    let rows = store.list_experiments(args.limit, host)?;
+    // The host column only when there is a choice of hosts to tell apart.
+    let show_host = hosts.len() > 1 && host.is_none();
     if rows.is_empty() {
         println!(
             "No experiments in {} yet. Run `perflab ab CMD_A CMD_B` or `perflab run CMD` first.",
@@ -35,9 +51,30 @@ pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {
         );
         return Ok(EXIT_OK);
     }
+    let host_width = rows
+        .iter()
+        .map(|r| host_label(&r.host).len())
+        .max()
+        .unwrap_or(0)
+        .max(4);
+    let host_cell = |h: &str| {
+        if show_host {
+            format!("{h:host_width$}  ")
+        } else {
+            String::new()
+        }
+    };
     println!(
-        "{:>4}  {:20}  {:7}  {:10}  {:12}  {:>5}  {:28}  {:10}  variants",
-        "id", "started", "kind", "status", "verdict", "runs", "change [interval]", "commit"
+        "{:>4}  {:20}  {}{:7}  {:10}  {:12}  {:>5}  {:28}  {:10}  variants",
+        "id",
+        "started",
+        host_cell("host"),
+        "kind",
+        "status",
+        "verdict",
+        "runs",
+        "change [interval]",
+        "commit"
     );
     for r in rows {
         let change = r
@@ -81,9 +118,10 @@ pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {
             _ => String::new(),
         };
         println!(
-            "{:>4}  {:20}  {:7}  {:10}  {:12}  {:>5}  {:28}  {:10}  {name}{variants}",
+            "{:>4}  {:20}  {}{:7}  {:10}  {:12}  {:>5}  {:28}  {:10}  {name}{variants}",
             r.id,
             r.started_at,
+            host_cell(host_label(&r.host)),
             r.kind,
             r.status,
             r.verdict.unwrap_or_else(|| "-".into()),
@@ -95,12 +133,26 @@ pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {
     Ok(EXIT_OK)
 }
 
+/// "alpha, beta".
+fn hosts_listing(hosts: &[String]) -> String {
+    hosts
+        .iter()
+        .map(|h| host_label(h))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn show_metric_history(args: &HistoryArgs, metric: &str, store: &Store) -> Result<i32> {
     let (better, unit) = metric_direction(store, metric, args.better.as_deref())?;
     let (thresholds, confidence) = args.decision.decision()?;
-    let name = match &args.name {
-        Some(n) => Some(n.clone()),
-        None => store.newest_name()?,
+    let name = match (&args.name, &args.host) {
+        (Some(n), _) => Some(n.clone()),
+        (None, None) => store.newest_name()?,
+        (None, Some(host)) => store
+            .list_experiments(1, Some(host))?
+            .into_iter()
+            .next()
+            .and_then(|e| e.name),
     };
     let history = metric_history(
         store,
@@ -110,6 +162,7 @@ fn show_metric_history(args: &HistoryArgs, metric: &str, store: &Store) -> Resul
             name,
             variants: args.variants.clone(),
             reference: None,
+            host: args.host.clone(),
             thresholds,
             confidence,
             exchangeable: args.exchangeable(),

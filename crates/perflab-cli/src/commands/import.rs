@@ -55,7 +55,11 @@ pub fn import(args: &ImportArgs, store: &Store) -> Result<i32> {
             cwd: None,
         })
         .collect();
-    let provenance = Provenance::collect(std::path::Path::new("."));
+    let mut provenance = Provenance::collect(std::path::Path::new("."));
+    // Results belong to the machine that measured them, as far as the file says.
+    if let Some(machine) = &imported.machine {
+        provenance = provenance.measured_on(machine);
+    }
     let config = serde_json::json!({
         "path": imported.path.display().to_string(),
         "format": imported.format.name(),

@@ -13,6 +13,7 @@ use perflab_stats::Thresholds;
 use super::blocks::sampling::SamplingReport;
 use super::blocks::spans::{VariantSpans, span_breakdowns, variant_spans};
 use crate::error::Result;
+use crate::machine_description::{MachineDescription, different_machines_warning};
 use crate::metric_direction::metric_direction;
 use crate::metric_history::{HistoryQuery, metric_history_from};
 use crate::store::{ExperimentValues, Store};
@@ -97,7 +98,30 @@ pub fn gather(store: &Store, selectors: &[String], with_history: bool) -> Result
     for id in ids {
         experiments.push(experiment(store, id, with_history, &mut values)?);
     }
+    warn_of_other_machines(&mut experiments);
     Ok(ReportData { experiments })
+}
+
+/// Warns, on each experiment that ran on another machine than the first
+/// one reported (another host, or its host described differently), that
+/// their figures are not of one machine; the first one names both.
+fn warn_of_other_machines(experiments: &mut [ExperimentReport]) {
+    let machine =
+        |e: &ExperimentReport| e.provenance().and_then(MachineDescription::from_provenance);
+    let Some((first, rest)) = experiments.split_first_mut() else {
+        return;
+    };
+    let Some(reference) = machine(first) else {
+        return;
+    };
+    let first_label = first.title();
+    for e in rest {
+        let Some(theirs) = machine(e) else { continue };
+        let label = e.title();
+        if let Some(w) = different_machines_warning((&first_label, &reference), (&label, &theirs)) {
+            e.warnings.push(w);
+        }
+    }
 }
 
 /// Metric values read once per (name, metric), however many experiments share them.
@@ -242,6 +266,12 @@ fn history_of(
         let read = store.metric_values(name.as_deref(), metric)?;
         values.insert(key.clone(), read);
     }
+    // The chart follows the experiment's own host: other machines' levels
+    // are not steps of its code.
+    let host = values[&key]
+        .iter()
+        .find(|e| e.id == id)
+        .map(|e| e.host.clone());
     let mut history = metric_history_from(
         &values[&key],
         &HistoryQuery {
@@ -250,6 +280,7 @@ fn history_of(
             name,
             variants: Vec::new(),
             reference: Some(id),
+            host,
             thresholds,
             confidence: perflab_stats::DEFAULT_CONFIDENCE,
             exchangeable: perflab_stats::Exchangeable::Groups,

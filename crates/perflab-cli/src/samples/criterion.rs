@@ -100,6 +100,7 @@ impl Importer for CriterionFolder {
             benchmarks,
             default_metric: Some("wall".into()),
             alternatives: false,
+            machine: None,
         })
     }
 }

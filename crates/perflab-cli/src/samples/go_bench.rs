@@ -89,6 +89,7 @@ impl Importer for GoBenchText {
             benchmarks,
             default_metric: Some("wall".into()),
             alternatives: false,
+            machine: None,
         })
     }
 }

@@ -7,6 +7,7 @@
 
 use super::{Benchmark, Format, Imported, Importer, Input, Series, number};
 use crate::error::{Error, Result};
+use crate::machine_description::MachineDescription;
 
 /// Google Benchmark's JSON output.
 pub struct GoogleBenchmarkJson;
@@ -113,8 +114,27 @@ impl Importer for GoogleBenchmarkJson {
             benchmarks,
             default_metric: Some("wall".into()),
             alternatives: false,
+            machine: input.json.as_ref().and_then(context_machine),
         })
     }
+}
+
+/// The machine of the run's `context` (host name and CPUs; the library
+/// does not record the CPU model, memory or kernel).
+fn context_machine(json: &serde_json::Value) -> Option<MachineDescription> {
+    let context = json.get("context")?;
+    Some(MachineDescription {
+        host: context
+            .get("host_name")?
+            .as_str()
+            .filter(|h| !h.is_empty())?
+            .to_string(),
+        logical_cores: context
+            .get("num_cpus")
+            .and_then(|n| n.as_u64())
+            .map(|n| n as usize),
+        ..MachineDescription::default()
+    })
 }
 
 /// Units of the row's `time_unit` per second (nanoseconds when absent, as
@@ -169,5 +189,19 @@ mod tests {
         ]});
         let err = read(json).unwrap_err().to_string();
         assert!(err.contains("--benchmark_repetitions=10"), "{err}");
+    }
+
+    #[test]
+    fn the_context_names_the_machine() {
+        let row = serde_json::json!({"name": "BM_a", "run_name": "BM_a", "run_type": "iteration", "real_time": 1.0, "cpu_time": 1.0, "time_unit": "ns"});
+        let json = serde_json::json!({"context": {"host_name": "alpha", "num_cpus": 8, "mhz_per_cpu": 3000},
+            "benchmarks": [row.clone(), row]});
+        let machine = read(json).unwrap().machine.unwrap();
+        assert_eq!(
+            (machine.host.as_str(), machine.logical_cores),
+            ("alpha", Some(8))
+        );
+        let anonymous = serde_json::json!({"context": {}, "benchmarks": []});
+        assert_eq!(context_machine(&anonymous), None);
     }
 }

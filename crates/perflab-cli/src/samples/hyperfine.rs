@@ -51,6 +51,7 @@ impl Importer for HyperfineExport {
             benchmarks,
             default_metric: Some("wall".into()),
             alternatives: true,
+            machine: None,
         })
     }
 }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use super::Format;
 use crate::error::{Error, Result};
+use crate::machine_description::MachineDescription;
 
 /// The samples of one metric of one benchmark.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -64,6 +65,10 @@ pub struct Imported {
     /// (hyperfine's commands, a perflab result's variants), of which one is
     /// picked, rather than separate benchmarks compared by name.
     pub alternatives: bool,
+    /// The machine the samples were measured on, when the input says (a
+    /// perflab result's provenance, Google Benchmark's context,
+    /// pytest-benchmark's machine_info).
+    pub machine: Option<MachineDescription>,
 }
 
 impl Imported {

@@ -5,6 +5,7 @@ use perflab_format::result::ResultDocument;
 
 use super::{Benchmark, Format, Imported, Importer, Input, Series};
 use crate::error::{Error, Result};
+use crate::machine_description::MachineDescription;
 
 /// A `perflab-result/1` document.
 pub struct PerflabResult;
@@ -74,6 +75,10 @@ impl Importer for PerflabResult {
             benchmarks,
             default_metric: Some(doc.metric.name.clone()),
             alternatives: true,
+            machine: doc
+                .provenance
+                .as_ref()
+                .and_then(MachineDescription::from_provenance),
         })
     }
 }

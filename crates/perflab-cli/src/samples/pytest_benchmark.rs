@@ -6,6 +6,7 @@
 
 use super::{Benchmark, Format, Imported, Importer, Input};
 use crate::error::{Error, Result};
+use crate::machine_description::MachineDescription;
 
 /// pytest-benchmark's JSON.
 pub struct PytestBenchmarkJson;
@@ -75,6 +76,53 @@ impl Importer for PytestBenchmarkJson {
             benchmarks,
             default_metric: Some("wall".into()),
             alternatives: false,
+            machine: input.json.as_ref().and_then(machine_info),
         })
+    }
+}
+
+/// The machine of the run's `machine_info` (host name, CPU model and
+/// count, kernel release; pytest-benchmark records no memory size).
+fn machine_info(json: &serde_json::Value) -> Option<MachineDescription> {
+    let info = json.get("machine_info")?;
+    let text = |v: Option<&serde_json::Value>| {
+        v.and_then(|v| v.as_str())
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    let cpu = info.get("cpu");
+    Some(MachineDescription {
+        host: text(info.get("node"))?,
+        cpu_model: text(cpu.and_then(|c| c.get("brand_raw"))),
+        logical_cores: cpu
+            .and_then(|c| c.get("count"))
+            .and_then(|n| n.as_u64())
+            .map(|n| n as usize),
+        kernel: text(info.get("release")),
+        ..MachineDescription::default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn machine_info_names_the_machine() {
+        let json = serde_json::json!({"machine_info": {
+            "node": "alpha", "processor": "x86_64", "release": "6.1.0-18-amd64", "system": "Linux",
+            "cpu": {"brand_raw": "Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz", "count": 28}
+        }});
+        let machine = machine_info(&json).unwrap();
+        assert_eq!(machine.host, "alpha");
+        assert_eq!(
+            machine.cpu_model.as_deref(),
+            Some("Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz")
+        );
+        assert_eq!(
+            (machine.logical_cores, machine.kernel.as_deref()),
+            (Some(28), Some("6.1.0-18-amd64"))
+        );
+        assert_eq!(machine_info(&serde_json::json!({"machine_info": {}})), None);
     }
 }

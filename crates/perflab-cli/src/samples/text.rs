@@ -35,6 +35,7 @@ impl Importer for PlainNumbers {
             )],
             default_metric: None,
             alternatives: true,
+            machine: None,
         })
     }
 }

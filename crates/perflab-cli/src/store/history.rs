@@ -17,6 +17,8 @@ pub struct ExperimentValues {
     pub name: Option<String>,
     /// When it started.
     pub started_at: String,
+    /// The host it ran on (empty if unknown).
+    pub host: String,
     /// Git commit, if it ran in a checkout.
     pub git_commit: Option<String>,
     /// Whether the checkout had uncommitted changes.
@@ -56,11 +58,26 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
+    /// Every host with experiments in the store, sorted (empty if unknown).
+    pub fn hosts(&self) -> Result<Vec<String>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT DISTINCT COALESCE(host, '') FROM experiments")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt.query_map([], |r| r.get(0)).map_err(|e| self.err(e))?;
+        let mut hosts = rows
+            .collect::<rusqlite::Result<Vec<String>>>()
+            .map_err(|e| self.err(e))?;
+        // Sorted here, not in SQL, so that the order is not a collation's.
+        hosts.sort();
+        Ok(hosts)
+    }
+
     /// Every experiment named `name` (unnamed ones for None), oldest first,
     /// with its measured values of `metric`; runs without the metric are left out.
     pub fn metric_values(&self, name: Option<&str>, metric: &str) -> Result<Vec<ExperimentValues>> {
         let sql = format!(
-            "SELECT e.id, e.name, e.started_at, e.git_commit, e.git_dirty, v.name, {}, v.command
+            "SELECT e.id, e.name, e.started_at, e.git_commit, e.git_dirty, v.name, {}, v.command, e.host
              FROM experiments e JOIN runs r ON r.experiment_id = e.id JOIN variants v ON v.id = r.variant_id
              WHERE e.name IS ?1 AND r.warmup = 0 ORDER BY e.id, r.sequence",
             value_expression(metric)
@@ -86,6 +103,7 @@ impl Store {
                         id,
                         name: row.get(1)?,
                         started_at: row.get(2)?,
+                        host: row.get::<_, Option<String>>(8)?.unwrap_or_default(),
                         git_commit: row.get(3)?,
                         git_dirty: row.get::<_, Option<bool>>(4)?.unwrap_or(false),
                         values: BTreeMap::new(),

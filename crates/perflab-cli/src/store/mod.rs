@@ -60,6 +60,8 @@ pub struct ExperimentRow {
     pub change: Option<(f64, f64, f64)>,
     /// Start time.
     pub started_at: String,
+    /// The host it ran on (empty if unknown).
+    pub host: String,
     /// Git commit, if any, and dirtiness.
     pub git: Option<(String, bool)>,
     /// Measured (not warm-up) runs stored.
@@ -223,19 +225,20 @@ impl Store {
         Ok(())
     }
 
-    /// The newest experiments, newest first.
-    pub fn list_experiments(&self, limit: usize) -> Result<Vec<ExperimentRow>> {
+    /// The newest experiments (of `host` only, when given), newest first.
+    pub fn list_experiments(&self, limit: usize, host: Option<&str>) -> Result<Vec<ExperimentRow>> {
         let mut stmt = self
             .conn
             .prepare(
                 "SELECT e.id, e.kind, e.name, e.status, e.metric, e.verdict, e.change, e.ci_lo, e.ci_hi, e.started_at,
                  e.git_commit, e.git_dirty,
-                 (SELECT COUNT(*) FROM runs r WHERE r.experiment_id = e.id AND r.warmup = 0)
-                 FROM experiments e ORDER BY e.id DESC LIMIT ?1",
+                 (SELECT COUNT(*) FROM runs r WHERE r.experiment_id = e.id AND r.warmup = 0), e.host
+                 FROM experiments e WHERE CAST(?2 AS TEXT) IS NULL OR COALESCE(e.host, '') = ?2
+                 ORDER BY e.id DESC LIMIT ?1",
             )
             .map_err(|e| self.err(e))?;
         let rows = stmt
-            .query_map([limit as i64], |r| {
+            .query_map(params![limit as i64, host], |r| {
                 let change = match (
                     r.get::<_, Option<f64>>(6)?,
                     r.get::<_, Option<f64>>(7)?,
@@ -259,6 +262,7 @@ impl Store {
                     verdict: r.get(5)?,
                     change,
                     started_at: r.get(9)?,
+                    host: r.get::<_, Option<String>>(13)?.unwrap_or_default(),
                     git,
                     runs: r.get(12)?,
                     variants: Vec::new(),

@@ -15,6 +15,16 @@ pub fn repository() -> Scratch {
 /// the same command under the name `name`, which prints `cost` from that
 /// file with a small deterministic ripple (1%).
 pub fn commit_and_measure_named(s: &Scratch, name: &str, step: usize, value: f64) {
+    commit_and_measure_as(s, (name, None), step, value);
+}
+
+/// [`commit_and_measure_named`] under the name `insert-10K`, as if on the
+/// machine `host` (`PERFLAB_HOST`).
+pub fn commit_and_measure_on(s: &Scratch, host: &str, step: usize, value: f64) {
+    commit_and_measure_as(s, ("insert-10K", Some(host)), step, value);
+}
+
+fn commit_and_measure_as(s: &Scratch, (name, host): (&str, Option<&str>), step: usize, value: f64) {
     std::fs::write(s.path("cost.txt"), value.to_string()).unwrap();
     git(s.dir.path(), &["add", "cost.txt"]);
     git(
@@ -23,8 +33,11 @@ pub fn commit_and_measure_named(s: &Scratch, name: &str, step: usize, value: f64
     );
     let command = "c=$(cat counter 2>/dev/null || echo 0); echo $((c+1)) > counter; \
          awk -v c=$c -v v=$(cat cost.txt) 'BEGIN { printf \"PERFLAB_METRIC cost %.4f ns\\n\", v * (1 + 0.01 * sin(c * 7.3)) }'";
-    let out = s
-        .perflab()
+    let mut perflab = s.perflab();
+    if let Some(host) = host {
+        perflab.env("PERFLAB_HOST", host);
+    }
+    let out = perflab
         .args(["run", "--name", name, "-r", "12", command])
         .output()
         .unwrap();

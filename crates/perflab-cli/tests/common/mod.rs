@@ -37,7 +37,9 @@ impl Scratch {
     /// The perflab binary, run in the scratch directory with its store there.
     pub fn perflab(&self) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_perflab"));
-        cmd.current_dir(self.dir.path()).env_remove("PERFLAB_STORE");
+        cmd.current_dir(self.dir.path())
+            .env_remove("PERFLAB_STORE")
+            .env_remove("PERFLAB_HOST");
         cmd
     }
 

@@ -346,10 +346,10 @@ prop_compose! {
 
 prop_compose! {
     pub fn variant_history()(
-        variant in text(), steps in vec(step(), 0..3), total in of(judgement()),
+        variant in text(), host in of(text()), steps in vec(step(), 0..3), total in of(judgement()),
         change_points in vec(change_point(), 0..3), note in of(text()),
     ) -> VariantHistory {
-        VariantHistory { variant, steps, total, change_points, note }
+        VariantHistory { variant, host, steps, total, change_points, note }
     }
 }
 

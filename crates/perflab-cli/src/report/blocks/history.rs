@@ -96,3 +96,15 @@ pub fn change_points_line(s: &VariantHistory) -> String {
         n => format!("{n} change points"),
     }
 }
+
+/// "variant fast", or "variant fast on alpha" when the history's series
+/// come from more than one host (each host's experiments are a series).
+pub fn series_title(e: &MetricHistory, s: &VariantHistory) -> String {
+    let first = e.series.first().map(|f| &f.host);
+    let many_hosts = e.series.iter().any(|o| Some(&o.host) != first);
+    match (&s.host, many_hosts) {
+        (Some(host), true) => format!("variant {} on {host}", s.variant),
+        (None, true) => format!("variant {} on an unknown host", s.variant),
+        _ => format!("variant {}", s.variant),
+    }
+}

@@ -3,8 +3,10 @@
 use std::collections::BTreeMap;
 
 use crate::ci::CiJob;
+use crate::machine_description::MachineDescription;
 
-/// "Commit `a1b2c3d4` (with uncommitted changes) on host (CPU), Linux 6.1, perflab 0.1.0,
+/// "Commit `a1b2c3d4` (with uncommitted changes) on host (CPU, cores,
+/// memory), Linux 6.1, perflab 0.1.0,
 /// 2026-02-01T10:00:00Z, in GitHub Actions run 1234 for pull request #12."
 pub fn provenance_line(p: &BTreeMap<String, serde_json::Value>) -> Option<String> {
     let text = |key: &str| {
@@ -25,10 +27,11 @@ pub fn provenance_line(p: &BTreeMap<String, serde_json::Value>) -> Option<String
         )),
         None => parts.push("no git commit".into()),
     }
-    if let Some(host) = text("host") {
-        match text("cpu_model") {
-            Some(cpu) => parts.push(format!("host {host} ({cpu})")),
-            None => parts.push(format!("host {host}")),
+    if let Some(machine) = MachineDescription::from_provenance(p) {
+        let hardware = machine.hardware();
+        match hardware.is_empty() {
+            true => parts.push(format!("host {}", machine.host)),
+            false => parts.push(format!("host {} ({})", machine.host, hardware.join(", "))),
         }
     }
     if let Some(kernel) = text("kernel") {

@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use super::cell;
 use crate::report::blocks::history::{
-    change_points_line, describe_change_point, describe_judgement, header, level,
+    change_points_line, describe_change_point, describe_judgement, header, level, series_title,
 };
 use perflab_format::history::MetricHistory;
 
@@ -22,7 +22,7 @@ pub fn history_markdown(e: &MetricHistory, unit: &str, heading: usize) -> String
         let _ = writeln!(
             out,
             "| {} at commit | experiments | runs | median | change point: segment before → from here |\n| --- | --- | ---: | ---: | --- |",
-            cell(&s.variant)
+            cell(series_title(e, s).trim_start_matches("variant "))
         );
         for step in &s.steps {
             let experiments = step

@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use crate::metric_history_changes::StoreChanges;
 use crate::report::blocks::history::{
-    change_points_line, describe_change_point, describe_judgement, header, level,
+    change_points_line, describe_change_point, describe_judgement, header, level, series_title,
 };
 use perflab_format::history::MetricHistory;
 
@@ -21,7 +21,7 @@ pub fn history_terminal(e: &MetricHistory, unit: &str) -> String {
         return out;
     }
     for s in &e.series {
-        let _ = writeln!(out, "  variant {}", s.variant);
+        let _ = writeln!(out, "  {}", series_title(e, s));
         let _ = writeln!(
             out,
             "    {:10}  {:20}  {:>5}  {:>22}  change point: segment before → from here",
@@ -60,19 +60,30 @@ pub fn history_terminal(e: &MetricHistory, unit: &str) -> String {
     out
 }
 
-/// The change points of every series in the store, newest first.
+/// The change points of every series in the store, newest first (with
+/// each one's host when the series come from more than one).
 pub fn changes_terminal(c: &StoreChanges) -> String {
     let mut out = String::new();
-    let watched = match &c.newest_step {
-        Some(step) => format!(
+    let many_hosts = c.newest_steps.len() > 1;
+    let watched = match (c.newest_steps.values().next(), many_hosts) {
+        (None, _) => "none watched".into(),
+        (Some(step), false) => format!(
             "{} of them watched (measured at the newest commit, {step})",
             c.watched_series
         ),
-        None => "none watched".into(),
+        (Some(_), true) => format!(
+            "{} of them watched (measured at the newest commit of their host: {})",
+            c.watched_series,
+            c.newest_steps
+                .iter()
+                .map(|(host, step)| format!("{} {step}", host_label(host)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     };
     let _ = writeln!(
         out,
-        "perflab history --changes: {} change {} in {} series (name, metric, variant), {watched}; E-divisive means, {:.0}% false alarms per series",
+        "perflab history --changes: {} change {} in {} series (name, metric, variant{}), {watched}; E-divisive means, {:.0}% false alarms per series",
         c.changes.len(),
         if c.changes.len() == 1 {
             "point"
@@ -80,13 +91,32 @@ pub fn changes_terminal(c: &StoreChanges) -> String {
             "points"
         },
         c.series,
+        if many_hosts { ", host" } else { "" },
         c.false_alarm * 100.0
     );
+    let host_width = c
+        .newest_steps
+        .keys()
+        .map(|h| host_label(h).len())
+        .max()
+        .unwrap_or(0)
+        .max(4);
+    let host_cell = |h: &str| {
+        if many_hosts {
+            format!("{h:host_width$}  ")
+        } else {
+            String::new()
+        }
+    };
     if !c.changes.is_empty() {
         let _ = writeln!(
             out,
-            "  {:20}  {:24}  {:12}  {:16}  change point: segment before → after",
-            "measured", "name", "metric", "variant"
+            "  {:20}  {}{:24}  {:12}  {:16}  change point: segment before → after",
+            "measured",
+            host_cell("host"),
+            "name",
+            "metric",
+            "variant"
         );
     }
     for s in &c.changes {
@@ -97,8 +127,9 @@ pub fn changes_terminal(c: &StoreChanges) -> String {
         };
         let _ = writeln!(
             out,
-            "  {:20}  {:24}  {:12}  {:16}  {}{marks}",
+            "  {:20}  {}{:24}  {:12}  {:16}  {}{marks}",
             s.change.started_at,
+            host_cell(host_label(s.host.as_deref().unwrap_or_default())),
             s.name.as_deref().unwrap_or("(unnamed)"),
             s.metric,
             s.variant,
@@ -109,13 +140,22 @@ pub fn changes_terminal(c: &StoreChanges) -> String {
         let _ = writeln!(out, "  skipped {note}");
     }
     for s in c.watched_regressions() {
+        let on = match (&s.host, many_hosts) {
+            (Some(host), true) => format!(" on {host}"),
+            _ => String::new(),
+        };
         let _ = writeln!(
             out,
-            "regression: the newest change point of {} {} ({}) is NO-GO",
+            "regression: the newest change point of {} {} ({}){on} is NO-GO",
             s.name.as_deref().unwrap_or("(unnamed)"),
             s.metric,
             s.variant
         );
     }
     out
+}
+
+/// A host as listed: "(unknown)" for experiments whose host was not read.
+pub fn host_label(host: &str) -> &str {
+    if host.is_empty() { "(unknown)" } else { host }
 }
