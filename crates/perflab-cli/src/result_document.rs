@@ -124,6 +124,7 @@ pub fn result_document(
         seed: None,
         provenance: None,
         machine: None,
+        duet: None,
     }
 }
 
