@@ -316,6 +316,11 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
         .machine
         .as_ref()
         .map(|m| machine_with_warnings(m, &doc.variants, &doc.metric.name));
+    if let Some(duet) = &ab.duet {
+        doc.warnings
+            .extend(crate::ab::duet::duet_warnings(duet, &ab.runs, names));
+        doc.duet = Some(duet.clone());
+    }
     Ok(doc)
 }
 

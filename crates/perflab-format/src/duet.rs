@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DuetDoc {
     /// The two CPUs the runs were pinned to, one run on each; the first
-    /// is the baseline's in the first block, and they swap every block.
+    /// is the baseline's in the first block (a warm-up, if there are
+    /// any), and they swap every block.
     pub cpus: [usize; 2],
     /// Median over the measured pairs of each pair's overlap: the time
     /// both runs were running, as a fraction of the longer run.
@@ -23,7 +24,7 @@ pub struct DuetDoc {
 }
 
 /// One pair of runs started together: when each ran, as perflab saw it
-/// (seconds since the experiment's first measured pair started).
+/// (seconds since perflab prepared the experiment's first run).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DuetPairDoc {

@@ -7,11 +7,11 @@ pub mod measured;
 
 use std::collections::BTreeMap;
 
+use perflab_format::duet::{DuetDoc, DuetPairDoc};
 use perflab_format::history::{
     ChangePointDoc, HISTORY_FORMAT, Judgement, MetricHistory, Step, VariantHistory,
 };
 use perflab_format::interval::PositiveIntervalDoc;
-use perflab_format::duet::{DuetDoc, DuetPairDoc};
 use perflab_format::machine::MachineDoc;
 use perflab_format::result::{
     AsyncSpanStatsDoc, CounterDoc, CounterStatsDoc, DecisionDoc, GaugeDoc, GaugeStatsDoc, GuardDoc,
