@@ -317,8 +317,10 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
         .as_ref()
         .map(|m| machine_with_warnings(m, &doc.variants, &doc.metric.name));
     if let Some(duet) = &ab.duet {
-        doc.warnings
-            .extend(crate::ab::duet::duet_warnings(duet, &ab.runs, names));
+        doc.warnings.extend(crate::ab::duet::duet_warnings(
+            duet,
+            &[(names[0], &ab.runs[0]), (names[1], &ab.runs[1])],
+        ));
         doc.duet = Some(duet.clone());
     }
     Ok(doc)

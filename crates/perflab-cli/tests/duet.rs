@@ -147,6 +147,41 @@ fn duet_in_an_experiment_file_reaches_the_runs() {
 }
 
 #[test]
+fn in_a_suite_duet_runs_start_each_candidate_together_with_the_baseline() {
+    assert!(
+        allowed_cpus() >= 2,
+        "duet runs need two CPUs; this machine gives perflab one"
+    );
+    let s = Scratch::new();
+    let record = RECORD.replace('\\', "\\\\").replace('"', "\\\"");
+    s.write(
+        "suite.toml",
+        &format!(
+            "duet = true\nmin_runs = 2\nmax_runs = 2\nwarmup = 0\n\
+             [[variant]]\nname = \"a\"\nenv = {{ SIDE = \"A\" }}\n\
+             [[variant]]\nname = \"b\"\nenv = {{ SIDE = \"B\" }}\n\
+             [[scenario]]\nname = \"x\"\ncommand = \"{record}\"\n"
+        ),
+    );
+    let out = s
+        .perflab()
+        .args(["ab", "-f", "suite.toml", "--quiet", "--json", "r.json"])
+        .output()
+        .unwrap();
+    common::assert_reached_a_result(&out);
+    let [a, b] = seen(&s);
+    assert_eq!((a.len(), b.len()), (2, 2), "{a:?} {b:?}");
+    for (a, b) in a.iter().zip(&b) {
+        assert_ne!(a.cpus, b.cpus, "{a:?} {b:?}");
+        assert!(a.start < b.end && b.start < a.end, "{a:?} {b:?}");
+    }
+    assert_eq!(a[1].cpus, b[0].cpus, "not swapped");
+    let doc = s.json("r.json");
+    assert_eq!(doc["duet"]["pairs"].as_array().unwrap().len(), 2);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Duet:"));
+}
+
+#[test]
 fn duet_on_one_cpu_is_refused_naming_the_flag() {
     let s = Scratch::new();
     let out = s

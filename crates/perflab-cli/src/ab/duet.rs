@@ -145,7 +145,7 @@ fn together(
 /// What a reader of a duet result must know: pairs that did not run
 /// together for most of their length, and runs that used more than one
 /// core (so A and B competed for CPUs instead of sharing the machine).
-pub fn duet_warnings(doc: &DuetDoc, runs: &[Vec<RunOutcome>; 2], names: [&str; 2]) -> Vec<String> {
+pub fn duet_warnings(doc: &DuetDoc, runs: &[(&str, &[RunOutcome])]) -> Vec<String> {
     let mut warnings = Vec::new();
     if doc.median_overlap < LOW_OVERLAP {
         warnings.push(format!(
@@ -157,7 +157,7 @@ pub fn duet_warnings(doc: &DuetDoc, runs: &[Vec<RunOutcome>; 2], names: [&str; 2
             doc.pairs.len()
         ));
     }
-    for (name, runs) in names.iter().zip(runs) {
+    for (name, runs) in runs {
         let over: Vec<f64> = runs
             .iter()
             .filter(|r| r.user_s + r.sys_s > r.wall_s * (1.0 + CPU_MARGIN) + CPU_SLACK_S)
@@ -197,26 +197,20 @@ mod tests {
 
     #[test]
     fn pairs_that_mostly_ran_apart_are_reported_with_their_median_overlap() {
-        let runs = [vec![], vec![]];
-        let apart = duet_warnings(
-            &duet(&[[0.7, 2.0], [0.8, 2.0], [0.9, 2.0]]),
-            &runs,
-            ["A", "B"],
-        );
+        let runs: [(&str, &[RunOutcome]); 2] = [("A", &[]), ("B", &[])];
+        let apart = duet_warnings(&duet(&[[0.7, 2.0], [0.8, 2.0], [0.9, 2.0]]), &runs);
         assert_eq!(apart.len(), 1, "{apart:?}");
         assert!(apart[0].contains("only 10% of the longer run"), "{apart:?}");
-        assert!(duet_warnings(&duet(&[[0.0, 1.0]]), &runs, ["A", "B"]).is_empty());
+        assert!(duet_warnings(&duet(&[[0.0, 1.0]]), &runs).is_empty());
     }
 
     #[test]
     fn a_run_with_more_cpu_time_than_wall_time_is_reported_as_using_several_cores() {
         let mut busy = FakeExecutor::outcome(1.0);
         busy.user_s = 1.7;
-        let runs = [
-            vec![FakeExecutor::outcome(1.0)],
-            vec![busy, FakeExecutor::outcome(1.0)],
-        ];
-        let w = duet_warnings(&duet(&[[0.0, 1.0]]), &runs, ["A", "B"]);
+        let b = [busy, FakeExecutor::outcome(1.0)];
+        let runs: [(&str, &[RunOutcome]); 2] = [("A", &[FakeExecutor::outcome(1.0)]), ("B", &b)];
+        let w = duet_warnings(&duet(&[[0.0, 1.0]]), &runs);
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(
             w[0].starts_with("1 of 2 runs of \"B\" used more CPU time"),
