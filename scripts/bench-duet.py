@@ -10,7 +10,8 @@ reports the width of the decision's interval at that many pairs, and the
 standard deviation of the pairs' log ratios, in both modes. Then it makes
 --aa more A=A experiments in duet mode with the usual stopping rule and at
 most --aa-runs runs per side, and counts their verdicts: GO or NO-GO there
-is a false decision.
+is a false decision; as many in interleaved mode, alternating with them,
+show what the same machine does to perflab's default.
 
 The programs are examples/quickstart and a small Python program (hashing).
 With --update-docs the table replaces the block between
@@ -78,7 +79,7 @@ def main():
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--pairs", type=int, default=20)
     p.add_argument("--aa", type=int, default=30)
-    p.add_argument("--aa-runs", type=int, default=10, help="at most; 5 at least")
+    p.add_argument("--aa-runs", type=int, default=20, help="at most (at least 10)")
     p.add_argument("--update-docs", action="store_true")
     args = p.parse_args()
     subprocess.run(
@@ -107,13 +108,16 @@ def main():
                      d["duet"]["median_overlap"])
                 )
                 print(rows[-1], file=sys.stderr)
-        verdicts = {}
+        verdicts = {"duet": [], "interleaved": []}
         names = list(PROGRAMS)
+        limits = ["--min-runs", str(min(10, args.aa_runs)), "--max-runs", str(args.aa_runs)]
         for k in range(args.aa):
             name = names[k % len(names)]
-            doc = ab(store, PROGRAMS[name], ["--duet", "--min-runs", str(min(5, args.aa_runs)), "--max-runs", str(args.aa_runs)])
-            verdicts.setdefault(name, []).append(doc["verdict"])
-            print(name, doc["verdict"], file=sys.stderr)
+            for mode in ("duet", "interleaved"):
+                extra = limits + (["--duet"] if mode == "duet" else [])
+                doc = ab(store, PROGRAMS[name], extra)
+                verdicts[mode].append(doc["verdict"])
+                print(name, mode, doc["verdict"], file=sys.stderr)
     load_after = os.getloadavg()[0]
     print(report(args, rows, verdicts, load_before, load_after, os.cpu_count()))
 
@@ -151,17 +155,17 @@ def report(args, rows, verdicts, load_before, load_after, cpus):
         f"{sum(r <= 0.5 for r in all_ratios)} of {len(all_ratios)} at most half as wide."
     )
     out.append("")
-    total = sum(len(v) for v in verdicts.values())
-    false = sum(v in ("GO", "NO-GO") for vs in verdicts.values() for v in vs)
-    counts = {}
-    for vs in verdicts.values():
+    for mode, vs in verdicts.items():
+        false = sum(v in ("GO", "NO-GO") for v in vs)
+        counts = {}
         for v in vs:
             counts[v] = counts.get(v, 0) + 1
-    spelled = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
-    out.append(
-        f"{total} A=A experiments in duet mode (at most {args.aa_runs} runs per side, the "
-        f"usual stopping rule): {spelled}; false GO/NO-GO: {false}."
-    )
+        spelled = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+        out.append(
+            f"- {len(vs)} A=A experiments in {mode} mode ({min(10, args.aa_runs)} to "
+            f"{args.aa_runs} runs per side, the usual stopping rule, alternating with the other "
+            f"mode and between the programs): {spelled}; false GO/NO-GO: {false}."
+        )
     return "\n".join(out)
 
 
