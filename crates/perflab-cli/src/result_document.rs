@@ -320,6 +320,7 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
         doc.warnings.extend(crate::ab::duet::duet_warnings(
             duet,
             &[(names[0], &ab.runs[0]), (names[1], &ab.runs[1])],
+            ab.machine.as_ref(),
         ));
         doc.duet = Some(duet.clone());
     }

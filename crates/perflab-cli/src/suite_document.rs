@@ -105,7 +105,9 @@ pub fn suite_document(suite: &Suite, run: &SuiteRun) -> Result<SuiteDocument> {
             .copied()
             .zip(runs.iter().map(Vec::as_slice))
             .collect();
-        result.warnings.extend(duet_warnings(duet, &named));
+        result
+            .warnings
+            .extend(duet_warnings(duet, &named, run.machine.as_ref()));
         result.duet = Some(duet.clone());
     }
     Ok(SuiteDocument {

@@ -12,6 +12,8 @@ use perflab_format::duet::{DuetDoc, DuetPairDoc};
 use perflab_runner::{CpuSet, Executor, RunOutcome, RunSpec, interrupted};
 
 use crate::error::{Error, Result};
+use crate::machine::warnings::LOAD_PER_CPU_WARNING;
+use perflab_format::machine::MachineDoc;
 
 use super::measure::{RunMaker, RunRequest};
 
@@ -151,11 +153,31 @@ fn together(
     })
 }
 
-/// What a reader of a duet result must know: pairs that did not run
-/// together for most of their length, and runs that used more than one
-/// core (so A and B competed for CPUs instead of sharing the machine).
-pub fn duet_warnings(doc: &DuetDoc, runs: &[(&str, &[RunOutcome])]) -> Vec<String> {
+/// What a reader of a duet result must know: a busy machine (its load
+/// sits on each CPU apart, so the pairs do not share it), pairs that did
+/// not run together for most of their length, and runs that used more
+/// than one core (so A and B competed for CPUs instead of sharing the
+/// machine).
+pub fn duet_warnings(
+    doc: &DuetDoc,
+    runs: &[(&str, &[RunOutcome])],
+    machine: Option<&MachineDoc>,
+) -> Vec<String> {
     let mut warnings = Vec::new();
+    let busy = machine.is_some_and(|m| {
+        let cpus = m.cpus_allowed.as_deref().and_then(|l| CpuSet::parse(l).ok());
+        let cpus = cpus.map(|c| c.len()).or(m.cpus_online);
+        matches!((m.load_before, cpus), (Some(load), Some(cpus)) if load > LOAD_PER_CPU_WARNING * cpus as f64)
+    });
+    if busy {
+        warnings.push(
+            "duet mode on a busy machine: each run is pinned to one CPU and cannot escape the \
+             other work queued there, and that work differs from CPU to CPU, so the two runs of \
+             a pair do not share it; their ratios are noisier than interleaved ones and drift in \
+             streaks the decision does not expect. Stop the other work, or drop --duet"
+                .to_string(),
+        );
+    }
     if doc.median_overlap < LOW_OVERLAP {
         warnings.push(format!(
             "in duet mode A and B ran together for only {:.0}% of the longer run (median over {} \
@@ -207,10 +229,10 @@ mod tests {
     #[test]
     fn pairs_that_mostly_ran_apart_are_reported_with_their_median_overlap() {
         let runs: [(&str, &[RunOutcome]); 2] = [("A", &[]), ("B", &[])];
-        let apart = duet_warnings(&duet(&[[0.7, 2.0], [0.8, 2.0], [0.9, 2.0]]), &runs);
+        let apart = duet_warnings(&duet(&[[0.7, 2.0], [0.8, 2.0], [0.9, 2.0]]), &runs, None);
         assert_eq!(apart.len(), 1, "{apart:?}");
         assert!(apart[0].contains("only 17% of the longer run"), "{apart:?}");
-        assert!(duet_warnings(&duet(&[[0.0, 1.0]]), &runs).is_empty());
+        assert!(duet_warnings(&duet(&[[0.0, 1.0]]), &runs, None).is_empty());
     }
 
     #[test]
@@ -219,13 +241,30 @@ mod tests {
         busy.user_s = 1.7;
         let b = [busy, FakeExecutor::outcome(1.0)];
         let runs: [(&str, &[RunOutcome]); 2] = [("A", &[FakeExecutor::outcome(1.0)]), ("B", &b)];
-        let w = duet_warnings(&duet(&[[0.0, 1.0]]), &runs);
+        let w = duet_warnings(&duet(&[[0.0, 1.0]]), &runs, None);
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(
             w[0].starts_with("1 of 2 runs of \"B\" used more CPU time"),
             "{w:?}"
         );
         assert!(w[0].contains("up to 1.8x"), "{w:?}");
+    }
+
+    #[test]
+    fn a_busy_machine_is_reported_as_one_duet_mode_cannot_help_on() {
+        let runs: [(&str, &[RunOutcome]); 2] = [("A", &[]), ("B", &[])];
+        let machine = |load| MachineDoc {
+            cpus_allowed: Some("0-1".into()),
+            load_before: Some(load),
+            ..MachineDoc::default()
+        };
+        let busy = duet_warnings(&duet(&[[0.0, 1.0]]), &runs, Some(&machine(8.0)));
+        assert_eq!(busy.len(), 1, "{busy:?}");
+        assert!(
+            busy[0].starts_with("duet mode on a busy machine"),
+            "{busy:?}"
+        );
+        assert!(duet_warnings(&duet(&[[0.0, 1.0]]), &runs, Some(&machine(0.1))).is_empty());
     }
 
     #[test]
