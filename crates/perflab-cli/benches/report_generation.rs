@@ -104,6 +104,7 @@ fn fill(store: &Store) {
             seed: 1,
             provenance,
             machine: None,
+            duet: None,
         };
         let doc = ab_document(&exp, &ab).expect("document");
         let change = doc.decision.as_ref().map(|d| (d.change, d.ci[0], d.ci[1]));

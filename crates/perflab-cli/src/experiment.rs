@@ -2,6 +2,7 @@
 //! thresholds, guards and run limits, from flags, from `perflab.toml`, or
 //! both (flags win).
 
+pub mod duet;
 mod file;
 pub mod pin;
 pub mod settings;
@@ -162,6 +163,8 @@ pub struct Experiment {
     pub expect: crate::expectations::Expectations,
     /// The CPUs every run is pinned to (checked against the allowed ones).
     pub pin: Option<perflab_runner::CpuSet>,
+    /// In duet mode, the two CPUs A and B run on (swapped every block).
+    pub duet: Option<[usize; 2]>,
 }
 
 impl Experiment {

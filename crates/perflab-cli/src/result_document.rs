@@ -124,6 +124,7 @@ pub fn result_document(
         seed: None,
         provenance: None,
         machine: None,
+        duet: None,
     }
 }
 
@@ -315,6 +316,14 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
         .machine
         .as_ref()
         .map(|m| machine_with_warnings(m, &doc.variants, &doc.metric.name));
+    if let Some(duet) = &ab.duet {
+        doc.warnings.extend(crate::ab::duet::duet_warnings(
+            duet,
+            &[(names[0], &ab.runs[0]), (names[1], &ab.runs[1])],
+            ab.machine.as_ref(),
+        ));
+        doc.duet = Some(duet.clone());
+    }
     Ok(doc)
 }
 

@@ -9,12 +9,14 @@ use perflab_format::suite::{CandidateDoc, CellDoc, SuiteDocument};
 use perflab_format::vocabulary::{ResultKind, ResultStatus};
 use perflab_stats::{Verdict, combine_verdicts, summary_change};
 
+use crate::ab::duet::duet_warnings;
 use crate::ab::{StopReason, SuiteRun};
 use crate::error::Result;
 use crate::experiment::Suite;
 use crate::result_document::{
     attach_spans, metric_info, provenance_map, result_document, variant_doc, verdict_word,
 };
+use perflab_runner::RunOutcome;
 
 /// The document of a suite.
 pub fn suite_document(suite: &Suite, run: &SuiteRun) -> Result<SuiteDocument> {
@@ -97,6 +99,17 @@ pub fn suite_document(suite: &Suite, run: &SuiteRun) -> Result<SuiteDocument> {
         Some(&exp.confidence_sequence()?),
     );
     result.warnings.extend(differing_answers(suite, run));
+    if let Some(duet) = &run.duet {
+        let named: Vec<(&str, &[RunOutcome])> = name_refs
+            .iter()
+            .copied()
+            .zip(runs.iter().map(Vec::as_slice))
+            .collect();
+        result
+            .warnings
+            .extend(duet_warnings(duet, &named, run.machine.as_ref()));
+        result.duet = Some(duet.clone());
+    }
     Ok(SuiteDocument {
         result,
         scenarios: suite.scenarios.iter().map(|s| s.name.clone()).collect(),

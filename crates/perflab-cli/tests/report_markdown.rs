@@ -126,6 +126,7 @@ fn store_ab(store: &Store, exp: &Experiment, commit: &str, b: f64) -> i64 {
         seed: 1,
         provenance: prov,
         machine: None,
+        duet: None,
     };
     let doc = ab_document(exp, &ab).unwrap();
     let change = doc.decision.as_ref().map(|d| (d.change, d.ci[0], d.ci[1]));

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::duet::DuetDoc;
 use crate::machine::MachineDoc;
 use crate::vocabulary::{Better, GuardStatus, ResultKind, ResultStatus, Verdict};
 
@@ -70,6 +71,11 @@ pub struct ResultDocument {
     /// The state of the machine during the runs, where perflab made them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machine: Option<MachineDoc>,
+    /// In duet mode (A and B started together, each on a CPU of its own):
+    /// the CPUs and how each pair's runs overlapped; absent for runs made
+    /// one after the other.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duet: Option<DuetDoc>,
 }
 
 /// What a metric is.

@@ -197,4 +197,11 @@ pub trait Executor {
     fn runs_on_this_machine(&self) -> bool {
         true
     }
+
+    /// A second executor of the same kind, for a run made on another
+    /// thread at the same time as one of this executor's (duet mode);
+    /// `None` when this executor cannot make two runs at once.
+    fn duet_partner(&self) -> Option<Box<dyn Executor + Send>> {
+        None
+    }
 }

@@ -108,6 +108,15 @@ impl Started<'_> {
 }
 
 impl Executor for ProcessExecutor {
+    /// A plain executor with its own fork server: two runs started at once
+    /// must not wait for each other at one server. Counters are not given
+    /// to it (the duet mode refuses them).
+    fn duet_partner(&self) -> Option<Box<dyn Executor + Send>> {
+        self.counters
+            .is_none()
+            .then(|| Box::new(ProcessExecutor::default()) as Box<dyn Executor + Send>)
+    }
+
     fn execute(&mut self, spec: &RunSpec) -> Result<RunOutcome> {
         let argv = argv(spec)?;
         let started_at = Instant::now();

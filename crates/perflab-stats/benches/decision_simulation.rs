@@ -62,6 +62,18 @@ fn rows() -> Vec<Row> {
         tail_penalty: 0.10,
         ..Scenario::gaussian(Better::Lower, change, 0.02)
     };
+    // Bursts of interference from the rest of the machine (20% of runs
+    // 30% slower), interleaved: each run meets its own; in duet mode a
+    // burst falls on both runs of a pair, and the variants swap two CPUs
+    // of which one makes runs 2% slower. The rows are appended so that
+    // the rows above keep their seeds.
+    let bursts = |change, duet| Scenario {
+        burst_probability: 0.2,
+        burst_penalty: 0.3,
+        duet,
+        cpu_asymmetry: if duet { 0.02 } else { 0.0 },
+        ..Scenario::gaussian(Better::Lower, change, 0.02)
+    };
     vec![
         Row {
             label: "A = A, noise 1%",
@@ -145,6 +157,26 @@ fn rows() -> Vec<Row> {
             label: "B +0.2%, noise 0.5%",
             scenario: g(Better::Higher, 0.002, 0.005),
             right: Some(Verdict::Neutral),
+        },
+        Row {
+            label: "A = A, 2% + 20% runs 30% slower",
+            scenario: bursts(0.0, false),
+            right: None,
+        },
+        Row {
+            label: "A = A, duet: same, CPUs 2% apart",
+            scenario: bursts(0.0, true),
+            right: None,
+        },
+        Row {
+            label: "B +3%, 2% + 20% runs 30% slower",
+            scenario: bursts(0.03, false),
+            right: Some(Verdict::Go),
+        },
+        Row {
+            label: "B +3%, duet: same, CPUs 2% apart",
+            scenario: bursts(0.03, true),
+            right: Some(Verdict::Go),
         },
     ]
 }

@@ -15,7 +15,9 @@ use crate::provenance::Provenance;
 use crate::store::{Store, VariantRecord};
 use perflab_format::machine::MachineDoc;
 
+use super::duet::Duet;
 use super::measure::{RunMaker, RunRequest};
+use perflab_format::duet::DuetDoc;
 
 /// Why the experiment stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,6 +49,8 @@ pub struct AbRun {
     pub provenance: Provenance,
     /// The machine's state during the runs, where it was watched.
     pub machine: Option<MachineDoc>,
+    /// In duet mode: the CPUs and how each pair's runs overlapped.
+    pub duet: Option<DuetDoc>,
 }
 
 /// Opens an A/B experiment in the store, with a record per variant;
@@ -100,12 +104,14 @@ pub fn run_ab(
         "optimise_at": exp.sequential_config().optimise_at,
         "warmup": exp.warmup, "seed": schedule.seed(),
         "pin": exp.pin.as_ref().map(ToString::to_string),
+        "duet": exp.duet,
     });
     let ids = match store {
         Some(s) => Some(begin_ab(s, exp, &provenance, &config.to_string())?),
         None => None,
     };
     let profiles = profile_dir()?;
+    let duet = exp.duet.map(|cpus| Duet::new(cpus, executor)).transpose()?;
     let mut state = AbState {
         exp,
         maker: RunMaker {
@@ -117,12 +123,14 @@ pub fn run_ab(
         },
         variant_ids: ids.as_ref().map(|(_, v)| v.clone()),
         runs: [Vec::new(), Vec::new()],
+        duet,
     };
     let watch = executor.runs_on_this_machine().then(MachineWatch::start);
     let outcome = state.drive(executor, &mut schedule, progress);
     let machine = watch.map(|w| w.finish(exp.pin.as_ref()));
     progress.finish();
     let experiment_id = ids.map(|(id, _)| id);
+    let duet = state.duet.as_ref().and_then(Duet::doc);
     match outcome {
         Ok((stop, evaluation)) => Ok(AbRun {
             runs: state.runs,
@@ -132,6 +140,7 @@ pub fn run_ab(
             seed: schedule.seed(),
             provenance,
             machine,
+            duet,
         }),
         Err(e) => Err(keep_finished_runs(e, store, experiment_id)?),
     }
@@ -187,6 +196,8 @@ struct AbState<'a> {
     maker: RunMaker<'a>,
     variant_ids: Option<Vec<i64>>,
     runs: [Vec<RunOutcome>; 2],
+    /// In duet mode, what starts B's runs beside A's.
+    duet: Option<Duet>,
 }
 
 impl AbState<'_> {
@@ -197,23 +208,16 @@ impl AbState<'_> {
         progress: &mut dyn Progress,
     ) -> Result<(StopReason, Option<Evaluation>)> {
         let started = Instant::now();
-        for variant in 0..2 {
-            for i in 0..self.exp.warmup {
-                if self.perform(executor, variant, i, true)?.is_none() {
-                    return Ok((StopReason::Interrupted, None));
-                }
-            }
+        if !self.warm_up(executor)? {
+            return Ok((StopReason::Interrupted, None));
         }
         // The stats crate's procedure decides; this loop only makes the runs
         // and stops where it says (or where the user or the clock does).
         let mut decider = Decider::new(self.exp)?;
         let mut evaluation = None;
         for iteration in 0..self.exp.max_runs {
-            for variant in schedule.next_block() {
-                let Some(run) = self.perform(executor, variant, iteration, false)? else {
-                    return Ok((StopReason::Interrupted, decider.now(self.pairs())?));
-                };
-                self.runs[variant].push(run);
+            if !self.block(executor, schedule, iteration)? {
+                return Ok((StopReason::Interrupted, decider.now(self.pairs())?));
             }
             let pairs = iteration + 1;
             if let Some(stopped) = decider.push(self.pairs())? {
@@ -237,6 +241,75 @@ impl AbState<'_> {
     /// The runs of both variants, as pairs go (a block may be half done).
     fn pairs(&self) -> [&[RunOutcome]; 2] {
         [&self.runs[0], &self.runs[1]]
+    }
+
+    /// The warm-up runs: all of A's, then all of B's; in duet mode, pairs
+    /// as measured. False when Ctrl-C stopped them.
+    fn warm_up(&mut self, executor: &mut dyn Executor) -> Result<bool> {
+        if self.duet.is_some() {
+            for i in 0..self.exp.warmup {
+                if self.duet_block(executor, i, true)?.is_none() {
+                    return Ok(false);
+                }
+            }
+            return Ok(true);
+        }
+        for variant in 0..2 {
+            for i in 0..self.exp.warmup {
+                if self.perform(executor, variant, i, true)?.is_none() {
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// One measured block: A and B in the schedule's order, or together in
+    /// duet mode. False when Ctrl-C stopped it.
+    fn block(
+        &mut self,
+        executor: &mut dyn Executor,
+        schedule: &mut Schedule,
+        iteration: usize,
+    ) -> Result<bool> {
+        if self.duet.is_some() {
+            let Some(pair) = self.duet_block(executor, iteration, false)? else {
+                return Ok(false);
+            };
+            for (runs, run) in self.runs.iter_mut().zip(pair) {
+                runs.push(run);
+            }
+            return Ok(true);
+        }
+        for variant in schedule.next_block() {
+            let Some(run) = self.perform(executor, variant, iteration, false)? else {
+                return Ok(false);
+            };
+            self.runs[variant].push(run);
+        }
+        Ok(true)
+    }
+
+    /// A duet block: A and B together; `None` when Ctrl-C stopped it.
+    fn duet_block(
+        &mut self,
+        executor: &mut dyn Executor,
+        iteration: usize,
+        warmup: bool,
+    ) -> Result<Option<[RunOutcome; 2]>> {
+        let requests = [0, 1].map(|variant| {
+            let v = &self.exp.variants[variant];
+            RunRequest {
+                variant: v,
+                name: &v.name,
+                variant_id: self.variant_ids.as_ref().map(|ids| ids[variant]),
+                iteration,
+                warmup,
+                scenario: None,
+            }
+        });
+        let duet = self.duet.as_mut().expect("called in duet mode");
+        duet.block(executor, &mut self.maker, [&requests[0], &requests[1]])
     }
 
     /// One run of variant `variant`; `None` when Ctrl-C stopped it.

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use perflab_runner::{Executor, ExitState, RunOutcome, RunSpec, interrupted};
+use perflab_runner::{CpuSet, Executor, ExitState, RunOutcome, RunSpec, interrupted};
 
 use crate::decide::missing_metric;
 use crate::error::Result;
@@ -53,20 +53,37 @@ impl RunMaker<'_> {
         if interrupted() {
             return Ok(None);
         }
-        let v = request.variant;
-        let spec = RunSpec {
-            command: v.command.clone(),
-            env: v.env.clone(),
-            cwd: v.cwd.clone(),
+        let spec = self.spec(request.variant, 0, self.exp.pin.clone());
+        let run = executor.execute(&spec);
+        self.keep(request, &spec, run)
+    }
+
+    /// What to start for `variant`; `slot` tells apart the profiles of
+    /// runs made at the same time (0 for the next run, 1 for the one after).
+    pub fn spec(&self, variant: &Variant, slot: usize, cpus: Option<CpuSet>) -> RunSpec {
+        RunSpec {
+            command: variant.command.clone(),
+            env: variant.env.clone(),
+            cwd: variant.cwd.clone(),
             timeout: self.exp.timeout,
             extractor: self.exp.extractor.clone(),
             profile_path: Some(
                 self.profile_dir
-                    .join(format!("run-{}.json", self.sequence + 1)),
+                    .join(format!("run-{}.json", self.sequence + 1 + slot)),
             ),
-            cpus: self.exp.pin.clone(),
-        };
-        let run = executor.execute(&spec);
+            cpus,
+        }
+    }
+
+    /// Stores a run made from `spec` and checks it; `None` when Ctrl-C
+    /// stopped it (such a run is not kept).
+    pub fn keep(
+        &mut self,
+        request: &RunRequest,
+        spec: &RunSpec,
+        run: perflab_runner::Result<RunOutcome>,
+    ) -> Result<Option<RunOutcome>> {
+        let v = request.variant;
         if let Some(path) = &spec.profile_path {
             let _ = std::fs::remove_file(path);
         }

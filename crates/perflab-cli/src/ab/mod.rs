@@ -9,6 +9,7 @@
 //! document in [`crate::result_document`] or [`crate::suite_document`].
 
 pub mod driver;
+pub mod duet;
 pub mod measure;
 pub mod suite;
 

@@ -22,7 +22,9 @@ use crate::store::{Store, VariantRecord};
 
 use super::StopReason;
 use super::driver::{keep_finished_runs, profile_dir};
+use super::duet::Duet;
 use super::measure::{RunMaker, RunRequest};
+use perflab_format::duet::DuetDoc;
 
 /// What a suite produced.
 #[derive(Debug)]
@@ -44,6 +46,8 @@ pub struct SuiteRun {
     pub provenance: Provenance,
     /// The machine's state during the runs, where it was watched.
     pub machine: Option<MachineDoc>,
+    /// In duet mode: the CPUs and how each pair's runs overlapped.
+    pub duet: Option<DuetDoc>,
 }
 
 impl SuiteRun {
@@ -87,6 +91,7 @@ pub fn run_suite(
         "optimise_at": exp.sequential_config().optimise_at,
         "warmup": exp.warmup, "seed": seed,
         "scenarios": suite.scenarios.iter().map(|s| &s.name).collect::<Vec<_>>(),
+        "duet": exp.duet,
     });
     let ids = match store {
         Some(s) => Some(begin_suite(s, suite, &provenance, &config.to_string())?),
@@ -94,6 +99,7 @@ pub fn run_suite(
     };
     let experiment_id = ids.as_ref().map(|(id, _)| *id);
     let profiles = profile_dir()?;
+    let duet = exp.duet.map(|cpus| Duet::new(cpus, executor)).transpose()?;
     let mut state = SuiteState {
         suite,
         maker: RunMaker {
@@ -108,6 +114,7 @@ pub fn run_suite(
         paired: vec![[Vec::new(), Vec::new()]; suite.cells()],
         test,
         rng: fastrand::Rng::with_seed(seed),
+        duet,
     };
     let watch = executor.runs_on_this_machine().then(MachineWatch::start);
     let outcome = state.drive(executor, progress);
@@ -123,6 +130,7 @@ pub fn run_suite(
             seed,
             provenance,
             machine,
+            duet: state.duet.as_ref().and_then(Duet::doc),
         }),
         Err(e) => Err(keep_finished_runs(e, store, experiment_id)?),
     }
@@ -175,6 +183,8 @@ struct SuiteState<'a> {
     paired: Vec<[Vec<RunOutcome>; 2]>,
     test: SuiteTest,
     rng: fastrand::Rng,
+    /// In duet mode, what starts a candidate's runs beside the baseline's.
+    duet: Option<Duet>,
 }
 
 impl SuiteState<'_> {
@@ -186,6 +196,17 @@ impl SuiteState<'_> {
         let exp = &self.suite.exp;
         let started = Instant::now();
         for s in 0..self.suite.scenarios.len() {
+            // In duet mode the baseline warms up beside each candidate.
+            if self.duet.is_some() {
+                for v in 1..exp.variants.len() {
+                    for i in 0..exp.warmup {
+                        if self.duet_pair(executor, s, v, [i, i], true)?.is_none() {
+                            return Ok(StopReason::Interrupted);
+                        }
+                    }
+                }
+                continue;
+            }
             for v in 0..exp.variants.len() {
                 for i in 0..exp.warmup {
                     if self.perform(executor, s, v, i, true)?.is_none() {
@@ -240,6 +261,9 @@ impl SuiteState<'_> {
         if open.is_empty() {
             return Ok(true);
         }
+        if self.duet.is_some() {
+            return self.duet_block(executor, s, open);
+        }
         let mut block: Vec<usize> = std::iter::once(0).chain(open.iter().copied()).collect();
         self.rng.shuffle(&mut block);
         for &v in &block {
@@ -260,6 +284,64 @@ impl SuiteState<'_> {
             self.test.push_with_guards(cell, b, c, &guards)?;
         }
         Ok(true)
+    }
+
+    /// A block in duet mode: for each undecided candidate, in random
+    /// order, one run of it started together with one of the baseline,
+    /// which pair. False when Ctrl-C stopped it.
+    fn duet_block(
+        &mut self,
+        executor: &mut dyn Executor,
+        s: usize,
+        mut open: Vec<usize>,
+    ) -> Result<bool> {
+        self.rng.shuffle(&mut open);
+        for v in open {
+            let iterations = [self.runs[s][0].len(), self.runs[s][v].len()];
+            let Some([baseline, candidate]) = self.duet_pair(executor, s, v, iterations, false)?
+            else {
+                return Ok(false);
+            };
+            self.runs[s][0].push(baseline.clone());
+            self.runs[s][v].push(candidate.clone());
+            let cell = self.suite.cell(s, v);
+            let index = self.paired[cell][0].len();
+            self.paired[cell][0].push(baseline);
+            self.paired[cell][1].push(candidate);
+            let (b, c, guards) = self.pair_values(s, v, index)?;
+            self.test.push_with_guards(cell, b, c, &guards)?;
+        }
+        Ok(true)
+    }
+
+    /// The baseline and candidate `v` of scenario `s` started together.
+    fn duet_pair(
+        &mut self,
+        executor: &mut dyn Executor,
+        s: usize,
+        v: usize,
+        iterations: [usize; 2],
+        warmup: bool,
+    ) -> Result<Option<[RunOutcome; 2]>> {
+        let names = [self.suite.cell_name(s, 0), self.suite.cell_name(s, v)];
+        let scenario = &self.suite.scenarios[s];
+        let per_scenario = self.suite.exp.variants.len();
+        let requests = [0, 1].map(|side| {
+            let variant = [0, v][side];
+            RunRequest {
+                variant: &scenario.cells[variant],
+                name: &names[side],
+                variant_id: self
+                    .variant_ids
+                    .as_ref()
+                    .map(|ids| ids[s * per_scenario + variant]),
+                iteration: iterations[side],
+                warmup,
+                scenario: Some((&scenario.name, &scenario.expect)),
+            }
+        });
+        let duet = self.duet.as_mut().expect("called in duet mode");
+        duet.block(executor, &mut self.maker, [&requests[0], &requests[1]])
     }
 
     /// The decision metric's and guards' values of pair `index` of a cell.

@@ -118,6 +118,7 @@ impl AbArgs {
                 .as_deref()
                 .map(|p| parse_pin(p, "--pin"))
                 .transpose()?,
+            duet: args.duet.then_some(true),
         })
     }
 }

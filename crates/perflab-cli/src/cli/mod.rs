@@ -224,6 +224,11 @@ pub struct AbArgs {
     /// Cpus_allowed_list in /proc/self/status).
     #[arg(long, value_name = "CPUS")]
     pub pin: Option<String>,
+    /// Duet runs: each block starts A and B at the same moment, each pinned to a CPU of its
+    /// own (two of --pin's or of the allowed CPUs, swapped every block), so that both see the
+    /// same interference; for single-threaded programs that do not saturate memory bandwidth.
+    #[arg(long)]
+    pub duet: bool,
     /// With a suite file (-f with `[[scenario]]` tables): run only this scenario. Repeatable.
     #[arg(long = "scenario", value_name = "NAME")]
     pub scenarios: Vec<String>,

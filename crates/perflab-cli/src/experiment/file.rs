@@ -8,6 +8,7 @@
 //! max_runs = 40
 //! perf_events = true        # perf events of every run (perf.* metrics)
 //! pin = "0-1"               # CPUs every run is pinned to (--pin)
+//! duet = true               # A and B started together, each on a CPU of its own (--duet)
 //! keep_env = ["HOME"]       # with measure = "instructions": variables the counted runs keep
 //! expect = { items = "> 0" } # what every run must show (see the expectations module)
 //!
@@ -81,6 +82,7 @@ struct FileDoc {
     seed: Option<u64>,
     perf_events: Option<bool>,
     pin: Option<Spanned<String>>,
+    duet: Option<bool>,
     #[serde(default)]
     keep_env: Vec<String>,
     expect: Option<Spanned<BTreeMap<String, String>>>,
@@ -344,6 +346,7 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
         expect,
         build: doc.build.map(|b| b.command),
         pin,
+        duet: doc.duet,
     })
 }
 

@@ -9,6 +9,7 @@ use perflab_runner::{CommandLine, INSTRUCTIONS, MetricExtractor};
 use perflab_stats::{Better, Thresholds};
 use regex::Regex;
 
+use super::duet::duet_cpus;
 use super::pin::{PinSetting, checked_pin};
 use super::{
     COUNTED_MAX_RUNS, COUNTED_MIN_RUNS, DEFAULT_CONFIDENCE, DEFAULT_MAX_RUNS, DEFAULT_MIN_RUNS,
@@ -106,6 +107,8 @@ pub struct Settings {
     pub build: Option<String>,
     /// The CPUs to pin runs to.
     pub pin: Option<PinSetting>,
+    /// Start A and B together, each on a CPU of its own.
+    pub duet: Option<bool>,
 }
 
 /// The thresholds and confidence level with their defaults, checked.
@@ -222,7 +225,8 @@ impl Settings {
             perf_events,
             expect,
             build,
-            pin
+            pin,
+            duet
         );
         self.metrics.extend(over.metrics);
         self.keep_env.extend(over.keep_env);
@@ -357,6 +361,15 @@ impl Settings {
                 "only counted runs have a cleared environment; add --measure instructions, or drop --keep-env",
             ));
         }
+        let pin = self.pin.map(checked_pin).transpose()?;
+        let duet = match self.duet {
+            Some(true) => Some(duet_cpus(
+                pin.as_ref(),
+                counted,
+                self.perf_events == Some(true),
+            )?),
+            _ => None,
+        };
         Ok(Experiment {
             name: self.name,
             variants,
@@ -375,7 +388,8 @@ impl Settings {
             perf_events: self.perf_events.unwrap_or(false),
             keep_env: self.keep_env,
             expect: self.expect.unwrap_or_default(),
-            pin: self.pin.map(checked_pin).transpose()?,
+            pin,
+            duet,
         })
     }
 }

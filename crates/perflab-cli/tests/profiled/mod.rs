@@ -262,6 +262,7 @@ pub fn store_instruction_counts(store: &Store, provenance: &Provenance) -> i64 {
         seed: 1,
         provenance: provenance.clone(),
         machine: None,
+        duet: None,
     };
     let doc = ab_document(&exp, &ab).unwrap();
     let change = doc.decision.as_ref().map(|d| (d.change, d.ci[0], d.ci[1]));

@@ -7,6 +7,7 @@ pub mod measured;
 
 use std::collections::BTreeMap;
 
+use perflab_format::duet::{DuetDoc, DuetPairDoc};
 use perflab_format::history::{
     ChangePointDoc, HISTORY_FORMAT, Judgement, MetricHistory, Step, VariantHistory,
 };
@@ -199,7 +200,7 @@ prop_compose! {
             vec(lock(), 0..2),
         ),
         profile_warnings in vec(text(), 0..2), seed in of(any::<u64>()),
-        provenance in of(provenance()), machine in of(machine()),
+        provenance in of(provenance()), machine in of(machine()), duet in of(duet()),
     ) -> ResultDocument {
         ResultDocument {
             format: RESULT_FORMAT.into(), kind, name, experiment_id, status, metric,
@@ -207,7 +208,7 @@ prop_compose! {
             change: decision.as_ref().map(|d| d.change),
             ci: decision.as_ref().map(|d| d.ci),
             decision, guards, variants, spans, warnings, counters, gauges, locks,
-            profile_warnings, seed, provenance, machine,
+            profile_warnings, seed, provenance, machine, duet,
         }
     }
 }
@@ -223,6 +224,19 @@ prop_compose! {
         MachineDoc {
             cpus_online, cpus_allowed, pinned, governor, boost, smt, load_before,
             steal_share, interrupt_share, warnings,
+        }
+    }
+}
+
+prop_compose! {
+    /// A duet section with a pair or two.
+    pub fn duet()(
+        cpus in (any::<usize>(), any::<usize>()), median_overlap in num(), min_overlap in num(),
+        pairs in vec((any::<usize>(), 0.0..9.0, 0.0..9.0, 0.0..9.0, 0.0..9.0), 0..3),
+    ) -> DuetDoc {
+        DuetDoc {
+            cpus: [cpus.0, cpus.1], median_overlap, min_overlap,
+            pairs: pairs.into_iter().map(|(c, a, b, x, y)| DuetPairDoc::new(c, [a, b], [x, y])).collect(),
         }
     }
 }

@@ -27,6 +27,18 @@ pub struct Scenario {
     /// Degrees of freedom of Student-t noise (heavy tails: 3 has no
     /// skewness or kurtosis); 0 for Gaussian noise.
     pub noise_df: u32,
+    /// Interference from the rest of the machine: with this probability a
+    /// run falls into a burst that makes it `burst_penalty` slower.
+    pub burst_probability: f64,
+    /// How much slower a run in a burst is, e.g. 0.3 for 30 %.
+    pub burst_penalty: f64,
+    /// Duet mode: A and B of a pair run at the same time, so a burst falls
+    /// on both alike (one draw per pair instead of one per run), and each
+    /// runs on a CPU of its own, swapped every pair.
+    pub duet: bool,
+    /// In duet mode, how much slower a run is on the second CPU than on
+    /// the first (one that serves more interrupts, say).
+    pub cpu_asymmetry: f64,
 }
 
 impl Scenario {
@@ -40,6 +52,45 @@ impl Scenario {
             tail_penalty: 0.0,
             drift_per_run: 0.0,
             noise_df: 0,
+            burst_probability: 0.0,
+            burst_penalty: 0.0,
+            duet: false,
+            cpu_asymmetry: 0.0,
+        }
+    }
+
+    /// The slowdowns of pair `pair`'s runs of A and B from bursts and CPUs
+    /// (1 = none). Draws nothing without bursts, so that scenarios without
+    /// them see the random numbers they always saw.
+    fn pair_slowdowns(&self, rng: &mut fastrand::Rng, pair: usize) -> (f64, f64) {
+        if !self.duet {
+            return (self.burst(rng), self.burst(rng));
+        }
+        let both = self.burst(rng);
+        let cpus = [1.0, 1.0 + self.cpu_asymmetry];
+        let (a, b) = if pair % 2 == 0 {
+            (cpus[0], cpus[1])
+        } else {
+            (cpus[1], cpus[0])
+        };
+        (both * a, both * b)
+    }
+
+    /// The slowdown of one run from bursts (1 = none); draws nothing
+    /// without bursts.
+    fn burst(&self, rng: &mut fastrand::Rng) -> f64 {
+        if self.burst_probability > 0.0 && rng.f64() < self.burst_probability {
+            1.0 + self.burst_penalty
+        } else {
+            1.0
+        }
+    }
+
+    /// A run's value made `slowdown` times slower.
+    fn slowed(&self, value: f64, slowdown: f64) -> f64 {
+        match self.better {
+            Better::Higher => value / slowdown,
+            Better::Lower => value * slowdown,
         }
     }
 
@@ -114,16 +165,21 @@ pub fn experiment(
         };
         let a = scenario.run(rng, 1.0, slot_a);
         let b = scenario.run(rng, candidate_perf, slot_b);
+        let (slow_a, slow_b) = scenario.pair_slowdowns(rng, pair);
+        let (a, b) = (scenario.slowed(a, slow_a), scenario.slowed(b, slow_b));
         if let Some(d) = test.push(a, b).expect("synthetic values are positive") {
             decision = Some(d);
             break;
         }
     }
     let d = decision.expect("the procedure stops by max_runs");
-    let a: Vec<f64> = (0..10).map(|i| scenario.run(rng, 1.0, i)).collect();
-    let b: Vec<f64> = (0..10)
-        .map(|i| scenario.run(rng, candidate_perf, 10 + i))
-        .collect();
+    // One after the other: a run meets a burst of its own.
+    let mut by_hand = |perf, slot| {
+        let value = scenario.run(rng, perf, slot);
+        scenario.slowed(value, scenario.burst(rng))
+    };
+    let a: Vec<f64> = (0..10).map(|i| by_hand(1.0, i)).collect();
+    let b: Vec<f64> = (0..10).map(|i| by_hand(candidate_perf, 10 + i)).collect();
     Outcome {
         verdict: d.verdict,
         runs: d.runs,

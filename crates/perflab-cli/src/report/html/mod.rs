@@ -26,6 +26,7 @@ use charts::spans::spans_chart;
 use charts::sweep::sweep_charts;
 use escape::esc;
 
+use super::blocks::duet::duet_line;
 use super::blocks::machine::machine_line;
 use super::blocks::provenance::provenance_line;
 use super::blocks::sampling::SamplingReport;
@@ -80,6 +81,13 @@ fn experiment_html(e: &ExperimentReport, out: &mut String, chart_id: &mut usize)
             out,
             r#"<p class="provenance">{}</p>"#,
             esc(&machine_line(machine))
+        );
+    }
+    if let Some(duet) = e.result.as_ref().and_then(|r| r.duet.as_ref()) {
+        let _ = write!(
+            out,
+            r#"<p class="provenance">{}</p>"#,
+            esc(&duet_line(duet))
         );
     }
     if let Some(why) = &e.missing {

@@ -12,6 +12,7 @@ use super::spans::variant_spans_markdown;
 use super::suite::suite_markdown_body;
 use super::sweep::sweep_markdown_body;
 use super::{cell, markdown_body, warnings_markdown};
+use crate::report::blocks::duet::duet_line;
 use crate::report::blocks::machine::machine_line;
 use crate::report::blocks::provenance::provenance_line;
 use crate::report::blocks::span_grid::span_grid;
@@ -25,6 +26,9 @@ fn experiment_markdown(e: &ExperimentReport) -> String {
     }
     if let Some(machine) = e.result.as_ref().and_then(|r| r.machine.as_ref()) {
         let _ = writeln!(out, "{}\n", machine_line(machine));
+    }
+    if let Some(duet) = e.result.as_ref().and_then(|r| r.duet.as_ref()) {
+        let _ = writeln!(out, "{}\n", duet_line(duet));
     }
     if let Some(why) = &e.missing {
         let _ = writeln!(out, "> No result to show: {}.\n", cell(why));

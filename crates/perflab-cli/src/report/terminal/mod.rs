@@ -14,6 +14,7 @@ use perflab_format::result::ResultDocument;
 use perflab_format::vocabulary::ResultStatus;
 
 use super::Render;
+use super::blocks::duet::duet_line;
 use super::blocks::{direction_words, value};
 use crate::units::{format_percent, format_percent_interval, format_value};
 
@@ -99,6 +100,9 @@ impl Render for TerminalReport {
             if let Some(note) = &d.runs_needed_note {
                 let _ = writeln!(out, "  next: {note}");
             }
+        }
+        if let Some(duet) = &doc.duet {
+            let _ = writeln!(out, "  {}", duet_line(duet));
         }
         out.push_str(&warnings_terminal(&doc.warnings));
         for w in doc.machine.iter().flat_map(|m| &m.warnings) {

@@ -75,6 +75,9 @@ pub fn suite_terminal(doc: &SuiteDocument) -> String {
             cell.scenario, cell.variant, cell.reason
         );
     }
+    if let Some(duet) = &doc.result.duet {
+        let _ = writeln!(out, "{}", crate::report::blocks::duet::duet_line(duet));
+    }
     for w in &doc.result.warnings {
         let _ = writeln!(out, "warning: {w}");
     }
