@@ -69,13 +69,13 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
-    /// The SQLite store failed.
+    /// The store's database failed.
     #[error("store {}: {source}", path.display())]
     Store {
-        /// The store file.
+        /// The store file, or its URL without the password.
         path: PathBuf,
         /// The underlying error.
-        source: rusqlite::Error,
+        source: crate::store::StoreError,
     },
 }
 
