@@ -41,7 +41,9 @@ fn investigate(s: &Scratch, store: &str) -> Vec<(String, String)> {
     );
     for (i, step) in ["ab1", "ab2"].iter().enumerate() {
         let out = perflab()
-            .args(["ab", "--quiet", "--name", "cmp", "--better", "higher", "--seed", "7"])
+            .args([
+                "ab", "--quiet", "--name", "cmp", "--better", "higher", "--seed", "7",
+            ])
             .args(["--min-runs", "5", "--max-runs", "12", "--warmup", "0"])
             .args(["--json", &format!("{step}.json")])
             .args(metric)
@@ -55,7 +57,16 @@ fn investigate(s: &Scratch, store: &str) -> Vec<(String, String)> {
                  echo \"v $(({n} * 10 + c % 3))\"";
     stdout_of_success(
         &perflab()
-            .args(["sweep", "--quiet", "-p", "n=1,2,4", "--min-runs", "3", "--seed", "7"])
+            .args([
+                "sweep",
+                "--quiet",
+                "-p",
+                "n=1,2,4",
+                "--min-runs",
+                "3",
+                "--seed",
+                "7",
+            ])
             .args(["--warmup", "0", "--better", "lower", "--json", "sweep.json"])
             .args(metric)
             .arg(sweep)
@@ -63,11 +74,16 @@ fn investigate(s: &Scratch, store: &str) -> Vec<(String, String)> {
             .unwrap(),
     );
     let out = perflab()
-        .args(["history", "--metric", "v", "--name", "cmp", "--better", "higher"])
+        .args([
+            "history", "--metric", "v", "--name", "cmp", "--better", "higher",
+        ])
         .args(["--json", "history.json"])
         .output()
         .unwrap();
-    assert!(out.status.code() != Some(1) && out.status.code() != Some(2), "{out:?}");
+    assert!(
+        out.status.code() != Some(1) && out.status.code() != Some(2),
+        "{out:?}"
+    );
     let mut run = s.json("run.json");
     for variant in run["variants"].as_array_mut().unwrap() {
         let variant = variant.as_object_mut().unwrap();
@@ -76,7 +92,10 @@ fn investigate(s: &Scratch, store: &str) -> Vec<(String, String)> {
     }
     let mut documents = vec![("run".to_string(), normalised(&run))];
     for name in ["ab1", "ab2", "sweep", "history"] {
-        documents.push((name.to_string(), normalised(&s.json(&format!("{name}.json")))));
+        documents.push((
+            name.to_string(),
+            normalised(&s.json(&format!("{name}.json"))),
+        ));
     }
     // Not the run's (1): it reports wall time, whose outliers are the clock's.
     for id in 2..=4 {
@@ -141,7 +160,10 @@ fn run_ab_sweep_history_and_report_give_the_same_documents_on_sqlite_and_postgre
     let found = investigate(&on_postgres, &url);
     // Not a comparison of empty documents: the decisions rest on the runs' values.
     for (name, doc) in &expected[1..3] {
-        assert!(doc.contains("\"samples\"") && doc.contains("\"verdict\""), "{name}: {doc}");
+        assert!(
+            doc.contains("\"samples\"") && doc.contains("\"verdict\""),
+            "{name}: {doc}"
+        );
     }
     for ((name, want), (_, got)) in expected.iter().zip(&found) {
         assert_eq!(want, got, "{name} differs between SQLite and PostgreSQL");
@@ -174,7 +196,15 @@ fn pushing_twice_stores_once_and_pulling_back_changes_nothing() {
             .unwrap();
         assert_exit(&out, 0);
     }
-    let push = || stdout_of_success(&local.perflab().args(["push", "--to", &url]).output().unwrap());
+    let push = || {
+        stdout_of_success(
+            &local
+                .perflab()
+                .args(["push", "--to", &url])
+                .output()
+                .unwrap(),
+        )
+    };
     let first = push();
     assert!(
         first.contains("2 experiments copied, 0 already there; 6 runs copied, 0 already there"),
@@ -202,24 +232,45 @@ fn pushing_twice_stores_once_and_pulling_back_changes_nothing() {
         )
     };
     let only_two = pull(&["--name", "two"]);
-    assert!(only_two.contains("1 experiments copied, 0 already there; 3 runs copied"), "{only_two}");
+    assert!(
+        only_two.contains("1 experiments copied, 0 already there; 3 runs copied"),
+        "{only_two}"
+    );
     let all = pull(&[]);
-    assert!(all.contains("1 experiments copied, 1 already there; 3 runs copied, 3 already there"), "{all}");
+    assert!(
+        all.contains("1 experiments copied, 1 already there; 3 runs copied, 3 already there"),
+        "{all}"
+    );
     let again = pull(&[]);
-    assert!(again.contains("0 experiments copied, 2 already there; 0 runs copied, 6 already there"), "{again}");
+    assert!(
+        again.contains("0 experiments copied, 2 already there; 0 runs copied, 6 already there"),
+        "{again}"
+    );
 
     // The copy tells the same story as the original.
     // Ids are each store's own; the order of pulling made them differ.
     let report = |s: &Scratch, name: &str| {
         let text = stdout_of_success(&s.perflab().args(["report", name]).output().unwrap());
-        regex::Regex::new("#[0-9]+").unwrap().replace_all(&text, "#ID").into_owned()
+        regex::Regex::new("#[0-9]+")
+            .unwrap()
+            .replace_all(&text, "#ID")
+            .into_owned()
     };
     assert_eq!(report(&local, "one"), report(&elsewhere, "one"));
     assert_eq!(report(&local, "two"), report(&elsewhere, "two"));
 
     // Pulled back where they came from: all there already.
-    let back = stdout_of_success(&local.perflab().args(["pull", "--from", &url]).output().unwrap());
-    assert!(back.contains("0 experiments copied, 2 already there; 0 runs copied, 6 already there"), "{back}");
+    let back = stdout_of_success(
+        &local
+            .perflab()
+            .args(["pull", "--from", &url])
+            .output()
+            .unwrap(),
+    );
+    assert!(
+        back.contains("0 experiments copied, 2 already there; 0 runs copied, 6 already there"),
+        "{back}"
+    );
 }
 
 #[test]
@@ -230,7 +281,9 @@ fn concurrent_writers_on_a_new_database_lose_nothing() {
     let children: Vec<_> = (0..4)
         .map(|_| {
             Command::new(env!("CARGO_BIN_EXE_perflab"))
-                .args(["--store", &url, "run", "--quiet", "-r", "25", "--warmup", "0", "true"])
+                .args([
+                    "--store", &url, "run", "--quiet", "-r", "25", "--warmup", "0", "true",
+                ])
                 .current_dir(s.dir.path())
                 .stdout(Stdio::null())
                 .stderr(Stdio::piped())
@@ -244,10 +297,16 @@ fn concurrent_writers_on_a_new_database_lose_nothing() {
     }
     assert_eq!(count(&server, "busy", "runs"), 100);
     assert_eq!(
-        server.psql("busy", "SELECT COUNT(DISTINCT id) FROM experiments WHERE status = 'complete'"),
+        server.psql(
+            "busy",
+            "SELECT COUNT(DISTINCT id) FROM experiments WHERE status = 'complete'"
+        ),
         "4"
     );
-    assert_eq!(server.psql("busy", "SELECT COUNT(DISTINCT uid) FROM runs"), "100");
+    assert_eq!(
+        server.psql("busy", "SELECT COUNT(DISTINCT uid) FROM runs"),
+        "100"
+    );
 }
 
 #[test]
@@ -256,7 +315,17 @@ fn a_killed_perflab_leaves_its_experiment_incomplete_on_postgres() {
     let url = server.database("killed");
     let s = Scratch::new();
     let mut child = Command::new(env!("CARGO_BIN_EXE_perflab"))
-        .args(["--store", &url, "run", "--quiet", "-r", "10000", "--warmup", "0", "sleep 0.01"])
+        .args([
+            "--store",
+            &url,
+            "run",
+            "--quiet",
+            "-r",
+            "10000",
+            "--warmup",
+            "0",
+            "sleep 0.01",
+        ])
         .current_dir(s.dir.path())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -269,7 +338,12 @@ fn a_killed_perflab_leaves_its_experiment_incomplete_on_postgres() {
     }
     child.kill().unwrap();
     child.wait().unwrap();
-    let history = stdout_of_success(&s.perflab().args(["--store", &url, "history"]).output().unwrap());
+    let history = stdout_of_success(
+        &s.perflab()
+            .args(["--store", &url, "history"])
+            .output()
+            .unwrap(),
+    );
     assert!(history.contains("incomplete"), "{history}");
 }
 
@@ -277,9 +351,16 @@ fn a_killed_perflab_leaves_its_experiment_incomplete_on_postgres() {
 fn a_missing_database_an_unreachable_server_or_a_bad_url_is_exit_2_without_the_password() {
     let server = PostgresServer::start();
     let s = Scratch::new();
-    let history = |url: &str| s.perflab().args(["--store", url, "history"]).output().unwrap();
+    let history = |url: &str| {
+        s.perflab()
+            .args(["--store", url, "history"])
+            .output()
+            .unwrap()
+    };
 
-    let missing = server.url("nowhere").replace("postgres@", "postgres:hunter2@");
+    let missing = server
+        .url("nowhere")
+        .replace("postgres@", "postgres:hunter2@");
     let out = history(&missing);
     assert_exit(&out, 2);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -294,16 +375,26 @@ fn a_missing_database_an_unreachable_server_or_a_bad_url_is_exit_2_without_the_p
     let out = history(&unreachable);
     assert_exit(&out, 2);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains(&format!("postgres://me@127.0.0.1:{closed}/perflab")), "{stderr}");
+    assert!(
+        stderr.contains(&format!("postgres://me@127.0.0.1:{closed}/perflab")),
+        "{stderr}"
+    );
     assert!(stderr.contains("pg_isready"), "{stderr}");
     assert!(!stderr.contains("hunter2"), "{stderr}");
 
     let out = history("postgres://me@127.0.0.1:notaport/perflab");
     assert_exit(&out, 2);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE"), "{stderr}");
+    assert!(
+        stderr.contains("postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE"),
+        "{stderr}"
+    );
 
-    let out = s.perflab().args(["push", "--to", &missing]).output().unwrap();
+    let out = s
+        .perflab()
+        .args(["push", "--to", &missing])
+        .output()
+        .unwrap();
     assert_exit(&out, 2);
     assert!(String::from_utf8_lossy(&out.stderr).contains("--to"));
 }

@@ -117,14 +117,18 @@ Each step is an A/B against GOOD; the confidence holds for the whole search. Exi
     /// Remove the worktrees perflab made for revisions (.perflab/worktrees of the repository).
     Clean(CleanArgs),
     /// Copy experiments from the store into another one (a shared PostgreSQL store, a SQLite file).
-    #[command(after_help = "Examples:\n  perflab push --to postgres://ci@perf-db/perflab\n  \
+    #[command(
+        after_help = "Examples:\n  perflab push --to postgres://ci@perf-db/perflab\n  \
 perflab push --to postgres://me@perf-db/perflab --name parser --experiment 12\n\
-Experiments and runs the other store has already are not copied again.")]
+Experiments and runs the other store has already are not copied again."
+    )]
     Push(PushArgs),
     /// Copy experiments from another store (a shared PostgreSQL store, a SQLite file) into the store.
-    #[command(after_help = "Examples:\n  perflab pull --from postgres://me@perf-db/perflab --name nightly\n  \
+    #[command(
+        after_help = "Examples:\n  perflab pull --from postgres://me@perf-db/perflab --name nightly\n  \
 perflab --store ci.db pull --from postgres://me@perf-db/perflab\n\
---experiment takes ids of the store pulled from. Experiments and runs already here are not copied again.")]
+--experiment takes ids of the store pulled from. Experiments and runs already here are not copied again."
+    )]
     Pull(PullArgs),
 }
 

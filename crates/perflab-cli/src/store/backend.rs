@@ -43,7 +43,8 @@ impl Backend {
             // of perflab's own time between runs.
             Backend::Sqlite(conn) => Ok(conn
                 .prepare_cached(sql)?
-                .execute(rusqlite::params_from_iter(params))? as u64),
+                .execute(rusqlite::params_from_iter(params))?
+                as u64),
             Backend::Postgres(conn) => conn.execute(sql, params),
         }
     }
@@ -82,7 +83,9 @@ fn sqlite_value(value: ValueRef<'_>) -> Value {
         ValueRef::Null => Value::Null,
         ValueRef::Integer(i) => Value::Int(i),
         ValueRef::Real(f) => Value::Real(f),
-        ValueRef::Text(t) | ValueRef::Blob(t) => Value::Text(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Text(t) | ValueRef::Blob(t) => {
+            Value::Text(String::from_utf8_lossy(t).into_owned())
+        }
     }
 }
 

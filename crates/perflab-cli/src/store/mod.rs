@@ -28,6 +28,7 @@ pub use backend::StoreError;
 pub use history::ExperimentValues;
 pub use location::Location;
 pub use results::{ExperimentSummary, StoredRun};
+pub use sql::ColumnError;
 pub use transfer::{Selection, TransferSummary};
 
 use perflab_runner::RunOutcome;
@@ -275,8 +276,14 @@ impl Store {
             "UPDATE experiments SET status = ?2, verdict = ?3, change = ?4, ci_lo = ?5, ci_hi = ?6,
              finished_at = ?7, result_json = ?8 WHERE id = ?1",
             values![
-                id, status, verdict, change.map(|c| c.0), change.map(|c| c.1), change.map(|c| c.2),
-                now_rfc3339(), result_json
+                id,
+                status,
+                verdict,
+                change.map(|c| c.0),
+                change.map(|c| c.1),
+                change.map(|c| c.2),
+                now_rfc3339(),
+                result_json
             ],
         )?;
         Ok(())
@@ -332,7 +339,10 @@ impl Store {
 
     /// The stored result document of an experiment, if it finished with one.
     pub fn result_json(&self, id: i64) -> Result<Option<String>> {
-        match self.first_row("SELECT result_json FROM experiments WHERE id = ?1", values![id])? {
+        match self.first_row(
+            "SELECT result_json FROM experiments WHERE id = ?1",
+            values![id],
+        )? {
             Some(row) => row.opt_text(0).map_err(|e| self.err(e)),
             None => Ok(None),
         }

@@ -159,7 +159,9 @@ fn value_of(row: &::postgres::Row, i: usize) -> Result<Value, ::postgres::Error>
         Type::INT4 => int(row.try_get::<_, Option<i32>>(i)?.map(i64::from)),
         Type::INT2 => int(row.try_get::<_, Option<i16>>(i)?.map(i64::from)),
         Type::BOOL => int(row.try_get::<_, Option<bool>>(i)?.map(i64::from)),
-        Type::FLOAT8 => row.try_get::<_, Option<f64>>(i)?.map_or(Value::Null, Value::Real),
+        Type::FLOAT8 => row
+            .try_get::<_, Option<f64>>(i)?
+            .map_or(Value::Null, Value::Real),
         Type::FLOAT4 => row
             .try_get::<_, Option<f32>>(i)?
             .map_or(Value::Null, |f| Value::Real(f.into())),

@@ -1,10 +1,10 @@
 //! Reading experiments back for reports: finding one by id or name, its
 //! stored result and its runs.
 
-use perflab_runner::{ExitState, MetricValue, RunOutcome};
 use super::Store;
 use super::sql::{ColumnError, Row, values};
 use crate::error::{Error, Result};
+use perflab_runner::{ExitState, MetricValue, RunOutcome};
 
 /// A run as stored.
 #[derive(Debug, Clone)]
@@ -74,7 +74,9 @@ impl Store {
         let newest = match selector.map(|s| s.trim_start_matches('#')) {
             None => self.first_row("SELECT MAX(id) FROM experiments", &[])?,
             Some(text) => match text.parse::<i64>() {
-                Ok(id) => self.first_row("SELECT id FROM experiments WHERE id = ?1", values![id])?,
+                Ok(id) => {
+                    self.first_row("SELECT id FROM experiments WHERE id = ?1", values![id])?
+                }
                 Err(_) => self.first_row(
                     "SELECT MAX(id) FROM experiments WHERE name = ?1",
                     values![text],

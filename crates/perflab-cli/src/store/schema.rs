@@ -183,14 +183,23 @@ fn version(db: &Backend, path: &Path) -> Result<i64> {
     let read = |sql: &str| -> Result<i64> {
         let rows = db.query(sql, &[]).map_err(err)?;
         match rows.first() {
-            Some(row) => row.opt_i64(0).map(Option::unwrap_or_default).map_err(|e| err(e.into())),
+            Some(row) => row
+                .opt_i64(0)
+                .map(Option::unwrap_or_default)
+                .map_err(|e| err(e.into())),
             None => Ok(0),
         }
     };
     let version = match db {
         Backend::Sqlite(_) => read("PRAGMA user_version")?,
         // Asked apart: a query naming a missing table fails as a whole.
-        Backend::Postgres(_) if read("SELECT CASE WHEN to_regclass('perflab_schema') IS NULL THEN 0 ELSE 1 END")? == 0 => 0,
+        Backend::Postgres(_)
+            if read(
+                "SELECT CASE WHEN to_regclass('perflab_schema') IS NULL THEN 0 ELSE 1 END",
+            )? == 0 =>
+        {
+            0
+        }
         Backend::Postgres(_) => read("SELECT MAX(version) FROM perflab_schema")?,
     };
     if version > SCHEMA_VERSION {

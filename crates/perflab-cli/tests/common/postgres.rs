@@ -58,7 +58,10 @@ impl PostgresServer {
                 .args(["postgres:", &dir.path().display().to_string()])
                 .status()
                 .expect("chown runs");
-            assert!(status.success(), "no `postgres` user to own the cluster: {HOW_TO_INSTALL}");
+            assert!(
+                status.success(),
+                "no `postgres` user to own the cluster: {HOW_TO_INSTALL}"
+            );
         }
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
         let server = Self {
@@ -68,14 +71,25 @@ impl PostgresServer {
             as_postgres_user,
         };
         let data = server.data();
-        server.tool(&["initdb", "-D", &data, "-A", "trust", "-U", "postgres", "--no-sync"]);
+        server.tool(&[
+            "initdb",
+            "-D",
+            &data,
+            "-A",
+            "trust",
+            "-U",
+            "postgres",
+            "--no-sync",
+        ]);
         let options = format!(
             "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=50",
             server.port,
             server.dir.path().display()
         );
         let log = server.dir.path().join("server.log").display().to_string();
-        server.tool(&["pg_ctl", "-D", &data, "-l", &log, "-o", &options, "-w", "start"]);
+        server.tool(&[
+            "pg_ctl", "-D", &data, "-l", &log, "-o", &options, "-w", "start",
+        ]);
         server
     }
 
@@ -111,7 +125,16 @@ impl PostgresServer {
     /// Creates database `name`; returns its URL.
     pub fn database(&self, name: &str) -> String {
         let port = self.port.to_string();
-        self.tool(&["createdb", "-h", "127.0.0.1", "-p", &port, "-U", "postgres", name]);
+        self.tool(&[
+            "createdb",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            &port,
+            "-U",
+            "postgres",
+            name,
+        ]);
         self.url(name)
     }
 
@@ -124,7 +147,18 @@ impl PostgresServer {
     pub fn psql(&self, name: &str, sql: &str) -> String {
         let port = self.port.to_string();
         let out = self.tool(&[
-            "psql", "-h", "127.0.0.1", "-p", &port, "-U", "postgres", "-d", name, "-At", "-c", sql,
+            "psql",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            &port,
+            "-U",
+            "postgres",
+            "-d",
+            name,
+            "-At",
+            "-c",
+            sql,
         ]);
         String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
