@@ -4,8 +4,8 @@
 //! per function of an A/B run under valgrind.
 
 use super::Store;
-use super::sql::{ColumnError, values};
-use crate::error::Result;
+use super::sql::values;
+use crate::error::{Result, StoreError};
 
 /// Tables of this file; created with the rest of the schema.
 pub(super) const SCHEMA: &str = "
@@ -51,7 +51,7 @@ impl Store {
         )?
         .into_iter()
         .map(|r| Ok((r.text(0)?, r.text(1)?)))
-        .collect::<std::result::Result<_, ColumnError>>()
+        .collect::<std::result::Result<_, StoreError>>()
         .map_err(|e| self.err(e))
     }
 

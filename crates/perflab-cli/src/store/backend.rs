@@ -5,26 +5,14 @@
 use rusqlite::types::ValueRef;
 
 use super::postgres::PostgresConnection;
-use super::sql::{ColumnError, Dialect, Row, Value};
-
-/// What went wrong in the database.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    /// SQLite failed.
-    #[error(transparent)]
-    Sqlite(#[from] rusqlite::Error),
-    /// PostgreSQL failed.
-    #[error("{}", super::postgres::describe(.0))]
-    Postgres(#[from] ::postgres::Error),
-    /// A column did not hold what perflab wrote there.
-    #[error(transparent)]
-    Column(#[from] ColumnError),
-}
+use super::sql::{Dialect, Row, Value};
+use crate::error::StoreError;
 
 /// An open connection to the store's database.
 pub(super) enum Backend {
     Sqlite(rusqlite::Connection),
-    Postgres(PostgresConnection),
+    // Boxed: the client is large, and there is one per store.
+    Postgres(Box<PostgresConnection>),
 }
 
 impl Backend {

@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use super::Store;
-use super::sql::{ColumnError, Dialect, Row, Value, values};
-use crate::error::Result;
+use super::sql::{Dialect, Row, Value, values};
+use crate::error::{Result, StoreError};
 
 /// One experiment's measured values of a metric, per variant.
 #[derive(Debug, Clone, PartialEq)]
@@ -85,7 +85,7 @@ impl Store {
             .rows(&sql, &[])?
             .into_iter()
             .map(|r| Ok((r.opt_text(0)?, r.text(1)?)))
-            .collect::<std::result::Result<Vec<_>, ColumnError>>()
+            .collect::<std::result::Result<Vec<_>, StoreError>>()
             .map_err(|e| self.err(e))?;
         // Sorted here, not in SQL: the back ends order NULLs and text
         // (PostgreSQL by the database's collation) differently.
@@ -114,7 +114,7 @@ impl Store {
 }
 
 /// Adds one run's value to its experiment (the last one, or a new one).
-fn add_value(out: &mut Vec<ExperimentValues>, row: &Row) -> std::result::Result<(), ColumnError> {
+fn add_value(out: &mut Vec<ExperimentValues>, row: &Row) -> std::result::Result<(), StoreError> {
     let id = row.i64(0)?;
     if out.last().is_none_or(|e| e.id != id) {
         out.push(ExperimentValues {

@@ -24,11 +24,10 @@ mod schema;
 pub(crate) mod sql;
 mod transfer;
 
-pub use backend::StoreError;
+pub use crate::error::StoreError;
 pub use history::ExperimentValues;
 pub use location::Location;
 pub use results::{ExperimentSummary, StoredRun};
-pub use sql::ColumnError;
 pub use transfer::{Selection, TransferSummary};
 
 use perflab_runner::RunOutcome;
@@ -113,7 +112,10 @@ impl Store {
             Location::File(path) => Self::open(path),
             Location::Postgres(url) => {
                 let conn = postgres::PostgresConnection::connect(url, flag)?;
-                Self::init(Backend::Postgres(conn), PathBuf::from(location.to_string()))
+                Self::init(
+                    Backend::Postgres(Box::new(conn)),
+                    PathBuf::from(location.to_string()),
+                )
             }
         }
     }
@@ -227,7 +229,7 @@ impl Store {
         let row = self.first_row(sql, params)?;
         row.map_or(Ok(None), |r| r.opt_i64(0))
             .map_err(|e| self.err(e))?
-            .ok_or_else(|| self.err(sql::ColumnError::missing("id")))
+            .ok_or_else(|| self.err(sql::missing("id")))
     }
 
     /// Stores one finished run.
@@ -300,7 +302,7 @@ impl Store {
         )?;
         rows.into_iter()
             .map(|r| {
-                let read = || -> std::result::Result<ExperimentRow, sql::ColumnError> {
+                let read = || -> std::result::Result<ExperimentRow, StoreError> {
                     let change = match (r.opt_f64(6)?, r.opt_f64(7)?, r.opt_f64(8)?) {
                         (Some(c), Some(lo), Some(hi)) => Some((c, lo, hi)),
                         _ => None,
@@ -333,7 +335,7 @@ impl Store {
         )?
         .into_iter()
         .map(|r| Ok((r.text(0)?, r.text(1)?)))
-        .collect::<std::result::Result<_, sql::ColumnError>>()
+        .collect::<std::result::Result<_, StoreError>>()
         .map_err(|e| self.err(e))
     }
 

@@ -14,9 +14,8 @@ use ::postgres::error::SqlState;
 use ::postgres::types::{IsNull, ToSql, Type, to_sql_checked};
 use ::postgres::{Client, Config, NoTls, Statement};
 
-use super::backend::StoreError;
 use super::sql::{Dialect, Row, Value};
-use crate::error::Error;
+use crate::error::{Error, StoreError, describe_postgres as describe};
 
 /// How long connecting may take before perflab says the server is unreachable.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -200,18 +199,6 @@ impl ToSql for Value {
     }
 
     to_sql_checked!();
-}
-
-/// The server's own message where it sent one (the client's display says
-/// only "db error"), else the client's with its cause.
-pub(super) fn describe(e: &::postgres::Error) -> String {
-    if let Some(db) = e.as_db_error() {
-        return format!("{}: {}", db.severity(), db.message());
-    }
-    match std::error::Error::source(e) {
-        Some(cause) => format!("{e}: {cause}"),
-        None => e.to_string(),
-    }
 }
 
 #[cfg(test)]

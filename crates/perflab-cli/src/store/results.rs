@@ -2,8 +2,8 @@
 //! stored result and its runs.
 
 use super::Store;
-use super::sql::{ColumnError, Row, values};
-use crate::error::{Error, Result};
+use super::sql::{Row, values};
+use crate::error::{Error, Result, StoreError};
 use perflab_runner::{ExitState, MetricValue, RunOutcome};
 
 /// A run as stored.
@@ -44,8 +44,8 @@ impl Store {
                 "SELECT id, kind, name, status, metric, result_json FROM experiments WHERE id = ?1",
                 values![id],
             )?
-            .ok_or_else(|| self.err(ColumnError::missing("an experiment")))?;
-        let read = || -> std::result::Result<ExperimentSummary, ColumnError> {
+            .ok_or_else(|| self.err(super::sql::missing("an experiment")))?;
+        let read = || -> std::result::Result<ExperimentSummary, StoreError> {
             Ok(ExperimentSummary {
                 id: row.i64(0)?,
                 kind: row.text(1)?,
@@ -117,7 +117,7 @@ impl Store {
     }
 }
 
-fn stored_run(r: &Row) -> std::result::Result<StoredRun, ColumnError> {
+fn stored_run(r: &Row) -> std::result::Result<StoredRun, StoreError> {
     let metrics: std::collections::BTreeMap<String, f64> =
         serde_json::from_str(&r.text(9)?).unwrap_or_default();
     let exit = match (r.opt_i64(7)?, r.opt_i64(8)?) {

@@ -15,8 +15,9 @@ use std::time::{Duration, Instant};
 use rusqlite::{Connection, ErrorCode};
 
 use super::attachments;
-use super::backend::{Backend, StoreError};
+use super::backend::Backend;
 use super::sql::Dialect;
+use crate::error::StoreError;
 use crate::error::{Error, Result};
 
 /// Schema version, kept in `PRAGMA user_version` (SQLite) or the table
@@ -163,7 +164,7 @@ pub(super) fn prepare(db: &Backend, path: &Path) -> Result<()> {
 
 /// Any number of perflab's own: it only has to differ from the advisory
 /// locks other programs sharing the database take.
-const MIGRATION_LOCK: i64 = 0x7065_7266_6c61_62;
+const MIGRATION_LOCK: i64 = 0x0070_6572_666c_6162;
 
 fn set_version(db: &Backend) -> std::result::Result<(), StoreError> {
     match db {
@@ -183,10 +184,7 @@ fn version(db: &Backend, path: &Path) -> Result<i64> {
     let read = |sql: &str| -> Result<i64> {
         let rows = db.query(sql, &[]).map_err(err)?;
         match rows.first() {
-            Some(row) => row
-                .opt_i64(0)
-                .map(Option::unwrap_or_default)
-                .map_err(|e| err(e.into())),
+            Some(row) => row.opt_i64(0).map(Option::unwrap_or_default).map_err(err),
             None => Ok(0),
         }
     };

@@ -9,6 +9,8 @@
 
 use std::borrow::Cow;
 
+use crate::error::StoreError;
+
 /// A value going into or coming out of the store.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
@@ -88,23 +90,12 @@ macro_rules! values {
 }
 pub(crate) use values;
 
-/// A column read as the wrong type: a store not written by perflab, or a bug.
-#[derive(Debug, thiserror::Error)]
-#[error("column {column} holds {found:?}, not {expected}")]
-pub struct ColumnError {
-    column: usize,
-    expected: &'static str,
-    found: Value,
-}
-
-impl ColumnError {
-    /// A query that was to answer `what` answered nothing.
-    pub fn missing(what: &'static str) -> Self {
-        ColumnError {
-            column: 0,
-            expected: what,
-            found: Value::Null,
-        }
+/// A query that was to answer `what` answered nothing.
+pub fn missing(what: &'static str) -> StoreError {
+    StoreError::Column {
+        column: 0,
+        expected: what,
+        found: "nothing".into(),
     }
 }
 
@@ -117,16 +108,16 @@ impl Row {
         self.0.get(column).unwrap_or(&Value::Null)
     }
 
-    fn wrong(&self, column: usize, expected: &'static str) -> ColumnError {
-        ColumnError {
+    fn wrong(&self, column: usize, expected: &'static str) -> StoreError {
+        StoreError::Column {
             column,
             expected,
-            found: self.get(column).clone(),
+            found: format!("{:?}", self.get(column)),
         }
     }
 
     /// An integer that may be NULL.
-    pub fn opt_i64(&self, column: usize) -> Result<Option<i64>, ColumnError> {
+    pub fn opt_i64(&self, column: usize) -> Result<Option<i64>, StoreError> {
         match self.get(column) {
             Value::Null => Ok(None),
             Value::Int(i) => Ok(Some(*i)),
@@ -135,18 +126,18 @@ impl Row {
     }
 
     /// An integer.
-    pub fn i64(&self, column: usize) -> Result<i64, ColumnError> {
+    pub fn i64(&self, column: usize) -> Result<i64, StoreError> {
         self.opt_i64(column)?
             .ok_or_else(|| self.wrong(column, "an integer"))
     }
 
     /// A boolean stored as an integer; NULL reads as false.
-    pub fn bool(&self, column: usize) -> Result<bool, ColumnError> {
+    pub fn bool(&self, column: usize) -> Result<bool, StoreError> {
         Ok(self.opt_i64(column)?.unwrap_or(0) != 0)
     }
 
     /// A number that may be NULL (integers are numbers too).
-    pub fn opt_f64(&self, column: usize) -> Result<Option<f64>, ColumnError> {
+    pub fn opt_f64(&self, column: usize) -> Result<Option<f64>, StoreError> {
         match self.get(column) {
             Value::Null => Ok(None),
             Value::Int(i) => Ok(Some(*i as f64)),
@@ -156,13 +147,13 @@ impl Row {
     }
 
     /// A number.
-    pub fn f64(&self, column: usize) -> Result<f64, ColumnError> {
+    pub fn f64(&self, column: usize) -> Result<f64, StoreError> {
         self.opt_f64(column)?
             .ok_or_else(|| self.wrong(column, "a number"))
     }
 
     /// Text that may be NULL.
-    pub fn opt_text(&self, column: usize) -> Result<Option<String>, ColumnError> {
+    pub fn opt_text(&self, column: usize) -> Result<Option<String>, StoreError> {
         match self.get(column) {
             Value::Null => Ok(None),
             Value::Text(s) => Ok(Some(s.clone())),
@@ -171,7 +162,7 @@ impl Row {
     }
 
     /// Text.
-    pub fn text(&self, column: usize) -> Result<String, ColumnError> {
+    pub fn text(&self, column: usize) -> Result<String, StoreError> {
         self.opt_text(column)?
             .ok_or_else(|| self.wrong(column, "text"))
     }

@@ -11,8 +11,8 @@
 use std::collections::HashMap;
 
 use super::Store;
-use super::sql::{ColumnError, Row, Value, values};
-use crate::error::Result;
+use super::sql::{Row, Value, values};
+use crate::error::{Result, StoreError};
 
 /// Which experiments to copy; all of them when both lists are empty.
 #[derive(Debug, Clone, Default)]
@@ -66,7 +66,7 @@ impl Store {
     pub fn copy_to(&self, to: &Store, selection: &Selection) -> Result<TransferSummary> {
         let mut summary = TransferSummary::default();
         for row in self.rows("SELECT id, name FROM experiments ORDER BY id", &[])? {
-            let (id, name) = (|| Ok::<_, ColumnError>((row.i64(0)?, row.opt_text(1)?)))()
+            let (id, name) = (|| Ok::<_, StoreError>((row.i64(0)?, row.opt_text(1)?)))()
                 .map_err(|e| self.err(e))?;
             let chosen = (selection.ids.is_empty() && selection.names.is_empty())
                 || selection.ids.contains(&id)
@@ -84,7 +84,7 @@ impl Store {
                 &format!("SELECT {EXPERIMENT_COLUMNS} FROM experiments WHERE id = ?1"),
                 values![id],
             )?
-            .ok_or_else(|| self.err(ColumnError::missing("an experiment")))?
+            .ok_or_else(|| self.err(super::sql::missing("an experiment")))?
             .into_values();
         let uid = experiment[0].clone();
         let n = column_count(EXPERIMENT_COLUMNS);
@@ -161,7 +161,7 @@ impl Store {
         )?
         .iter()
         .map(|r| Ok((r.i64(0)?, r.i64(1)?)))
-        .collect::<std::result::Result<_, ColumnError>>()
+        .collect::<std::result::Result<_, StoreError>>()
         .map_err(|e| self.err(e))
     }
 
@@ -245,5 +245,5 @@ fn target_variant(to: &Store, variants: &HashMap<i64, i64>, row: &Row) -> Result
     variants
         .get(&position)
         .copied()
-        .ok_or_else(|| to.err(ColumnError::missing("the run's variant")))
+        .ok_or_else(|| to.err(super::sql::missing("the run's variant")))
 }
