@@ -115,6 +115,7 @@ fn investigate(s: &Scratch, store: &str) -> Vec<(String, String)> {
 /// Keys whose values are the clock's or the machine's, not the store's.
 const VOLATILE: &[&str] = &[
     "provenance",
+    "machine",
     "started_at",
     "finished_at",
     "wall_s",
@@ -140,11 +141,24 @@ fn normalised(doc: &serde_json::Value) -> String {
     serde_json::to_string_pretty(&doc).unwrap()
 }
 
-/// A report without the lines that tell times of day or durations.
+/// What the machine's state warnings (load, steal, drift, CPU settings) say.
+const MACHINE_STATE: &[&str] = &[
+    "load average",
+    "steal",
+    "drifted",
+    "governor",
+    "turbo",
+    "interrupt",
+];
+
+/// A report without the lines that tell times of day, durations or the
+/// machine's state while it ran.
 fn without_clock_readings(text: &str) -> String {
     let duration = regex::Regex::new(r"[0-9.]+ ?(ns|µs|ms|s|min|KiB|MiB|GiB)\b").unwrap();
+    let about_the_machine =
+        |l: &str| l.starts_with("> warning:") && MACHINE_STATE.iter().any(|w| l.contains(w));
     text.lines()
-        .filter(|l| !l.contains("started") && !l.contains("kernel"))
+        .filter(|l| !l.contains("started") && !l.contains("kernel") && !about_the_machine(l))
         .map(|l| duration.replace_all(l, "T").into_owned())
         .collect::<Vec<_>>()
         .join("\n")
