@@ -29,6 +29,9 @@ done
 # into a virtual environment and run pytest there.
 command -v python3 >/dev/null || need+=(python3)
 python3 -c 'import pytest' 2>/dev/null || need+=(python3-pytest)
+# The shared store's tests (tests/postgres_store.rs) start a real
+# PostgreSQL server of their own with initdb and pg_ctl.
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
 
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi

@@ -69,14 +69,48 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
-    /// The SQLite store failed.
+    /// The store's database failed.
     #[error("store {}: {source}", path.display())]
     Store {
-        /// The store file.
+        /// The store file, or its URL without the password.
         path: PathBuf,
         /// The underlying error.
-        source: rusqlite::Error,
+        source: StoreError,
     },
+}
+
+/// What went wrong in a store's database (see `store`).
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// SQLite failed.
+    #[error(transparent)]
+    Sqlite(#[from] rusqlite::Error),
+    /// PostgreSQL failed.
+    #[error("{}", describe_postgres(.0))]
+    Postgres(#[from] postgres::Error),
+    /// A column did not hold what perflab writes there (a database not
+    /// written by perflab, or a bug).
+    #[error("column {column} holds {found}, not {expected}")]
+    Column {
+        /// The column's position in the query's answer.
+        column: usize,
+        /// What perflab expected there.
+        expected: &'static str,
+        /// What it found.
+        found: String,
+    },
+}
+
+/// The server's own message where it sent one (the client's display says
+/// only "db error"), else the client's with its cause.
+pub fn describe_postgres(e: &postgres::Error) -> String {
+    if let Some(db) = e.as_db_error() {
+        return format!("{}: {}", db.severity(), db.message());
+    }
+    match std::error::Error::source(e) {
+        Some(cause) => format!("{e}: {cause}"),
+        None => e.to_string(),
+    }
 }
 
 impl Error {

@@ -20,7 +20,7 @@
 //!   perflab-stats' sequential procedure) and [`profilers`] (the perf and
 //!   callgrind adapters);
 //! - state: [`experiment`] (validated configuration), [`expectations`] (what
-//!   a workload's runs must show), [`store`] (SQLite),
+//!   a workload's runs must show), [`store`] (SQLite or PostgreSQL),
 //!   [`samples`] (existing samples and benchmark harnesses' results, for
 //!   `compare` and `import`), [`provenance`] (with the machine, read back
 //!   and compared by [`machine_description`]) and [`ci`] (the CI job a
@@ -72,7 +72,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         report::check_output(flag, path)?;
     }
     perflab_runner::install_interrupt_handler();
-    let store = Store::open(&Store::default_path(cli.store.as_deref()))?;
+    let store = Store::open_at(&store::Location::from_flag(cli.store.as_deref()), "--store")?;
     let mut executor = commands::real_executor();
     match &cli.command {
         Command::Ab(args) => commands::ab(args, &store, executor_for),
@@ -85,6 +85,8 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Report(args) => commands::report(args, &store),
         Command::Bisect(args) => commands::bisect(args, &store, executor_for),
         Command::Clean(args) => commands::clean(args),
+        Command::Push(args) => commands::push(args, &store),
+        Command::Pull(args) => commands::pull(args, &store),
     }
 }
 

@@ -195,7 +195,17 @@ fn a_store_of_the_first_schema_is_upgraded_and_keeps_its_experiments() {
     let version: i64 = db
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 2);
+    assert_eq!(version, 3);
+    let uids: Vec<String> = db
+        .prepare("SELECT uid FROM experiments ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(uids.len(), 3, "the old experiments get stable ids too");
+    assert!(uids.iter().all(|u| u.len() == 32), "{uids:?}");
+    assert!(uids[0] != uids[1] && uids[1] != uids[2], "{uids:?}");
     let owner: Option<i64> = db
         .query_row("SELECT owner_pid FROM experiments WHERE id = 3", [], |r| {
             r.get(0)

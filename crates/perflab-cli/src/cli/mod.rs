@@ -16,6 +16,7 @@ mod import;
 mod report;
 mod revisions;
 mod sweep;
+mod transfer;
 
 pub use decision::DecisionArgs;
 pub use history::HistoryArgs;
@@ -23,6 +24,7 @@ pub use import::ImportArgs;
 pub use report::ReportArgs;
 pub use revisions::{BisectArgs, CleanArgs};
 pub use sweep::SweepArgs;
+pub use transfer::{PullArgs, PushArgs, SelectionArgs};
 
 /// perflab: measure, compare and decide, with statistics that do not lie quietly.
 #[derive(Debug, Parser)]
@@ -32,8 +34,10 @@ pub use sweep::SweepArgs;
 2 bad usage or input, 3 NO-GO, 4 INCONCLUSIVE, 130 interrupted (finished runs are kept)."
 )]
 pub struct Cli {
-    /// The SQLite store [default: .perflab/perflab.db, or $PERFLAB_STORE].
-    #[arg(long, global = true, value_name = "PATH")]
+    /// The store: a SQLite file, or a postgres://USER:PASSWORD@HOST:PORT/DATABASE URL (password
+    /// and port optional) for a store shared between machines [default: .perflab/perflab.db, or
+    /// $PERFLAB_STORE].
+    #[arg(long, global = true, value_name = "PATH|URL")]
     pub store: Option<PathBuf>,
     /// What to do.
     #[command(subcommand)]
@@ -113,6 +117,20 @@ Each step is an A/B against GOOD; the confidence holds for the whole search. Exi
     Bisect(Box<BisectArgs>),
     /// Remove the worktrees perflab made for revisions (.perflab/worktrees of the repository).
     Clean(CleanArgs),
+    /// Copy experiments from the store into another one (a shared PostgreSQL store, a SQLite file).
+    #[command(
+        after_help = "Examples:\n  perflab push --to postgres://ci@perf-db/perflab\n  \
+perflab push --to postgres://me@perf-db/perflab --name parser --experiment 12\n\
+Experiments and runs the other store has already are not copied again."
+    )]
+    Push(PushArgs),
+    /// Copy experiments from another store (a shared PostgreSQL store, a SQLite file) into the store.
+    #[command(
+        after_help = "Examples:\n  perflab pull --from postgres://me@perf-db/perflab --name nightly\n  \
+perflab --store ci.db pull --from postgres://me@perf-db/perflab\n\
+--experiment takes ids of the store pulled from. Experiments and runs already here are not copied again."
+    )]
+    Pull(PullArgs),
 }
 
 /// Options shared by every command that runs processes.

@@ -11,6 +11,7 @@ mod report;
 mod run;
 mod suite;
 mod sweep;
+mod transfer;
 
 pub use ab::ab;
 pub use bisect::bisect;
@@ -22,6 +23,7 @@ pub use profile::profile;
 pub use report::report;
 pub use run::run;
 pub use sweep::sweep;
+pub use transfer::{pull, push};
 
 use std::path::{Path, PathBuf};
 
@@ -58,7 +60,7 @@ pub fn output_files(command: &Command) -> Vec<(&'static str, &Path)> {
         ],
         Command::Report(args) => vec![("--html", &args.html), ("--markdown", &args.markdown)],
         Command::Bisect(args) => run(&args.run),
-        Command::Clean(_) | Command::Import(_) => Vec::new(),
+        Command::Clean(_) | Command::Import(_) | Command::Push(_) | Command::Pull(_) => Vec::new(),
     };
     outputs
         .into_iter()

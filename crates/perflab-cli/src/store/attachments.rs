@@ -3,24 +3,23 @@
 //! and documents attached to an experiment, such as the instruction counts
 //! per function of an A/B run under valgrind.
 
-use rusqlite::{OptionalExtension, params};
-
 use super::Store;
-use crate::error::Result;
+use super::sql::values;
+use crate::error::{Result, StoreError};
 
 /// Tables of this file; created with the rest of the schema.
 pub(super) const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS profile_stacks (
-    id INTEGER PRIMARY KEY,
-    experiment_id INTEGER NOT NULL REFERENCES experiments(id),
-    variant_id INTEGER NOT NULL REFERENCES variants(id),
-    samples INTEGER NOT NULL,
+    id {id},
+    experiment_id {int} NOT NULL REFERENCES experiments(id),
+    variant_id {int} NOT NULL REFERENCES variants(id),
+    samples {int} NOT NULL,
     folded TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS profile_stacks_by_experiment ON profile_stacks(experiment_id);
 CREATE TABLE IF NOT EXISTS attachments (
-    id INTEGER PRIMARY KEY,
-    experiment_id INTEGER NOT NULL REFERENCES experiments(id),
+    id {id},
+    experiment_id {int} NOT NULL REFERENCES experiments(id),
     kind TEXT NOT NULL,
     body TEXT NOT NULL
 );
@@ -36,50 +35,42 @@ impl Store {
         samples: u64,
         folded: &str,
     ) -> Result<()> {
-        self.conn
-            .execute(
-                "INSERT INTO profile_stacks (experiment_id, variant_id, samples, folded) VALUES (?1, ?2, ?3, ?4)",
-                params![experiment_id, variant_id, samples as i64, folded],
-            )
-            .map_err(|e| self.err(e))?;
+        self.execute(
+            "INSERT INTO profile_stacks (experiment_id, variant_id, samples, folded) VALUES (?1, ?2, ?3, ?4)",
+            values![experiment_id, variant_id, samples as i64, folded],
+        )?;
         Ok(())
     }
 
     /// The folded stacks of an experiment's variants, in variant order.
     pub fn folded(&self, experiment_id: i64) -> Result<Vec<(String, String)>> {
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT v.name, p.folded FROM profile_stacks p JOIN variants v ON v.id = p.variant_id
-                 WHERE p.experiment_id = ?1 ORDER BY v.position",
-            )
-            .map_err(|e| self.err(e))?;
-        stmt.query_map([experiment_id], |r| Ok((r.get(0)?, r.get(1)?)))
-            .map_err(|e| self.err(e))?
-            .collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(|e| self.err(e))
+        self.rows(
+            "SELECT v.name, p.folded FROM profile_stacks p JOIN variants v ON v.id = p.variant_id
+             WHERE p.experiment_id = ?1 ORDER BY v.position",
+            values![experiment_id],
+        )?
+        .into_iter()
+        .map(|r| Ok((r.text(0)?, r.text(1)?)))
+        .collect::<std::result::Result<_, StoreError>>()
+        .map_err(|e| self.err(e))
     }
 
     /// Attaches a document of `kind` (e.g. `instructions`) to an experiment.
     pub fn attach(&self, experiment_id: i64, kind: &str, body: &str) -> Result<()> {
-        self.conn
-            .execute(
-                "INSERT INTO attachments (experiment_id, kind, body) VALUES (?1, ?2, ?3)",
-                params![experiment_id, kind, body],
-            )
-            .map_err(|e| self.err(e))?;
+        self.execute(
+            "INSERT INTO attachments (experiment_id, kind, body) VALUES (?1, ?2, ?3)",
+            values![experiment_id, kind, body],
+        )?;
         Ok(())
     }
 
     /// The newest document of `kind` attached to an experiment.
     pub fn attachment(&self, experiment_id: i64, kind: &str) -> Result<Option<String>> {
-        self.conn
-            .query_row(
-                "SELECT body FROM attachments WHERE experiment_id = ?1 AND kind = ?2 ORDER BY id DESC LIMIT 1",
-                params![experiment_id, kind],
-                |r| r.get(0),
-            )
-            .optional()
+        let row = self.first_row(
+            "SELECT body FROM attachments WHERE experiment_id = ?1 AND kind = ?2 ORDER BY id DESC LIMIT 1",
+            values![experiment_id, kind],
+        )?;
+        row.map_or(Ok(None), |r| r.opt_text(0))
             .map_err(|e| self.err(e))
     }
 }

@@ -24,9 +24,8 @@
 //! design allows a PostgreSQL store). A record in the store needs none of
 //! this, and the store keeps saying which process ran an experiment.
 
-use rusqlite::params;
-
 use super::Store;
+use super::sql::values;
 use crate::error::Result;
 
 /// A process as the kernel identifies it over time, on Linux.
@@ -113,42 +112,35 @@ impl Store {
         let Some(here) = ProcessIdentity::of_this_process() else {
             return Ok(());
         };
-        let mut running = self
-            .conn
-            .prepare(
-                "SELECT id, owner_pid, owner_host, owner_boot, owner_pid_ns, owner_start_ticks
-                 FROM experiments WHERE status = 'running' AND owner_pid IS NOT NULL",
-            )
-            .map_err(|e| self.err(e))?;
+        let running = self.rows(
+            "SELECT id, owner_pid, owner_host, owner_boot, owner_pid_ns, owner_start_ticks
+             FROM experiments WHERE status = 'running' AND owner_pid IS NOT NULL",
+            &[],
+        )?;
         let ended: Vec<i64> = running
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    ProcessIdentity {
-                        pid: r.get(1)?,
-                        host: r.get(2)?,
-                        boot: r.get(3)?,
-                        pid_ns: r.get(4)?,
-                        start_ticks: r.get(5)?,
-                    },
-                ))
+            .iter()
+            .filter_map(|r| {
+                let owner = ProcessIdentity {
+                    pid: u32::try_from(r.i64(1).ok()?).ok()?,
+                    host: r.text(2).ok()?,
+                    boot: r.text(3).ok()?,
+                    pid_ns: r.text(4).ok()?,
+                    start_ticks: r.i64(5).ok()?,
+                };
+                Some((r.i64(0).ok()?, owner))
             })
-            .map_err(|e| self.err(e))?
-            .filter_map(|row| row.ok())
             .filter(|(_, owner)| owner.has_ended(&here))
             .map(|(id, _)| id)
             .collect();
         for id in ended {
             // `status = 'running'` again: another process may have judged it,
             // or its own process finished it, since the query above.
-            self.conn
-                .execute(
-                    "UPDATE experiments SET status = 'incomplete',
-                     finished_at = (SELECT MAX(finished_at) FROM runs WHERE experiment_id = ?1)
-                     WHERE id = ?1 AND status = 'running'",
-                    params![id],
-                )
-                .map_err(|e| self.err(e))?;
+            self.execute(
+                "UPDATE experiments SET status = 'incomplete',
+                 finished_at = (SELECT MAX(finished_at) FROM runs WHERE experiment_id = ?1)
+                 WHERE id = ?1 AND status = 'running'",
+                values![id],
+            )?;
         }
         Ok(())
     }
@@ -158,13 +150,11 @@ impl Store {
         let Some(me) = ProcessIdentity::of_this_process() else {
             return Ok(());
         };
-        self.conn
-            .execute(
-                "UPDATE experiments SET owner_pid = ?2, owner_host = ?3, owner_boot = ?4,
-                 owner_pid_ns = ?5, owner_start_ticks = ?6 WHERE id = ?1",
-                params![id, me.pid, me.host, me.boot, me.pid_ns, me.start_ticks],
-            )
-            .map_err(|e| self.err(e))?;
+        self.execute(
+            "UPDATE experiments SET owner_pid = ?2, owner_host = ?3, owner_boot = ?4,
+             owner_pid_ns = ?5, owner_start_ticks = ?6 WHERE id = ?1",
+            values![id, me.pid, me.host, me.boot, me.pid_ns, me.start_ticks],
+        )?;
         Ok(())
     }
 }

@@ -1,34 +1,48 @@
-//! The history: every experiment and every run, with provenance, in SQLite.
+//! The history: every experiment and every run, with provenance, in SQLite
+//! (a file, the default) or PostgreSQL (a server several machines share).
 //!
-//! Runs are written one by one as they finish (write-ahead logging, one
-//! implicit transaction each), so Ctrl-C or a crash mid-experiment keeps
+//! Runs are written one by one as they finish (each insert its own
+//! transaction), so Ctrl-C or a crash mid-experiment keeps
 //! what was measured. Ctrl-C marks the experiment `incomplete` at once; after
 //! a crash or `kill -9` it stays `running` until the store is next opened,
 //! which marks it `incomplete` once its process is gone (see `liveness`).
+//!
+//! Every query is written once (`sql`) and runs on either back end
+//! (`backend`); experiment and run ids come from the database, and each
+//! also has a stable id (`uid`) by which `transfer` copies it between stores.
 
 use std::path::{Path, PathBuf};
 
 mod attachments;
+mod backend;
 mod history;
 mod liveness;
+mod location;
+mod postgres;
 mod results;
 mod schema;
+pub(crate) mod sql;
+mod transfer;
 
+pub use crate::error::StoreError;
 pub use history::ExperimentValues;
+pub use location::Location;
 pub use results::{ExperimentSummary, StoredRun};
+pub use transfer::{Selection, TransferSummary};
 
 use perflab_runner::RunOutcome;
-use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::error::{Error, Result};
 use crate::provenance::{Provenance, now_rfc3339};
+use backend::Backend;
+use sql::{Row, Value, new_uid, values};
 
 /// An open store.
 pub struct Store {
-    pub(crate) conn: Connection,
+    db: Backend,
+    /// The file, or the URL without its password.
     path: PathBuf,
 }
-
 /// A variant as stored.
 pub struct VariantRecord<'a> {
     /// Name.
@@ -78,7 +92,7 @@ impl Store {
             .unwrap_or_else(|| PathBuf::from(".perflab/perflab.db"))
     }
 
-    /// Opens (creating if needed) the store at `path`.
+    /// Opens (creating if needed) the SQLite store at `path`.
     pub fn open(path: &Path) -> Result<Self> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|source| Error::Io {
@@ -86,39 +100,87 @@ impl Store {
                 source,
             })?;
         }
-        let conn = Connection::open(path).map_err(|source| Error::Store {
+        let conn = rusqlite::Connection::open(path).map_err(|source| Error::Store {
             path: path.to_path_buf(),
-            source,
+            source: source.into(),
         })?;
-        Self::init(conn, path.to_path_buf())
+        Self::init(Backend::Sqlite(conn), path.to_path_buf())
+    }
+
+    /// Opens the store at `location` (creating its tables if needed);
+    /// `flag` is the option that named it, for messages.
+    pub fn open_at(location: &Location, flag: &str) -> Result<Self> {
+        match location {
+            Location::File(path) => Self::open(path),
+            Location::Postgres(url) => {
+                let conn = postgres::PostgresConnection::connect(url, flag)?;
+                Self::init(
+                    Backend::Postgres(Box::new(conn)),
+                    PathBuf::from(location.to_string()),
+                )
+            }
+        }
     }
 
     /// A store in memory, for tests.
     pub fn in_memory() -> Result<Self> {
-        let conn = Connection::open_in_memory().map_err(|source| Error::Store {
+        let conn = rusqlite::Connection::open_in_memory().map_err(|source| Error::Store {
             path: ":memory:".into(),
-            source,
+            source: source.into(),
         })?;
-        Self::init(conn, PathBuf::from(":memory:"))
+        Self::init(Backend::Sqlite(conn), PathBuf::from(":memory:"))
     }
 
-    fn init(mut conn: Connection, path: PathBuf) -> Result<Self> {
-        schema::prepare(&mut conn, &path)?;
-        let store = Self { conn, path };
+    fn init(db: Backend, path: PathBuf) -> Result<Self> {
+        schema::prepare(&db, &path)?;
+        let store = Self { db, path };
         store.mark_ended_experiments_incomplete()?;
         Ok(store)
     }
 
-    pub(crate) fn err(&self, source: rusqlite::Error) -> Error {
+    pub(crate) fn err(&self, source: impl Into<StoreError>) -> Error {
         Error::Store {
             path: self.path.clone(),
-            source,
+            source: source.into(),
         }
     }
 
-    /// The store's file.
+    /// Where the store lives: its file, or its URL without the password.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Runs one statement (written with `?N` parameters, see `sql`).
+    fn execute(&self, sql: &str, params: &[Value]) -> Result<u64> {
+        self.db.execute(sql, params).map_err(|e| self.err(e))
+    }
+
+    /// Every row a query answers.
+    fn rows(&self, sql: &str, params: &[Value]) -> Result<Vec<Row>> {
+        self.db.query(sql, params).map_err(|e| self.err(e))
+    }
+
+    /// The first row a query answers, if any.
+    fn first_row(&self, sql: &str, params: &[Value]) -> Result<Option<Row>> {
+        Ok(self.rows(sql, params)?.into_iter().next())
+    }
+
+    /// Runs `write` in one transaction: all of it is stored or none.
+    fn in_transaction<T>(&self, write: impl FnOnce() -> Result<T>) -> Result<T> {
+        self.db
+            .batch(self.db.dialect().begin())
+            .map_err(|e| self.err(e))?;
+        match write() {
+            Ok(done) => {
+                self.db.batch("COMMIT").map_err(|e| self.err(e))?;
+                Ok(done)
+            }
+            Err(e) => {
+                // The error to report is the write's, not the rollback's.
+                let _ = self.db.batch("ROLLBACK");
+                Err(e)
+            }
+        }
     }
 
     /// Records the start of an experiment; returns its id and the variants' ids.
@@ -134,34 +196,42 @@ impl Store {
         let cwd = std::env::current_dir()
             .ok()
             .map(|d| d.display().to_string());
-        self.conn
-            .execute(
+        let (id, ids) = self.in_transaction(|| {
+            let id = self.insert(
                 "INSERT INTO experiments (kind, name, status, metric, started_at, cwd, git_commit, git_dirty, host,
-                 cpu_model, kernel, perflab_version, config_json) VALUES (?1, ?2, 'running', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-                params![
-                    kind, name, metric, provenance.started_at, cwd, provenance.git_commit, provenance.git_dirty,
-                    provenance.host, provenance.cpu_model, provenance.kernel, provenance.perflab_version, config_json
+                 cpu_model, kernel, perflab_version, config_json, uid)
+                 VALUES (?1, ?2, 'running', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) RETURNING id",
+                values![
+                    kind, name, metric, &provenance.started_at, cwd, provenance.git_commit.as_deref(),
+                    provenance.git_dirty, &provenance.host, &provenance.cpu_model,
+                    &provenance.kernel, &provenance.perflab_version, config_json, new_uid()
                 ],
-            )
-            .map_err(|e| self.err(e))?;
-        let id = self.conn.last_insert_rowid();
-        self.record_owner(id)?;
-        let mut ids = Vec::new();
-        for (position, v) in variants.iter().enumerate() {
-            let env: std::collections::BTreeMap<_, _> = v.env.iter().cloned().collect();
-            self.conn
-                .execute(
-                    "INSERT INTO variants (experiment_id, position, name, command, env_json, cwd) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                    params![
-                        id, position as i64, v.name, v.command,
+            )?;
+            let mut ids = Vec::new();
+            for (position, v) in variants.iter().enumerate() {
+                let env: std::collections::BTreeMap<_, _> = v.env.iter().cloned().collect();
+                ids.push(self.insert(
+                    "INSERT INTO variants (experiment_id, position, name, command, env_json, cwd)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
+                    values![
+                        id, position, v.name, v.command,
                         serde_json::to_string(&env).unwrap_or_default(),
                         v.cwd.map(|d| d.display().to_string())
                     ],
-                )
-                .map_err(|e| self.err(e))?;
-            ids.push(self.conn.last_insert_rowid());
-        }
+                )?);
+            }
+            Ok((id, ids))
+        })?;
+        self.record_owner(id)?;
         Ok((id, ids))
+    }
+
+    /// Runs an `INSERT ... RETURNING id`; returns the id the database gave.
+    fn insert(&self, sql: &str, params: &[Value]) -> Result<i64> {
+        let row = self.first_row(sql, params)?;
+        row.map_or(Ok(None), |r| r.opt_i64(0))
+            .map_err(|e| self.err(e))?
+            .ok_or_else(|| self.err(sql::missing("id")))
     }
 
     /// Stores one finished run.
@@ -184,22 +254,16 @@ impl Store {
             perflab_runner::ExitState::Signal(s) => (None, Some(s)),
             _ => (None, None),
         };
-        // Cached: one insert per run, so parsing it every time was a
-        // measurable share of perflab's own time between runs.
-        self.conn
-            .prepare_cached(
-                "INSERT INTO runs (experiment_id, variant_id, sequence, iteration, warmup, finished_at, wall_s, user_s,
-                 sys_s, peak_memory_kib, exit_code, signal, outcome, metrics_json, profile_json)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-            )
-            .and_then(|mut insert| {
-                insert.execute(params![
-                    experiment_id, variant_id, sequence as i64, iteration as i64, warmup, now_rfc3339(), run.wall_s,
-                    run.user_s, run.sys_s, run.peak_memory_kib, code, signal, run.exit.describe(),
-                    serde_json::to_string(&metrics).unwrap_or_default(), run.profile_json
-                ])
-            })
-            .map_err(|e| self.err(e))?;
+        self.execute(
+            "INSERT INTO runs (experiment_id, variant_id, sequence, iteration, warmup, finished_at, wall_s, user_s,
+             sys_s, peak_memory_kib, exit_code, signal, outcome, metrics_json, profile_json, uid)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+            values![
+                experiment_id, variant_id, sequence, iteration, warmup, now_rfc3339(), run.wall_s,
+                run.user_s, run.sys_s, run.peak_memory_kib, code, signal, run.exit.describe(),
+                serde_json::to_string(&metrics).unwrap_or_default(), run.profile_json.as_deref(), new_uid()
+            ],
+        )?;
         Ok(())
     }
 
@@ -212,67 +276,56 @@ impl Store {
         change: Option<(f64, f64, f64)>,
         result_json: Option<&str>,
     ) -> Result<()> {
-        self.conn
-            .execute(
-                "UPDATE experiments SET status = ?2, verdict = ?3, change = ?4, ci_lo = ?5, ci_hi = ?6,
-                 finished_at = ?7, result_json = ?8 WHERE id = ?1",
-                params![
-                    id, status, verdict, change.map(|c| c.0), change.map(|c| c.1), change.map(|c| c.2),
-                    now_rfc3339(), result_json
-                ],
-            )
-            .map_err(|e| self.err(e))?;
+        self.execute(
+            "UPDATE experiments SET status = ?2, verdict = ?3, change = ?4, ci_lo = ?5, ci_hi = ?6,
+             finished_at = ?7, result_json = ?8 WHERE id = ?1",
+            values![
+                id,
+                status,
+                verdict,
+                change.map(|c| c.0),
+                change.map(|c| c.1),
+                change.map(|c| c.2),
+                now_rfc3339(),
+                result_json
+            ],
+        )?;
         Ok(())
     }
 
     /// The newest experiments (of `host` only, when given), newest first.
     pub fn list_experiments(&self, limit: usize, host: Option<&str>) -> Result<Vec<ExperimentRow>> {
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT e.id, e.kind, e.name, e.status, e.metric, e.verdict, e.change, e.ci_lo, e.ci_hi, e.started_at,
-                 e.git_commit, e.git_dirty,
-                 (SELECT COUNT(*) FROM runs r WHERE r.experiment_id = e.id AND r.warmup = 0), e.host
-                 FROM experiments e WHERE CAST(?2 AS TEXT) IS NULL OR COALESCE(e.host, '') = ?2
-                 ORDER BY e.id DESC LIMIT ?1",
-            )
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map(params![limit as i64, host], |r| {
-                let change = match (
-                    r.get::<_, Option<f64>>(6)?,
-                    r.get::<_, Option<f64>>(7)?,
-                    r.get::<_, Option<f64>>(8)?,
-                ) {
-                    (Some(c), Some(lo), Some(hi)) => Some((c, lo, hi)),
-                    _ => None,
-                };
-                let git = r.get::<_, Option<String>>(10)?.map(|c| {
-                    (
-                        c,
-                        r.get::<_, Option<bool>>(11).ok().flatten().unwrap_or(false),
-                    )
-                });
-                Ok(ExperimentRow {
-                    id: r.get(0)?,
-                    kind: r.get(1)?,
-                    name: r.get(2)?,
-                    status: r.get(3)?,
-                    metric: r.get(4)?,
-                    verdict: r.get(5)?,
-                    change,
-                    started_at: r.get(9)?,
-                    host: r.get::<_, Option<String>>(13)?.unwrap_or_default(),
-                    git,
-                    runs: r.get(12)?,
-                    variants: Vec::new(),
-                })
-            })
-            .map_err(|e| self.err(e))?
-            .collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(|e| self.err(e))?;
+        let rows = self.rows(
+            "SELECT e.id, e.kind, e.name, e.status, e.metric, e.verdict, e.change, e.ci_lo, e.ci_hi, e.started_at,
+             e.git_commit, e.git_dirty,
+             (SELECT COUNT(*) FROM runs r WHERE r.experiment_id = e.id AND r.warmup = 0), e.host
+             FROM experiments e WHERE CAST(?2 AS TEXT) IS NULL OR COALESCE(e.host, '') = ?2
+             ORDER BY e.id DESC LIMIT ?1",
+            values![limit, host],
+        )?;
         rows.into_iter()
-            .map(|mut row| {
+            .map(|r| {
+                let read = || -> std::result::Result<ExperimentRow, StoreError> {
+                    let change = match (r.opt_f64(6)?, r.opt_f64(7)?, r.opt_f64(8)?) {
+                        (Some(c), Some(lo), Some(hi)) => Some((c, lo, hi)),
+                        _ => None,
+                    };
+                    Ok(ExperimentRow {
+                        id: r.i64(0)?,
+                        kind: r.text(1)?,
+                        name: r.opt_text(2)?,
+                        status: r.text(3)?,
+                        metric: r.opt_text(4)?,
+                        verdict: r.opt_text(5)?,
+                        change,
+                        started_at: r.text(9)?,
+                        host: r.opt_text(13)?.unwrap_or_default(),
+                        git: r.opt_text(10)?.map(|c| (c, r.bool(11).unwrap_or(false))),
+                        runs: r.i64(12)?,
+                        variants: Vec::new(),
+                    })
+                };
+                let mut row = read().map_err(|e| self.err(e))?;
                 row.variants = self.variant_names(row.id)?;
                 Ok(row)
             })
@@ -280,39 +333,40 @@ impl Store {
     }
 
     fn variant_names(&self, experiment_id: i64) -> Result<Vec<(String, String)>> {
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT name, command FROM variants WHERE experiment_id = ?1 ORDER BY position",
-            )
-            .map_err(|e| self.err(e))?;
-        stmt.query_map([experiment_id], |r| Ok((r.get(0)?, r.get(1)?)))
-            .map_err(|e| self.err(e))?
-            .collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(|e| self.err(e))
+        self.rows(
+            "SELECT name, command FROM variants WHERE experiment_id = ?1 ORDER BY position",
+            values![experiment_id],
+        )?
+        .into_iter()
+        .map(|r| Ok((r.text(0)?, r.text(1)?)))
+        .collect::<std::result::Result<_, StoreError>>()
+        .map_err(|e| self.err(e))
     }
 
     /// The stored result document of an experiment, if it finished with one.
     pub fn result_json(&self, id: i64) -> Result<Option<String>> {
-        self.conn
-            .query_row(
-                "SELECT result_json FROM experiments WHERE id = ?1",
-                [id],
-                |r| r.get(0),
-            )
-            .optional()
-            .map(Option::flatten)
-            .map_err(|e| self.err(e))
+        match self.first_row(
+            "SELECT result_json FROM experiments WHERE id = ?1",
+            values![id],
+        )? {
+            Some(row) => row.opt_text(0).map_err(|e| self.err(e)),
+            None => Ok(None),
+        }
     }
 
     /// Number of measured runs stored for an experiment (for tests and messages).
     pub fn count_runs(&self, experiment_id: i64) -> Result<i64> {
-        self.conn
-            .query_row(
-                "SELECT COUNT(*) FROM runs WHERE experiment_id = ?1 AND warmup = 0",
-                [experiment_id],
-                |r| r.get(0),
-            )
+        self.count(
+            "SELECT COUNT(*) FROM runs WHERE experiment_id = ?1 AND warmup = 0",
+            values![experiment_id],
+        )
+    }
+
+    /// The single integer a query answers (a count, an id).
+    fn count(&self, sql: &str, params: &[Value]) -> Result<i64> {
+        let row = self.first_row(sql, params)?;
+        row.map_or(Ok(Some(0)), |r| r.opt_i64(0))
+            .map(Option::unwrap_or_default)
             .map_err(|e| self.err(e))
     }
 }

@@ -1,11 +1,10 @@
 //! Reading experiments back for reports: finding one by id or name, its
 //! stored result and its runs.
 
-use perflab_runner::{ExitState, MetricValue, RunOutcome};
-use rusqlite::{OptionalExtension, params};
-
 use super::Store;
-use crate::error::{Error, Result};
+use super::sql::{Row, values};
+use crate::error::{Error, Result, StoreError};
+use perflab_runner::{ExitState, MetricValue, RunOutcome};
 
 /// A run as stored.
 #[derive(Debug, Clone)]
@@ -40,62 +39,53 @@ pub struct ExperimentSummary {
 impl Store {
     /// An experiment's row.
     pub fn experiment_summary(&self, id: i64) -> Result<ExperimentSummary> {
-        self.conn
-            .query_row(
+        let row = self
+            .first_row(
                 "SELECT id, kind, name, status, metric, result_json FROM experiments WHERE id = ?1",
-                [id],
-                |r| {
-                    Ok(ExperimentSummary {
-                        id: r.get(0)?,
-                        kind: r.get(1)?,
-                        name: r.get(2)?,
-                        status: r.get(3)?,
-                        metric: r.get(4)?,
-                        result_json: r.get(5)?,
-                    })
-                },
-            )
-            .map_err(|e| self.err(e))
+                values![id],
+            )?
+            .ok_or_else(|| self.err(super::sql::missing("an experiment")))?;
+        let read = || -> std::result::Result<ExperimentSummary, StoreError> {
+            Ok(ExperimentSummary {
+                id: row.i64(0)?,
+                kind: row.text(1)?,
+                name: row.opt_text(2)?,
+                status: row.text(3)?,
+                metric: row.opt_text(4)?,
+                result_json: row.opt_text(5)?,
+            })
+        };
+        read().map_err(|e| self.err(e))
     }
 
     /// Replaces the stored result document of a running experiment (a
     /// checkpoint), leaving its status alone.
     pub fn save_result_json(&self, id: i64, result_json: &str) -> Result<()> {
-        self.conn
-            .execute(
-                "UPDATE experiments SET result_json = ?2 WHERE id = ?1",
-                params![id, result_json],
-            )
-            .map_err(|e| self.err(e))?;
+        self.execute(
+            "UPDATE experiments SET result_json = ?2 WHERE id = ?1",
+            values![id, result_json],
+        )?;
         Ok(())
     }
 
     /// The experiment a report is about: an id (`12` or `#12`), a name (the
     /// newest experiment with it), or the newest experiment of all.
     pub fn find_experiment(&self, selector: Option<&str>) -> Result<i64> {
-        let newest: Option<i64> = match selector.map(|s| s.trim_start_matches('#')) {
-            None => self
-                .conn
-                .query_row("SELECT MAX(id) FROM experiments", [], |r| r.get(0))
-                .map_err(|e| self.err(e))?,
+        let newest = match selector.map(|s| s.trim_start_matches('#')) {
+            None => self.first_row("SELECT MAX(id) FROM experiments", &[])?,
             Some(text) => match text.parse::<i64>() {
-                Ok(id) => self
-                    .conn
-                    .query_row("SELECT id FROM experiments WHERE id = ?1", [id], |r| {
-                        r.get(0)
-                    })
-                    .optional()
-                    .map_err(|e| self.err(e))?,
-                Err(_) => self
-                    .conn
-                    .query_row(
-                        "SELECT MAX(id) FROM experiments WHERE name = ?1",
-                        [text],
-                        |r| r.get(0),
-                    )
-                    .map_err(|e| self.err(e))?,
+                Ok(id) => {
+                    self.first_row("SELECT id FROM experiments WHERE id = ?1", values![id])?
+                }
+                Err(_) => self.first_row(
+                    "SELECT MAX(id) FROM experiments WHERE name = ?1",
+                    values![text],
+                )?,
             },
         };
+        let newest = newest
+            .map_or(Ok(None), |r| r.opt_i64(0))
+            .map_err(|e| self.err(e))?;
         newest.ok_or_else(|| match selector {
             None => Error::input(
                 self.path(),
@@ -113,54 +103,54 @@ impl Store {
 
     /// Every stored run of an experiment, in the order they finished.
     pub fn runs_of(&self, experiment_id: i64) -> Result<Vec<StoredRun>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT r.variant_id, v.name, r.warmup, r.wall_s, r.user_s, r.sys_s, r.peak_memory_kib,
-                 r.exit_code, r.signal, r.metrics_json, r.profile_json
-                 FROM runs r JOIN variants v ON v.id = r.variant_id
-                 WHERE r.experiment_id = ?1 ORDER BY r.sequence",
-            )
-            .map_err(|e| self.err(e))?;
-        stmt.query_map([experiment_id], |r| {
-            let metrics: std::collections::BTreeMap<String, f64> =
-                serde_json::from_str(&r.get::<_, String>(9)?).unwrap_or_default();
-            let exit = match (r.get::<_, Option<i32>>(7)?, r.get::<_, Option<i32>>(8)?) {
-                (Some(code), _) => ExitState::Code(code),
-                (None, Some(signal)) => ExitState::Signal(signal),
-                (None, None) => ExitState::TimedOut,
-            };
-            Ok(StoredRun {
-                variant_id: r.get(0)?,
-                variant: r.get(1)?,
-                warmup: r.get(2)?,
-                outcome: RunOutcome {
-                    wall_s: r.get(3)?,
-                    user_s: r.get(4)?,
-                    sys_s: r.get(5)?,
-                    peak_memory_kib: r.get(6)?,
-                    exit,
-                    metrics: metrics
-                        .into_iter()
-                        .map(|(k, value)| {
-                            (
-                                k,
-                                MetricValue {
-                                    value,
-                                    unit: String::new(),
-                                },
-                            )
-                        })
-                        .collect(),
-                    output_tail: String::new(),
-                    profile_json: r.get(10)?,
-                    // Not kept: it only compares the variants of a running experiment.
-                    answer: None,
-                },
-            })
-        })
-        .map_err(|e| self.err(e))?
-        .collect::<std::result::Result<Vec<_>, _>>()
-        .map_err(|e| self.err(e))
+        let rows = self.rows(
+            "SELECT r.variant_id, v.name, r.warmup, r.wall_s, r.user_s, r.sys_s, r.peak_memory_kib,
+             r.exit_code, r.signal, r.metrics_json, r.profile_json
+             FROM runs r JOIN variants v ON v.id = r.variant_id
+             WHERE r.experiment_id = ?1 ORDER BY r.sequence",
+            values![experiment_id],
+        )?;
+        rows.iter()
+            .map(stored_run)
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|e| self.err(e))
     }
+}
+
+fn stored_run(r: &Row) -> std::result::Result<StoredRun, StoreError> {
+    let metrics: std::collections::BTreeMap<String, f64> =
+        serde_json::from_str(&r.text(9)?).unwrap_or_default();
+    let exit = match (r.opt_i64(7)?, r.opt_i64(8)?) {
+        (Some(code), _) => ExitState::Code(code as i32),
+        (None, Some(signal)) => ExitState::Signal(signal as i32),
+        (None, None) => ExitState::TimedOut,
+    };
+    Ok(StoredRun {
+        variant_id: r.i64(0)?,
+        variant: r.text(1)?,
+        warmup: r.bool(2)?,
+        outcome: RunOutcome {
+            wall_s: r.f64(3)?,
+            user_s: r.f64(4)?,
+            sys_s: r.f64(5)?,
+            peak_memory_kib: r.f64(6)?,
+            exit,
+            metrics: metrics
+                .into_iter()
+                .map(|(k, value)| {
+                    (
+                        k,
+                        MetricValue {
+                            value,
+                            unit: String::new(),
+                        },
+                    )
+                })
+                .collect(),
+            output_tail: String::new(),
+            profile_json: r.opt_text(10)?,
+            // Not kept: it only compares the variants of a running experiment.
+            answer: None,
+        },
+    })
 }

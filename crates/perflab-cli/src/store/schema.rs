@@ -1,47 +1,54 @@
-//! The store's tables, their version in `PRAGMA user_version`, and the
-//! upgrade of older stores.
+//! The store's tables, their version, and the upgrade of older stores, by
+//! one list of migrations for both back ends.
 //!
 //! Several perflab processes may open a store that does not exist yet at
 //! the same moment (a script starting measurements in parallel). The busy
 //! timeout is therefore set before anything touches the file, and the
 //! version is read again and the schema created inside one `BEGIN IMMEDIATE`
 //! transaction, so that exactly one process creates or upgrades the schema
-//! and the others wait for it and then find it done.
+//! and the others wait for it and then find it done. PostgreSQL does the
+//! same under an advisory lock.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use rusqlite::{Connection, ErrorCode, TransactionBehavior};
+use rusqlite::{Connection, ErrorCode};
 
 use super::attachments;
+use super::backend::Backend;
+use super::sql::Dialect;
+use crate::error::StoreError;
 use crate::error::{Error, Result};
 
-/// Schema version kept in `PRAGMA user_version`.
+/// Schema version, kept in `PRAGMA user_version` (SQLite) or the table
+/// `perflab_schema` (PostgreSQL).
 ///
 /// 1: experiments, variants, runs, profile stacks, attachments.
 /// 2: the process that runs an experiment (`owner_*`), so that an experiment
 ///    whose process died is marked `incomplete` (see `liveness`).
-pub(super) const SCHEMA_VERSION: i64 = 2;
+/// 3: a stable id (`uid`) of each experiment and run, so that copying
+///    between stores (`perflab push`, `perflab pull`) stores each once.
+pub(super) const SCHEMA_VERSION: i64 = 3;
 
 /// How long a process waits for another one holding the store.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 const EXPERIMENTS_RUNS: &str = "
 CREATE TABLE IF NOT EXISTS experiments (
-    id INTEGER PRIMARY KEY,
+    id {id},
     kind TEXT NOT NULL,
     name TEXT,
     status TEXT NOT NULL,
     metric TEXT,
     verdict TEXT,
-    change REAL,
-    ci_lo REAL,
-    ci_hi REAL,
+    change {real},
+    ci_lo {real},
+    ci_hi {real},
     started_at TEXT NOT NULL,
     finished_at TEXT,
     cwd TEXT,
     git_commit TEXT,
-    git_dirty INTEGER,
+    git_dirty {int},
     host TEXT,
     cpu_model TEXT,
     kernel TEXT,
@@ -50,28 +57,28 @@ CREATE TABLE IF NOT EXISTS experiments (
     result_json TEXT
 );
 CREATE TABLE IF NOT EXISTS variants (
-    id INTEGER PRIMARY KEY,
-    experiment_id INTEGER NOT NULL REFERENCES experiments(id),
-    position INTEGER NOT NULL,
+    id {id},
+    experiment_id {int} NOT NULL REFERENCES experiments(id),
+    position {int} NOT NULL,
     name TEXT NOT NULL,
     command TEXT NOT NULL,
     env_json TEXT NOT NULL,
     cwd TEXT
 );
 CREATE TABLE IF NOT EXISTS runs (
-    id INTEGER PRIMARY KEY,
-    experiment_id INTEGER NOT NULL REFERENCES experiments(id),
-    variant_id INTEGER NOT NULL REFERENCES variants(id),
-    sequence INTEGER NOT NULL,
-    iteration INTEGER NOT NULL,
-    warmup INTEGER NOT NULL,
+    id {id},
+    experiment_id {int} NOT NULL REFERENCES experiments(id),
+    variant_id {int} NOT NULL REFERENCES variants(id),
+    sequence {int} NOT NULL,
+    iteration {int} NOT NULL,
+    warmup {int} NOT NULL,
     finished_at TEXT NOT NULL,
-    wall_s REAL NOT NULL,
-    user_s REAL NOT NULL,
-    sys_s REAL NOT NULL,
-    peak_memory_kib REAL NOT NULL,
-    exit_code INTEGER,
-    signal INTEGER,
+    wall_s {real} NOT NULL,
+    user_s {real} NOT NULL,
+    sys_s {real} NOT NULL,
+    peak_memory_kib {real} NOT NULL,
+    exit_code {int},
+    signal {int},
     outcome TEXT NOT NULL,
     metrics_json TEXT NOT NULL,
     profile_json TEXT
@@ -79,53 +86,120 @@ CREATE TABLE IF NOT EXISTS runs (
 CREATE INDEX IF NOT EXISTS runs_by_experiment ON runs(experiment_id);
 ";
 
+/// Version 3: stable ids. Old rows get fresh ones; new rows get theirs
+/// from perflab (`sql::new_uid`), in the same form.
+const STABLE_IDS: &str = "
+ALTER TABLE experiments ADD COLUMN uid TEXT;
+ALTER TABLE runs ADD COLUMN uid TEXT;
+UPDATE experiments SET uid = {new_uid} WHERE uid IS NULL;
+UPDATE runs SET uid = {new_uid} WHERE uid IS NULL;
+CREATE UNIQUE INDEX IF NOT EXISTS experiments_by_uid ON experiments(uid);
+CREATE UNIQUE INDEX IF NOT EXISTS runs_by_uid ON runs(uid);
+";
+
 /// Version 2: the process running an experiment, as `liveness` identifies it.
 const OWNER_COLUMNS: &str = "
-ALTER TABLE experiments ADD COLUMN owner_pid INTEGER;
+ALTER TABLE experiments ADD COLUMN owner_pid {int};
 ALTER TABLE experiments ADD COLUMN owner_host TEXT;
 ALTER TABLE experiments ADD COLUMN owner_boot TEXT;
 ALTER TABLE experiments ADD COLUMN owner_pid_ns TEXT;
-ALTER TABLE experiments ADD COLUMN owner_start_ticks INTEGER;
+ALTER TABLE experiments ADD COLUMN owner_start_ticks {int};
 ";
 
+/// The migrations, in order: the store's version is how many were applied.
+/// The same list for both back ends; `Dialect::ddl` writes the column types.
+const MIGRATIONS: &[&[&str]] = &[
+    &[EXPERIMENTS_RUNS, attachments::SCHEMA],
+    &[OWNER_COLUMNS],
+    &[STABLE_IDS],
+];
+
 /// Sets up the connection and brings the schema to [`SCHEMA_VERSION`].
-pub(super) fn prepare(conn: &mut Connection, path: &Path) -> Result<()> {
-    let err = |source| Error::Store {
+pub(super) fn prepare(db: &Backend, path: &Path) -> Result<()> {
+    let err = |source: StoreError| Error::Store {
         path: path.to_path_buf(),
         source,
     };
-    conn.busy_timeout(BUSY_TIMEOUT).map_err(err)?;
-    use_write_ahead_log(conn).map_err(err)?;
-    conn.execute_batch("PRAGMA synchronous=NORMAL;")
-        .map_err(err)?;
-    if version(conn, path)? == SCHEMA_VERSION {
+    if let Backend::Sqlite(conn) = db {
+        let sqlite = |source: rusqlite::Error| err(source.into());
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(sqlite)?;
+        use_write_ahead_log(conn).map_err(sqlite)?;
+        conn.execute_batch("PRAGMA synchronous=NORMAL;")
+            .map_err(sqlite)?;
+    }
+    if version(db, path)? == SCHEMA_VERSION {
         return Ok(());
     }
-    let tx = conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(err)?;
-    // Read again under the write lock: another process may have just done it.
-    let found = version(&tx, path)?;
-    if found < 1 {
-        tx.execute_batch(EXPERIMENTS_RUNS).map_err(err)?;
-        tx.execute_batch(attachments::SCHEMA).map_err(err)?;
+    let dialect = db.dialect();
+    db.batch(dialect.begin()).map_err(err)?;
+    let migrated = (|| {
+        if dialect == Dialect::Postgres {
+            // PostgreSQL has no lock on the whole database to take, and two
+            // processes creating the same table at once make one fail; an
+            // advisory lock held to the end of the transaction serialises them.
+            db.batch(&format!(
+                "SELECT pg_advisory_xact_lock({MIGRATION_LOCK});
+                 CREATE TABLE IF NOT EXISTS perflab_schema (version BIGINT NOT NULL);"
+            ))
+            .map_err(err)?;
+        }
+        // Read again under the lock: another process may have just done it.
+        let found = version(db, path)?;
+        for migration in MIGRATIONS.iter().skip(found as usize) {
+            for part in *migration {
+                db.batch(&dialect.ddl(part)).map_err(err)?;
+            }
+        }
+        set_version(db).map_err(err)
+    })();
+    match migrated {
+        Ok(()) => db.batch("COMMIT").map_err(err),
+        Err(e) => {
+            // The error to report is the migration's, not the rollback's.
+            let _ = db.batch("ROLLBACK");
+            Err(e)
+        }
     }
-    if found < 2 {
-        tx.execute_batch(OWNER_COLUMNS).map_err(err)?;
+}
+
+/// Any number of perflab's own: it only has to differ from the advisory
+/// locks other programs sharing the database take.
+const MIGRATION_LOCK: i64 = 0x0070_6572_666c_6162;
+
+fn set_version(db: &Backend) -> std::result::Result<(), StoreError> {
+    match db {
+        Backend::Sqlite(_) => db.batch(&format!("PRAGMA user_version={SCHEMA_VERSION};")),
+        Backend::Postgres(_) => db.batch(&format!(
+            "DELETE FROM perflab_schema; INSERT INTO perflab_schema (version) VALUES ({SCHEMA_VERSION});"
+        )),
     }
-    tx.execute_batch(&format!("PRAGMA user_version={SCHEMA_VERSION};"))
-        .map_err(err)?;
-    tx.commit().map_err(err)
 }
 
 /// The store's schema version; refuses stores from a newer perflab.
-fn version(conn: &Connection, path: &Path) -> Result<i64> {
-    let version: i64 = conn
-        .query_row("PRAGMA user_version", [], |r| r.get(0))
-        .map_err(|source| Error::Store {
-            path: path.to_path_buf(),
-            source,
-        })?;
+fn version(db: &Backend, path: &Path) -> Result<i64> {
+    let err = |source: StoreError| Error::Store {
+        path: path.to_path_buf(),
+        source,
+    };
+    let read = |sql: &str| -> Result<i64> {
+        let rows = db.query(sql, &[]).map_err(err)?;
+        match rows.first() {
+            Some(row) => row.opt_i64(0).map(Option::unwrap_or_default).map_err(err),
+            None => Ok(0),
+        }
+    };
+    let version = match db {
+        Backend::Sqlite(_) => read("PRAGMA user_version")?,
+        // Asked apart: a query naming a missing table fails as a whole.
+        Backend::Postgres(_)
+            if read(
+                "SELECT CASE WHEN to_regclass('perflab_schema') IS NULL THEN 0 ELSE 1 END",
+            )? == 0 =>
+        {
+            0
+        }
+        Backend::Postgres(_) => read("SELECT MAX(version) FROM perflab_schema")?,
+    };
     if version > SCHEMA_VERSION {
         return Err(Error::input(
             path,
