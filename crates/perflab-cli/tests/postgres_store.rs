@@ -1,7 +1,7 @@
 //! The shared store on a real PostgreSQL server (started by the tests, see
 //! `common::postgres`): the same commands give the same documents as on
 //! SQLite, push and pull copy each experiment and run once, concurrent
-//! writers lose nothing, a killed perflab's experiment is marked
+//! writers lose nothing, history keeps hosts apart, a killed perflab's experiment is marked
 //! `incomplete`, and a wrong URL is a usage error naming it without its password.
 
 mod common;
@@ -411,4 +411,42 @@ fn a_missing_database_an_unreachable_server_or_a_bad_url_is_exit_2_without_the_p
         .unwrap();
     assert_exit(&out, 2);
     assert!(String::from_utf8_lossy(&out.stderr).contains("--to"));
+}
+
+#[test]
+fn history_keeps_each_host_apart_on_postgres_too() {
+    let server = PostgresServer::start();
+    let url = server.database("hosts");
+    let s = Scratch::new();
+    for (host, name) in [("alpha", "on-alpha"), ("beta", "on-beta")] {
+        stdout_of_success(
+            &s.perflab()
+                .env("PERFLAB_HOST", host)
+                .args(["--store", &url, "run", "--quiet", "-r", "2"])
+                .args(["--warmup", "0", "--name", name, "true"])
+                .output()
+                .unwrap(),
+        );
+    }
+    let alpha = stdout_of_success(
+        &s.perflab()
+            .args(["--store", &url, "history", "--host", "alpha"])
+            .output()
+            .unwrap(),
+    );
+    assert!(
+        alpha.contains("on-alpha") && !alpha.contains("on-beta"),
+        "{alpha}"
+    );
+    let out = s
+        .perflab()
+        .args(["--store", &url, "history", "--host", "gamma"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("alpha") && stderr.contains("beta"),
+        "{stderr}"
+    );
 }
