@@ -1,10 +1,12 @@
 //! The history: every experiment and every run, with provenance, in SQLite.
 //!
-//! Runs are written one by one as they finish (write-ahead logging, one
-//! implicit transaction each), so Ctrl-C or a crash mid-experiment keeps
-//! what was measured. Ctrl-C marks the experiment `incomplete` at once; after
-//! a crash or `kill -9` it stays `running` until the store is next opened,
-//! which marks it `incomplete` once its process is gone (see `liveness`).
+//! Runs are written as they finish (write-ahead logging), one transaction
+//! each, or, for `perflab run`, one per block of runs finished within half
+//! a second (see `run_block` for what a crash can lose), so Ctrl-C or a
+//! crash mid-experiment keeps what was measured. Ctrl-C marks the
+//! experiment `incomplete` at once; after a crash or `kill -9` it stays
+//! `running` until the store is next opened, which marks it `incomplete`
+//! once its process is gone (see `liveness`).
 
 use std::path::{Path, PathBuf};
 
@@ -12,10 +14,12 @@ mod attachments;
 mod history;
 mod liveness;
 mod results;
+mod run_block;
 mod schema;
 
 pub use history::ExperimentValues;
 pub use results::{ExperimentSummary, StoredRun};
+pub use run_block::{RunBlock, RunPlace};
 
 use perflab_runner::RunOutcome;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -172,6 +176,25 @@ impl Store {
         warmup: bool,
         run: &RunOutcome,
     ) -> Result<()> {
+        let place = RunPlace {
+            experiment_id,
+            variant_id,
+            sequence,
+            iteration,
+            warmup,
+        };
+        self.insert_run(&place, &now_rfc3339(), run)
+    }
+
+    /// Inserts one run that finished at `finished_at`.
+    fn insert_run(&self, place: &RunPlace, finished_at: &str, run: &RunOutcome) -> Result<()> {
+        let RunPlace {
+            experiment_id,
+            variant_id,
+            sequence,
+            iteration,
+            warmup,
+        } = *place;
         let metrics: std::collections::BTreeMap<_, _> = run
             .metrics
             .iter()
@@ -192,7 +215,7 @@ impl Store {
             )
             .and_then(|mut insert| {
                 insert.execute(params![
-                    experiment_id, variant_id, sequence as i64, iteration as i64, warmup, now_rfc3339(), run.wall_s,
+                    experiment_id, variant_id, sequence as i64, iteration as i64, warmup, finished_at, run.wall_s,
                     run.user_s, run.sys_s, run.peak_memory_kib, code, signal, run.exit.describe(),
                     serde_json::to_string(&metrics).unwrap_or_default(), run.profile_json
                 ])
