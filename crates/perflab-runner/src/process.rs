@@ -183,8 +183,12 @@ fn watch(
     let mut ended: Option<ExecReport> = None;
     let mut killed: Option<(ExitState, Instant)> = None;
     let mut drain_deadline = None;
+    // Looking for the end costs system calls (a receive, a poll); a wake-up
+    // for output alone, or the run just started, is no reason to look. The
+    // first poll returns at once if the run is over already.
+    let mut look_for_end = run.end_fd().is_none();
     loop {
-        if ended.is_none() {
+        if ended.is_none() && look_for_end {
             ended = run.try_end()?;
             if ended.is_some() {
                 drain_deadline = Some(Instant::now() + DRAIN_GRACE);
@@ -225,7 +229,7 @@ fn watch(
             (false, None) => 1, // no pidfd: look for the exit often
             _ => WATCH_INTERVAL_MS,
         };
-        poll_once(streams, end_fd, wait_ms, &spec.extractor);
+        look_for_end = poll_once(streams, end_fd, wait_ms, &spec.extractor);
     }
 }
 

@@ -20,11 +20,11 @@ pub struct Stream {
 impl Stream {
     /// Takes the read end of a pipe.
     pub fn new(fd: OwnedFd) -> Self {
+        // The read end of a pipe just made has none of the flags F_SETFL
+        // changes, so they need not be read first: one system call per
+        // pipe and run fewer.
         // SAFETY: fcntl on a pipe we own.
-        unsafe {
-            let flags = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
-            libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK);
-        }
+        unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) };
         Self {
             fd,
             open: true,
@@ -66,12 +66,15 @@ impl Stream {
 
 /// Waits up to `timeout_ms` for output or for `end` to become readable,
 /// and reads the output that arrived. Returns early on a signal (Ctrl-C).
+///
+/// True unless it woke for output alone: then `end` is known not to be
+/// readable, and there is no need to look for the run's end.
 pub fn poll_once(
     streams: &mut [Stream],
     end: Option<RawFd>,
     timeout_ms: i32,
     extractor: &MetricExtractor,
-) {
+) -> bool {
     let mut fds: Vec<libc::pollfd> = streams
         .iter()
         .filter(|s| s.open)
@@ -85,13 +88,14 @@ pub fn poll_once(
         .collect();
     if fds.is_empty() {
         std::thread::sleep(Duration::from_millis(timeout_ms as u64));
-        return;
+        return true;
     }
     // SAFETY: fds is a valid array of pollfd of the given length.
     let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) };
     if ready <= 0 {
-        return;
+        return true;
     }
+    let end_readable = end.is_some_and(|end| fds.iter().any(|f| f.fd == end && f.revents != 0));
     let readable: Vec<RawFd> = fds
         .iter()
         .filter(|f| f.revents != 0)
@@ -103,4 +107,5 @@ pub fn poll_once(
     {
         stream.drain(extractor);
     }
+    end.is_none() || end_readable
 }

@@ -15,7 +15,7 @@ use crate::progress::progress_for;
 use crate::provenance::Provenance;
 use crate::report::{Render, TerminalReport, write_requested};
 use crate::result_document::{metric_info, provenance_map, result_document, variant_doc};
-use crate::store::{Store, VariantRecord};
+use crate::store::{RunBlock, RunPlace, Store, VariantRecord};
 use crate::units::parse_duration;
 
 /// Runs when counting instructions: two show whether the counts repeat.
@@ -135,6 +135,7 @@ fn measure_runs(
     let mut outcomes = Vec::new();
     let mut sequence = 0;
     let warmup = args.run.warmup.unwrap_or(0);
+    let mut block = RunBlock::new(store);
     let result = (|| -> Result<()> {
         for i in 0..warmup + runs {
             if interrupted() {
@@ -142,7 +143,11 @@ fn measure_runs(
             }
             spec.profile_path = Some(profile_dir.path().join(format!("run-{}.json", i + 1)));
             let outcome = executor.execute(&spec);
-            if let Some(path) = &spec.profile_path {
+            // Most commands write no profile: removing a file that is not
+            // there would cost a system call per run for nothing. (One that
+            // could not be read goes with the directory at the end.)
+            let profiled = outcome.as_ref().is_ok_and(|o| o.profile_json.is_some());
+            if let (true, Some(path)) = (profiled, &spec.profile_path) {
                 let _ = std::fs::remove_file(path);
             }
             let outcome = outcome?;
@@ -151,14 +156,14 @@ fn measure_runs(
             }
             sequence += 1;
             let is_warmup = i < warmup;
-            store.record_run(
-                id,
-                variant_ids[0],
+            let place = RunPlace {
+                experiment_id: id,
+                variant_id: variant_ids[0],
                 sequence,
-                i.saturating_sub(warmup),
-                is_warmup,
-                &outcome,
-            )?;
+                iteration: i.saturating_sub(warmup),
+                warmup: is_warmup,
+            };
+            block.add(place, &outcome)?;
             if !outcome.exit.success() && !args.run.ignore_failure {
                 return Err(crate::ab::failed_run(
                     format!("run {}", i + 1),
@@ -174,6 +179,9 @@ fn measure_runs(
         Ok(())
     })();
     progress.finish();
+    // Every run measured is kept, whatever ended the loop.
+    let written = block.write();
+    let result = result.and(written);
     if let Err(e) = result {
         store.finish_experiment(id, "incomplete", None, None, None)?;
         return Err(e);

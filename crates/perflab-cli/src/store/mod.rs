@@ -1,11 +1,13 @@
 //! The history: every experiment and every run, with provenance, in SQLite
 //! (a file, the default) or PostgreSQL (a server several machines share).
 //!
-//! Runs are written one by one as they finish (each insert its own
-//! transaction), so Ctrl-C or a crash mid-experiment keeps
-//! what was measured. Ctrl-C marks the experiment `incomplete` at once; after
-//! a crash or `kill -9` it stays `running` until the store is next opened,
-//! which marks it `incomplete` once its process is gone (see `liveness`).
+//! Runs are written as they finish (write-ahead logging), one transaction
+//! each, or, for `perflab run`, one per block of runs finished within half
+//! a second (see `run_block` for what a crash can lose), so Ctrl-C or a
+//! crash mid-experiment keeps what was measured. Ctrl-C marks the
+//! experiment `incomplete` at once; after a crash or `kill -9` it stays
+//! `running` until the store is next opened, which marks it `incomplete`
+//! once its process is gone (see `liveness`).
 //!
 //! Every query is written once (`sql`) and runs on either back end
 //! (`backend`); experiment and run ids come from the database, and each
@@ -20,6 +22,7 @@ mod liveness;
 mod location;
 mod postgres;
 mod results;
+mod run_block;
 mod schema;
 pub(crate) mod sql;
 mod transfer;
@@ -28,6 +31,7 @@ pub use crate::error::StoreError;
 pub use history::ExperimentValues;
 pub use location::Location;
 pub use results::{ExperimentSummary, StoredRun};
+pub use run_block::{RunBlock, RunPlace};
 pub use transfer::{Selection, TransferSummary};
 
 use perflab_runner::RunOutcome;
@@ -244,6 +248,25 @@ impl Store {
         warmup: bool,
         run: &RunOutcome,
     ) -> Result<()> {
+        let place = RunPlace {
+            experiment_id,
+            variant_id,
+            sequence,
+            iteration,
+            warmup,
+        };
+        self.insert_run(&place, &now_rfc3339(), run)
+    }
+
+    /// Inserts one run that finished at `finished_at`.
+    fn insert_run(&self, place: &RunPlace, finished_at: &str, run: &RunOutcome) -> Result<()> {
+        let RunPlace {
+            experiment_id,
+            variant_id,
+            sequence,
+            iteration,
+            warmup,
+        } = *place;
         let metrics: std::collections::BTreeMap<_, _> = run
             .metrics
             .iter()
@@ -259,7 +282,7 @@ impl Store {
              sys_s, peak_memory_kib, exit_code, signal, outcome, metrics_json, profile_json, uid)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
             values![
-                experiment_id, variant_id, sequence, iteration, warmup, now_rfc3339(), run.wall_s,
+                experiment_id, variant_id, sequence, iteration, warmup, finished_at, run.wall_s,
                 run.user_s, run.sys_s, run.peak_memory_kib, code, signal, run.exit.describe(),
                 serde_json::to_string(&metrics).unwrap_or_default(), run.profile_json.as_deref(), new_uid()
             ],

@@ -126,6 +126,7 @@ pub(super) fn prepare(db: &Backend, path: &Path) -> Result<()> {
         use_write_ahead_log(conn).map_err(sqlite)?;
         conn.execute_batch("PRAGMA synchronous=NORMAL;")
             .map_err(sqlite)?;
+        keep_log_files(conn).map_err(sqlite)?;
     }
     if version(db, path)? == SCHEMA_VERSION {
         return Ok(());
@@ -233,4 +234,30 @@ fn use_write_ahead_log(conn: &Connection) -> rusqlite::Result<()> {
             other => return other.map(drop),
         }
     }
+}
+
+/// Keeps the write-ahead log's two files when the last connection closes
+/// (SQLite's persistent WAL mode), emptied once their content is in the
+/// store file, which therefore holds every run on its own, as before.
+///
+/// Why: otherwise every perflab command creates the log again, and SQLite
+/// then syncs the store's directory too, and deletes both files at its end:
+/// file system updates that took milliseconds per command on a busy disk,
+/// as much as hundreds of runs of a fast command cost perflab.
+fn keep_log_files(conn: &Connection) -> rusqlite::Result<()> {
+    // Any size: at close the kept log is emptied whatever it is.
+    conn.execute_batch("PRAGMA journal_size_limit=4194304;")?;
+    let mut keep: std::ffi::c_int = 1;
+    // SAFETY: a file control on the open connection's main database, with
+    // the int that SQLITE_FCNTL_PERSIST_WAL reads. Its result is left
+    // alone: a database without a file (in memory) has no log to keep.
+    unsafe {
+        rusqlite::ffi::sqlite3_file_control(
+            conn.handle(),
+            c"main".as_ptr(),
+            rusqlite::ffi::SQLITE_FCNTL_PERSIST_WAL,
+            (&raw mut keep).cast(),
+        );
+    }
+    Ok(())
 }
