@@ -155,8 +155,10 @@ const MACHINE_STATE: &[&str] = &[
 /// machine's state while it ran.
 fn without_clock_readings(text: &str) -> String {
     let duration = regex::Regex::new(r"[0-9.]+ ?(ns|µs|ms|s|min|KiB|MiB|GiB)\b").unwrap();
-    let about_the_machine =
-        |l: &str| l.starts_with("> warning:") && MACHINE_STATE.iter().any(|w| l.contains(w));
+    let about_the_machine = |l: &str| {
+        l.starts_with("Machine:")
+            || (l.starts_with("> warning:") && MACHINE_STATE.iter().any(|w| l.contains(w)))
+    };
     text.lines()
         .filter(|l| !l.contains("started") && !l.contains("kernel") && !about_the_machine(l))
         .map(|l| duration.replace_all(l, "T").into_owned())
