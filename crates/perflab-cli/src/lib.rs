@@ -72,7 +72,10 @@ pub fn run(cli: Cli) -> Result<i32> {
         report::check_output(flag, path)?;
     }
     perflab_runner::install_interrupt_handler();
-    let store = Store::open_at(&store::Location::from_flag(cli.store.as_deref()), "--store")?;
+    let store = Store::open_at(
+        &store::Location::from_flag(cli.store.as_deref())?,
+        "--store",
+    )?;
     let mut executor = commands::real_executor();
     match &cli.command {
         Command::Ab(args) => commands::ab(args, &store, executor_for),

@@ -1,13 +1,14 @@
 //! The store over the life of its experiments: a perflab killed mid-way
 //! leaves its experiment `incomplete` with its runs, several perflab
-//! processes may create a store at once, and older stores are upgraded.
+//! processes may create a store at once, older stores are upgraded, and a
+//! store named wrongly is refused before anything is created.
 
 mod common;
 
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::Scratch;
+use common::{Scratch, assert_exit};
 
 /// Measured runs stored so far, 0 while the store or its tables do not exist yet.
 fn stored_runs(s: &Scratch) -> i64 {
@@ -225,4 +226,39 @@ fn a_store_of_a_newer_perflab_is_refused_with_exit_2() {
     common::assert_exit(&out, 2);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("newer perflab"), "{stderr}");
+}
+
+#[test]
+fn a_store_url_of_another_database_is_a_usage_error_and_creates_nothing() {
+    let s = Scratch::new();
+    let out = s
+        .perflab()
+        .args(["--store", "mysql://ann:secret@db/perflab", "history"])
+        .output()
+        .unwrap();
+    assert_exit(&out, 2);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--store") && stderr.contains("postgres://"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("secret"), "{stderr}");
+    assert!(!s.dir.path().join("mysql:").exists());
+}
+
+#[test]
+fn pulling_from_a_store_file_that_does_not_exist_is_a_usage_error() {
+    let s = Scratch::new();
+    let out = s
+        .perflab()
+        .args(["pull", "--from", "shared/typo.db"])
+        .output()
+        .unwrap();
+    assert_exit(&out, 2);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--from") && stderr.contains("shared/typo.db"),
+        "{stderr}"
+    );
+    assert!(!s.dir.path().join("shared").exists());
 }

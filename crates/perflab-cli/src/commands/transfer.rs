@@ -2,12 +2,12 @@
 //! store of the command (`--store`) and another one.
 
 use crate::cli::{PullArgs, PushArgs};
-use crate::error::{EXIT_OK, Result};
+use crate::error::{EXIT_OK, Error, Result};
 use crate::store::{Location, Store, TransferSummary};
 
 /// `perflab push`: from `--store` to `--to`.
 pub fn push(args: &PushArgs, store: &Store) -> Result<i32> {
-    let location = Location::parse(&args.to);
+    let location = Location::parse(&args.to, "--to")?;
     let to = Store::open_at(&location, "--to")?;
     let summary = store.copy_to(&to, &args.selection.selection())?;
     println!("pushed to {location}: {}", describe(&summary));
@@ -16,7 +16,19 @@ pub fn push(args: &PushArgs, store: &Store) -> Result<i32> {
 
 /// `perflab pull`: from `--from` into `--store`.
 pub fn pull(args: &PullArgs, store: &Store) -> Result<i32> {
-    let location = Location::parse(&args.from);
+    let location = Location::parse(&args.from, "--from")?;
+    if let Location::File(path) = &location {
+        // Opening would create an empty store and pull nothing from it.
+        if !path.exists() {
+            return Err(Error::usage(
+                "--from",
+                format!(
+                    "there is no store at {}: check the path (perflab push --to creates one)",
+                    path.display()
+                ),
+            ));
+        }
+    }
     let from = Store::open_at(&location, "--from")?;
     let summary = from.copy_to(store, &args.selection.selection())?;
     println!("pulled from {location}: {}", describe(&summary));

@@ -5,6 +5,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::postgres::{is_postgres_url, redact};
+use crate::error::{Error, Result};
 
 /// A store's place.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,19 +17,44 @@ pub enum Location {
 }
 
 impl Location {
-    /// The place `text` names: a `postgres://` or `postgresql://` URL, or a
-    /// file path.
-    pub fn parse(text: &Path) -> Self {
-        match text.to_str().filter(|t| is_postgres_url(t)) {
-            Some(url) => Location::Postgres(url.to_string()),
-            None => Location::File(text.to_path_buf()),
+    /// The place `text` (given with `flag`) names: a `postgres://` or
+    /// `postgresql://` URL, or a file path. Another URL (`mysql://…`) is a
+    /// usage error, not a file of that name.
+    pub fn parse(text: &Path, flag: &str) -> Result<Self> {
+        let Some(t) = text.to_str() else {
+            return Ok(Location::File(text.to_path_buf()));
+        };
+        if is_postgres_url(t) {
+            return Ok(Location::Postgres(t.to_string()));
         }
+        if let Some((scheme, _)) = t.split_once("://") {
+            let is_scheme = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
+            if is_scheme {
+                return Err(Error::usage(
+                    flag,
+                    format!(
+                        "'{}' is a {scheme}:// URL, and perflab stores only in SQLite files and \
+                         PostgreSQL: give a file path or a postgres://USER@HOST/DATABASE URL",
+                        redact(t)
+                    ),
+                ));
+            }
+        }
+        Ok(Location::File(text.to_path_buf()))
     }
 
     /// The store of a command: `--store`, then `$PERFLAB_STORE`, then
     /// `.perflab/perflab.db`.
-    pub fn from_flag(flag: Option<&Path>) -> Self {
-        Self::parse(&super::Store::default_path(flag))
+    pub fn from_flag(flag: Option<&Path>) -> Result<Self> {
+        let name = if flag.is_some() {
+            "--store"
+        } else {
+            "PERFLAB_STORE"
+        };
+        Self::parse(&super::Store::default_path(flag), name)
     }
 }
 
@@ -48,17 +74,27 @@ mod tests {
 
     #[test]
     fn a_postgres_url_is_a_server_and_anything_else_a_file() {
+        let parse = |text: &str| Location::parse(Path::new(text), "--store").unwrap();
         assert_eq!(
-            Location::parse(Path::new("postgres://u:pw@h/db")),
+            parse("postgres://u:pw@h/db"),
             Location::Postgres("postgres://u:pw@h/db".into())
         );
+        assert_eq!(parse("postgres.db"), Location::File("postgres.db".into()));
         assert_eq!(
-            Location::parse(Path::new("postgres.db")),
-            Location::File("postgres.db".into())
-        );
-        assert_eq!(
-            Location::parse(Path::new("postgresql://u:pw@h/db")).to_string(),
+            parse("postgresql://u:pw@h/db").to_string(),
             "postgresql://u@h/db"
+        );
+    }
+
+    #[test]
+    fn another_url_is_a_usage_error_naming_the_flag_not_a_file() {
+        let err = Location::parse(Path::new("mysql://u:pw@h/db"), "--to").unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("--to") && text.contains("mysql://"), "{text}");
+        assert!(!text.contains("pw"), "{text}");
+        assert_eq!(
+            Location::parse(Path::new("runs/a:b.db"), "--to").unwrap(),
+            Location::File("runs/a:b.db".into())
         );
     }
 }
