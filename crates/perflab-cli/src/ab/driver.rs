@@ -200,6 +200,27 @@ struct AbState<'a> {
     duet: Option<Duet>,
 }
 
+/// The request for a run of `variant` of a plain A/B (no scenario). A free
+/// function, not a method: the request borrows the experiment, not the
+/// state, so the state's run maker stays free to borrow mutably.
+fn request<'e>(
+    exp: &'e Experiment,
+    variant_ids: &Option<Vec<i64>>,
+    variant: usize,
+    iteration: usize,
+    warmup: bool,
+) -> RunRequest<'e> {
+    let v = &exp.variants[variant];
+    RunRequest {
+        variant: v,
+        name: &v.name,
+        variant_id: variant_ids.as_ref().map(|ids| ids[variant]),
+        iteration,
+        warmup,
+        scenario: None,
+    }
+}
+
 impl AbState<'_> {
     fn drive(
         &mut self,
@@ -297,17 +318,8 @@ impl AbState<'_> {
         iteration: usize,
         warmup: bool,
     ) -> Result<Option<[RunOutcome; 2]>> {
-        let requests = [0, 1].map(|variant| {
-            let v = &self.exp.variants[variant];
-            RunRequest {
-                variant: v,
-                name: &v.name,
-                variant_id: self.variant_ids.as_ref().map(|ids| ids[variant]),
-                iteration,
-                warmup,
-                scenario: None,
-            }
-        });
+        let requests =
+            [0, 1].map(|variant| request(self.exp, &self.variant_ids, variant, iteration, warmup));
         let duet = self.duet.as_mut().expect("called in duet mode");
         duet.block(executor, &mut self.maker, [&requests[0], &requests[1]])
     }
@@ -320,18 +332,8 @@ impl AbState<'_> {
         iteration: usize,
         warmup: bool,
     ) -> Result<Option<RunOutcome>> {
-        let v = &self.exp.variants[variant];
-        self.maker.perform(
-            executor,
-            &RunRequest {
-                variant: v,
-                name: &v.name,
-                variant_id: self.variant_ids.as_ref().map(|ids| ids[variant]),
-                iteration,
-                warmup,
-                scenario: None,
-            },
-        )
+        let request = request(self.exp, &self.variant_ids, variant, iteration, warmup);
+        self.maker.perform(executor, &request)
     }
 }
 
