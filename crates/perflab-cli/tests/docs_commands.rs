@@ -173,7 +173,17 @@ impl Fixtures {
              [ \"$*\" = \"build --release\" ] || { echo \"fixture cargo: only 'build --release', not '$*'\" >&2; exit 101; }\n\
              mkdir -p target/release && cp app.sh target/release/app && chmod +x target/release/app\n",
         );
-        for name in ["old-build", "new-build", "prog", "old", "new", "hamt", "libhamt", "job", "ref"] {
+        for name in [
+            "old-build",
+            "new-build",
+            "prog",
+            "old",
+            "new",
+            "hamt",
+            "libhamt",
+            "job",
+            "ref",
+        ] {
             executable(work.join(name), &program("echo \"done\""));
         }
         for name in ["a", "b"] {
@@ -216,7 +226,10 @@ impl Fixtures {
             ".perflab/\ntarget/\n*.json\n*.md\n*.html\n*.svg\n*.db\n",
         )
         .unwrap();
-        for (i, app) in ["exit 0", "exit 0", "sleep 0.02", "sleep 0.02"].iter().enumerate() {
+        for (i, app) in ["exit 0", "exit 0", "sleep 0.02", "sleep 0.02"]
+            .iter()
+            .enumerate()
+        {
             executable(work.join("app.sh"), &format!("#!/bin/sh\n{app}\n"));
             std::fs::write(work.join("notes.txt"), format!("change {i}\n")).unwrap();
             git(&work, &["add", "."]);
@@ -226,7 +239,8 @@ impl Fixtures {
             }
         }
         // A store with one experiment, for the pages that report or list.
-        let out = fixtures.shell("perflab ab ./old-build ./new-build --name seed --min-runs 2 --max-runs 2");
+        let out = fixtures
+            .shell("perflab ab ./old-build ./new-build --name seed --min-runs 2 --max-runs 2");
         assert!(
             out.status.code().is_some_and(|c| [0, 3, 4].contains(&c)),
             "the fixture store: {}",
@@ -291,7 +305,10 @@ fn wrong_outcome(line: &str, out: &Output) -> Option<String> {
             format!("works now (exit {code:?}): remove it from KNOWN_BROKEN in this test")
         });
     }
-    if let Some((_, why)) = ARGUMENTS_ONLY.iter().find(|(start, _)| line.starts_with(start)) {
+    if let Some((_, why)) = ARGUMENTS_ONLY
+        .iter()
+        .find(|(start, _)| line.starts_with(start))
+    {
         return usage_error(out)
             .then(|| format!("its arguments are refused (it only has to be accepted: {why})"));
     }
@@ -307,7 +324,11 @@ fn every_perflab_command_line_of_the_readme_and_docs_works() {
         .flat_map(|page| command_lines(page, &read(page)))
         .collect();
     assert!(
-        lines.iter().filter(|l| l.page.ends_with("README.md")).count() >= 2,
+        lines
+            .iter()
+            .filter(|l| l.page.ends_with("README.md"))
+            .count()
+            >= 2,
         "the README's first commands are found: {lines:#?}"
     );
     for known in KNOWN_BROKEN {
@@ -330,10 +351,15 @@ fn every_perflab_command_line_of_the_readme_and_docs_works() {
             if let Some(wrong) = wrong_outcome(&line.text, &out) {
                 failures.push(format!(
                     "{}:{}: {}\n  ran: {run}\n  {wrong}\n  stderr: {}",
-                    line.page.strip_prefix(&root).unwrap_or(&line.page).display(),
+                    line.page
+                        .strip_prefix(&root)
+                        .unwrap_or(&line.page)
+                        .display(),
                     line.line,
                     line.text,
-                    String::from_utf8_lossy(&out.stderr).trim_end().replace('\n', "\n    ")
+                    String::from_utf8_lossy(&out.stderr)
+                        .trim_end()
+                        .replace('\n', "\n    ")
                 ));
             }
         }
@@ -360,7 +386,7 @@ fn command_lines_are_joined_across_backslashes_and_output_blocks_are_left_out() 
         [
             ("perflab ab './a' './b' --name one   # trailing", 5),
             ("perflab history", 7),
-            ("perflab report", 15),
+            ("perflab report", 16),
         ]
     );
 }
@@ -379,7 +405,10 @@ fn a_store_url_becomes_a_file_and_run_limits_go_after_the_subcommand() {
         as_run_here("perflab ab 'sweep ab' x"),
         "perflab ab --min-runs 2 --max-runs 4 'sweep ab' x"
     );
-    assert_eq!(as_run_here("perflab history --name ab"), "perflab history --name ab");
+    assert_eq!(
+        as_run_here("perflab history --name ab"),
+        "perflab history --name ab"
+    );
 }
 
 #[test]
@@ -390,9 +419,9 @@ fn a_line_refused_as_bad_usage_fails_the_check() {
         wrong_outcome("perflab ab ./old ./new --no-such-flag", &out),
         Some("exit Some(2)".to_string())
     );
-    let out = fixtures.shell("perflab profile --no-such-flag -- ./prog");
+    let out = fixtures.shell("perflab profile --frequency often -- ./prog");
     assert!(
-        wrong_outcome("perflab profile --no-such-flag -- ./prog", &out)
+        wrong_outcome("perflab profile --frequency often -- ./prog", &out)
             .is_some_and(|w| w.contains("arguments are refused")),
         "{}",
         String::from_utf8_lossy(&out.stderr)

@@ -87,7 +87,10 @@ fn every_relative_link_of_the_documentation_resolves() {
         "the guide's index is among the pages checked"
     );
     let linked: usize = pages.iter().map(|p| links(&read(p)).len()).sum();
-    assert!(linked > 100, "only {linked} links found: is the parser reading the pages?");
+    assert!(
+        linked > 100,
+        "only {linked} links found: is the parser reading the pages?"
+    );
     let broken = broken_links(&root, &pages);
     assert!(
         broken.is_empty(),
@@ -116,21 +119,33 @@ fn a_link_to_a_missing_file_or_heading_is_reported_and_a_good_one_is_not() {
     );
     let broken = broken_links(root, &[root.join("README.md")]);
     assert_eq!(broken.len(), 3, "{broken:#?}");
-    assert!(broken[0].starts_with("README.md:4: (docs/guide/sweep.md)"), "{broken:#?}");
+    assert!(
+        broken[0].starts_with("README.md:4: (docs/guide/sweep.md)"),
+        "{broken:#?}"
+    );
     assert!(broken[0].contains("does not exist"), "{broken:#?}");
-    assert!(broken[1].contains("no heading with the anchor #what-happened"), "{broken:#?}");
+    assert!(
+        broken[1].contains("no heading with the anchor #what-happened"),
+        "{broken:#?}"
+    );
     assert!(broken[2].contains("#nowhere"), "{broken:#?}");
 }
 
 #[test]
 fn anchors_are_lower_case_with_hyphens_for_spaces_and_no_punctuation() {
-    assert_eq!(github_slug("Suites: scenarios × variants"), "suites-scenarios--variants");
+    assert_eq!(
+        github_slug("Suites: scenarios × variants"),
+        "suites-scenarios--variants"
+    );
     assert_eq!(
         github_slug("Async Rust: futures, locks and tracing"),
         "async-rust-futures-locks-and-tracing"
     );
     assert_eq!(github_slug("perflab_cli's `Store`"), "perflab_clis-store");
-    assert_eq!(github_slug("perflab-result/1 (sweep)"), "perflab-result1-sweep");
+    assert_eq!(
+        github_slug("perflab-result/1 (sweep)"),
+        "perflab-result1-sweep"
+    );
     let page = "# A `code` heading\n\n```sh\n# not a heading\n```\n\n## Twice\n\n## Twice\n";
     let found = anchors(page);
     for anchor in ["a-code-heading", "twice", "twice-1"] {
