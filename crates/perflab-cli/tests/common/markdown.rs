@@ -94,9 +94,10 @@ pub fn anchors(text: &str) -> HashSet<String> {
     for event in parser(text) {
         match event {
             Event::Start(Tag::Heading { .. }) => heading = Some(String::new()),
-            Event::Text(t) | Event::Code(t) | Event::InlineHtml(t) if heading.is_some() => {
-                if !t.starts_with('<') {
-                    heading.as_mut().expect("inside a heading").push_str(&t);
+            // Inline HTML (`<code>`) is markup: GitHub leaves it out of the anchor.
+            Event::Text(t) | Event::Code(t) => {
+                if let Some(heading) = heading.as_mut() {
+                    heading.push_str(&t);
                 }
             }
             Event::End(TagEnd::Heading(_)) => {
