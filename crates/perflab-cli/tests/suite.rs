@@ -17,8 +17,8 @@ fn stderr(out: &std::process::Output) -> String {
 fn the_example_file_of_the_documentation_runs_as_written() {
     let s = Scratch::new();
     write_work(&s);
-    let readme = include_str!("../../../README.md");
-    let section = &readme[readme.find("## Suites").expect("a Suites section")..];
+    let guide = include_str!("../../../docs/guide/suites.md");
+    let section = &guide[guide.find("# Suites").expect("a Suites section")..];
     let start = section.find("```toml\n").unwrap() + "```toml\n".len();
     let example = &section[start..start + section[start..].find("```").unwrap()];
     // Keys may be added to the file as written: a run limit keeps the test short.

@@ -477,9 +477,9 @@ mod tests {
     }
 
     #[test]
-    fn the_example_files_in_the_readme_and_this_module_parse() {
-        let readme = include_str!("../../../../README.md");
-        let section = &readme[readme.find("### Experiment files").unwrap()..];
+    fn the_example_files_in_the_guide_and_this_module_parse() {
+        let guide = include_str!("../../../../docs/guide/configuration.md");
+        let section = &guide[guide.find("# Experiment files").unwrap()..];
         let start = section.find("```toml\n").unwrap() + "```toml\n".len();
         let example = &section[start..start + section[start..].find("```").unwrap()];
         let s = parse(example).unwrap();

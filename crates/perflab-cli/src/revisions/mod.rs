@@ -170,9 +170,9 @@ mod tests {
     use crate::experiment::parse_experiment;
 
     #[test]
-    fn the_experiment_file_of_the_readme_names_two_revisions_and_a_build() {
-        let readme = include_str!("../../../../README.md");
-        let section = &readme[readme.find("## Commits as variants").unwrap()..];
+    fn the_experiment_file_of_the_guide_names_two_revisions_and_a_build() {
+        let guide = include_str!("../../../../docs/guide/revisions.md");
+        let section = &guide[guide.find("# Commits as variants").unwrap()..];
         let start = section.find("```toml\n").unwrap() + "```toml\n".len();
         let example = &section[start..start + section[start..].find("```").unwrap()];
         let settings = parse_experiment(example, Path::new("perflab.toml")).unwrap();
