@@ -8,30 +8,26 @@
 //! Runs are started through `perflab-exec` where it is installed next to the
 //! running program: its code is [`exec`], its conversation with perflab
 //! [`protocol`]. The perflab command builds it as its `perflab-exec` binary.
+//! The ways of starting a run, and which is used when, are described in the
+//! `start` module.
 #![deny(missing_docs)]
 
 pub mod callgrind;
 mod capture;
 mod cpu_set;
 pub mod error;
-pub mod exec;
 mod fake;
-mod fork_request;
-mod fork_server;
 mod interrupt;
-mod local;
 mod metrics;
 mod perf_events;
 mod pidfd;
-mod process;
 pub mod protocol;
 mod schedule;
 mod seqpacket;
 mod si_number;
-mod spawn_error;
+mod start;
 mod streams;
 pub mod tools;
-mod trampoline;
 mod valgrind;
 
 use std::collections::BTreeMap;
@@ -46,9 +42,10 @@ pub use fake::FakeExecutor;
 pub use interrupt::{install_interrupt_handler, interrupted};
 pub use metrics::{COUNT_UNIT, MetricExtractor, builtin_metric};
 pub use perf_events::{Attached, Attaching, PerfEvent, PerfEventSet, perf_event_metric};
-pub use process::ProcessExecutor;
 pub use schedule::Schedule;
 pub use si_number::parse_si_number;
+pub use start::perflab_exec as exec;
+pub use start::process_executor::ProcessExecutor;
 pub use valgrind::{CountedRun, FIXED_PATH, INSTRUCTIONS, InstructionExecutor};
 
 /// How a command is started.
