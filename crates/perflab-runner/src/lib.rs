@@ -58,20 +58,48 @@ pub enum CommandLine {
 }
 
 impl CommandLine {
-    /// Builds the command line from the text the user gave.
-    pub fn new(text: &str, shell: bool) -> Self {
+    /// Builds the command line from the text the user gave. Without a shell
+    /// the text is split into arguments as `sh` would split it (quotes and
+    /// backslashes group and escape, nothing is expanded), so that
+    /// `prog 'a b'` passes the one argument `a b`; an unclosed quote is a
+    /// usage error naming the command.
+    pub fn new(text: &str, shell: bool) -> Result<Self> {
         if shell {
-            CommandLine::Shell(text.to_string())
-        } else {
-            CommandLine::Direct(text.split_whitespace().map(str::to_string).collect())
+            return Ok(CommandLine::Shell(text.to_string()));
         }
+        shell_words::split(text)
+            .map(CommandLine::Direct)
+            .map_err(|_| {
+                Error::usage(
+                    "-N/--no-shell",
+                    format!(
+                        "the command `{text}` has a quote that is never closed, so it cannot be split into arguments; close the quote, or escape it with a backslash"
+                    ),
+                )
+            })
     }
 
-    /// The command as the user wrote it.
+    /// The command as the user wrote it. Without a shell, an argument that
+    /// holds a space, a quote or a backslash, or is empty, is quoted, so the
+    /// text splits back into the same arguments.
     pub fn display(&self) -> String {
         match self {
             CommandLine::Shell(s) => s.clone(),
-            CommandLine::Direct(args) => args.join(" "),
+            CommandLine::Direct(args) => args
+                .iter()
+                .map(|arg| {
+                    let plain = !arg.is_empty()
+                        && !arg
+                            .chars()
+                            .any(|c| c.is_whitespace() || "'\"\\".contains(c));
+                    if plain {
+                        arg.clone()
+                    } else {
+                        shell_words::quote(arg).into_owned()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
         }
     }
 }
@@ -200,5 +228,40 @@ pub trait Executor {
     /// `None` when this executor cannot make two runs at once.
     fn duet_partner(&self) -> Option<Box<dyn Executor + Send>> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_command_without_a_shell_splits_on_quotes_and_backslashes_as_sh_does() {
+        let command = CommandLine::new(r#"prog 'a b' "c  d" e\ f"#, false).unwrap();
+        let args = ["prog", "a b", "c  d", "e f"].map(String::from).to_vec();
+        assert_eq!(command, CommandLine::Direct(args));
+    }
+
+    #[test]
+    fn a_command_without_a_shell_displays_as_text_that_splits_back_into_its_arguments() {
+        let command = CommandLine::new(r#"prog --n=3 'a b' "" it\'s"#, false).unwrap();
+        assert_eq!(command.display(), r#"prog --n=3 'a b' '' 'it'\''s'"#);
+        assert_eq!(
+            CommandLine::new(&command.display(), false).unwrap(),
+            command
+        );
+    }
+
+    #[test]
+    fn an_unclosed_quote_is_a_usage_error_naming_the_command() {
+        let error = CommandLine::new("prog 'a b", false).unwrap_err();
+        assert!(matches!(error, Error::Usage { .. }), "{error:?}");
+        assert!(error.to_string().contains("`prog 'a b`"), "{error}");
+    }
+
+    #[test]
+    fn a_command_for_the_shell_is_kept_as_written() {
+        let command = CommandLine::new("prog 'a b", true).unwrap();
+        assert_eq!(command, CommandLine::Shell("prog 'a b".into()));
     }
 }
