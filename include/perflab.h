@@ -488,6 +488,8 @@ extern "C" {
 #define PERFLAB__NEW(type) ((type *)calloc(1, sizeof(type)))
 #endif
 
+/* Shared values: DEFAULT_UNATTRIBUTED_THRESHOLD and TABLE_ENV ("PERFLAB_TABLE")
+   in crates/perflab/src/lib.rs. */
 #define PERFLAB__UNATTRIBUTED_THRESHOLD 0.10 /* share of a thread's wall time */
 #define PERFLAB__NEAR_SPAN_COST_FACTOR 4.0
 #define PERFLAB__WAITING_SHARE 0.5 /* share of a thread's time inside spans spent off the CPU */

@@ -108,3 +108,54 @@ fn history_shows_the_name_of_a_named_run_once() {
         .unwrap_or_else(|| panic!("no run in the history:\n{text}"));
     assert_eq!(row.matches("spans: baseline").count(), 1, "{text}");
 }
+
+/// A program that writes each of its arguments on a line of `args.txt`.
+fn argument_printer(s: &Scratch) {
+    let path = s.write(
+        "print-args",
+        "#!/bin/sh\nprintf '%s\\n' \"$@\" > args.txt\n",
+    );
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn a_command_without_a_shell_is_split_into_arguments_as_sh_would_split_it() {
+    let s = Scratch::new();
+    argument_printer(&s);
+    let out = s
+        .perflab()
+        .args([
+            "run",
+            "-N",
+            r#"./print-args 'a b' "c  d" e\ f g"#,
+            "--runs",
+            "1",
+            "--warmup",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    common::assert_exit(&out, 0);
+    let args = std::fs::read_to_string(s.path("args.txt")).unwrap();
+    assert_eq!(args, "a b\nc  d\ne f\ng\n");
+}
+
+#[test]
+fn a_command_without_a_shell_with_an_unclosed_quote_is_refused_naming_it() {
+    let s = Scratch::new();
+    argument_printer(&s);
+    for command in ["run", "ab"] {
+        let mut args = vec![command, "-N", "./print-args 'a b"];
+        if command == "ab" {
+            args.push("./print-args c");
+        }
+        let out = s.perflab().args(&args).output().unwrap();
+        let stderr = common::stderr_of_refusal(&out);
+        assert!(
+            stderr.contains("`./print-args 'a b`") && stderr.contains("never closed"),
+            "{command}: {stderr}"
+        );
+        assert!(!s.path("args.txt").exists(), "{command}: nothing ran");
+    }
+}

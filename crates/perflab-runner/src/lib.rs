@@ -8,30 +8,26 @@
 //! Runs are started through `perflab-exec` where it is installed next to the
 //! running program: its code is [`exec`], its conversation with perflab
 //! [`protocol`]. The perflab command builds it as its `perflab-exec` binary.
+//! The ways of starting a run, and which is used when, are described in the
+//! `start` module.
 #![deny(missing_docs)]
 
 pub mod callgrind;
 mod capture;
 mod cpu_set;
 pub mod error;
-pub mod exec;
 mod fake;
-mod fork_request;
-mod fork_server;
 mod interrupt;
-mod local;
 mod metrics;
 mod perf_events;
 mod pidfd;
-mod process;
 pub mod protocol;
 mod schedule;
 mod seqpacket;
 mod si_number;
-mod spawn_error;
+mod start;
 mod streams;
 pub mod tools;
-mod trampoline;
 mod valgrind;
 
 use std::collections::BTreeMap;
@@ -46,9 +42,10 @@ pub use fake::FakeExecutor;
 pub use interrupt::{install_interrupt_handler, interrupted};
 pub use metrics::{COUNT_UNIT, MetricExtractor, builtin_metric};
 pub use perf_events::{Attached, Attaching, PerfEvent, PerfEventSet, perf_event_metric};
-pub use process::ProcessExecutor;
 pub use schedule::Schedule;
 pub use si_number::parse_si_number;
+pub use start::perflab_exec as exec;
+pub use start::process_executor::ProcessExecutor;
 pub use valgrind::{CountedRun, FIXED_PATH, INSTRUCTIONS, InstructionExecutor};
 
 /// How a command is started.
@@ -61,20 +58,48 @@ pub enum CommandLine {
 }
 
 impl CommandLine {
-    /// Builds the command line from the text the user gave.
-    pub fn new(text: &str, shell: bool) -> Self {
+    /// Builds the command line from the text the user gave. Without a shell
+    /// the text is split into arguments as `sh` would split it (quotes and
+    /// backslashes group and escape, nothing is expanded), so that
+    /// `prog 'a b'` passes the one argument `a b`; an unclosed quote is a
+    /// usage error naming the command.
+    pub fn new(text: &str, shell: bool) -> Result<Self> {
         if shell {
-            CommandLine::Shell(text.to_string())
-        } else {
-            CommandLine::Direct(text.split_whitespace().map(str::to_string).collect())
+            return Ok(CommandLine::Shell(text.to_string()));
         }
+        shell_words::split(text)
+            .map(CommandLine::Direct)
+            .map_err(|_| {
+                Error::usage(
+                    "-N/--no-shell",
+                    format!(
+                        "the command `{text}` has a quote that is never closed, so it cannot be split into arguments; close the quote, or escape it with a backslash"
+                    ),
+                )
+            })
     }
 
-    /// The command as the user wrote it.
+    /// The command as the user wrote it. Without a shell, an argument that
+    /// holds a space, a quote or a backslash, or is empty, is quoted, so the
+    /// text splits back into the same arguments.
     pub fn display(&self) -> String {
         match self {
             CommandLine::Shell(s) => s.clone(),
-            CommandLine::Direct(args) => args.join(" "),
+            CommandLine::Direct(args) => args
+                .iter()
+                .map(|arg| {
+                    let plain = !arg.is_empty()
+                        && !arg
+                            .chars()
+                            .any(|c| c.is_whitespace() || "'\"\\".contains(c));
+                    if plain {
+                        arg.clone()
+                    } else {
+                        shell_words::quote(arg).into_owned()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
         }
     }
 }
@@ -203,5 +228,40 @@ pub trait Executor {
     /// `None` when this executor cannot make two runs at once.
     fn duet_partner(&self) -> Option<Box<dyn Executor + Send>> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_command_without_a_shell_splits_on_quotes_and_backslashes_as_sh_does() {
+        let command = CommandLine::new(r#"prog 'a b' "c  d" e\ f"#, false).unwrap();
+        let args = ["prog", "a b", "c  d", "e f"].map(String::from).to_vec();
+        assert_eq!(command, CommandLine::Direct(args));
+    }
+
+    #[test]
+    fn a_command_without_a_shell_displays_as_text_that_splits_back_into_its_arguments() {
+        let command = CommandLine::new(r#"prog --n=3 'a b' "" it\'s"#, false).unwrap();
+        assert_eq!(command.display(), r#"prog --n=3 'a b' '' 'it'\''s'"#);
+        assert_eq!(
+            CommandLine::new(&command.display(), false).unwrap(),
+            command
+        );
+    }
+
+    #[test]
+    fn an_unclosed_quote_is_a_usage_error_naming_the_command() {
+        let error = CommandLine::new("prog 'a b", false).unwrap_err();
+        assert!(matches!(error, Error::Usage { .. }), "{error:?}");
+        assert!(error.to_string().contains("`prog 'a b`"), "{error}");
+    }
+
+    #[test]
+    fn a_command_for_the_shell_is_kept_as_written() {
+        let command = CommandLine::new("prog 'a b", true).unwrap();
+        assert_eq!(command, CommandLine::Shell("prog 'a b".into()));
     }
 }

@@ -163,7 +163,7 @@ impl FrameAllocs {
         children
             .bytes
             .store(self.saved_children.1.wrapping_add(inclusive.1), Relaxed);
-        let bump = crate::single_writer::bump;
+        let bump = crate::imp::single_writer::bump;
         bump(&slot.self_count.allocs, inclusive.0.saturating_sub(inner.0));
         bump(&slot.self_count.bytes, inclusive.1.saturating_sub(inner.1));
         // Recursive calls: only the outermost adds to inclusive figures.

@@ -1,31 +1,9 @@
-//! Where a finished session goes: the table to stderr, the profile to a file.
-//!
-//! Nothing here may take the program down. Every failure is one message on
-//! stderr that names the path and the fix, and the program carries on.
+//! Writing a profile to a file, so that a reader never sees half of one.
 
 use std::io::Write;
 use std::path::Path;
 
 use perflab_format::profile::Profile;
-
-/// Prints and writes a finished session's profile as its configuration says.
-#[cfg(feature = "enabled")]
-pub(crate) fn emit(profile: &Profile, config: &crate::registry::SessionConfig) {
-    if config.print_table {
-        let table = crate::session_table::render_table(profile);
-        // One write, so that the table is not interleaved with other output.
-        let _ = std::io::stderr().lock().write_all(table.as_bytes());
-    }
-    if let Some(path) = &config.profile_path {
-        if let Err(error) = write_profile(path, profile) {
-            eprintln!(
-                "perflab: could not write the profile to {}: {error}. The program carries on without it; point {} at a writable file whose directory exists.",
-                path.display(),
-                perflab_format::profile::PROFILE_ENV,
-            );
-        }
-    }
-}
 
 /// Writes `profile` as JSON to `path`.
 ///

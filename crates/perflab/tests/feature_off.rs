@@ -28,5 +28,5 @@ fn a_crate_built_with_probes_off_compiles_and_passes_its_tests() {
         output.status.success(),
         "the feature-off crate failed:\n{stdout}\n{stderr}"
     );
-    assert!(stdout.contains("3 passed"), "{stdout}");
+    assert!(stdout.contains("4 passed"), "{stdout}");
 }

@@ -11,6 +11,7 @@ from ._probes import COUNTER_SITES, GAUGE_SITES, SPAN_SITES
 from ._warnings import find_warnings
 
 PROFILE_FORMAT = "perflab-profile/1"
+# The shared value is DEFAULT_UNATTRIBUTED_THRESHOLD in crates/perflab/src/lib.rs.
 UNATTRIBUTED_THRESHOLD = 0.10
 
 

@@ -20,6 +20,7 @@ BATCHES = 11
 def settings(environ):
     """``(profile path or None, print the table)`` from the environment, as perflab.h reads it."""
     path = environ.get("PERFLAB_PROFILE") or None
+    # PERFLAB_TABLE is TABLE_ENV in crates/perflab/src/lib.rs.
     return path, environ.get("PERFLAB_TABLE") == "1"
 
 

@@ -147,7 +147,8 @@ pub struct RunOptions {
     /// (--measure instructions) gets 100 times as long.
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
-    /// Run the command directly instead of through `sh -c` (split on whitespace).
+    /// Run the command directly instead of through `sh -c` (split into
+    /// arguments as sh splits them: quotes group, nothing is expanded).
     #[arg(short = 'N', long)]
     pub no_shell: bool,
     /// Keep measuring when a run exits with a non-zero status.

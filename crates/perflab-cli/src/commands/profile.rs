@@ -61,7 +61,14 @@ pub fn profile(args: &ProfileArgs, store: &Store, executor: &mut dyn Executor) -
         .map_err(|e| Error::usage("--timeout", e))?;
     let mut targets = Vec::new();
     if let Some(baseline) = &args.baseline {
-        let argv: Vec<String> = baseline.split_whitespace().map(str::to_string).collect();
+        let argv = shell_words::split(baseline).map_err(|_| {
+            Error::usage(
+                "--baseline",
+                format!(
+                    "the command `{baseline}` has a quote that is never closed, so it cannot be split into arguments; close the quote, or escape it with a backslash"
+                ),
+            )
+        })?;
         if argv.is_empty() {
             return Err(Error::usage("--baseline", "the baseline command is empty"));
         }

@@ -275,13 +275,15 @@ impl Settings {
             .variants
             .iter()
             .enumerate()
-            .map(|(i, v)| Variant {
-                name: v.name.clone().unwrap_or_else(|| ["A", "B"][i].to_string()),
-                command: CommandLine::new(v.command.as_deref().unwrap_or_default(), shell),
-                env: v.env.clone(),
-                cwd: v.cwd.clone().or_else(|| self.cwd.clone()),
+            .map(|(i, v)| {
+                Ok(Variant {
+                    name: v.name.clone().unwrap_or_else(|| ["A", "B"][i].to_string()),
+                    command: CommandLine::new(v.command.as_deref().unwrap_or_default(), shell)?,
+                    env: v.env.clone(),
+                    cwd: v.cwd.clone().or_else(|| self.cwd.clone()),
+                })
             })
-            .collect::<Vec<_>>();
+            .collect::<Result<Vec<_>>>()?;
         if variants[0].name == variants[1].name {
             return Err(Error::usage(
                 "--name-a/--name-b",

@@ -94,7 +94,7 @@ impl Settings {
             }
             variants.push(Variant {
                 name,
-                command: CommandLine::new(v.command.as_deref().unwrap_or_default(), shell),
+                command: CommandLine::new(v.command.as_deref().unwrap_or_default(), shell)?,
                 env: v.env.clone(),
                 cwd: v.cwd.clone().or_else(|| self.cwd.clone()),
             });
@@ -209,7 +209,7 @@ fn resolve(
         env.extend(v.env.iter().cloned());
         cells.push(Variant {
             name: v.name.clone(),
-            command: CommandLine::new(&text, shell),
+            command: CommandLine::new(&text, shell)?,
             env,
             cwd: v.cwd.clone(),
         });

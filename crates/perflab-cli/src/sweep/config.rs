@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use perflab_runner::MetricExtractor;
+use perflab_runner::{CommandLine, MetricExtractor};
 
 use super::params::{Parameter, Point, cross_product, parse_parameter};
 use super::template::Template;
@@ -284,6 +284,12 @@ fn commands(args: &SweepSettings) -> Result<Vec<SweepCommand>> {
         .collect();
     for i in clashing {
         commands[i].name = format!("command {}", i + 1);
+    }
+    if args.no_shell {
+        // Checked before the sweep starts; each run splits its expanded text again.
+        for text in args.commands.iter().chain(&args.reference) {
+            CommandLine::new(text, false)?;
+        }
     }
     if let Some(text) = &args.reference {
         commands.push(SweepCommand {

@@ -242,7 +242,7 @@ impl Visit<'_> {
         let command = &self.sweep.commands[c];
         let text = command.template.expand(point);
         let spec = RunSpec {
-            command: CommandLine::new(&text, self.sweep.shell),
+            command: CommandLine::new(&text, self.sweep.shell)?,
             env: expand_env(self.sweep, point),
             cwd: self.sweep.cwd.clone(),
             timeout: self.sweep.timeout,

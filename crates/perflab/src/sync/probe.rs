@@ -30,10 +30,10 @@ mod imp {
     use perflab_format::profile::{LockMode, SpanKind};
 
     use super::HoldStart;
-    use crate::binding::current_table;
-    use crate::registered_sites::{SiteRequest, register};
-    use crate::site::{SitePurpose, SpanSite};
-    use crate::thread_table::bump;
+    use crate::imp::binding::current_table;
+    use crate::imp::registered_sites::{SiteRequest, register};
+    use crate::imp::site::{SitePurpose, SpanSite};
+    use crate::imp::thread_table::bump;
 
     /// The two sites of one lock in one mode.
     #[derive(Debug)]
@@ -122,7 +122,7 @@ mod imp {
         wait: &'static SpanSite,
         acquire: impl FnOnce() -> LockResult<G>,
     ) -> LockResult<G> {
-        let _waiting = crate::span::enter(wait);
+        let _waiting = crate::imp::span::enter(wait);
         acquire()
     }
 

@@ -56,6 +56,12 @@ pub fn instrumented_main() -> u64 {
     add(1, 1)
 }
 
+/// The file that uses every public item, shared with the recording build's
+/// `tests/public_api.rs`: both builds must compile it.
+#[cfg(test)]
+#[path = "../../api/every_public_item.rs"]
+mod every_public_item;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -69,6 +75,14 @@ mod tests {
         assert_eq!(std::mem::size_of::<perflab::SpanGuard>(), 0);
         assert_eq!(std::mem::size_of::<perflab::Session>(), 0);
         assert!(!perflab::span!("off").is_recording());
+    }
+
+    #[test]
+    fn every_public_item_is_usable_with_probes_off() {
+        assert!(
+            !crate::every_public_item::use_every_public_item(),
+            "no profile without probes"
+        );
     }
 
     #[test]

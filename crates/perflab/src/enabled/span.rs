@@ -7,9 +7,9 @@
 
 use std::sync::atomic::Ordering::Relaxed;
 
-use crate::binding::current_table;
-use crate::site::SpanSite;
-use crate::thread_table::{SpanSlot, ThreadTable, bump};
+use crate::imp::binding::current_table;
+use crate::imp::site::SpanSite;
+use crate::imp::thread_table::{SpanSlot, ThreadTable, bump};
 
 /// One open span on the thread's stack, as the hot path needs it.
 pub(crate) struct Frame {

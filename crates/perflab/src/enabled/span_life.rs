@@ -15,11 +15,11 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use perflab_format::profile::SpanKind;
 
-use crate::binding::current_table;
-use crate::registered_sites::{SiteRequest, register};
-use crate::site::{SitePurpose, SpanSite};
-use crate::span::{Frame, note_unwound};
-use crate::thread_table::{SpanSlot, ThreadTable, bump};
+use crate::imp::binding::current_table;
+use crate::imp::registered_sites::{SiteRequest, register};
+use crate::imp::site::{SitePurpose, SpanSite};
+use crate::imp::span::{Frame, note_unwound};
+use crate::imp::thread_table::{SpanSlot, ThreadTable, bump};
 
 /// A span site named while the program runs (not by a macro).
 #[derive(Debug, Clone, Copy)]

@@ -10,7 +10,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use perflab_format::profile::SpanKind;
 
-use crate::site::{SPAN_SITES, SiteLocation, SitePurpose, SpanSite};
+use crate::imp::site::{SPAN_SITES, SiteLocation, SitePurpose, SpanSite};
 
 /// How many sites a program may register; later ones record nothing (a
 /// program with more distinct `tracing` callsites than this is rare, and a

@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::pidfd;
 use crate::protocol::{ExecReport, Reply};
 use crate::seqpacket::{self, Received};
-use crate::spawn_error::spawn_error;
+use crate::start::spawn_error::spawn_error;
 
 /// How long the server may take to answer a request.
 const ANSWER_WITHIN: Duration = Duration::from_secs(10);

@@ -3,12 +3,12 @@
 
 use perflab_format::profile::{LockRecord, SpanKind};
 
-use crate::clock::Timer;
-use crate::site::SpanSite;
-use crate::span_totals::SpanTotals;
+use crate::imp::clock::Timer;
+use crate::imp::site::SpanSite;
+use crate::imp::span_totals::SpanTotals;
 
 /// One record per (lock name, mode), in order of total wait, then hold.
-/// Reads `totals` (from [`crate::span_totals::site_totals`]); the wait
+/// Reads `totals` (from [`crate::imp::span_totals::site_totals`]); the wait
 /// spans stay there, to be reported as spans too.
 pub(crate) fn lock_records(
     totals: &[(&'static SpanSite, SpanTotals)],
@@ -41,8 +41,8 @@ pub(crate) fn lock_records(
             LockRecord {
                 name: site.location.name.to_string(),
                 mode: match site.purpose {
-                    crate::site::SitePurpose::LockHold(mode) => mode,
-                    crate::site::SitePurpose::Span => perflab_format::profile::LockMode::Other,
+                    crate::imp::site::SitePurpose::LockHold(mode) => mode,
+                    crate::imp::site::SitePurpose::Span => perflab_format::profile::LockMode::Other,
                 },
                 file: site.location.file.to_string(),
                 line: site.location.line,

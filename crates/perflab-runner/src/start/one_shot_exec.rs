@@ -1,5 +1,6 @@
-//! Starting runs through `perflab-exec`, the small program installed next to
-//! `perflab` (see [`crate::exec`] for why): finding it, and reading its report.
+//! Starting one run through a one-shot `perflab-exec FD -- PROGRAM`, the
+//! small program installed next to `perflab` (see [`crate::exec`] for why):
+//! finding it, and reading the report it writes to a pipe.
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
@@ -8,7 +9,7 @@ use std::sync::OnceLock;
 use crate::protocol::ExecReport;
 
 /// The `perflab-exec` next to the running perflab, if installed.
-pub fn trampoline() -> Option<&'static Path> {
+pub fn installed_perflab_exec() -> Option<&'static Path> {
     static FOUND: OnceLock<Option<PathBuf>> = OnceLock::new();
     FOUND
         .get_or_init(|| {

@@ -6,8 +6,8 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use perflab_format::profile::{CounterRecord, GaugeRecord};
 
-use crate::site::{COUNTER_SITES, GAUGE_SITES};
-use crate::thread_table::ThreadTable;
+use crate::imp::site::{COUNTER_SITES, GAUGE_SITES};
+use crate::imp::thread_table::ThreadTable;
 
 pub(crate) fn counter_records(tables: &[Arc<ThreadTable>]) -> Vec<CounterRecord> {
     let mut records: Vec<CounterRecord> = Vec::new();

@@ -7,7 +7,7 @@ use std::os::unix::ffi::OsStrExt;
 use crate::RunSpec;
 use crate::error::Result;
 use crate::protocol::Request;
-use crate::spawn_error::spawn_error;
+use crate::start::spawn_error::spawn_error;
 
 /// The request for one run, or `None` when it is too large for the server.
 pub fn request(spec: &RunSpec, argv: &[String]) -> Result<Option<Vec<u8>>> {

@@ -1,8 +1,8 @@
 //! `perflab-exec --serve FD`: the fork server. perflab starts it once and
 //! asks it for every run, so that a run costs one fork and exec of the
 //! command, not also one of perflab-exec, while the command still forks
-//! from a process as small as this one (see the `exec` module for why that
-//! matters).
+//! from a process as small as this one (see the [`exec`](crate::exec)
+//! module for why that matters).
 //!
 //! The protocol is [`crate::protocol`].
 

@@ -1,25 +1,22 @@
 //! Sessions: the span of a program's life whose probes are collected and reported.
 //!
 //! Several sessions may run at once (parallel tests); each span records into
-//! exactly one of them, chosen per thread (see [`crate::binding`]), so their
+//! exactly one of them, chosen per thread (see [`crate::imp::binding`]), so their
 //! data never mix. A session reports when it is finished or dropped, and, if
 //! the program calls `std::process::exit` first, from an exit hook.
 
+use std::io::Write;
 use std::marker::PhantomData;
 use std::path::PathBuf;
 use std::sync::{Arc, Weak};
 
 use perflab_format::profile::{PROFILE_ENV, Profile, SessionEnd, SessionScope};
 
-use crate::binding;
-use crate::clock::timer;
-use crate::registry::{self, SessionConfig, SessionShared};
-
-/// Default share of a thread's wall time left outside spans above which the report warns.
-pub const DEFAULT_UNATTRIBUTED_THRESHOLD: f64 = 0.10;
-
-/// Environment variable that, set to `0`, stops sessions from printing their table.
-pub const TABLE_ENV: &str = "PERFLAB_TABLE";
+use crate::imp::binding;
+use crate::imp::clock::timer;
+use crate::imp::registry::{self, SessionConfig, SessionShared};
+use crate::output::write_profile;
+use crate::{DEFAULT_UNATTRIBUTED_THRESHOLD, TABLE_ENV};
 
 /// A running session. Dropping it (or calling [`Session::finish`]) ends it:
 /// the span table is printed to stderr and the profile written to the path
@@ -89,8 +86,8 @@ impl SessionBuilder {
     pub fn start(self) -> Session {
         // Measured before the session's clock starts, so that its few
         // milliseconds are not charged to the session.
-        crate::calibrate::span_cost_ns();
-        crate::exit_hook::install(end_sessions_at_exit);
+        crate::imp::calibrate::span_cost_ns();
+        crate::imp::exit_hook::install(end_sessions_at_exit);
         let config = SessionConfig {
             name: self.name.unwrap_or_else(default_name),
             scope: self.scope,
@@ -176,11 +173,34 @@ pub(crate) fn finish_shared(shared: &Arc<SessionShared>, ended_by: SessionEnd) -
         return None;
     }
     let end_ticks = timer().ticks();
-    let end_process_cpu_ns = crate::cpu_time::process_ns();
+    let end_process_cpu_ns = crate::imp::cpu_time::process_ns();
     registry::unregister(shared.id);
-    let profile = crate::collect::build_profile(shared, end_ticks, end_process_cpu_ns, ended_by);
-    crate::output::emit(&profile, &shared.config);
+    let profile =
+        crate::imp::collect::build_profile(shared, end_ticks, end_process_cpu_ns, ended_by);
+    emit(&profile, &shared.config);
     Some(profile)
+}
+
+/// Prints and writes a finished session's profile as its configuration says.
+///
+/// Nothing here may take the program down: a profile that cannot be written
+/// is one message on stderr naming the path and the fix, and the program
+/// carries on.
+fn emit(profile: &Profile, config: &SessionConfig) {
+    if config.print_table {
+        let table = crate::session_table::render_table(profile);
+        // One write, so that the table is not interleaved with other output.
+        let _ = std::io::stderr().lock().write_all(table.as_bytes());
+    }
+    if let Some(path) = &config.profile_path {
+        if let Err(error) = write_profile(path, profile) {
+            eprintln!(
+                "perflab: could not write the profile to {}: {error}. The program carries on without it; point {} at a writable file whose directory exists.",
+                path.display(),
+                PROFILE_ENV,
+            );
+        }
+    }
 }
 
 /// Lets another thread record into a session (clone it into the thread).
@@ -229,11 +249,11 @@ impl Drop for AttachGuard {
 }
 
 /// Ends every session still running when the program calls `exit`
-/// (see [`crate::exit_hook`]).
+/// (see [`crate::imp::exit_hook`]).
 extern "C" fn end_sessions_at_exit() {
     // A panic must not cross into C (it would abort the exit).
     let _ = std::panic::catch_unwind(|| {
-        for session in crate::registry::active_sessions().iter().rev() {
+        for session in crate::imp::registry::active_sessions().iter().rev() {
             finish_shared(session, SessionEnd::ProcessExit);
         }
     });

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use perflab_format::profile::SessionScope;
 
-use crate::thread_table::ThreadTable;
+use crate::imp::thread_table::ThreadTable;
 
 /// Incremented (release) whenever a session starts or ends. A thread whose
 /// binding carries an older generation rebinds on its next probe.
@@ -65,7 +65,7 @@ impl SessionShared {
             config,
             program,
             start_ticks,
-            start_process_cpu_ns: crate::cpu_time::process_ns(),
+            start_process_cpu_ns: crate::imp::cpu_time::process_ns(),
             started_unix_ms,
             tables: Mutex::new(Vec::new()),
             finished: AtomicBool::new(false),

@@ -11,10 +11,10 @@ use std::task::{Context, Poll};
 
 use pin_project_lite::pin_project;
 
-use crate::binding::{BoundTable, current_table};
-use crate::site::SpanSite;
-use crate::span::{Frame, note_unwound};
-use crate::thread_table::{SpanSlot, ThreadTable, bump};
+use crate::imp::binding::{BoundTable, current_table};
+use crate::imp::site::SpanSite;
+use crate::imp::span::{Frame, note_unwound};
+use crate::imp::thread_table::{SpanSlot, ThreadTable, bump};
 
 pin_project! {
     /// A future measured as one call of an async span.

@@ -1,6 +1,6 @@
 //! Turning the tables of a finished session into a profile: the session's
 //! and each thread's time; spans, counters and gauges are summed in
-//! [`crate::span_totals`] and [`crate::metric_totals`].
+//! [`crate::imp::span_totals`] and [`crate::imp::metric_totals`].
 
 use std::sync::atomic::Ordering::{Acquire, Relaxed};
 
@@ -8,13 +8,13 @@ use perflab_format::profile::{
     PROFILE_FORMAT, Profile, SessionEnd, SessionInfo, ThreadRecord, TimerInfo,
 };
 
-use crate::clock::{Timer, timer};
 use crate::histogram::PERCENTILE_RELATIVE_ERROR;
-use crate::lock_totals::lock_records;
-use crate::metric_totals::{counter_records, gauge_records};
-use crate::registry::SessionShared;
-use crate::span_totals::{site_totals, span_records, thousandths};
-use crate::thread_table::ThreadTable;
+use crate::imp::clock::{Timer, timer};
+use crate::imp::lock_totals::lock_records;
+use crate::imp::metric_totals::{counter_records, gauge_records};
+use crate::imp::registry::SessionShared;
+use crate::imp::span_totals::{site_totals, span_records, thousandths};
+use crate::imp::thread_table::ThreadTable;
 
 /// Builds the profile of a session that ended at `end_ticks`.
 pub(crate) fn build_profile(
@@ -55,7 +55,7 @@ pub(crate) fn build_profile(
         },
         timer: TimerInfo {
             name: timer.name().to_string(),
-            span_cost_ns: thousandths(crate::calibrate::span_cost_ns()),
+            span_cost_ns: thousandths(crate::imp::calibrate::span_cost_ns()),
             percentile_relative_error: PERCENTILE_RELATIVE_ERROR,
             instrumentation_ns: 0,
         },
@@ -88,8 +88,8 @@ fn thread_record(table: &ThreadTable, session_end_ticks: u64, timer: &Timer) -> 
     };
     let end_cpu_ns = if ended {
         Some(table.end_cpu_ns.load(Relaxed))
-    } else if crate::binding::current_thread_id() == Some(table.thread.id) {
-        crate::cpu_time::this_thread_ns()
+    } else if crate::imp::binding::current_thread_id() == Some(table.thread.id) {
+        crate::imp::cpu_time::this_thread_ns()
     } else {
         table.thread.cpu_clock.read_ns()
     };

@@ -1,16 +1,18 @@
-//! The API with the `enabled` feature off: the same types and methods,
-//! holding nothing and doing nothing, so that every probe compiles away.
+//! The implementation with the `enabled` feature off: the same types and
+//! methods as `enabled/`, holding nothing and doing nothing, so that every
+//! probe compiles away. `tests/api/every_public_item.rs` uses the whole API
+//! and is compiled against both.
+
+mod macros;
+pub mod span_life;
 
 use std::marker::PhantomData;
 use std::path::PathBuf;
 
 use perflab_format::profile::Profile;
 
-/// Default share of a thread's wall time left outside spans above which the report warns.
-pub const DEFAULT_UNATTRIBUTED_THRESHOLD: f64 = 0.10;
-
-/// Environment variable that, set to `0`, stops sessions from printing their table.
-pub const TABLE_ENV: &str = "PERFLAB_TABLE";
+/// Whether probes record.
+pub(crate) const ENABLED: bool = false;
 
 /// A session (disabled build: records nothing, reports nothing).
 #[must_use = "the session ends (and reports) when this value is dropped"]
@@ -101,14 +103,6 @@ pub struct SpanGuard {
 }
 
 impl SpanGuard {
-    #[doc(hidden)]
-    #[inline(always)]
-    pub fn disabled() -> SpanGuard {
-        SpanGuard {
-            _not_send: PhantomData,
-        }
-    }
-
     /// Whether this guard is recording: never, in a disabled build.
     pub fn is_recording(&self) -> bool {
         false
@@ -122,3 +116,17 @@ impl<T> CountAmount for T {}
 /// A value a gauge can take.
 pub trait GaugeValue {}
 impl<T> GaugeValue for T {}
+
+/// Items the macros (`macros.rs`) expand to.
+pub mod macro_support {
+    use super::SpanGuard;
+    use std::marker::PhantomData;
+
+    /// The guard of a span that records nothing.
+    #[inline(always)]
+    pub fn disabled_span() -> SpanGuard {
+        SpanGuard {
+            _not_send: PhantomData,
+        }
+    }
+}

@@ -8,11 +8,11 @@
 
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering, Ordering::Relaxed};
 
-use crate::clock::Timer;
-use crate::cpu_time::ThreadCpuClock;
 use crate::histogram::TickHistogram;
+use crate::imp::clock::Timer;
+use crate::imp::cpu_time::ThreadCpuClock;
 
-pub(crate) use crate::single_writer::bump;
+pub(crate) use crate::imp::single_writer::bump;
 
 /// `SpanSlot::pending_ticks` when no call waits to enter the histogram.
 pub(crate) const NO_PENDING: u64 = u64::MAX;
@@ -196,7 +196,7 @@ impl ThreadTable {
             children_allocs: crate::alloc::AllocCount::default(),
             thread,
             start_ticks: timer.ticks(),
-            start_cpu_ns: crate::cpu_time::this_thread_ns(),
+            start_cpu_ns: crate::imp::cpu_time::this_thread_ns(),
             end_ticks: AtomicU64::new(0),
             end_cpu_ns: AtomicU64::new(0),
             ended: AtomicBool::new(false),
@@ -256,7 +256,7 @@ impl ThreadTable {
     /// Records that the owning thread ends now (called on that thread).
     pub(crate) fn mark_ended(&self) {
         self.end_ticks.store(self.ticks(), Relaxed);
-        let cpu = crate::cpu_time::this_thread_ns().unwrap_or(0);
+        let cpu = crate::imp::cpu_time::this_thread_ns().unwrap_or(0);
         self.end_cpu_ns.store(cpu, Relaxed);
         self.ended.store(true, Ordering::Release);
     }

@@ -2,8 +2,9 @@
 //! that CPU time and peak memory cover the whole process tree.
 //!
 //! Runs are forked by the fork server (`perflab-exec --serve`, see
-//! fork_server.rs) when perflab-exec is installed, so that their peak
-//! memory is their own; by perflab itself (local.rs) when counters must be
+//! [`fork_server_client`](super::fork_server_client)) when perflab-exec is
+//! installed, so that their peak memory is their own; by perflab itself
+//! ([`forked_by_perflab`](super::forked_by_perflab)) when counters must be
 //! attached between fork and exec, or when perflab-exec is missing.
 //!
 //! One thread does everything: it polls the two output pipes and one
@@ -17,15 +18,15 @@ use std::os::fd::{OwnedFd, RawFd};
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
-use crate::fork_request;
-use crate::fork_server::{ForkServer, ServedRun};
 use crate::interrupt::interrupted;
-use crate::local::LocalRun;
 use crate::perf_events::{PerfEventSet, perf_event_metric};
 use crate::protocol::ExecReport;
-use crate::spawn_error::spawn_error;
+use crate::start::fork_server_client::{ForkServer, ServedRun};
+use crate::start::fork_server_request;
+use crate::start::forked_by_perflab::LocalRun;
+use crate::start::one_shot_exec::installed_perflab_exec;
+use crate::start::spawn_error::spawn_error;
 use crate::streams::{Stream, poll_once};
-use crate::trampoline::trampoline;
 use crate::{CommandLine, Executor, ExitState, MetricValue, RunOutcome, RunSpec};
 
 /// How often the loop wakes up to look at the timeout and the Ctrl-C flag.
@@ -59,11 +60,11 @@ impl ProcessExecutor {
             let (run, pipes) = LocalRun::spawn(spec, argv, counters)?;
             Ok((Started::Local(run), pipes))
         };
-        let exec = match (trampoline(), &self.counters) {
+        let exec = match (installed_perflab_exec(), &self.counters) {
             (Some(exec), None) => exec,
             (_, counters) => return local(counters.as_ref()),
         };
-        let Some(request) = fork_request::request(spec, argv)? else {
+        let Some(request) = fork_server_request::request(spec, argv)? else {
             return local(None);
         };
         if self.server.as_ref().is_some_and(ForkServer::broken) {

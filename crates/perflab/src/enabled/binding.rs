@@ -13,12 +13,12 @@ use std::ptr::{self, NonNull};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
-use crate::clock::timer;
-use crate::cpu_time::{ThreadCpuClock, os_thread_id};
-use crate::registered_sites::table_span_slots;
-use crate::registry::{self, GENERATION, SessionShared};
-use crate::site::{COUNTER_SITES, GAUGE_SITES};
-use crate::thread_table::{ThreadIdentity, ThreadTable};
+use crate::imp::clock::timer;
+use crate::imp::cpu_time::{ThreadCpuClock, os_thread_id};
+use crate::imp::registered_sites::table_span_slots;
+use crate::imp::registry::{self, GENERATION, SessionShared};
+use crate::imp::site::{COUNTER_SITES, GAUGE_SITES};
+use crate::imp::thread_table::{ThreadIdentity, ThreadTable};
 
 /// Generation value of a binding that must be looked up again.
 const STALE: u64 = 0;

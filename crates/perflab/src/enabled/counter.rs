@@ -2,9 +2,9 @@
 //! depth, pool utilisation). Same hot path as spans: the thread's table, a
 //! cell per call site, no shared cache line between threads.
 
-use crate::binding::current_table;
-use crate::site::{CounterSite, GaugeSite};
-use crate::thread_table::bump;
+use crate::imp::binding::current_table;
+use crate::imp::site::{CounterSite, GaugeSite};
+use crate::imp::thread_table::bump;
 
 /// An amount a counter can add. Negative amounts count as zero: counters only grow.
 pub trait CountAmount {

@@ -15,8 +15,8 @@ use crate::error::{Error, Result};
 use crate::perf_events::{Attached, PerfEventSet};
 use crate::pidfd;
 use crate::protocol::ExecReport;
-use crate::spawn_error::spawn_error;
-use crate::trampoline::{ReportPipe, trampoline};
+use crate::start::one_shot_exec::{ReportPipe, installed_perflab_exec};
+use crate::start::spawn_error::spawn_error;
 
 /// A run forked by perflab, not yet reaped.
 pub struct LocalRun {
@@ -36,7 +36,7 @@ impl LocalRun {
         argv: &[String],
         counters: Option<&PerfEventSet>,
     ) -> Result<(Self, Vec<OwnedFd>)> {
-        let mut report = match trampoline() {
+        let mut report = match installed_perflab_exec() {
             Some(_) => Some(ReportPipe::new().map_err(|source| Error::Io {
                 path: "pipe".into(),
                 source,
@@ -120,7 +120,7 @@ fn try_reap(pid: libc::pid_t) -> Result<Option<(libc::c_int, libc::rusage)>> {
 /// write, else directly (then peak memory includes perflab's own size at
 /// the fork, a Linux accounting effect).
 fn build_command(spec: &RunSpec, argv: &[String], report: Option<RawFd>) -> Command {
-    let mut command = match (trampoline(), report) {
+    let mut command = match (installed_perflab_exec(), report) {
         (Some(exec), Some(report)) => {
             let mut c = Command::new(exec);
             c.arg(report.to_string()).arg("--").args(argv);

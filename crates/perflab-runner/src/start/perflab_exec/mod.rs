@@ -22,7 +22,7 @@
 //! it links only the code this module reaches (std, libc and the protocol),
 //! none of perflab's, so its resident size stays that of a small C program.
 
-mod serve;
+mod fork_server;
 mod spawn;
 
 use std::ffi::{CString, OsString};
@@ -35,7 +35,7 @@ pub fn main() -> ! {
         usage();
     };
     if first == "--serve" {
-        serve::serve(descriptor(second));
+        fork_server::serve(descriptor(second));
     }
     if second != "--" {
         usage();

@@ -5,11 +5,11 @@
 use std::hint::black_box;
 use std::sync::OnceLock;
 
-use crate::binding::current_table;
-use crate::clock::timer;
-use crate::cpu_time::ThreadCpuClock;
-use crate::span::SpanGuard;
-use crate::thread_table::{ThreadIdentity, ThreadTable};
+use crate::imp::binding::current_table;
+use crate::imp::clock::timer;
+use crate::imp::cpu_time::ThreadCpuClock;
+use crate::imp::span::SpanGuard;
+use crate::imp::thread_table::{ThreadIdentity, ThreadTable};
 
 static SPAN_COST_NS: OnceLock<f64> = OnceLock::new();
 

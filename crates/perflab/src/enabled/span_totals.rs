@@ -10,13 +10,13 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use perflab_format::profile::{AsyncStats, SpanKind, SpanRecord};
 
-use crate::clock::Timer;
 use crate::histogram::MergedHistogram;
 #[cfg(test)]
 use crate::histogram::PERCENTILE_RELATIVE_ERROR;
-use crate::registered_sites::all_span_sites;
-use crate::site::{SiteLocation, SitePurpose, SpanSite};
-use crate::thread_table::{NO_PENDING, SpanSlot, ThreadTable};
+use crate::imp::clock::Timer;
+use crate::imp::registered_sites::all_span_sites;
+use crate::imp::site::{SiteLocation, SitePurpose, SpanSite};
+use crate::imp::thread_table::{NO_PENDING, SpanSlot, ThreadTable};
 
 /// Sums of one span site over every thread, in ticks.
 #[derive(Clone)]
