@@ -1,5 +1,7 @@
 //! The A/B driver: runs A and B in randomised blocks, stores every run as
-//! it finishes, and stops where the sequential procedure says.
+//! it finishes, and stops where the sequential procedure says. The blocks
+//! come from the engine's schedule and the runs from its run maker
+//! ([`crate::engine`]); a bisection step is one such A/B.
 
 use std::time::Instant;
 

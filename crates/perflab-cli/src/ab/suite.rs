@@ -4,7 +4,9 @@
 //! block's baseline run pairs with each candidate's run. A cell that decided
 //! takes no more runs, and the baseline runs only while a candidate of its
 //! scenario does. The decisions are perflab-stats' [`SuiteTest`], driven as
-//! its simulation drives it.
+//! its simulation drives it. A suite is a configuration of
+//! [`crate::engine`]: its session's schedule draws both the scenarios'
+//! order and each block's, and its run maker makes and stores every run.
 
 use std::time::Instant;
 
