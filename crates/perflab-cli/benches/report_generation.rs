@@ -9,8 +9,9 @@
 
 use std::time::Instant;
 
-use perflab_cli::ab::{AbRun, StopReason, begin_ab};
+use perflab_cli::ab::{AbRun, begin_ab};
 use perflab_cli::decide::evaluate;
+use perflab_cli::engine::{OutcomeHeader, StopReason};
 use perflab_cli::experiment::settings::VariantSettings;
 use perflab_cli::experiment::{Experiment, Settings};
 use perflab_cli::provenance::Provenance;
@@ -99,11 +100,13 @@ fn fill(store: &Store) {
         let ab = AbRun {
             runs,
             evaluation: Some(evaluation),
-            stop: StopReason::Decided,
-            experiment_id: Some(id),
-            seed: 1,
-            provenance,
-            machine: None,
+            header: OutcomeHeader {
+                stop: StopReason::Decided,
+                experiment_id: Some(id),
+                seed: 1,
+                provenance,
+                machine: None,
+            },
             duet: None,
         };
         let doc = ab_document(&exp, &ab).expect("document");

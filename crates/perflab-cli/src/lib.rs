@@ -7,20 +7,24 @@
 //!
 //! - commands: [`commands`] (the glue of each subcommand) and [`run`];
 //! - flags: [`cli`] (clap definitions and their conversion into settings);
-//! - rendering: [`report`] (terminal, Markdown, HTML, JSON) and [`progress`];
+//! - rendering: [`report`] (terminal, Markdown, HTML, JSON) and [`progress`]
+//!   (terminal bars implementing the engine's progress traits);
 //! - documents: [`result_document`] (the `perflab-result/1` document; a
 //!   suite's in [`suite_document`]; two results of many benchmarks compared
 //!   by name in [`benchmark_family`]),
 //!   [`metric_history`] (a metric over commits, `perflab-history/1`),
 //!   [`metric_direction`], [`spans`], [`probes`] (counters and gauges) and
 //!   [`answer_check`];
-//! - engines: [`ab`] (the A/B driver), [`revisions`] (commits as variants,
-//!   built in worktrees), [`bisect`] (the first slower commit), [`sweep`],
-//!   [`decide`] (verdicts from
-//!   perflab-stats' sequential procedure) and [`profilers`] (the perf and
-//!   callgrind adapters);
-//! - state: [`experiment`] (validated configuration), [`expectations`] (what
-//!   a workload's runs must show), [`store`] (SQLite or PostgreSQL),
+//! - engines: [`engine`] (what every experiment shares: the session that
+//!   begins it in the store, the run maker, the schedule, the stored
+//!   configuration, the outcome header, the progress traits), and its
+//!   configurations [`ab`] (the A/B and suite drivers), [`sweep`] and
+//!   [`bisect`] (the first slower commit, each step an A/B);
+//!   [`revisions`] (commits as variants, built in worktrees), [`decide`]
+//!   (verdicts from perflab-stats' sequential procedure) and [`profilers`]
+//!   (the perf and callgrind adapters);
+//! - state: [`experiment`] (validated configuration, with its run
+//!   limits), [`expectations`] (what a workload's runs must show), [`store`] (SQLite or PostgreSQL),
 //!   [`samples`] (existing samples and benchmark harnesses' results, for
 //!   `compare` and `import`), [`provenance`] (with the machine, read back
 //!   and compared by [`machine_description`]) and [`ci`] (the CI job a
@@ -39,6 +43,7 @@ pub mod ci;
 pub mod cli;
 pub mod commands;
 pub mod decide;
+pub mod engine;
 pub mod error;
 pub mod expectations;
 pub mod experiment;

@@ -17,8 +17,9 @@ use perflab_format::vocabulary::{self as words, ResultKind, ResultStatus};
 use perflab_runner::RunOutcome;
 use perflab_stats::{Better, Interval, PositiveInterval, Thresholds, Verdict, summarize};
 
-use crate::ab::{AbRun, StopReason};
+use crate::ab::AbRun;
 use crate::decide::{GuardStatus, describe_runs_needed};
+use crate::engine::StopReason;
 use crate::error::Result;
 use crate::experiment::{Experiment, MetricChoice};
 use crate::provenance::Provenance;
@@ -250,7 +251,7 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
     let decision = ab.evaluation.as_ref().map(|e| {
         let mw = mann_whitney_p(&variants);
         let mut reason = e.reason.clone();
-        match ab.stop {
+        match ab.header.stop {
             StopReason::Interrupted => {
                 reason.push_str(" (interrupted: the experiment did not finish)")
             }
@@ -285,17 +286,13 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
             status: guard_word(g.status),
         })
         .collect();
-    let status = if ab.stop == StopReason::Interrupted {
-        ResultStatus::Incomplete
-    } else {
-        ResultStatus::Complete
-    };
+    let status = ab.header.status();
     let metric = metric_info(&exp.metric, unit.as_deref());
     let mut doc = result_document(
         ResultKind::Ab,
         status,
         exp.name.clone(),
-        ab.experiment_id,
+        ab.header.experiment_id,
         metric,
         variants,
     );
@@ -303,8 +300,8 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
         set_decision(&mut doc, decision);
     }
     doc.guards = guards;
-    doc.seed = Some(ab.seed);
-    doc.provenance = Some(provenance_map(&ab.provenance));
+    doc.seed = Some(ab.header.seed);
+    doc.provenance = Some(provenance_map(&ab.header.provenance));
     let cs = exp.confidence_sequence()?;
     let names = [exp.variants[0].name.as_str(), exp.variants[1].name.as_str()];
     attach_spans(&mut doc, &ab.runs, &names, Some(&cs));
@@ -313,6 +310,7 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
         [&ab.runs[0], &ab.runs[1]],
     ));
     doc.machine = ab
+        .header
         .machine
         .as_ref()
         .map(|m| machine_with_warnings(m, &doc.variants, &doc.metric.name));
@@ -320,7 +318,7 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
         doc.warnings.extend(crate::ab::duet::duet_warnings(
             duet,
             &[(names[0], &ab.runs[0]), (names[1], &ab.runs[1])],
-            ab.machine.as_ref(),
+            ab.header.machine.as_ref(),
         ));
         doc.duet = Some(duet.clone());
     }

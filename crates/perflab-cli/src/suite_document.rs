@@ -6,11 +6,12 @@
 use crate::machine::warnings::machine_with_warnings;
 use perflab_format::result::VariantDoc;
 use perflab_format::suite::{CandidateDoc, CellDoc, SuiteDocument};
-use perflab_format::vocabulary::{ResultKind, ResultStatus};
+use perflab_format::vocabulary::ResultKind;
 use perflab_stats::{Verdict, combine_verdicts, summary_change};
 
+use crate::ab::SuiteRun;
 use crate::ab::duet::duet_warnings;
-use crate::ab::{StopReason, SuiteRun};
+use crate::engine::StopReason;
 use crate::error::Result;
 use crate::experiment::Suite;
 use crate::result_document::{
@@ -54,7 +55,7 @@ pub fn suite_document(suite: &Suite, run: &SuiteRun) -> Result<SuiteDocument> {
         for v in 1..exp.variants.len() {
             let evaluation = run.evaluations[suite.cell(s, v)].as_ref();
             let reason = match evaluation {
-                Some(e) => format!("{}{}", e.reason, stop_note(run.stop, e.verdict)),
+                Some(e) => format!("{}{}", e.reason, stop_note(run.header.stop, e.verdict)),
                 None => "fewer than 2 pairs were measured: no interval yet".to_string(),
             };
             cells.push(CellDoc {
@@ -71,23 +72,19 @@ pub fn suite_document(suite: &Suite, run: &SuiteRun) -> Result<SuiteDocument> {
     let candidates = (1..exp.variants.len())
         .map(|v| candidate_doc(suite, run, v))
         .collect();
-    let status = if run.stop == StopReason::Interrupted {
-        ResultStatus::Incomplete
-    } else {
-        ResultStatus::Complete
-    };
     let mut result = result_document(
         ResultKind::Suite,
-        status,
+        run.header.status(),
         exp.name.clone(),
-        run.experiment_id,
+        run.header.experiment_id,
         metric_info(&exp.metric, unit.as_deref()),
         variants,
     );
     result.verdict = Some(verdict_word(combine_verdicts(&run.verdicts())));
-    result.seed = Some(run.seed);
-    result.provenance = Some(provenance_map(&run.provenance));
+    result.seed = Some(run.header.seed);
+    result.provenance = Some(provenance_map(&run.header.provenance));
     result.machine = run
+        .header
         .machine
         .as_ref()
         .map(|m| machine_with_warnings(m, &result.variants, &result.metric.name));
@@ -107,7 +104,7 @@ pub fn suite_document(suite: &Suite, run: &SuiteRun) -> Result<SuiteDocument> {
             .collect();
         result
             .warnings
-            .extend(duet_warnings(duet, &named, run.machine.as_ref()));
+            .extend(duet_warnings(duet, &named, run.header.machine.as_ref()));
         result.duet = Some(duet.clone());
     }
     Ok(SuiteDocument {

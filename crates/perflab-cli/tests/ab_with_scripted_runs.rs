@@ -3,9 +3,10 @@
 
 mod common;
 
-use perflab_cli::ab::{StopReason, run_ab};
+use perflab_cli::ab::run_ab;
+use perflab_cli::engine::NoProgress;
+use perflab_cli::engine::StopReason;
 use perflab_cli::experiment::{Experiment, Settings};
-use perflab_cli::progress::NoProgress;
 use perflab_cli::store::Store;
 use perflab_runner::{FakeExecutor, RunSpec};
 use perflab_stats::Verdict;
@@ -44,7 +45,7 @@ fn a_clear_improvement_stops_at_the_minimum_number_of_runs_with_go() {
     let ab = run_ab(&exp, &mut exec, Some(&store), &mut NoProgress).unwrap();
     let e = ab.evaluation.unwrap();
     assert_eq!(e.verdict, Verdict::Go);
-    assert_eq!(ab.stop, StopReason::Decided);
+    assert_eq!(ab.header.stop, StopReason::Decided);
     assert_eq!(ab.runs[0].len(), 10);
     assert_eq!(
         exec.performed(),
@@ -56,7 +57,10 @@ fn a_clear_improvement_stops_at_the_minimum_number_of_runs_with_go() {
         "{:?}",
         e.interval
     );
-    assert_eq!(store.count_runs(ab.experiment_id.unwrap()).unwrap(), 20);
+    assert_eq!(
+        store.count_runs(ab.header.experiment_id.unwrap()).unwrap(),
+        20
+    );
 }
 
 #[test]
@@ -73,7 +77,7 @@ fn a_change_too_small_for_the_noise_runs_to_the_limit_and_says_how_many_more_run
     let ab = run_ab(&exp, &mut exec, None, &mut NoProgress).unwrap();
     let e = ab.evaluation.unwrap();
     assert_eq!(e.verdict, Verdict::Inconclusive);
-    assert_eq!(ab.stop, StopReason::MaxRuns);
+    assert_eq!(ab.header.stop, StopReason::MaxRuns);
     assert_eq!(ab.runs[1].len(), 30);
     assert!(e.runs_needed.is_some());
 }

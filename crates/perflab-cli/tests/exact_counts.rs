@@ -3,9 +3,10 @@
 
 mod common;
 
-use perflab_cli::ab::{StopReason, run_ab};
+use perflab_cli::ab::run_ab;
+use perflab_cli::engine::NoProgress;
+use perflab_cli::engine::StopReason;
 use perflab_cli::experiment::{Experiment, Settings};
-use perflab_cli::progress::NoProgress;
 use perflab_runner::{FakeExecutor, MetricValue, RunOutcome, RunSpec};
 use perflab_stats::Verdict;
 
@@ -44,7 +45,7 @@ fn identical_counts_decide_exactly_after_two_runs_per_variant_without_warm_up() 
     let ab = run_ab(&exp, &mut exec, None, &mut NoProgress).unwrap();
     let e = ab.evaluation.unwrap();
     assert_eq!(exec.performed(), 4, "no warm-up, two runs each");
-    assert_eq!(ab.stop, StopReason::Decided);
+    assert_eq!(ab.header.stop, StopReason::Decided);
     assert!(e.exact);
     assert!(e.method().starts_with("exact"));
     let expected = 1_000_000.0 / 990_000.0 - 1.0;

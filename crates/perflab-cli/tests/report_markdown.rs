@@ -9,12 +9,13 @@ mod profiled;
 use std::collections::BTreeMap;
 
 use clap::Parser;
-use perflab_cli::ab::{AbRun, StopReason, begin_ab};
+use perflab_cli::ab::{AbRun, begin_ab};
 use perflab_cli::cli::{Cli, Command};
 use perflab_cli::decide::evaluate;
+use perflab_cli::engine::NoProgress;
+use perflab_cli::engine::{OutcomeHeader, StopReason};
 use perflab_cli::experiment::settings::VariantSettings;
 use perflab_cli::experiment::{Experiment, Settings};
-use perflab_cli::progress::NoProgress;
 use perflab_cli::provenance::Provenance;
 use perflab_cli::report::gather::gather;
 use perflab_cli::report::html::report_html;
@@ -121,11 +122,13 @@ fn store_ab(store: &Store, exp: &Experiment, commit: &str, b: f64) -> i64 {
     let ab = AbRun {
         runs,
         evaluation: Some(evaluation),
-        stop: StopReason::Decided,
-        experiment_id: Some(id),
-        seed: 1,
-        provenance: prov,
-        machine: None,
+        header: OutcomeHeader {
+            stop: StopReason::Decided,
+            experiment_id: Some(id),
+            seed: 1,
+            provenance: prov,
+            machine: None,
+        },
         duet: None,
     };
     let doc = ab_document(exp, &ab).unwrap();
@@ -212,9 +215,9 @@ fn store_sweep(store: &Store) -> i64 {
         Ok(run)
     });
     let mut state = run_sweep(&sweep, &mut exec, Some(store), &mut NoProgress).unwrap();
-    state.provenance = provenance("5");
+    state.header.provenance = provenance("5");
     let doc = sweep_document(&sweep, &state).unwrap();
-    let id = state.experiment_id.unwrap();
+    let id = state.header.experiment_id.unwrap();
     store
         .finish_experiment(
             id,

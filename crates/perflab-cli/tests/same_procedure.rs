@@ -12,8 +12,8 @@ use std::rc::Rc;
 
 use perflab_cli::ab::run_ab;
 
+use perflab_cli::engine::NoProgress;
 use perflab_cli::experiment::Experiment;
-use perflab_cli::progress::NoProgress;
 use perflab_runner::FakeExecutor;
 use perflab_stats::{Better, Decision, SequentialConfig, SequentialTest, Verdict};
 

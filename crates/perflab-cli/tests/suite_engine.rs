@@ -4,10 +4,11 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use perflab_cli::ab::{StopReason, run_suite};
+use perflab_cli::ab::run_suite;
+use perflab_cli::engine::NoProgress;
+use perflab_cli::engine::StopReason;
 use perflab_cli::experiment::settings::{ScenarioSettings, VariantSettings};
 use perflab_cli::experiment::{Settings, Suite};
-use perflab_cli::progress::NoProgress;
 use perflab_cli::store::Store;
 use perflab_runner::{FakeExecutor, RunSpec};
 use perflab_stats::Verdict;
@@ -72,7 +73,7 @@ fn every_block_runs_each_variant_of_its_scenario_once_and_every_round_visits_eve
     // Noise far too large for any cell to decide in 12 pairs: every block is full.
     let (mut exec, order) = scripted(0.3, |_, _| 1.0);
     let run = run_suite(&suite, &mut exec, None, &mut NoProgress).unwrap();
-    assert_eq!(run.stop, StopReason::MaxRuns);
+    assert_eq!(run.header.stop, StopReason::MaxRuns);
     let order = order.borrow();
     let warmups = 3 * 3;
     let measured = &order[warmups..];
@@ -117,7 +118,7 @@ fn a_cell_that_decided_takes_no_more_runs_while_the_others_go_on() {
         "the baseline runs on for v2"
     );
     assert_eq!(run.runs[1][0].len(), run.runs[1][2].len());
-    let stored = store.count_runs(run.experiment_id.unwrap()).unwrap() as usize;
+    let stored = store.count_runs(run.header.experiment_id.unwrap()).unwrap() as usize;
     assert_eq!(stored, run.run_count(), "every measured run is stored");
     assert_eq!(
         order.borrow().len(),
@@ -131,7 +132,7 @@ fn a_suite_whose_cells_all_decide_stops_before_the_run_limit() {
     let suite = suite(|s| s.max_runs = Some(60));
     let (mut exec, _) = scripted(0.001, |_, v| if v == 2 { 0.7 } else { 1.0 });
     let run = run_suite(&suite, &mut exec, None, &mut NoProgress).unwrap();
-    assert_eq!(run.stop, StopReason::Decided);
+    assert_eq!(run.header.stop, StopReason::Decided);
     assert_eq!(
         run.evaluations[0].as_ref().unwrap().pairs,
         perflab_stats::DEFAULT_SUITE_MIN_RUNS,

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use clap::Parser;
 use perflab_cli::cli::{Cli, Command};
-use perflab_cli::progress::NoProgress;
+use perflab_cli::engine::NoProgress;
 use perflab_cli::sweep::{Sweep, SweepStop, run_sweep};
 use perflab_runner::{FakeExecutor, MetricValue};
 
@@ -72,7 +72,7 @@ fn run(sweep: &Sweep, noise: fn(f64) -> f64) -> (Vec<u32>, perflab_cli::sweep::S
 #[test]
 fn every_point_is_visited_once_per_round_in_a_shuffled_order() {
     let (order, state) = run(&sweep(&[]), |_| 0.001);
-    assert_eq!(state.stop, SweepStop::Finished);
+    assert_eq!(state.header.stop, SweepStop::Finished);
     let rounds: Vec<&[u32]> = order.chunks(6).take(3).collect();
     for round in &rounds {
         let mut sorted = round.to_vec();
@@ -107,7 +107,7 @@ fn a_precise_point_stops_at_the_minimum_and_a_noisy_one_at_the_run_limit() {
 #[test]
 fn the_time_limit_stops_a_sweep_only_once_every_point_has_its_minimum_of_runs() {
     let (_, state) = run(&sweep(&["--max-time", "0s"]), |_| 0.3);
-    assert_eq!(state.stop, SweepStop::MaxTime);
+    assert_eq!(state.header.stop, SweepStop::MaxTime);
     let runs: Vec<usize> = state.points.iter().map(|p| p.runs[0].len()).collect();
     assert_eq!(runs, [3, 3, 3, 3, 3, 3]);
 }

@@ -32,8 +32,16 @@ impl Schedule {
     /// The variant indices of the next block, in the order they run.
     pub fn next_block(&mut self) -> Vec<usize> {
         let mut order: Vec<usize> = (0..self.variants).collect();
-        self.rng.shuffle(&mut order);
+        self.shuffle(&mut order);
         order
+    }
+
+    /// Puts `items` in a random order drawn from the same seeded sequence as
+    /// the blocks: for engines whose blocks hold only some of the variants
+    /// (a suite's undecided cells) or that also order other things (the
+    /// scenarios of a suite's round, the points of a sweep's).
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        self.rng.shuffle(items);
     }
 }
 
@@ -48,6 +56,17 @@ mod tests {
             let mut block = schedule.next_block();
             block.sort();
             assert_eq!(block, vec![0, 1, 2]);
+        }
+    }
+
+    #[test]
+    fn shuffling_draws_from_the_same_sequence_as_the_blocks() {
+        let mut blocks = Schedule::new(3, Some(9));
+        let mut shuffled = Schedule::new(3, Some(9));
+        for _ in 0..20 {
+            let mut items = vec![0, 1, 2];
+            shuffled.shuffle(&mut items);
+            assert_eq!(blocks.next_block(), items);
         }
     }
 

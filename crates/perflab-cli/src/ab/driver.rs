@@ -1,36 +1,27 @@
 //! The A/B driver: runs A and B in randomised blocks, stores every run as
-//! it finishes, and stops where the sequential procedure says.
+//! it finishes, and stops where the sequential procedure says. The blocks
+//! come from the engine's schedule and the runs from its run maker
+//! ([`crate::engine`]); a bisection step is one such A/B.
 
 use std::time::Instant;
 
-use perflab_runner::{Executor, ExitState, RunOutcome, Schedule};
+use perflab_runner::{Executor, RunOutcome};
 use perflab_stats::Verdict;
 
 use crate::decide::{Decider, Evaluation};
-use crate::error::{Error, Result};
+use crate::engine::{
+    AbConfig, DecisionConfig, ExperimentConfig, ModeConfig, OutcomeHeader, Plan, Progress,
+    RunChecks, RunMaker, RunRequest, Schedule, Session, StopReason, records,
+};
+use crate::error::Result;
 use crate::experiment::Experiment;
 use crate::machine::MachineWatch;
-use crate::progress::Progress;
 use crate::provenance::Provenance;
-use crate::store::{Store, VariantRecord};
-use perflab_format::machine::MachineDoc;
+use crate::store::Store;
 
 use super::duet::Duet;
-use super::measure::{RunMaker, RunRequest};
 use perflab_format::duet::DuetDoc;
-
-/// Why the experiment stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StopReason {
-    /// A verdict other than INCONCLUSIVE was reached.
-    Decided,
-    /// `--max-runs` was reached.
-    MaxRuns,
-    /// `--max-time` was reached.
-    MaxTime,
-    /// The user pressed Ctrl-C.
-    Interrupted,
-}
+use perflab_format::vocabulary::ResultKind;
 
 /// What an A/B experiment produced.
 #[derive(Debug)]
@@ -39,18 +30,58 @@ pub struct AbRun {
     pub runs: [Vec<RunOutcome>; 2],
     /// The final evaluation, if at least two pairs were measured.
     pub evaluation: Option<Evaluation>,
-    /// Why it stopped.
-    pub stop: StopReason,
-    /// The experiment's id in the store.
-    pub experiment_id: Option<i64>,
-    /// The schedule's seed.
-    pub seed: u64,
-    /// Provenance of the experiment.
-    pub provenance: Provenance,
-    /// The machine's state during the runs, where it was watched.
-    pub machine: Option<MachineDoc>,
+    /// Id, stop reason, seed, provenance and machine.
+    pub header: OutcomeHeader,
     /// In duet mode: the CPUs and how each pair's runs overlapped.
     pub duet: Option<DuetDoc>,
+}
+
+/// The plan of an A/B experiment for the store: a record per variant.
+fn plan<'e>(exp: &'e Experiment, names: &'e [String], commands: &'e [String]) -> Plan<'e> {
+    let variants: Vec<_> = exp.variants.iter().collect();
+    Plan {
+        kind: ResultKind::Ab,
+        name: exp.name.as_deref(),
+        metric: &exp.metric.name,
+        cwd: exp.variants[0].cwd.as_deref(),
+        records: records(&variants, names, commands),
+        block: 2,
+        seed: exp.seed,
+    }
+}
+
+/// The names and command texts of the variants, for their records.
+fn texts(exp: &Experiment) -> (Vec<String>, Vec<String>) {
+    exp.variants
+        .iter()
+        .map(|v| (v.name.clone(), v.command.display()))
+        .unzip()
+}
+
+/// The configuration an A/B experiment stores.
+pub fn ab_config(exp: &Experiment, seed: u64) -> ExperimentConfig {
+    ExperimentConfig {
+        measure: exp.metric.name.clone(),
+        confidence: exp.confidence,
+        min_runs: exp.limits.min_runs,
+        max_runs: exp.limits.max_runs,
+        warmup: exp.limits.warmup,
+        seed,
+        mode: ModeConfig::Ab(AbConfig {
+            decision: decision_config(exp),
+            pin: exp.pin.as_ref().map(ToString::to_string),
+            duet: exp.duet,
+        }),
+    }
+}
+
+/// The sequential decision an A/B or a suite stores.
+pub fn decision_config(exp: &Experiment) -> DecisionConfig {
+    DecisionConfig {
+        go: exp.thresholds.go,
+        nogo: exp.thresholds.nogo,
+        optimise_at: exp.sequential_config().optimise_at,
+    }
 }
 
 /// Opens an A/B experiment in the store, with a record per variant;
@@ -61,25 +92,15 @@ pub fn begin_ab(
     provenance: &Provenance,
     config_json: &str,
 ) -> Result<(i64, Vec<i64>)> {
-    let commands: Vec<String> = exp.variants.iter().map(|v| v.command.display()).collect();
-    let records: Vec<_> = exp
-        .variants
-        .iter()
-        .zip(&commands)
-        .map(|(v, command)| VariantRecord {
-            name: &v.name,
-            command,
-            env: &v.env,
-            cwd: v.cwd.as_deref(),
-        })
-        .collect();
+    let (names, commands) = texts(exp);
+    let plan = plan(exp, &names, &commands);
     store.begin_experiment(
-        "ab",
-        exp.name.as_deref(),
-        Some(&exp.metric.name),
+        plan.kind.as_str(),
+        plan.name,
+        Some(plan.metric),
         provenance,
         config_json,
-        &records,
+        &plan.records,
     )
 }
 
@@ -91,103 +112,31 @@ pub fn run_ab(
     store: Option<&Store>,
     progress: &mut dyn Progress,
 ) -> Result<AbRun> {
-    let provenance = Provenance::collect(
-        exp.variants[0]
-            .cwd
-            .as_deref()
-            .unwrap_or(std::path::Path::new(".")),
-    );
-    let mut schedule = Schedule::new(2, exp.seed);
-    let config = serde_json::json!({
-        "measure": exp.metric.name, "go": exp.thresholds.go, "nogo": exp.thresholds.nogo,
-        "confidence": exp.confidence, "min_runs": exp.min_runs, "max_runs": exp.max_runs,
-        "optimise_at": exp.sequential_config().optimise_at,
-        "warmup": exp.warmup, "seed": schedule.seed(),
-        "pin": exp.pin.as_ref().map(ToString::to_string),
-        "duet": exp.duet,
-    });
-    let ids = match store {
-        Some(s) => Some(begin_ab(s, exp, &provenance, &config.to_string())?),
-        None => None,
-    };
-    let profiles = profile_dir()?;
+    let (names, commands) = texts(exp);
+    let mut session = Session::begin(store, plan(exp, &names, &commands), |seed| {
+        ab_config(exp, seed)
+    })?;
     let duet = exp.duet.map(|cpus| Duet::new(cpus, executor)).transpose()?;
     let mut state = AbState {
         exp,
-        maker: RunMaker {
-            exp,
-            store,
-            experiment_id: ids.as_ref().map(|(id, _)| *id),
-            sequence: 0,
-            profile_dir: profiles.path().to_path_buf(),
-        },
-        variant_ids: ids.as_ref().map(|(_, v)| v.clone()),
+        maker: session.run_maker(RunChecks::of_experiment(exp)),
+        variant_ids: session.variant_ids.clone(),
         runs: [Vec::new(), Vec::new()],
         duet,
     };
     let watch = executor.runs_on_this_machine().then(MachineWatch::start);
-    let outcome = state.drive(executor, &mut schedule, progress);
+    let outcome = state.drive(executor, &mut session.schedule, progress);
     let machine = watch.map(|w| w.finish(exp.pin.as_ref()));
     progress.finish();
-    let experiment_id = ids.map(|(id, _)| id);
     let duet = state.duet.as_ref().and_then(Duet::doc);
     match outcome {
         Ok((stop, evaluation)) => Ok(AbRun {
             runs: state.runs,
             evaluation,
-            stop,
-            experiment_id,
-            seed: schedule.seed(),
-            provenance,
-            machine,
+            header: session.header(stop, machine),
             duet,
         }),
-        Err(e) => Err(keep_finished_runs(e, store, experiment_id)?),
-    }
-}
-
-/// A private folder for the profiles that instrumented runs write.
-pub fn profile_dir() -> Result<tempfile::TempDir> {
-    tempfile::Builder::new()
-        .prefix("perflab-profiles-")
-        .tempdir()
-        .map_err(|source| Error::Io {
-            path: std::env::temp_dir(),
-            source,
-        })
-}
-
-/// After an error, marks the stored experiment incomplete and says in the
-/// error how many finished runs it keeps (an error of the store itself
-/// comes back instead).
-pub fn keep_finished_runs(
-    e: Error,
-    store: Option<&Store>,
-    experiment_id: Option<i64>,
-) -> Result<Error> {
-    let (Some(store), Some(id)) = (store, experiment_id) else {
-        return Ok(e);
-    };
-    store.finish_experiment(id, "incomplete", None, None, None)?;
-    let kept = store.count_runs(id)?;
-    Ok(annotate(
-        e,
-        &format!(
-            "{kept} finished runs are kept in {} as experiment #{id}, marked incomplete",
-            store.path().display()
-        ),
-    ))
-}
-
-/// The error with a note added, for a run's error (other errors are
-/// returned as they are).
-pub fn annotate(e: Error, note: &str) -> Error {
-    match e {
-        Error::Run { run, message } => Error::Run {
-            run,
-            message: format!("{message}\n({note})"),
-        },
-        other => other,
+        Err(e) => Err(session.fail(e)),
     }
 }
 
@@ -236,13 +185,13 @@ impl AbState<'_> {
         // and stops where it says (or where the user or the clock does).
         let mut decider = Decider::new(self.exp)?;
         let mut evaluation = None;
-        for iteration in 0..self.exp.max_runs {
+        for iteration in 0..self.exp.limits.max_runs {
             if !self.block(executor, schedule, iteration)? {
                 return Ok((StopReason::Interrupted, decider.now(self.pairs())?));
             }
             let pairs = iteration + 1;
             if let Some(stopped) = decider.push(self.pairs())? {
-                progress.update(pairs, self.exp.max_runs, Some(&stopped));
+                progress.update(pairs, self.exp.limits.max_runs, Some(stopped.so_far()));
                 let stop = if stopped.verdict == Verdict::Inconclusive {
                     StopReason::MaxRuns
                 } else {
@@ -251,8 +200,12 @@ impl AbState<'_> {
                 return Ok((stop, Some(stopped)));
             }
             evaluation = decider.now(self.pairs())?;
-            progress.update(pairs, self.exp.max_runs, evaluation.as_ref());
-            if self.exp.max_time.is_some_and(|t| started.elapsed() >= t) && pairs >= 2 {
+            progress.update(
+                pairs,
+                self.exp.limits.max_runs,
+                evaluation.as_ref().map(Evaluation::so_far),
+            );
+            if self.exp.limits.out_of_time(started.elapsed()) && pairs >= 2 {
                 return Ok((StopReason::MaxTime, evaluation));
             }
         }
@@ -268,7 +221,7 @@ impl AbState<'_> {
     /// as measured. False when Ctrl-C stopped them.
     fn warm_up(&mut self, executor: &mut dyn Executor) -> Result<bool> {
         if self.duet.is_some() {
-            for i in 0..self.exp.warmup {
+            for i in 0..self.exp.limits.warmup {
                 if self.duet_block(executor, i, true)?.is_none() {
                     return Ok(false);
                 }
@@ -276,7 +229,7 @@ impl AbState<'_> {
             return Ok(true);
         }
         for variant in 0..2 {
-            for i in 0..self.exp.warmup {
+            for i in 0..self.exp.limits.warmup {
                 if self.perform(executor, variant, i, true)?.is_none() {
                     return Ok(false);
                 }
@@ -334,29 +287,5 @@ impl AbState<'_> {
     ) -> Result<Option<RunOutcome>> {
         let request = request(self.exp, &self.variant_ids, variant, iteration, warmup);
         self.maker.perform(executor, &request)
-    }
-}
-
-/// The error for a run that failed, with a hint for the usual causes.
-pub fn failed_run(label: String, command: &str, run: &RunOutcome) -> Error {
-    let hint = match run.exit {
-        ExitState::Code(127) => format!(
-            "\nThe shell could not find the program of '{command}': check its spelling and PATH, or give a path like ./prog."
-        ),
-        ExitState::Code(126) => format!(
-            "\nThe shell found '{command}' but could not execute it: check its permissions (chmod +x)."
-        ),
-        ExitState::TimedOut => {
-            "\nRaise --timeout if the run legitimately takes this long.".to_string()
-        }
-        _ => "\nFix the command, or pass --ignore-failure to measure failing runs too.".to_string(),
-    };
-    let tail = perflab_runner::quote_output(&run.output_tail);
-    Error::Run {
-        run: label,
-        message: format!(
-            "'{command}' {}.{hint}\nThe end of its output:\n{tail}",
-            run.exit.describe()
-        ),
     }
 }

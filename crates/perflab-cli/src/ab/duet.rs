@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::machine::warnings::LOAD_PER_CPU_WARNING;
 use perflab_format::machine::MachineDoc;
 
-use super::measure::{RunMaker, RunRequest};
+use crate::engine::{RunMaker, RunRequest};
 
 /// Below this median overlap the pairs did not run together for most of
 /// their length, and the report says so.

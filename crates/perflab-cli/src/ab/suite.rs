@@ -4,27 +4,29 @@
 //! block's baseline run pairs with each candidate's run. A cell that decided
 //! takes no more runs, and the baseline runs only while a candidate of its
 //! scenario does. The decisions are perflab-stats' [`SuiteTest`], driven as
-//! its simulation drives it.
+//! its simulation drives it. A suite is a configuration of
+//! [`crate::engine`]: its session's schedule draws both the scenarios'
+//! order and each block's, and its run maker makes and stores every run.
 
-use crate::machine::MachineWatch;
-use perflab_format::machine::MachineDoc;
 use std::time::Instant;
 
 use perflab_runner::{Executor, RunOutcome};
 use perflab_stats::{Decision, SuiteTest, Verdict};
 
-use crate::decide::{Evaluation, evaluation_of, paired_values};
+use crate::decide::{Evaluation, PairValues, evaluation_of, pair_values};
+use crate::engine::{
+    ExperimentConfig, ModeConfig, OutcomeHeader, Plan, Progress, RunChecks, RunMaker, RunRequest,
+    Schedule, Session, StopReason, SuiteConfig, records,
+};
 use crate::error::Result;
 use crate::experiment::{Guard, Suite};
-use crate::progress::Progress;
-use crate::provenance::Provenance;
-use crate::store::{Store, VariantRecord};
+use crate::machine::MachineWatch;
+use crate::store::Store;
 
-use super::StopReason;
-use super::driver::{keep_finished_runs, profile_dir};
+use super::driver::decision_config;
 use super::duet::Duet;
-use super::measure::{RunMaker, RunRequest};
 use perflab_format::duet::DuetDoc;
+use perflab_format::vocabulary::ResultKind;
 
 /// What a suite produced.
 #[derive(Debug)]
@@ -36,16 +38,8 @@ pub struct SuiteRun {
     pub evaluations: Vec<Option<Evaluation>>,
     /// The confidence level of each cell (the experiment's, split).
     pub cell_confidence: f64,
-    /// Why it stopped.
-    pub stop: StopReason,
-    /// The experiment's id in the store.
-    pub experiment_id: Option<i64>,
-    /// The schedule's seed.
-    pub seed: u64,
-    /// Provenance of the experiment.
-    pub provenance: Provenance,
-    /// The machine's state during the runs, where it was watched.
-    pub machine: Option<MachineDoc>,
+    /// Id, stop reason, seed, provenance and machine.
+    pub header: OutcomeHeader,
     /// In duet mode: the CPUs and how each pair's runs overlapped.
     pub duet: Option<DuetDoc>,
 }
@@ -75,49 +69,24 @@ pub fn run_suite(
     progress: &mut dyn Progress,
 ) -> Result<SuiteRun> {
     let exp = &suite.exp;
-    let provenance = Provenance::collect(
-        exp.variants[0]
-            .cwd
-            .as_deref()
-            .unwrap_or(std::path::Path::new(".")),
-    );
-    let seed = exp.seed.unwrap_or_else(|| fastrand::u64(..));
     let guards = exp.guards.iter().map(Guard::limit).collect();
     let test = SuiteTest::with_guards(exp.sequential_config(), suite.cells(), guards)?;
-    let config = serde_json::json!({
-        "measure": exp.metric.name, "go": exp.thresholds.go, "nogo": exp.thresholds.nogo,
-        "confidence": exp.confidence, "cell_confidence": test.cell_confidence(),
-        "min_runs": exp.min_runs, "max_runs": exp.max_runs,
-        "optimise_at": exp.sequential_config().optimise_at,
-        "warmup": exp.warmup, "seed": seed,
-        "scenarios": suite.scenarios.iter().map(|s| &s.name).collect::<Vec<_>>(),
-        "duet": exp.duet,
-    });
-    let ids = match store {
-        Some(s) => Some(begin_suite(s, suite, &provenance, &config.to_string())?),
-        None => None,
-    };
-    let experiment_id = ids.as_ref().map(|(id, _)| *id);
-    let profiles = profile_dir()?;
+    let (names, commands) = texts(suite);
+    let mut session = Session::begin(store, plan(suite, &names, &commands), |seed| {
+        suite_config(suite, test.cell_confidence(), seed)
+    })?;
     let duet = exp.duet.map(|cpus| Duet::new(cpus, executor)).transpose()?;
     let mut state = SuiteState {
         suite,
-        maker: RunMaker {
-            exp,
-            store,
-            experiment_id,
-            sequence: 0,
-            profile_dir: profiles.path().to_path_buf(),
-        },
-        variant_ids: ids.map(|(_, v)| v),
+        maker: session.run_maker(RunChecks::of_experiment(exp)),
+        variant_ids: session.variant_ids.clone(),
         runs: vec![vec![Vec::new(); exp.variants.len()]; suite.scenarios.len()],
         paired: vec![[Vec::new(), Vec::new()]; suite.cells()],
         test,
-        rng: fastrand::Rng::with_seed(seed),
         duet,
     };
     let watch = executor.runs_on_this_machine().then(MachineWatch::start);
-    let outcome = state.drive(executor, progress);
+    let outcome = state.drive(executor, &mut session.schedule, progress);
     let machine = watch.map(|w| w.finish(exp.pin.as_ref()));
     progress.finish();
     match outcome {
@@ -125,27 +94,35 @@ pub fn run_suite(
             evaluations: state.evaluations()?,
             cell_confidence: state.test.cell_confidence(),
             runs: state.runs,
-            stop,
-            experiment_id,
-            seed,
-            provenance,
-            machine,
+            header: session.header(stop, machine),
             duet: state.duet.as_ref().and_then(Duet::doc),
         }),
-        Err(e) => Err(keep_finished_runs(e, store, experiment_id)?),
+        Err(e) => Err(session.fail(e)),
     }
 }
 
-/// Opens a suite in the store with a variant record per cell, named
-/// "scenario / variant"; returns its id and the records' ids, scenario by
-/// scenario. Cells are variant records so that the store's schema, and
-/// every reader of it (history, compare, report), stays as it is.
-pub fn begin_suite(
-    store: &Store,
-    suite: &Suite,
-    provenance: &Provenance,
-    config_json: &str,
-) -> Result<(i64, Vec<i64>)> {
+/// The configuration a suite stores.
+pub fn suite_config(suite: &Suite, cell_confidence: f64, seed: u64) -> ExperimentConfig {
+    let exp = &suite.exp;
+    ExperimentConfig {
+        measure: exp.metric.name.clone(),
+        confidence: exp.confidence,
+        min_runs: exp.limits.min_runs,
+        max_runs: exp.limits.max_runs,
+        warmup: exp.limits.warmup,
+        seed,
+        mode: ModeConfig::Suite(SuiteConfig {
+            decision: decision_config(exp),
+            cell_confidence,
+            scenarios: suite.scenarios.iter().map(|s| s.name.clone()).collect(),
+            duet: exp.duet,
+        }),
+    }
+}
+
+/// The names ("scenario / variant") and command texts of every cell,
+/// scenario by scenario.
+fn texts(suite: &Suite) -> (Vec<String>, Vec<String>) {
     let mut names = Vec::new();
     let mut commands = Vec::new();
     for (s, scenario) in suite.scenarios.iter().enumerate() {
@@ -154,24 +131,24 @@ pub fn begin_suite(
             commands.push(cell.command.display());
         }
     }
-    let cells = suite.scenarios.iter().flat_map(|s| &s.cells);
-    let records: Vec<_> = cells
-        .zip(names.iter().zip(&commands))
-        .map(|(cell, (name, command))| VariantRecord {
-            name,
-            command,
-            env: &cell.env,
-            cwd: cell.cwd.as_deref(),
-        })
-        .collect();
-    store.begin_experiment(
-        "suite",
-        suite.exp.name.as_deref(),
-        Some(&suite.exp.metric.name),
-        provenance,
-        config_json,
-        &records,
-    )
+    (names, commands)
+}
+
+/// A suite in the store: a variant record per cell, named "scenario /
+/// variant", scenario by scenario. Cells are variant records so that the
+/// store's schema, and every reader of it (history, compare, report), stays
+/// as it is.
+fn plan<'s>(suite: &'s Suite, names: &'s [String], commands: &'s [String]) -> Plan<'s> {
+    let cells: Vec<_> = suite.scenarios.iter().flat_map(|s| &s.cells).collect();
+    Plan {
+        kind: ResultKind::Suite,
+        name: suite.exp.name.as_deref(),
+        metric: &suite.exp.metric.name,
+        cwd: suite.exp.variants[0].cwd.as_deref(),
+        records: records(&cells, names, commands),
+        block: suite.exp.variants.len(),
+        seed: suite.exp.seed,
+    }
 }
 
 struct SuiteState<'a> {
@@ -182,7 +159,6 @@ struct SuiteState<'a> {
     /// Per cell, (baseline, candidate) runs paired by position.
     paired: Vec<[Vec<RunOutcome>; 2]>,
     test: SuiteTest,
-    rng: fastrand::Rng,
     /// In duet mode, what starts a candidate's runs beside the baseline's.
     duet: Option<Duet>,
 }
@@ -191,6 +167,7 @@ impl SuiteState<'_> {
     fn drive(
         &mut self,
         executor: &mut dyn Executor,
+        schedule: &mut Schedule,
         progress: &mut dyn Progress,
     ) -> Result<StopReason> {
         let exp = &self.suite.exp;
@@ -199,7 +176,7 @@ impl SuiteState<'_> {
             // In duet mode the baseline warms up beside each candidate.
             if self.duet.is_some() {
                 for v in 1..exp.variants.len() {
-                    for i in 0..exp.warmup {
+                    for i in 0..exp.limits.warmup {
                         if self.duet_pair(executor, s, v, [i, i], true)?.is_none() {
                             return Ok(StopReason::Interrupted);
                         }
@@ -208,7 +185,7 @@ impl SuiteState<'_> {
                 continue;
             }
             for v in 0..exp.variants.len() {
-                for i in 0..exp.warmup {
+                for i in 0..exp.limits.warmup {
                     if self.perform(executor, s, v, i, true)?.is_none() {
                         return Ok(StopReason::Interrupted);
                     }
@@ -218,17 +195,17 @@ impl SuiteState<'_> {
         let mut rounds = 0;
         while !self.test.is_finished() {
             let mut order: Vec<usize> = (0..self.suite.scenarios.len()).collect();
-            self.rng.shuffle(&mut order);
+            schedule.shuffle(&mut order);
             for s in order {
-                if !self.block(executor, s)? {
+                if !self.block(executor, schedule, s)? {
                     return Ok(StopReason::Interrupted);
                 }
             }
             rounds += 1;
-            progress.update(rounds, exp.max_runs, None);
+            progress.update(rounds, exp.limits.max_runs, None);
             let every_cell_has_an_interval =
                 (0..self.suite.cells()).all(|c| self.paired[c][0].len() >= 2);
-            if exp.max_time.is_some_and(|t| started.elapsed() >= t) && every_cell_has_an_interval {
+            if exp.limits.out_of_time(started.elapsed()) && every_cell_has_an_interval {
                 return Ok(StopReason::MaxTime);
             }
         }
@@ -249,7 +226,12 @@ impl SuiteState<'_> {
     /// One block of scenario `s`: the baseline and every undecided
     /// candidate once, in random order, then each candidate's pair. False
     /// when Ctrl-C stopped it.
-    fn block(&mut self, executor: &mut dyn Executor, s: usize) -> Result<bool> {
+    fn block(
+        &mut self,
+        executor: &mut dyn Executor,
+        schedule: &mut Schedule,
+        s: usize,
+    ) -> Result<bool> {
         let open: Vec<usize> = (1..self.suite.exp.variants.len())
             .filter(|&v| {
                 !self
@@ -262,10 +244,10 @@ impl SuiteState<'_> {
             return Ok(true);
         }
         if self.duet.is_some() {
-            return self.duet_block(executor, s, open);
+            return self.duet_block(executor, schedule, s, open);
         }
         let mut block: Vec<usize> = std::iter::once(0).chain(open.iter().copied()).collect();
-        self.rng.shuffle(&mut block);
+        schedule.shuffle(&mut block);
         for &v in &block {
             let iteration = self.runs[s][v].len();
             let Some(run) = self.perform(executor, s, v, iteration, false)? else {
@@ -292,10 +274,11 @@ impl SuiteState<'_> {
     fn duet_block(
         &mut self,
         executor: &mut dyn Executor,
+        schedule: &mut Schedule,
         s: usize,
         mut open: Vec<usize>,
     ) -> Result<bool> {
-        self.rng.shuffle(&mut open);
+        schedule.shuffle(&mut open);
         for v in open {
             let iterations = [self.runs[s][0].len(), self.runs[s][v].len()];
             let Some([baseline, candidate]) = self.duet_pair(executor, s, v, iterations, false)?
@@ -347,21 +330,9 @@ impl SuiteState<'_> {
     /// The decision metric's and guards' values of pair `index` of a cell.
     fn pair_values(&self, s: usize, v: usize, index: usize) -> Result<PairValues> {
         let cell = &self.paired[self.suite.cell(s, v)];
-        let pair = [&cell[0][index..=index], &cell[1][index..=index]];
         let names = [self.suite.cell_name(s, 0), self.suite.cell_name(s, v)];
-        let names = [names[0].as_str(), names[1].as_str()];
-        let exp = &self.suite.exp;
-        let value = |metric| -> Result<(f64, f64)> {
-            let [b, c] = paired_values(metric, pair, names, index)?;
-            Ok((b[0], c[0]))
-        };
-        let (b, c) = value(&exp.metric)?;
-        let guards = exp
-            .guards
-            .iter()
-            .map(|g| value(&g.metric))
-            .collect::<Result<Vec<_>>>()?;
-        Ok((b, c, guards))
+        let runs = [cell[0].as_slice(), cell[1].as_slice()];
+        pair_values(&self.suite.exp, runs, [&names[0], &names[1]], index)
     }
 
     fn perform(
@@ -406,7 +377,3 @@ impl SuiteState<'_> {
             .collect()
     }
 }
-
-/// One pair's (baseline, candidate) values of the decision metric, and of
-/// each guard's metric.
-type PairValues = (f64, f64, Vec<(f64, f64)>);

@@ -2,8 +2,9 @@
 
 use perflab_runner::{Executor, INSTRUCTIONS, InstructionExecutor};
 
-use crate::ab::{AbRun, StopReason, run_ab};
+use crate::ab::{AbRun, run_ab};
 use crate::cli::AbArgs;
+use crate::engine::StopReason;
 use crate::error::{EXIT_INTERRUPTED, Result};
 use crate::experiment::{Experiment, Settings, read_experiment_file};
 use crate::profilers::instructions::{CountedVariant, instructions_document, render_instructions};
@@ -45,19 +46,17 @@ pub fn ab<E: Executor>(
     let mut settings = from_file.overlay(args.settings()?);
     let revisions = prepare_revision_variants(&mut settings, args.allow_dirty)?;
     let exp = settings.into_experiment()?;
-    let counting = std::iter::once(&exp.metric)
-        .chain(exp.guards.iter().map(|g| &g.metric))
-        .any(|m| m.name == INSTRUCTIONS);
+    let counting = exp.counts_instructions();
     let mut executor = executor_for(exp.perf_events)?;
-    let mut progress = progress_for("ab", exp.max_runs, args.run.quiet);
+    let mut progress = progress_for("ab", exp.limits.max_runs, args.run.quiet);
     if !counting {
         let mut ab = run_ab(&exp, &mut executor, Some(store), progress.as_mut())?;
-        ab.provenance.revisions = revisions;
+        ab.header.provenance.revisions = revisions;
         return finish(args, store, &exp, ab, None);
     }
     let mut counter = InstructionExecutor::new(&mut executor, &exp.keep_env)?;
     let mut ab = run_ab(&exp, &mut counter, Some(store), progress.as_mut())?;
-    ab.provenance.revisions = revisions;
+    ab.header.provenance.revisions = revisions;
     let variants: Vec<CountedVariant> = exp
         .variants
         .iter()
@@ -76,9 +75,9 @@ pub fn ab<E: Executor>(
             }
         })
         .collect();
-    let doc = instructions_document(ab.experiment_id, counter.environment(), &variants);
+    let doc = instructions_document(ab.header.experiment_id, counter.environment(), &variants);
     let extra = render_instructions(&doc, CHANGED_FUNCTIONS_SHOWN);
-    if let Some(id) = ab.experiment_id {
+    if let Some(id) = ab.header.experiment_id {
         store.attach(
             id,
             "instructions",
@@ -107,7 +106,7 @@ fn finish(
         print!("{extra}");
     }
     write_requested(&doc, args.run.json.as_deref(), args.run.markdown.as_deref())?;
-    if ab.stop == StopReason::Interrupted {
+    if ab.header.stop == StopReason::Interrupted {
         let kept = ab.runs[0].len() + ab.runs[1].len();
         eprintln!(
             "perflab: interrupted; {kept} finished runs are kept in {}, marked incomplete",
@@ -122,12 +121,8 @@ fn finish(
 /// incomplete when interrupted).
 pub fn record_outcome(store: &Store, exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
     let doc = ab_document(exp, ab)?;
-    if let Some(id) = ab.experiment_id {
-        let status = if ab.stop == StopReason::Interrupted {
-            "incomplete"
-        } else {
-            "complete"
-        };
+    if let Some(id) = ab.header.experiment_id {
+        let status = ab.header.status().as_str();
         let change = doc.decision.as_ref().map(|d| (d.change, d.ci[0], d.ci[1]));
         let json = serde_json::to_string(&doc).unwrap_or_default();
         store.finish_experiment(

@@ -3,13 +3,14 @@
 
 use std::path::PathBuf;
 
-use perflab_runner::{Executor, INSTRUCTIONS, InstructionExecutor};
+use perflab_runner::{Executor, InstructionExecutor};
 use perflab_stats::{Verdict, bisect_step_confidence};
 
-use crate::ab::{StopReason, run_ab};
+use crate::ab::run_ab;
 use crate::bisect::document::{BISECT_FORMAT, BisectDocument, RemainingDoc, RevisionDoc, StepDoc};
 use crate::bisect::{Judgement, SearchEnd, max_steps, search};
 use crate::cli::{AbArgs, BisectArgs, RunOptions};
+use crate::engine::StopReason;
 use crate::error::{EXIT_INCONCLUSIVE, EXIT_INTERRUPTED, EXIT_OK, Error, Result};
 use crate::experiment::{Experiment, Settings};
 use crate::progress::progress_for;
@@ -45,7 +46,7 @@ pub fn bisect<E: Executor>(
     let steps_at_most = max_steps(path.len());
     let step_confidence = bisect_step_confidence(confidence, steps_at_most);
     let template = step_settings(args, step_confidence)?;
-    let base_max_runs = template.clone().into_experiment()?.max_runs;
+    let base_max_runs = template.clone().into_experiment()?.limits.max_runs;
     let good_tree = builder.prepare(&args.good, &good)?;
     let mut executor = executor_for(template.perf_events.unwrap_or(false))?;
     let mut steps = Vec::new();
@@ -93,7 +94,7 @@ pub fn bisect<E: Executor>(
             change: step.change,
             ci: step.ci,
             runs: step.runs,
-            max_runs: exp.max_runs,
+            max_runs: exp.limits.max_runs,
             experiment_id: step.experiment_id,
         };
         println!(
@@ -194,17 +195,15 @@ fn run_step<E: Executor>(
     trees: [&BuiltRevision; 2],
     args: &BisectArgs,
 ) -> Result<(StepOutcome, StopReason)> {
-    let counting = std::iter::once(&exp.metric)
-        .chain(exp.guards.iter().map(|g| &g.metric))
-        .any(|m| m.name == INSTRUCTIONS);
-    let mut progress = progress_for("bisect step", exp.max_runs, args.run.quiet);
+    let counting = exp.counts_instructions();
+    let mut progress = progress_for("bisect step", exp.limits.max_runs, args.run.quiet);
     let mut ab = if counting {
         let mut counter = InstructionExecutor::new(executor, &exp.keep_env)?;
         run_ab(exp, &mut counter, Some(store), progress.as_mut())?
     } else {
         run_ab(exp, executor, Some(store), progress.as_mut())?
     };
-    ab.provenance.revisions = exp
+    ab.header.provenance.revisions = exp
         .variants
         .iter()
         .zip(trees)
@@ -223,9 +222,9 @@ fn run_step<E: Executor>(
             change: decision.map(|d| d.change),
             ci: decision.map(|d| d.ci),
             runs: ab.runs[0].len().min(ab.runs[1].len()),
-            experiment_id: ab.experiment_id,
+            experiment_id: ab.header.experiment_id,
         },
-        ab.stop,
+        ab.header.stop,
     ))
 }
 

@@ -161,7 +161,7 @@ pub fn profile(args: &ProfileArgs, store: &Store, executor: &mut dyn Executor) -
         }
         if !outcome.exit.success() && !args.ignore_failure {
             store.finish_experiment(id, "incomplete", None, None, None)?;
-            return Err(crate::ab::failed_run(
+            return Err(crate::engine::failed_run(
                 format!("profiled run of '{}'", target.name),
                 &displays[index],
                 &outcome,

@@ -121,7 +121,7 @@ fn measure_runs(
             cwd: args.run.cwd.as_deref(),
         }],
     )?;
-    let profile_dir = crate::ab::profile_dir()?;
+    let profile_dir = crate::engine::profile_dir()?;
     let mut spec = RunSpec {
         command,
         env: env.clone(),
@@ -165,7 +165,7 @@ fn measure_runs(
             };
             block.add(place, &outcome)?;
             if !outcome.exit.success() && !args.run.ignore_failure {
-                return Err(crate::ab::failed_run(
+                return Err(crate::engine::failed_run(
                     format!("run {}", i + 1),
                     &display,
                     &outcome,

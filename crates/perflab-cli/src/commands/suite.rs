@@ -3,8 +3,9 @@
 
 use perflab_runner::Executor;
 
-use crate::ab::{StopReason, run_suite};
+use crate::ab::run_suite;
 use crate::cli::AbArgs;
+use crate::engine::StopReason;
 use crate::error::{EXIT_INTERRUPTED, Error, Result};
 use crate::experiment::Settings;
 use crate::progress::progress_for;
@@ -32,17 +33,13 @@ pub fn suite<E: Executor>(
     }
     let suite = from_file.overlay(args.settings()?).into_suite()?;
     let mut executor = executor_for(suite.exp.perf_events)?;
-    let mut progress = progress_for("suite", suite.exp.max_runs, args.run.quiet);
+    let mut progress = progress_for("suite", suite.exp.limits.max_runs, args.run.quiet);
     let run = run_suite(&suite, &mut executor, Some(store), progress.as_mut())?;
     let doc = suite_document(&suite, &run)?;
     let verdict = run.verdicts();
     let overall = perflab_stats::combine_verdicts(&verdict);
-    if let Some(id) = run.experiment_id {
-        let status = if run.stop == StopReason::Interrupted {
-            "incomplete"
-        } else {
-            "complete"
-        };
+    if let Some(id) = run.header.experiment_id {
+        let status = run.header.status().as_str();
         let json = serde_json::to_string(&doc).unwrap_or_default();
         store.finish_experiment(
             id,
@@ -61,7 +58,7 @@ pub fn suite<E: Executor>(
     if let Some(path) = &args.run.markdown {
         write_text(path, &suite_markdown(&doc))?;
     }
-    if run.stop == StopReason::Interrupted {
+    if run.header.stop == StopReason::Interrupted {
         eprintln!(
             "perflab: interrupted; {} finished runs are kept in {}, marked incomplete",
             run.run_count(),

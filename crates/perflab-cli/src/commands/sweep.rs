@@ -20,7 +20,7 @@ pub fn sweep(args: &SweepArgs, store: &Store, executor: &mut dyn Executor) -> Re
     let failure = state.failure.take();
     let doc = sweep_document(&sweep, &state)?;
     let json = serde_json::to_string(&doc).unwrap_or_default();
-    if let Some(id) = state.experiment_id {
+    if let Some(id) = state.header.experiment_id {
         store.finish_experiment(id, doc.result.status.as_str(), None, None, Some(&json))?;
     }
     print!("{}", sweep_terminal(&doc));
@@ -45,11 +45,11 @@ pub fn sweep(args: &SweepArgs, store: &Store, executor: &mut dyn Executor) -> Re
                 "point"
             ),
             store.path().display(),
-            state.experiment_id.unwrap_or_default(),
-            state.experiment_id.unwrap_or_default(),
+            state.header.experiment_id.unwrap_or_default(),
+            state.header.experiment_id.unwrap_or_default(),
         )
     };
-    match state.stop {
+    match state.header.stop {
         SweepStop::Failed => Err(match failure {
             Some(Error::Run { run, message }) => Error::Run {
                 run,

@@ -36,15 +36,15 @@ pub fn reason(exp: &Experiment, d: &Decision, guards: &[GuardOutcome], exact: bo
     let th = &exp.thresholds;
     let iv = &d.interval;
     let band = format!("[{}, {}]", format_percent(iv.lo), format_percent(iv.hi));
-    let mut reason = if d.runs < exp.min_runs {
+    let mut reason = if d.runs < exp.limits.min_runs {
         format!(
             "only {} of the {} pairs needed before any verdict (--min-runs): the interval {band} is not yet trusted to decide",
-            d.runs, exp.min_runs
+            d.runs, exp.limits.min_runs
         )
     } else {
         verdict_sentence(d.primary, iv, th, "runs")
     };
-    if d.primary == Verdict::Go && d.runs >= exp.min_runs {
+    if d.primary == Verdict::Go && d.runs >= exp.limits.min_runs {
         if let Some(g) = guards.iter().find(|g| g.status == GuardStatus::Violated) {
             reason = format!(
                 "{} improved, but guard {} worsened by {} [{}, {}], beyond the {} allowed",

@@ -13,7 +13,7 @@ use super::duet::duet_cpus;
 use super::pin::{PinSetting, checked_pin};
 use super::{
     COUNTED_MAX_RUNS, COUNTED_MIN_RUNS, DEFAULT_CONFIDENCE, DEFAULT_MAX_RUNS, DEFAULT_MIN_RUNS,
-    Experiment, Guard, MetricChoice, Variant,
+    Experiment, Guard, MetricChoice, RunLimits, Variant,
 };
 use crate::error::{Error, Result};
 use crate::expectations::Expectations;
@@ -379,11 +379,13 @@ impl Settings {
             guards,
             thresholds,
             confidence,
-            min_runs,
-            max_runs,
-            max_time: self.max_time,
-            warmup: self.warmup.unwrap_or(if counting { 0 } else { 1 }),
-            timeout: self.timeout,
+            limits: RunLimits {
+                min_runs,
+                max_runs,
+                max_time: self.max_time,
+                warmup: self.warmup.unwrap_or(if counting { 0 } else { 1 }),
+                timeout: self.timeout,
+            },
             extractor: Arc::new(MetricExtractor::from_pairs(self.metrics)),
             ignore_failure: self.ignore_failure.unwrap_or(false),
             seed: self.seed,

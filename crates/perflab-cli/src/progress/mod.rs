@@ -1,34 +1,18 @@
 //! Progress on a terminal: runs done and the interval as it narrows; for
 //! sweeps, points done and the time left. None in a CI job: job logs keep
 //! every redraw, and some give the job a terminal.
+//!
+//! The engine reports progress through its traits
+//! ([`crate::engine::progress`]); the bars here implement them.
 
 mod sweep;
 
-pub use sweep::{
-    PointProgress, SweepProgress, SweepStatus, TerminalSweepProgress, sweep_progress_for,
-};
+pub use sweep::{TerminalSweepProgress, sweep_progress_for};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::decide::Evaluation;
+use crate::engine::progress::{DecisionSoFar, NoProgress, Progress};
 use crate::units::format_percent;
-
-/// Something that shows progress.
-pub trait Progress {
-    /// `done` of at most `total` steps are finished; `evaluation` is the latest decision state.
-    fn update(&mut self, done: usize, total: usize, evaluation: Option<&Evaluation>);
-    /// The work is over.
-    fn finish(&mut self);
-}
-
-/// Shows nothing (not a terminal, `--quiet`, tests).
-#[derive(Debug, Default)]
-pub struct NoProgress;
-
-impl Progress for NoProgress {
-    fn update(&mut self, _: usize, _: usize, _: Option<&Evaluation>) {}
-    fn finish(&mut self) {}
-}
 
 /// A progress bar on stderr.
 pub struct TerminalProgress {
@@ -56,10 +40,10 @@ impl TerminalProgress {
 }
 
 impl Progress for TerminalProgress {
-    fn update(&mut self, done: usize, total: usize, evaluation: Option<&Evaluation>) {
+    fn update(&mut self, done: usize, total: usize, decision: Option<DecisionSoFar>) {
         self.bar.set_length(total as u64);
         self.bar.set_position(done as u64);
-        if let Some(e) = evaluation {
+        if let Some(e) = decision {
             self.bar.set_message(format!(
                 "change {} [{}, {}] {}",
                 format_percent(e.interval.estimate),

@@ -1,110 +1,26 @@
-//! Progress of a sweep: points done, runs, and an estimate of the time left
-//! from each point's own speed and how far its interval still has to narrow.
+//! The terminal display of a sweep's progress: points done, runs, and an
+//! estimate of the time left (the engine's [`SweepStatus`]).
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::NoProgress;
+use crate::engine::progress::{NoProgress, SweepProgress, SweepStatus};
 
-/// One point as the progress display sees it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PointProgress {
-    /// Blocks measured (one run of every command each).
-    pub blocks: usize,
-    /// Wall seconds its measured blocks took.
-    pub seconds: f64,
-    /// Widest relative half-width of its intervals, once known.
-    pub widest: Option<f64>,
-    /// Finished (precise or at its run limit).
-    pub done: bool,
-}
-
-/// The state of a sweep after a visit.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SweepStatus {
-    /// Every point.
-    pub points: Vec<PointProgress>,
-    /// Measured runs so far.
-    pub runs: usize,
-    /// Seconds since the sweep started.
-    pub elapsed: f64,
-    /// Target relative half-width.
-    pub precision: f64,
-    /// Blocks before a point may stop.
-    pub min_runs: usize,
-    /// Blocks at most per point.
-    pub max_runs: usize,
-    /// Label of the point just visited.
-    pub current: String,
-}
-
-impl SweepStatus {
-    /// Points finished.
-    pub fn points_done(&self) -> usize {
-        self.points.iter().filter(|p| p.done).count()
-    }
-
-    /// Estimated seconds left, or None before any point has been timed.
-    ///
-    /// A point's interval narrows about as 1/sqrt(blocks), so it needs about
-    /// blocks · (widest / precision)² blocks in all, within the run limits;
-    /// each remaining block costs what that point's blocks cost so far (or the
-    /// average block, for a point not yet measured).
-    pub fn remaining_seconds(&self) -> Option<f64> {
-        let timed: Vec<&PointProgress> = self.points.iter().filter(|p| p.blocks > 0).collect();
-        if timed.is_empty() {
-            return None;
-        }
-        let average = timed.iter().map(|p| p.seconds).sum::<f64>()
-            / timed.iter().map(|p| p.blocks).sum::<usize>() as f64;
-        let mut left = 0.0;
-        for p in self.points.iter().filter(|p| !p.done) {
-            let needed = match p.widest {
-                Some(w) if p.blocks > 0 && self.precision > 0.0 => {
-                    (p.blocks as f64 * (w / self.precision).powi(2)).ceil() as usize
-                }
-                _ => self.min_runs,
-            }
-            .clamp(self.min_runs, self.max_runs);
-            let per_block = if p.blocks > 0 {
-                p.seconds / p.blocks as f64
-            } else {
-                average
-            };
-            left += needed.saturating_sub(p.blocks) as f64 * per_block;
-        }
-        Some(left)
-    }
-
-    /// One line for the display: `3/8 points, 41 runs, about 2m 10s left`.
-    pub fn describe(&self) -> String {
-        let left = match self.remaining_seconds() {
-            Some(s) => format!(
-                ", about {} left",
-                humantime::format_duration(std::time::Duration::from_secs(s.round() as u64))
-            ),
-            None => String::new(),
-        };
-        format!(
-            "{}/{} points, {} runs{left} (last: {})",
-            self.points_done(),
-            self.points.len(),
-            self.runs,
-            self.current
-        )
-    }
-}
-
-/// Something that shows a sweep's progress.
-pub trait SweepProgress {
-    /// After each visit of a point.
-    fn update(&mut self, status: &SweepStatus);
-    /// The sweep is over.
-    fn finish(&mut self);
-}
-
-impl SweepProgress for NoProgress {
-    fn update(&mut self, _: &SweepStatus) {}
-    fn finish(&mut self) {}
+/// One line for the display: `3/8 points, 41 runs, about 2m 10s left`.
+pub fn describe(status: &SweepStatus) -> String {
+    let left = match status.remaining_seconds() {
+        Some(s) => format!(
+            ", about {} left",
+            humantime::format_duration(std::time::Duration::from_secs(s.round() as u64))
+        ),
+        None => String::new(),
+    };
+    format!(
+        "{}/{} points, {} runs{left} (last: {})",
+        status.points_done(),
+        status.points.len(),
+        status.runs,
+        status.current
+    )
 }
 
 /// A bar of points done on stderr, with runs and the time left.
@@ -131,7 +47,7 @@ impl TerminalSweepProgress {
 impl SweepProgress for TerminalSweepProgress {
     fn update(&mut self, status: &SweepStatus) {
         self.bar.set_position(status.points_done() as u64);
-        self.bar.set_message(status.describe());
+        self.bar.set_message(describe(status));
     }
 
     fn finish(&mut self) {
@@ -150,6 +66,7 @@ pub fn sweep_progress_for(points: usize, quiet: bool) -> Box<dyn SweepProgress> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::progress::PointProgress;
 
     fn status(points: Vec<PointProgress>) -> SweepStatus {
         SweepStatus {
@@ -196,10 +113,7 @@ mod tests {
         // The unmeasured point needs the minimum 5 blocks at 2 s each.
         assert_eq!(s.remaining_seconds(), Some(10.0));
         assert_eq!(s.points_done(), 1);
-        assert!(
-            s.describe()
-                .starts_with("1/2 points, 0 runs, about 10s left")
-        );
+        assert!(describe(&s).starts_with("1/2 points, 0 runs, about 10s left"));
     }
 
     #[test]

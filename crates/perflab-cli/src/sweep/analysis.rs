@@ -17,8 +17,8 @@ pub fn precision_rule(sweep: &Sweep) -> PrecisionRule {
     PrecisionRule {
         precision: sweep.precision,
         confidence: sweep.confidence,
-        min_runs: sweep.min_runs,
-        max_runs: sweep.max_runs,
+        min_runs: sweep.limits.min_runs,
+        max_runs: sweep.limits.max_runs,
     }
 }
 

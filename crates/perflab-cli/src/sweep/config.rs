@@ -3,14 +3,13 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use perflab_runner::{CommandLine, MetricExtractor};
 
 use super::params::{Parameter, Point, cross_product, parse_parameter};
 use super::template::Template;
 use crate::error::{Error, Result};
-use crate::experiment::{MetricChoice, parse_better, parse_env};
+use crate::experiment::{MetricChoice, RunLimits, parse_better, parse_env};
 use crate::units::{parse_duration, parse_percent};
 
 /// Default runs per command and point before a point may stop.
@@ -108,16 +107,10 @@ pub struct Sweep {
     pub cliff: f64,
     /// Confidence level.
     pub confidence: f64,
-    /// Runs per command and point before a point may stop.
-    pub min_runs: usize,
-    /// Runs per command and point at most.
-    pub max_runs: usize,
-    /// Time limit of the whole sweep.
-    pub max_time: Option<Duration>,
-    /// Unmeasured runs per command at each point's first visit.
-    pub warmup: usize,
-    /// Per-run timeout.
-    pub timeout: Option<Duration>,
+    /// Runs per command and point before a point may stop and at most, the
+    /// time limit of the whole sweep, unmeasured runs per command at each
+    /// point's first visit, and the per-run timeout.
+    pub limits: RunLimits,
     /// Metric patterns.
     pub extractor: Arc<MetricExtractor>,
     /// Keep going when a run fails.
@@ -232,11 +225,13 @@ impl Sweep {
             precision: percent(&args.precision, "--precision")?,
             cliff: percent(&args.cliff, "--cliff")?,
             confidence,
-            min_runs,
-            max_runs,
-            max_time: duration(&args.max_time, "--max-time")?,
-            warmup: args.warmup.unwrap_or(1),
-            timeout: duration(&args.timeout, "--timeout")?,
+            limits: RunLimits {
+                min_runs,
+                max_runs,
+                max_time: duration(&args.max_time, "--max-time")?,
+                warmup: args.warmup.unwrap_or(1),
+                timeout: duration(&args.timeout, "--timeout")?,
+            },
             extractor: Arc::new(MetricExtractor::from_definitions(&args.metrics)?),
             ignore_failure: args.ignore_failure,
             shell: !args.no_shell,

@@ -97,7 +97,7 @@ pub fn sweep_document(sweep: &Sweep, state: &SweepState) -> Result<SweepDocument
         .into_iter()
         .map(|s| series_doc(sweep, s))
         .collect();
-    let stop = state.stop;
+    let stop = state.header.stop;
     let status = match stop {
         SweepStop::Finished | SweepStop::MaxTime => ResultStatus::Complete,
         SweepStop::Running => ResultStatus::Running,
@@ -107,12 +107,12 @@ pub fn sweep_document(sweep: &Sweep, state: &SweepState) -> Result<SweepDocument
         ResultKind::Sweep,
         status,
         sweep.name.clone(),
-        state.experiment_id,
+        state.header.experiment_id,
         metric_info(&sweep.metric, unit.as_deref()),
         variants,
     );
-    result.seed = Some(state.seed);
-    result.provenance = Some(provenance_map(&state.provenance));
+    result.seed = Some(state.header.seed);
+    result.provenance = Some(provenance_map(&state.header.provenance));
     Ok(SweepDocument {
         result,
         sweep: SweepDoc {
@@ -138,8 +138,8 @@ pub fn sweep_document(sweep: &Sweep, state: &SweepState) -> Result<SweepDocument
             precision: sweep.precision,
             confidence: sweep.confidence,
             cliff: sweep.cliff,
-            min_runs: sweep.min_runs,
-            max_runs: sweep.max_runs,
+            min_runs: sweep.limits.min_runs,
+            max_runs: sweep.limits.max_runs,
             stop,
             points,
             series,

@@ -6,22 +6,29 @@
 //! Visiting points in shuffled rounds rather than one after the other spreads
 //! drift of the machine (warming up, other tenants) over all points: a trend
 //! along the sizes cannot come from the hour at which each size was measured.
+//!
+//! A sweep is a configuration of [`crate::engine`]: every command at every
+//! point is a variant, a point's block holds its commands, and the engine's
+//! schedule orders both the points of a round and the commands of a block.
 
 use std::time::Instant;
 
-use perflab_format::vocabulary::SweepStop;
-use perflab_runner::{CommandLine, Executor, ExitState, RunOutcome, RunSpec, interrupted};
+use perflab_format::vocabulary::{ResultKind, SweepStop};
+use perflab_runner::{CommandLine, Executor, RunOutcome};
 
 use super::analysis::{PointAnalysis, analyse_point, confidence_sequence, precision_rule};
 use super::config::Sweep;
 use super::document::{sweep_document, variant_name};
+use super::params::Point;
 use super::state::{PointState, SweepState};
-use crate::ab::failed_run;
-use crate::decide::missing_metric;
+use crate::engine::{
+    ExperimentConfig, ModeConfig, Plan, PointProgress, RunChecks, RunMaker, RunRequest, Schedule,
+    Session, SweepConfig, SweepProgress, SweepStatus, records,
+};
 use crate::error::Result;
-use crate::progress::{PointProgress, SweepProgress, SweepStatus};
-use crate::provenance::Provenance;
-use crate::store::{Store, VariantRecord};
+use crate::expectations::Expectations;
+use crate::experiment::Variant;
+use crate::store::Store;
 
 /// Runs the sweep. A failed run does not lose the points measured: the
 /// state comes back with [`SweepStop::Failed`] and the error in `failure`.
@@ -31,13 +38,23 @@ pub fn run_sweep(
     store: Option<&Store>,
     progress: &mut dyn SweepProgress,
 ) -> Result<SweepState> {
-    let provenance = Provenance::collect(sweep.cwd.as_deref().unwrap_or(std::path::Path::new(".")));
-    let seed = sweep.seed.unwrap_or_else(|| fastrand::u64(..));
-    let mut rng = fastrand::Rng::with_seed(seed);
-    let mut ids = None;
-    if let Some(store) = store {
-        ids = Some(begin(sweep, store, &provenance, seed)?);
-    }
+    let cells = cells(sweep)?;
+    let texts: Vec<String> = sweep
+        .points
+        .iter()
+        .flat_map(|point| sweep.commands.iter().map(|c| c.template.expand(point)))
+        .collect();
+    let names: Vec<String> = cells.iter().map(|c| c.name.clone()).collect();
+    let plan = Plan {
+        kind: ResultKind::Sweep,
+        name: sweep.name.as_deref(),
+        metric: &sweep.metric.name,
+        cwd: sweep.cwd.as_deref(),
+        records: records(&cells.iter().collect::<Vec<_>>(), &names, &texts),
+        block: sweep.commands.len(),
+        seed: sweep.seed,
+    };
+    let mut session = Session::begin(store, plan, |seed| sweep_config(sweep, seed))?;
     let mut state = SweepState {
         points: vec![
             PointState {
@@ -46,18 +63,27 @@ pub fn run_sweep(
             };
             sweep.points.len()
         ],
-        stop: SweepStop::Running,
+        header: session.header(SweepStop::Running, None),
         failure: None,
-        experiment_id: ids.as_ref().map(|(id, _)| *id),
-        seed,
-        provenance,
     };
     let started = Instant::now();
     let rule = precision_rule(sweep);
     let cs = confidence_sequence(sweep)?;
-    // Instrumented programs write their span profiles here, one file per run.
-    let profiles = crate::ab::profile_dir()?;
-    let mut sequence = 0;
+    let nothing_expected = Expectations::default();
+    let mut visit = Visit {
+        sweep,
+        cells: &cells,
+        maker: session.run_maker(RunChecks {
+            timeout: sweep.limits.timeout,
+            extractor: sweep.extractor.clone(),
+            ignore_failure: sweep.ignore_failure,
+            pin: None,
+            metrics: vec![sweep.metric.name.as_str()],
+            expect: &nothing_expected,
+            says_variant: false,
+        }),
+        variant_ids: session.variant_ids.clone(),
+    };
     let stop = 'rounds: loop {
         let mut order: Vec<usize> = (0..sweep.points.len())
             .filter(|&p| !state.points[p].done)
@@ -65,28 +91,25 @@ pub fn run_sweep(
         if order.is_empty() {
             break SweepStop::Finished;
         }
-        rng.shuffle(&mut order);
+        session.schedule.shuffle(&mut order);
         for p in order {
-            if interrupted() {
+            if perflab_runner::interrupted() {
                 break 'rounds SweepStop::Interrupted;
             }
             // The time limit ends the sweep only once every point has its
             // minimum of runs, so that every point has a value and interval.
-            if sweep.max_time.is_some_and(|t| started.elapsed() >= t)
+            if sweep.limits.out_of_time(started.elapsed())
                 && state.points.iter().all(|point| {
-                    point.done || point.runs.iter().all(|runs| runs.len() >= sweep.min_runs)
+                    point.done
+                        || point
+                            .runs
+                            .iter()
+                            .all(|runs| runs.len() >= sweep.limits.min_runs)
                 })
             {
                 break 'rounds SweepStop::MaxTime;
             }
-            let mut visit = Visit {
-                sweep,
-                store,
-                ids: ids.as_ref(),
-                sequence: &mut sequence,
-                profile_dir: profiles.path(),
-            };
-            match visit.point(executor, &mut rng, p, &mut state.points[p]) {
+            match visit.point(executor, &mut session.schedule, p, &mut state.points[p]) {
                 Ok(true) => {}
                 Ok(false) => break 'rounds SweepStop::Interrupted,
                 Err(e) => {
@@ -113,66 +136,70 @@ pub fn run_sweep(
         }
     };
     progress.finish();
-    state.stop = stop;
+    state.header.stop = stop;
     Ok(state)
+}
+
+/// The configuration a sweep stores.
+pub fn sweep_config(sweep: &Sweep, seed: u64) -> ExperimentConfig {
+    ExperimentConfig {
+        measure: sweep.metric.name.clone(),
+        confidence: sweep.confidence,
+        min_runs: sweep.limits.min_runs,
+        max_runs: sweep.limits.max_runs,
+        warmup: sweep.limits.warmup,
+        seed,
+        mode: ModeConfig::Sweep(SweepConfig {
+            size: sweep.size.clone(),
+            per_item: sweep.per_item,
+            precision: sweep.precision,
+            cliff: sweep.cliff,
+            parameters: sweep
+                .parameters
+                .iter()
+                .map(|p| {
+                    let values = p.values.iter().map(|v| v.text.clone()).collect();
+                    (p.name.clone(), values)
+                })
+                .collect(),
+            commands: sweep
+                .commands
+                .iter()
+                .map(|c| c.template.source().to_string())
+                .collect(),
+        }),
+    }
 }
 
 /// Saves the document so far, so that even a killed sweep leaves its finished points readable.
 fn checkpoint(sweep: &Sweep, store: Option<&Store>, state: &SweepState) -> Result<()> {
-    if let (Some(store), Some(id)) = (store, state.experiment_id) {
+    if let (Some(store), Some(id)) = (store, state.header.experiment_id) {
         let doc = sweep_document(sweep, state)?;
         store.save_result_json(id, &serde_json::to_string(&doc).unwrap_or_default())?;
     }
     Ok(())
 }
 
-fn begin(
-    sweep: &Sweep,
-    store: &Store,
-    provenance: &Provenance,
-    seed: u64,
-) -> Result<(i64, Vec<Vec<i64>>)> {
-    let mut names = Vec::new();
-    let mut commands = Vec::new();
-    let mut envs = Vec::new();
+/// Every command at every point as a variant, point by point: its name in
+/// messages and the store, the command and environment expanded for the point.
+/// A command that cannot be split into arguments (`-N` with an unclosed
+/// quote) is refused here, before any run.
+fn cells(sweep: &Sweep) -> Result<Vec<Variant>> {
+    let mut cells = Vec::with_capacity(sweep.points.len() * sweep.commands.len());
     for point in &sweep.points {
         for command in &sweep.commands {
-            names.push(variant_name(&command.name, &point.label()));
-            commands.push(command.template.expand(point));
-            envs.push(expand_env(sweep, point));
+            cells.push(Variant {
+                name: variant_name(&command.name, &point.label()),
+                command: CommandLine::new(&command.template.expand(point), sweep.shell)?,
+                env: expand_env(sweep, point),
+                cwd: sweep.cwd.clone(),
+            });
         }
     }
-    let records: Vec<VariantRecord<'_>> = (0..names.len())
-        .map(|i| VariantRecord {
-            name: &names[i],
-            command: &commands[i],
-            env: &envs[i],
-            cwd: sweep.cwd.as_deref(),
-        })
-        .collect();
-    let config = serde_json::json!({
-        "measure": sweep.metric.name, "size": sweep.size, "per_item": sweep.per_item,
-        "precision": sweep.precision, "confidence": sweep.confidence, "cliff": sweep.cliff,
-        "min_runs": sweep.min_runs, "max_runs": sweep.max_runs, "warmup": sweep.warmup, "seed": seed,
-        "parameters": sweep.parameters.iter().map(|p| (p.name.clone(), p.values.iter().map(|v| v.text.clone()).collect::<Vec<_>>())).collect::<Vec<_>>(),
-        "commands": sweep.commands.iter().map(|c| c.template.source()).collect::<Vec<_>>(),
-    });
-    let (id, flat) = store.begin_experiment(
-        "sweep",
-        sweep.name.as_deref(),
-        Some(&sweep.metric.name),
-        provenance,
-        &config.to_string(),
-        &records,
-    )?;
-    let per_point = flat
-        .chunks(sweep.commands.len())
-        .map(<[i64]>::to_vec)
-        .collect();
-    Ok((id, per_point))
+    Ok(cells)
 }
 
-fn expand_env(sweep: &Sweep, point: &super::params::Point) -> Vec<(String, String)> {
+fn expand_env(sweep: &Sweep, point: &Point) -> Vec<(String, String)> {
     sweep
         .env
         .iter()
@@ -182,11 +209,10 @@ fn expand_env(sweep: &Sweep, point: &super::params::Point) -> Vec<(String, Strin
 
 struct Visit<'a> {
     sweep: &'a Sweep,
-    store: Option<&'a Store>,
-    ids: Option<&'a (i64, Vec<Vec<i64>>)>,
-    sequence: &'a mut usize,
-    /// Where runs write their profiles (`PERFLAB_PROFILE`), as in `perflab ab`.
-    profile_dir: &'a std::path::Path,
+    /// Every command at every point ([`cells`]).
+    cells: &'a [Variant],
+    maker: RunMaker<'a>,
+    variant_ids: Option<Vec<i64>>,
 }
 
 impl Visit<'_> {
@@ -194,14 +220,14 @@ impl Visit<'_> {
     fn point(
         &mut self,
         executor: &mut dyn Executor,
-        rng: &mut fastrand::Rng,
+        schedule: &mut Schedule,
         p: usize,
         state: &mut PointState,
     ) -> Result<bool> {
         let commands = self.sweep.commands.len();
         if !state.warmed {
             for c in 0..commands {
-                for i in 0..self.sweep.warmup {
+                for i in 0..self.sweep.limits.warmup {
                     if self.run(executor, p, c, i, true)?.is_none() {
                         return Ok(false);
                     }
@@ -209,11 +235,9 @@ impl Visit<'_> {
             }
             state.warmed = true;
         }
-        let mut block: Vec<usize> = (0..commands).collect();
-        rng.shuffle(&mut block);
         let iteration = state.runs[0].len();
         let mut outcomes = Vec::with_capacity(commands);
-        for c in block {
+        for c in schedule.next_block() {
             let Some(run) = self.run(executor, p, c, iteration, false)? else {
                 return Ok(false);
             };
@@ -227,6 +251,7 @@ impl Visit<'_> {
         Ok(true)
     }
 
+    /// Run `iteration` of command `c` at point `p`; `None` when Ctrl-C stopped it.
     fn run(
         &mut self,
         executor: &mut dyn Executor,
@@ -235,61 +260,19 @@ impl Visit<'_> {
         iteration: usize,
         warmup: bool,
     ) -> Result<Option<RunOutcome>> {
-        if interrupted() {
-            return Ok(None);
-        }
-        let point = &self.sweep.points[p];
-        let command = &self.sweep.commands[c];
-        let text = command.template.expand(point);
-        let spec = RunSpec {
-            command: CommandLine::new(&text, self.sweep.shell)?,
-            env: expand_env(self.sweep, point),
-            cwd: self.sweep.cwd.clone(),
-            timeout: self.sweep.timeout,
-            extractor: self.sweep.extractor.clone(),
-            profile_path: Some(
-                self.profile_dir
-                    .join(format!("run-{}.json", *self.sequence + 1)),
-            ),
-            cpus: None,
-        };
-        let run = executor.execute(&spec);
-        if let Some(path) = &spec.profile_path {
-            let _ = std::fs::remove_file(path);
-        }
-        let run = run?;
-        if run.exit == ExitState::Interrupted {
-            return Ok(None);
-        }
-        *self.sequence += 1;
-        if let (Some(store), Some((id, variant_ids))) = (self.store, self.ids) {
-            store.record_run(
-                *id,
-                variant_ids[p][c],
-                *self.sequence,
+        let cell = p * self.sweep.commands.len() + c;
+        let variant = &self.cells[cell];
+        self.maker.perform(
+            executor,
+            &RunRequest {
+                variant,
+                name: &variant.name,
+                variant_id: self.variant_ids.as_ref().map(|ids| ids[cell]),
                 iteration,
                 warmup,
-                &run,
-            )?;
-        }
-        let variant = variant_name(&command.name, &point.label());
-        let label = format!(
-            "{}run {} of \"{variant}\"",
-            if warmup { "warm-up " } else { "" },
-            iteration + 1
-        );
-        if !run.exit.success() && !self.sweep.ignore_failure {
-            return Err(failed_run(label, &text, &run));
-        }
-        if !warmup && run.metric(&self.sweep.metric.name).is_none() {
-            return Err(missing_metric(
-                &self.sweep.metric.name,
-                &variant,
-                iteration,
-                &run,
-            ));
-        }
-        Ok(Some(run))
+                scenario: None,
+            },
+        )
     }
 }
 
@@ -308,8 +291,8 @@ fn status(sweep: &Sweep, state: &SweepState, current: usize, elapsed: f64) -> Sw
         runs: state.runs(),
         elapsed,
         precision: sweep.precision,
-        min_runs: sweep.min_runs,
-        max_runs: sweep.max_runs,
+        min_runs: sweep.limits.min_runs,
+        max_runs: sweep.limits.max_runs,
         current: sweep.points[current].label(),
     }
 }

@@ -4,8 +4,8 @@
 //! marginal cost, the growth exponent and the cliffs of the per-item cost.
 //!
 //! [`params`] parses `-p NAME=VALUES`, [`template`] expands `{NAME}` in
-//! commands, [`config`] validates the flags, [`driver`] runs the points into
-//! a [`state`], [`analysis`] turns runs into intervals, [`series`] into
+//! commands, [`config`] validates the flags, [`driver`] runs the points
+//! (through [`crate::engine`]) into a [`state`], [`analysis`] turns runs into intervals, [`series`] into
 //! curves along the size, and [`document`] turns the state and the
 //! intervals into the stored result (whose types are perflab-format's). Data flows one way: the driver uses the analysis
 //! (to stop a point) and the document (to checkpoint), the document uses

@@ -4,8 +4,8 @@
 
 use perflab_format::vocabulary::SweepStop;
 
+use crate::engine::OutcomeHeader;
 use crate::error::Error;
-use crate::provenance::Provenance;
 use perflab_runner::RunOutcome;
 
 /// The runs of one point.
@@ -28,16 +28,11 @@ pub struct PointState {
 pub struct SweepState {
     /// One entry per point of the sweep.
     pub points: Vec<PointState>,
-    /// Why it stopped.
-    pub stop: SweepStop,
+    /// Id, why it stopped (so far: running), the seed of the visiting
+    /// order, provenance.
+    pub header: OutcomeHeader<SweepStop>,
     /// The error that stopped it, for [`SweepStop::Failed`].
     pub failure: Option<Error>,
-    /// Experiment id in the store.
-    pub experiment_id: Option<i64>,
-    /// Seed of the visiting order.
-    pub seed: u64,
-    /// Provenance.
-    pub provenance: Provenance,
 }
 
 impl SweepState {

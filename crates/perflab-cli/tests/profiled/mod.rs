@@ -8,8 +8,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use perflab_cli::ab::{AbRun, StopReason};
+use perflab_cli::ab::AbRun;
 use perflab_cli::decide::evaluate;
+use perflab_cli::engine::{OutcomeHeader, StopReason};
 use perflab_cli::experiment::Settings;
 use perflab_cli::experiment::settings::VariantSettings;
 use perflab_cli::profilers::diff::share_changes;
@@ -257,11 +258,13 @@ pub fn store_instruction_counts(store: &Store, provenance: &Provenance) -> i64 {
     let ab = AbRun {
         runs,
         evaluation: Some(evaluation),
-        stop: StopReason::Decided,
-        experiment_id: Some(id),
-        seed: 1,
-        provenance: provenance.clone(),
-        machine: None,
+        header: OutcomeHeader {
+            stop: StopReason::Decided,
+            experiment_id: Some(id),
+            seed: 1,
+            provenance: provenance.clone(),
+            machine: None,
+        },
         duet: None,
     };
     let doc = ab_document(&exp, &ab).unwrap();

@@ -15,6 +15,7 @@ use perflab_stats::{
     Decision, Interval, RunsNeeded, SequentialTest, Thresholds, Verdict, classify,
 };
 
+use crate::engine::{DecisionSoFar, missing_metric};
 use crate::error::{Error, Result};
 use crate::experiment::{Experiment, Guard, MetricChoice};
 use crate::units::format_percent;
@@ -61,6 +62,14 @@ pub struct Evaluation {
 }
 
 impl Evaluation {
+    /// What a progress display shows of it.
+    pub fn so_far(&self) -> DecisionSoFar {
+        DecisionSoFar {
+            interval: self.interval,
+            verdict: self.verdict,
+        }
+    }
+
     /// The method of the decision's interval.
     pub fn method(&self) -> &'static str {
         if self.exact {
@@ -73,7 +82,7 @@ impl Evaluation {
 
 /// One pair's (baseline, candidate) values of the decision metric, and of
 /// each guard's metric.
-type PairValues = (f64, f64, Vec<(f64, f64)>);
+pub type PairValues = (f64, f64, Vec<(f64, f64)>);
 
 /// An experiment's decision procedure: perflab-stats' [`SequentialTest`],
 /// configured from the experiment ([`Experiment::sequential_config`]), fed the
@@ -103,12 +112,12 @@ impl<'a> Decider<'a> {
     /// the run limit).
     pub fn push(&mut self, runs: [&[RunOutcome]; 2]) -> Result<Option<Evaluation>> {
         let (baseline, candidate, guards) = self.pair_values(runs, self.test.runs())?;
-        if self.exp.min_runs == 1 && self.test.runs() == 0 {
+        if self.exp.limits.min_runs == 1 && self.test.runs() == 0 {
             // `--min-runs 1` on instruction counts: the user vouches that the
             // program is deterministic, so one pair decides by its exact ratio.
             self.test.record(baseline, candidate, &guards)?;
             let eval = self.single_pair(runs)?;
-            let last = self.exp.max_runs <= 1;
+            let last = self.exp.limits.max_runs <= 1;
             return Ok((eval.verdict != Verdict::Inconclusive || last).then_some(eval));
         }
         match self.test.push_with_guards(baseline, candidate, &guards)? {
@@ -127,27 +136,14 @@ impl<'a> Decider<'a> {
         }
         match self.test.runs() {
             0 => Ok(None),
-            1 if self.exp.min_runs == 1 => self.single_pair(runs).map(Some),
+            1 if self.exp.limits.min_runs == 1 => self.single_pair(runs).map(Some),
             1 => Ok(None),
             _ => Ok(Some(self.evaluation(&self.test.evaluate()?, runs))),
         }
     }
 
     fn pair_values(&self, runs: [&[RunOutcome]; 2], index: usize) -> Result<PairValues> {
-        let pair = [&runs[0][index..=index], &runs[1][index..=index]];
-        let names = self.names();
-        let value = |metric: &MetricChoice| -> Result<(f64, f64)> {
-            let [b, c] = paired_values(metric, pair, names, index)?;
-            Ok((b[0], c[0]))
-        };
-        let (baseline, candidate) = value(&self.exp.metric)?;
-        let guards = self
-            .exp
-            .guards
-            .iter()
-            .map(|g| value(&g.metric))
-            .collect::<Result<Vec<_>>>()?;
-        Ok((baseline, candidate, guards))
+        pair_values(self.exp, runs, self.names(), index)
     }
 
     fn names(&self) -> [&str; 2] {
@@ -233,6 +229,28 @@ pub fn evaluate(exp: &Experiment, runs: [&[RunOutcome]; 2]) -> Result<Evaluation
     })
 }
 
+/// The decision metric's and guards' values of pair `index` of the paired
+/// `runs` (the i-th run of each side from the same block), named `names`.
+pub fn pair_values(
+    exp: &Experiment,
+    runs: [&[RunOutcome]; 2],
+    names: [&str; 2],
+    index: usize,
+) -> Result<PairValues> {
+    let pair = [&runs[0][index..=index], &runs[1][index..=index]];
+    let value = |metric: &MetricChoice| -> Result<(f64, f64)> {
+        let [b, c] = paired_values(metric, pair, names, index)?;
+        Ok((b[0], c[0]))
+    };
+    let (baseline, candidate) = value(&exp.metric)?;
+    let guards = exp
+        .guards
+        .iter()
+        .map(|g| value(&g.metric))
+        .collect::<Result<Vec<_>>>()?;
+    Ok((baseline, candidate, guards))
+}
+
 /// The values of `metric` over paired runs, checked to be usable on a log scale.
 /// `first` is the index of the first pair, for naming a bad run.
 pub fn paired_values(
@@ -267,18 +285,6 @@ pub fn paired_values(
         }
     }
     Ok(values)
-}
-
-/// The error for a metric a run did not print.
-pub fn missing_metric(metric: &str, variant: &str, index: usize, run: &RunOutcome) -> Error {
-    let tail = perflab_runner::quote_output(&run.output_tail);
-    Error::Run {
-        run: format!("run {} of variant \"{variant}\"", index + 1),
-        message: format!(
-            "metric '{metric}' was not found in its output. It must print 'PERFLAB_METRIC {metric} <value>' \
-             or match the --metric pattern for '{metric}'. The end of its output:\n{tail}"
-        ),
-    }
 }
 
 /// Describes a projection of further runs in words.

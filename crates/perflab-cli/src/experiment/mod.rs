@@ -4,18 +4,19 @@
 
 pub mod duet;
 mod file;
+pub mod limits;
 pub mod pin;
 pub mod settings;
 mod suite;
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use perflab_stats::{
     Better, ConfidenceSequence, GuardLimit, SequentialConfig, Thresholds, tuned_confidence_sequence,
 };
 
+pub use limits::RunLimits;
 pub use settings::{Settings, parse_better, parse_env, parse_guard, validated_decision};
 
 use perflab_runner::{CommandLine, MetricExtractor, builtin_metric};
@@ -139,16 +140,9 @@ pub struct Experiment {
     pub thresholds: Thresholds,
     /// Confidence level of the interval.
     pub confidence: f64,
-    /// Runs per variant before the first decision.
-    pub min_runs: usize,
-    /// Runs per variant at most.
-    pub max_runs: usize,
-    /// Stop after this long.
-    pub max_time: Option<Duration>,
-    /// Unmeasured runs of each variant first.
-    pub warmup: usize,
-    /// Per-run timeout.
-    pub timeout: Option<Duration>,
+    /// Runs per variant before the first decision and at most, the time
+    /// limit, warm-up runs and the per-run timeout.
+    pub limits: RunLimits,
     /// Metric patterns for the output.
     pub extractor: Arc<MetricExtractor>,
     /// Keep going when a run fails.
@@ -168,18 +162,30 @@ pub struct Experiment {
 }
 
 impl Experiment {
+    /// The metrics every measured run must report: the decision's, then the guards'.
+    pub fn measured_metrics(&self) -> impl Iterator<Item = &MetricChoice> {
+        std::iter::once(&self.metric).chain(self.guards.iter().map(|g| &g.metric))
+    }
+
+    /// True when the decision or a guard rests on instruction counts: the
+    /// runs then go under callgrind.
+    pub fn counts_instructions(&self) -> bool {
+        self.measured_metrics()
+            .any(|m| m.name == perflab_runner::INSTRUCTIONS)
+    }
+
     /// The sequential procedure this experiment decides with: perflab-stats'
     /// [`SequentialConfig::tuned`], the one the simulation benchmark validates,
     /// with the confidence sequence tightest at this experiment's run limit.
     /// `--min-runs 1` (exact counts) is handled before it, from 2 pairs on.
     pub fn sequential_config(&self) -> SequentialConfig {
-        let min_runs = self.min_runs.max(2);
+        let min_runs = self.limits.min_runs.max(2);
         SequentialConfig::tuned(
             self.metric.better,
             self.thresholds,
             self.confidence,
             min_runs,
-            self.max_runs.max(min_runs),
+            self.limits.max_runs.max(min_runs),
         )
     }
 

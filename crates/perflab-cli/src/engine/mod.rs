@@ -1,0 +1,248 @@
+//! The experiment engine: what every way of measuring shares. An A/B
+//! (`crate::ab::driver`), a suite (`crate::ab::suite`), a sweep
+//! (`crate::sweep::driver`) and each step of a bisection (an A/B of a
+//! candidate commit against GOOD, `crate::commands::bisect`) are
+//! configurations of it; they differ only in which runs make a block and
+//! when to stop.
+//!
+//! Every experiment goes the same way: a [`Session`] collects the
+//! provenance, draws the seed of its [`Schedule`], stores the typed
+//! configuration ([`ExperimentConfig`]) and the variant records, and makes a
+//! private folder for the runs' profiles; a [`RunMaker`] turns each
+//! [`RunRequest`] into a run, stores it as it finishes and checks it; the
+//! outcome starts with an [`OutcomeHeader`]; on an error the experiment is
+//! marked incomplete and the error says how many runs are kept.
+//! [`RunLimits`](crate::experiment::RunLimits) are the limits every
+//! engine stops at (part of the validated configuration), and the engines
+//! report through the [`Progress`] and [`SweepProgress`] traits, which the
+//! rendering layer's bars implement.
+
+pub mod config;
+pub mod progress;
+pub mod runs;
+
+use std::path::Path;
+
+pub use config::{
+    AbConfig, DecisionConfig, ExperimentConfig, ModeConfig, SuiteConfig, SweepConfig,
+};
+pub use perflab_runner::Schedule;
+pub use progress::{
+    DecisionSoFar, NoProgress, PointProgress, Progress, SweepProgress, SweepStatus,
+};
+pub use runs::{RunChecks, RunMaker, RunRequest, failed_run, missing_metric};
+
+use perflab_format::machine::MachineDoc;
+use perflab_format::vocabulary::{ResultKind, ResultStatus};
+
+use crate::error::{Error, Result};
+use crate::experiment::Variant;
+use crate::provenance::Provenance;
+use crate::store::{Store, VariantRecord};
+
+/// Why an A/B experiment, a suite or a bisection step stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    /// A verdict other than INCONCLUSIVE was reached.
+    Decided,
+    /// `--max-runs` was reached.
+    MaxRuns,
+    /// `--max-time` was reached.
+    MaxTime,
+    /// The user pressed Ctrl-C.
+    Interrupted,
+}
+
+/// What the outcome of every engine starts with. `Stop` is why it stopped:
+/// a [`StopReason`] for decisions, a sweep's own `SweepStop`.
+#[derive(Debug, Clone)]
+pub struct OutcomeHeader<Stop = StopReason> {
+    /// The experiment's id in the store.
+    pub experiment_id: Option<i64>,
+    /// Why it stopped.
+    pub stop: Stop,
+    /// The schedule's seed.
+    pub seed: u64,
+    /// Provenance of the experiment.
+    pub provenance: Provenance,
+    /// The machine's state during the runs, where it was watched.
+    pub machine: Option<MachineDoc>,
+}
+
+impl OutcomeHeader {
+    /// The status stored with the outcome: incomplete when interrupted.
+    pub fn status(&self) -> ResultStatus {
+        if self.stop == StopReason::Interrupted {
+            ResultStatus::Incomplete
+        } else {
+            ResultStatus::Complete
+        }
+    }
+}
+
+/// What an experiment is, for the store.
+pub struct Plan<'a> {
+    /// Its kind in the store.
+    pub kind: ResultKind,
+    /// A name for the history, if given.
+    pub name: Option<&'a str>,
+    /// The metric measured.
+    pub metric: &'a str,
+    /// The folder its provenance is collected in (its first variant's).
+    pub cwd: Option<&'a Path>,
+    /// One record per variant (a suite's cell, a sweep's command at a point).
+    pub records: Vec<VariantRecord<'a>>,
+    /// Variants in one block of the schedule.
+    pub block: usize,
+    /// The seed of the schedule, if given.
+    pub seed: Option<u64>,
+}
+
+/// An experiment under way: its records in the store, its schedule and the
+/// folder of its runs' profiles.
+pub struct Session<'a> {
+    /// Where runs are stored, if anywhere.
+    pub store: Option<&'a Store>,
+    /// The experiment's id in the store.
+    pub experiment_id: Option<i64>,
+    /// The variants' records, in the order of the plan's.
+    pub variant_ids: Option<Vec<i64>>,
+    /// The random order of the runs.
+    pub schedule: Schedule,
+    /// Provenance of the experiment.
+    pub provenance: Provenance,
+    profiles: tempfile::TempDir,
+}
+
+impl<'a> Session<'a> {
+    /// Begins an experiment: provenance, seed, the configuration `config`
+    /// gives for that seed, the records in `store`, the profile folder.
+    pub fn begin(
+        store: Option<&'a Store>,
+        plan: Plan<'_>,
+        config: impl FnOnce(u64) -> ExperimentConfig,
+    ) -> Result<Self> {
+        let provenance = Provenance::collect(plan.cwd.unwrap_or(Path::new(".")));
+        let schedule = Schedule::new(plan.block, plan.seed);
+        let config = config(schedule.seed());
+        let ids = match store {
+            Some(store) => Some(store.begin_experiment(
+                plan.kind.as_str(),
+                plan.name,
+                Some(plan.metric),
+                &provenance,
+                &config.to_json(),
+                &plan.records,
+            )?),
+            None => None,
+        };
+        let profiles = profile_dir()?;
+        let (experiment_id, variant_ids) = ids.unzip();
+        Ok(Session {
+            store,
+            experiment_id,
+            variant_ids,
+            schedule,
+            provenance,
+            profiles,
+        })
+    }
+
+    /// The run maker of this experiment, checking runs as `checks` say.
+    pub fn run_maker(&self, checks: RunChecks<'a>) -> RunMaker<'a> {
+        RunMaker {
+            checks,
+            store: self.store,
+            experiment_id: self.experiment_id,
+            sequence: 0,
+            profile_dir: self.profiles.path().to_path_buf(),
+        }
+    }
+
+    /// The store's record of variant `index` (of the plan's records).
+    pub fn variant_id(&self, index: usize) -> Option<i64> {
+        self.variant_ids.as_ref().map(|ids| ids[index])
+    }
+
+    /// The outcome's header, once the runs are over.
+    pub fn header<Stop>(&self, stop: Stop, machine: Option<MachineDoc>) -> OutcomeHeader<Stop> {
+        OutcomeHeader {
+            experiment_id: self.experiment_id,
+            stop,
+            seed: self.schedule.seed(),
+            provenance: self.provenance.clone(),
+            machine,
+        }
+    }
+
+    /// After an error: the experiment marked incomplete, and the error
+    /// saying how many runs it keeps.
+    pub fn fail(&self, e: Error) -> Error {
+        match keep_finished_runs(e, self.store, self.experiment_id) {
+            Ok(e) | Err(e) => e,
+        }
+    }
+}
+
+/// The store's records of `variants`, each under the name `names` gives.
+pub fn records<'v>(
+    variants: &[&'v Variant],
+    names: &'v [String],
+    commands: &'v [String],
+) -> Vec<VariantRecord<'v>> {
+    variants
+        .iter()
+        .zip(names.iter().zip(commands))
+        .map(|(v, (name, command))| VariantRecord {
+            name,
+            command,
+            env: &v.env,
+            cwd: v.cwd.as_deref(),
+        })
+        .collect()
+}
+
+/// A private folder for the profiles that instrumented runs write.
+pub fn profile_dir() -> Result<tempfile::TempDir> {
+    tempfile::Builder::new()
+        .prefix("perflab-profiles-")
+        .tempdir()
+        .map_err(|source| Error::Io {
+            path: std::env::temp_dir(),
+            source,
+        })
+}
+
+/// After an error, marks the stored experiment incomplete and says in the
+/// error how many finished runs it keeps (an error of the store itself
+/// comes back instead).
+pub fn keep_finished_runs(
+    e: Error,
+    store: Option<&Store>,
+    experiment_id: Option<i64>,
+) -> Result<Error> {
+    let (Some(store), Some(id)) = (store, experiment_id) else {
+        return Ok(e);
+    };
+    store.finish_experiment(id, ResultStatus::Incomplete.as_str(), None, None, None)?;
+    let kept = store.count_runs(id)?;
+    Ok(annotate(
+        e,
+        &format!(
+            "{kept} finished runs are kept in {} as experiment #{id}, marked incomplete",
+            store.path().display()
+        ),
+    ))
+}
+
+/// The error with a note added, for a run's error (other errors are
+/// returned as they are).
+pub fn annotate(e: Error, note: &str) -> Error {
+    match e {
+        Error::Run { run, message } => Error::Run {
+            run,
+            message: format!("{message}\n({note})"),
+        },
+        other => other,
+    }
+}

@@ -1,0 +1,219 @@
+//! One measured (or warm-up) run, as every engine makes it: the request
+//! becomes a [`RunSpec`], the executor runs it, the outcome is stored as it
+//! finishes, then checked (exit status, the metrics the engine needs, what
+//! the runs must show).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use perflab_runner::{
+    CpuSet, Executor, ExitState, MetricExtractor, RunOutcome, RunSpec, interrupted,
+};
+
+use crate::error::{Error, Result};
+use crate::expectations::{Expectations, check};
+use crate::experiment::{Experiment, Variant};
+use crate::store::Store;
+
+/// How every run of an experiment is started and what it must show.
+#[derive(Debug, Clone)]
+pub struct RunChecks<'a> {
+    /// Per-run timeout.
+    pub timeout: Option<Duration>,
+    /// Metric patterns for the output.
+    pub extractor: Arc<MetricExtractor>,
+    /// Keep going when a run fails (and skip the expectations).
+    pub ignore_failure: bool,
+    /// The CPUs every run is pinned to.
+    pub pin: Option<CpuSet>,
+    /// The metrics every measured run must report (the decision's, the guards').
+    pub metrics: Vec<&'a str>,
+    /// What every measured run must show; empty when nothing is expected.
+    pub expect: &'a Expectations,
+    /// Whether messages call a run's name a variant (`run 3 of variant "B"`)
+    /// or give it alone (a sweep's `run 3 of "prog n=10"`).
+    pub says_variant: bool,
+}
+
+impl<'a> RunChecks<'a> {
+    /// The checks of an A/B experiment or a suite's cells.
+    pub fn of_experiment(exp: &'a Experiment) -> Self {
+        RunChecks {
+            timeout: exp.limits.timeout,
+            extractor: exp.extractor.clone(),
+            ignore_failure: exp.ignore_failure,
+            pin: exp.pin.clone(),
+            metrics: exp.measured_metrics().map(|m| m.name.as_str()).collect(),
+            expect: &exp.expect,
+            says_variant: true,
+        }
+    }
+}
+
+/// Makes the runs of one experiment and stores each as it finishes.
+pub struct RunMaker<'a> {
+    /// How runs are started and checked.
+    pub checks: RunChecks<'a>,
+    /// Where runs are stored, if anywhere.
+    pub store: Option<&'a Store>,
+    /// The experiment's id in the store.
+    pub experiment_id: Option<i64>,
+    /// Runs made so far (the store's sequence number of the last).
+    pub sequence: usize,
+    /// Where instrumented runs write their profiles.
+    pub profile_dir: PathBuf,
+}
+
+/// Which run to make.
+pub struct RunRequest<'r> {
+    /// What to run.
+    pub variant: &'r Variant,
+    /// The name in messages: the variant's, a suite's "scenario / variant",
+    /// or a sweep's "command point".
+    pub name: &'r str,
+    /// The variant's record in the store.
+    pub variant_id: Option<i64>,
+    /// Index of the run among the variant's (from 0).
+    pub iteration: usize,
+    /// A warm-up run (stored, not measured).
+    pub warmup: bool,
+    /// In a suite: the scenario's name and what its runs must show.
+    pub scenario: Option<(&'r str, &'r Expectations)>,
+}
+
+impl RunMaker<'_> {
+    /// One run; `None` when Ctrl-C stopped it (such a run is not kept).
+    pub fn perform(
+        &mut self,
+        executor: &mut dyn Executor,
+        request: &RunRequest,
+    ) -> Result<Option<RunOutcome>> {
+        if interrupted() {
+            return Ok(None);
+        }
+        let spec = self.spec(request.variant, 0, self.checks.pin.clone());
+        let run = executor.execute(&spec);
+        self.keep(request, &spec, run)
+    }
+
+    /// What to start for `variant`; `slot` tells apart the profiles of
+    /// runs made at the same time (0 for the next run, 1 for the one after).
+    pub fn spec(&self, variant: &Variant, slot: usize, cpus: Option<CpuSet>) -> RunSpec {
+        RunSpec {
+            command: variant.command.clone(),
+            env: variant.env.clone(),
+            cwd: variant.cwd.clone(),
+            timeout: self.checks.timeout,
+            extractor: self.checks.extractor.clone(),
+            profile_path: Some(
+                self.profile_dir
+                    .join(format!("run-{}.json", self.sequence + 1 + slot)),
+            ),
+            cpus,
+        }
+    }
+
+    /// Stores a run made from `spec` and checks it; `None` when Ctrl-C
+    /// stopped it (such a run is not kept).
+    pub fn keep(
+        &mut self,
+        request: &RunRequest,
+        spec: &RunSpec,
+        run: perflab_runner::Result<RunOutcome>,
+    ) -> Result<Option<RunOutcome>> {
+        let v = request.variant;
+        if let Some(path) = &spec.profile_path {
+            let _ = std::fs::remove_file(path);
+        }
+        let run = run?;
+        if run.exit == ExitState::Interrupted {
+            return Ok(None);
+        }
+        self.sequence += 1;
+        if let (Some(store), Some(id), Some(variant_id)) =
+            (self.store, self.experiment_id, request.variant_id)
+        {
+            store.record_run(
+                id,
+                variant_id,
+                self.sequence,
+                request.iteration,
+                request.warmup,
+                &run,
+            )?;
+        }
+        let label = format!(
+            "{}run {} of {}\"{}\"",
+            if request.warmup { "warm-up " } else { "" },
+            request.iteration + 1,
+            if self.checks.says_variant {
+                "variant "
+            } else {
+                ""
+            },
+            request.name
+        );
+        if !run.exit.success() && !self.checks.ignore_failure {
+            return Err(failed_run(label, &v.command.display(), &run));
+        }
+        if !request.warmup {
+            for metric in &self.checks.metrics {
+                if run.metric(metric).is_none() {
+                    return Err(missing_metric(
+                        metric,
+                        request.name,
+                        request.iteration,
+                        &run,
+                    ));
+                }
+            }
+            // A run that did not do the declared work fails like a failing
+            // command: its timings are not of the workload the user meant.
+            if !self.checks.ignore_failure {
+                let scenario = request.scenario.map_or("", |(name, _)| name);
+                check(self.checks.expect, &run, scenario, &label)?;
+                if let Some((name, expect)) = request.scenario {
+                    check(expect, &run, name, &label)?;
+                }
+            }
+        }
+        Ok(Some(run))
+    }
+}
+
+/// The error for a run that failed, with a hint for the usual causes.
+pub fn failed_run(label: String, command: &str, run: &RunOutcome) -> Error {
+    let hint = match run.exit {
+        ExitState::Code(127) => format!(
+            "\nThe shell could not find the program of '{command}': check its spelling and PATH, or give a path like ./prog."
+        ),
+        ExitState::Code(126) => format!(
+            "\nThe shell found '{command}' but could not execute it: check its permissions (chmod +x)."
+        ),
+        ExitState::TimedOut => {
+            "\nRaise --timeout if the run legitimately takes this long.".to_string()
+        }
+        _ => "\nFix the command, or pass --ignore-failure to measure failing runs too.".to_string(),
+    };
+    let tail = perflab_runner::quote_output(&run.output_tail);
+    Error::Run {
+        run: label,
+        message: format!(
+            "'{command}' {}.{hint}\nThe end of its output:\n{tail}",
+            run.exit.describe()
+        ),
+    }
+}
+
+/// The error for a metric a run did not print.
+pub fn missing_metric(metric: &str, variant: &str, index: usize, run: &RunOutcome) -> Error {
+    let tail = perflab_runner::quote_output(&run.output_tail);
+    Error::Run {
+        run: format!("run {} of variant \"{variant}\"", index + 1),
+        message: format!(
+            "metric '{metric}' was not found in its output. It must print 'PERFLAB_METRIC {metric} <value>' \
+             or match the --metric pattern for '{metric}'. The end of its output:\n{tail}"
+        ),
+    }
+}
