@@ -18,12 +18,10 @@
 //! Wallace, "How not to lie with statistics: the correct way to summarize
 //! benchmark results", CACM 29(3), 1986).
 
+use perflab_format::vocabulary::Better;
 use serde::{Deserialize, Serialize};
 
-use perflab_format::vocabulary::Better;
-
-use crate::error::SampleRole;
-use crate::error::StatsError;
+use crate::error::{SampleRole, StatsError};
 use crate::sample::PositiveSample;
 
 /// A confidence interval for a relative change (fractions, positive = better).

@@ -45,8 +45,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::change_points::energy_split::{best_split, pair_sums};
-use crate::error::SampleRole;
-use crate::error::StatsError;
+use crate::error::{SampleRole, StatsError};
 use crate::sample::PositiveSample;
 
 /// Permutations per test by default: with a false-alarm rate of 5% the

@@ -1,10 +1,10 @@
 //! Guards: secondary metrics that may take a GO away when they worsen
 //! beyond a limit (README, "The decision": guards).
 
+use perflab_format::vocabulary::{Better, GuardStatus};
 use serde::{Deserialize, Serialize};
 
 use crate::change::Interval;
-use perflab_format::vocabulary::{Better, GuardStatus};
 
 /// A metric watched next to the decision metric, and how much worse it may get.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

@@ -1,9 +1,8 @@
 //! The decision rule: thresholds on the relative change and the table that
 //! turns an interval into a verdict (README, "The decision").
 
-use serde::{Deserialize, Serialize};
-
 use perflab_format::vocabulary::Verdict;
+use serde::{Deserialize, Serialize};
 
 use crate::change::Interval;
 use crate::error::StatsError;

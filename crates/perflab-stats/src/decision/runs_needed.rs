@@ -4,9 +4,8 @@
 //! for interleaved pairs, [`crate::fixed_sample::runs_needed`] for samples of
 //! fixed size.
 
-use serde::{Deserialize, Serialize};
-
 use perflab_format::vocabulary::Verdict;
+use serde::{Deserialize, Serialize};
 
 use crate::change::{Interval, LogInterval, change_from_log_gain};
 use crate::decision::rule::{Thresholds, classify};

@@ -5,8 +5,7 @@
 //! NaN and infinities with the index of the first bad value, and never return
 //! NaN: a result that would overflow f64 is an error instead.
 
-use crate::error::SampleRole;
-use crate::error::StatsError;
+use crate::error::{SampleRole, StatsError};
 use crate::sample::Sample;
 
 /// Arithmetic mean.

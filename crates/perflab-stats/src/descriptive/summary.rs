@@ -5,8 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::descriptive::location_and_spread::{
     mad_sorted_unchecked, mean_of, quantile_sorted_unchecked, sorted_copy, std_dev_of,
 };
-use crate::error::SampleRole;
-use crate::error::StatsError;
+use crate::error::{SampleRole, StatsError};
 use crate::sample::Sample;
 
 /// Values outside Tukey's fences, as zero-based indices into the input (ascending).

@@ -1,5 +1,6 @@
 //! The decision on two samples that already exist, of fixed size.
 
+use perflab_format::vocabulary::{Better, Verdict};
 use serde::{Deserialize, Serialize};
 
 use crate::change::Interval;
@@ -8,7 +9,6 @@ use crate::decision::runs_needed::RunsNeeded;
 use crate::error::StatsError;
 use crate::fixed_sample::hodges_lehmann::hodges_lehmann_change;
 use crate::fixed_sample::runs_needed::runs_needed_independent;
-use perflab_format::vocabulary::{Better, Verdict};
 
 /// The decision on two fixed samples.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

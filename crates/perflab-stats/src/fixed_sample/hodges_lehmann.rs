@@ -1,13 +1,14 @@
 //! Hodges-Lehmann shift with the Moses (Bauer) distribution-free interval, for
 //! two independent samples of fixed size.
 
+use perflab_format::vocabulary::Better;
+
 use crate::change::{Interval, LogInterval};
 use crate::descriptive::location_and_spread::sorted_copy;
 use crate::distributions::normal;
 use crate::error::StatsError;
 use crate::fixed_sample::pairwise::kth_smallest_difference;
 use crate::sample::{PositiveSample, check_confidence};
-use perflab_format::vocabulary::Better;
 
 /// Relative change between two independent samples of fixed size, with a
 /// distribution-free confidence interval.

@@ -5,8 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::distributions::normal;
-use crate::error::SampleRole;
-use crate::error::StatsError;
+use crate::error::{SampleRole, StatsError};
 use crate::sample::check_confidence;
 
 /// An estimated proportion with its confidence interval.

@@ -5,8 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::descriptive::location_and_spread;
 use crate::distributions::student_t::student_t_cdf;
-use crate::error::SampleRole;
-use crate::error::StatsError;
+use crate::error::{SampleRole, StatsError};
 use crate::sample::Sample;
 
 /// The fewest runs [`run_order_trend`] tests; with fewer, a rank correlation

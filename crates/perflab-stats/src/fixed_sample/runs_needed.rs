@@ -1,6 +1,8 @@
 //! How many more runs per variant an undecided comparison of two samples of
 //! fixed size would need: the Moses interval's half-width projected forward.
 
+use perflab_format::vocabulary::{Better, Verdict};
+
 use crate::decision::rule::{Thresholds, classify};
 use crate::decision::runs_needed::{
     RUNS_NEEDED_CAP, RunsNeeded, on_a_threshold, projected_verdict, smallest_decisive,
@@ -10,7 +12,6 @@ use crate::distributions::normal;
 use crate::error::StatsError;
 use crate::fixed_sample::hodges_lehmann::{hodges_lehmann_log_shift, log_shift_estimate};
 use crate::sample::{PositiveSample, Sample, check_confidence};
-use perflab_format::vocabulary::{Better, Verdict};
 
 /// Further runs per variant that a new fixed-size independent-samples comparison
 /// ([`crate::fixed_sample::hodges_lehmann::hodges_lehmann_change`]) would need to reach a verdict.

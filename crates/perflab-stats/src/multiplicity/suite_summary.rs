@@ -1,10 +1,10 @@
 //! Conclusions drawn from the cells of a suite: one verdict for several
 //! cells, and the typical change of a candidate across scenarios.
 
-use crate::change::{Interval, LogInterval};
-use crate::error::SampleRole;
-use crate::error::StatsError;
 use perflab_format::vocabulary::Verdict;
+
+use crate::change::{Interval, LogInterval};
+use crate::error::{SampleRole, StatsError};
 
 /// One verdict for several cells (a candidate's row of a suite, or the whole
 /// suite), from the cells' verdicts:

@@ -3,8 +3,7 @@
 
 use crate::change::LogInterval;
 use crate::descriptive::location_and_spread::{mean_of, std_dev_of};
-use crate::error::SampleRole;
-use crate::error::StatsError;
+use crate::error::{SampleRole, StatsError};
 use crate::sample::{Sample, check_confidence};
 
 /// Default pair count at which the boundary is tightest: the default maximum

@@ -1,12 +1,12 @@
 //! The defaults and the configuration of the sequential A/B procedure: the
 //! one place where perflab's decision defaults are written down.
 
+use perflab_format::vocabulary::Better;
 use serde::{Deserialize, Serialize};
 
 use crate::decision::rule::Thresholds;
 use crate::error::StatsError;
 use crate::sequential::confidence_sequence::ConfidenceSequence;
-use perflab_format::vocabulary::Better;
 
 /// Default confidence level (README, "The decision").
 pub const DEFAULT_CONFIDENCE: f64 = 0.95;

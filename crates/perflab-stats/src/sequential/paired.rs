@@ -1,12 +1,12 @@
 //! Relative change from interleaved pairs, valid under optional stopping.
 
+use perflab_format::vocabulary::Better;
+
 use crate::change::{Interval, LogInterval, log_gains_of};
-use crate::error::SampleRole;
-use crate::error::StatsError;
+use crate::error::{SampleRole, StatsError};
 use crate::sample::{PositiveSample, Sample};
 use crate::sequential::confidence_sequence::ConfidenceSequence;
 use crate::sequential::robust_sequence::decision_interval;
-use perflab_format::vocabulary::Better;
 
 /// Relative change from paired runs, with a confidence-sequence interval.
 ///

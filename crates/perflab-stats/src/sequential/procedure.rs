@@ -1,20 +1,19 @@
 //! The sequential A/B procedure: add one interleaved pair at a time and stop as
 //! soon as the confidence sequence decides.
 
+use perflab_format::vocabulary::{GuardStatus, Verdict};
 use serde::{Deserialize, Serialize};
 
 use crate::change::{Interval, LogInterval, log_gains};
 use crate::decision::guard::{GuardLimit, guard_status};
 use crate::decision::rule::classify;
 use crate::decision::runs_needed::RunsNeeded;
-use crate::error::SampleRole;
-use crate::error::StatsError;
+use crate::error::{SampleRole, StatsError};
 use crate::sample::Sample;
 use crate::sequential::confidence_sequence::ConfidenceSequence;
 use crate::sequential::config::SequentialConfig;
 use crate::sequential::robust_sequence::decision_interval;
 use crate::sequential::runs_needed::{runs_needed_guard, runs_needed_paired};
-use perflab_format::vocabulary::{GuardStatus, Verdict};
 
 /// A guard's interval and status at one look.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

@@ -4,8 +4,7 @@
 
 use crate::change::LogInterval;
 use crate::descriptive::location_and_spread::{mad_sorted_unchecked, sorted_copy};
-use crate::error::SampleRole;
-use crate::error::StatsError;
+use crate::error::{SampleRole, StatsError};
 use crate::sample::Sample;
 use crate::sequential::confidence_sequence::ConfidenceSequence;
 

@@ -2,6 +2,8 @@
 //! an uncertain guard, would need: the confidence sequence's half-width
 //! projected forward with the spread seen so far.
 
+use perflab_format::vocabulary::{GuardStatus, Verdict};
+
 use crate::decision::guard::guard_status;
 use crate::decision::rule::Thresholds;
 use crate::decision::runs_needed::{
@@ -9,7 +11,6 @@ use crate::decision::runs_needed::{
     smallest_decisive,
 };
 use crate::sequential::confidence_sequence::ConfidenceSequence;
-use perflab_format::vocabulary::{GuardStatus, Verdict};
 
 /// Further pairs the sequential procedure would need to reach a verdict.
 ///

@@ -1,13 +1,14 @@
 //! The sequential procedure for a suite: many cells, each a sequential A/B
 //! test, with one confidence level for the whole experiment.
 
+use perflab_format::vocabulary::Verdict;
+
 use crate::decision::guard::GuardLimit;
 use crate::error::StatsError;
 use crate::multiplicity::bonferroni::bonferroni_confidence;
 use crate::multiplicity::suite_summary::combine_verdicts;
 use crate::sequential::config::SequentialConfig;
 use crate::sequential::procedure::{Decision, SequentialTest};
-use perflab_format::vocabulary::Verdict;
 
 /// Many [`SequentialTest`]s decided together, with the confidence level
 /// holding for the whole experiment rather than for each cell.

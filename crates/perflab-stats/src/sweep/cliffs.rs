@@ -5,8 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::descriptive::location_and_spread::{quantile_sorted_unchecked, sorted_copy};
-use crate::error::SampleRole;
-use crate::error::StatsError;
+use crate::error::{SampleRole, StatsError};
 use crate::sweep::multiplicative::PositiveInterval;
 
 /// One point of a sweep: a size and the interval of its cost per item.

@@ -2,14 +2,13 @@
 //! runs (a geometric mean) and the ratio of two series run in pairs, both
 //! valid when runs are added until the interval is narrow enough.
 
+use perflab_format::vocabulary::Better;
 use serde::{Deserialize, Serialize};
 
-use crate::error::SampleRole;
-use crate::error::StatsError;
+use crate::error::{SampleRole, StatsError};
 use crate::sample::{PositiveSample, Sample};
 use crate::sequential::confidence_sequence::ConfidenceSequence;
 use crate::sequential::paired::paired_mean_log_interval;
-use perflab_format::vocabulary::Better;
 
 /// A confidence interval for a positive quantity (a geometric mean or a ratio).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

@@ -5,8 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::descriptive::location_and_spread::mean_of;
 use crate::distributions::student_t::student_t_quantile;
-use crate::error::SampleRole;
-use crate::error::StatsError;
+use crate::error::{SampleRole, StatsError};
 use crate::sample::{PositiveSample, Sample, check_confidence};
 
 /// A power law fitted to (size, cost) points.
