@@ -101,6 +101,7 @@ pub fn log_gains(
         });
     }
     if baseline.is_empty() {
+        // No pairs, no gains (a sample has at least one value).
         return Ok(Vec::new());
     }
     let baseline = PositiveSample::new(baseline, SampleRole::Baseline)?;

@@ -114,6 +114,7 @@ pub fn e_divisive_means(
     config: &ChangePointConfig,
 ) -> Result<Vec<ChangePoint>, StatsError> {
     let flat: Vec<f64> = groups.iter().flatten().copied().collect();
+    // A series without runs has no change point; only runs need checking.
     if !flat.is_empty() {
         PositiveSample::new(&flat, SampleRole::Values)?;
     }

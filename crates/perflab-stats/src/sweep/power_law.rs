@@ -71,6 +71,7 @@ pub fn power_law_fit(
             candidate: costs.len(),
         });
     }
+    // No points at all is reported below as too few distinct sizes.
     if !sizes.is_empty() {
         PositiveSample::new(sizes, SampleRole::Baseline)?;
         PositiveSample::new(costs, SampleRole::Candidate)?;
