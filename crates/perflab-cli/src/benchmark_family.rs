@@ -19,7 +19,7 @@ use perflab_stats::{
 
 use crate::decide::verdict_sentence;
 use crate::error::{Error, Result};
-use crate::result_document::{better_word, result_document, samples_variant_doc, verdict_word};
+use crate::result_document::{result_document, samples_variant_doc};
 use crate::samples::{Imported, check_count, file_stem};
 
 /// What is compared and how.
@@ -118,7 +118,7 @@ pub fn family_document(
         cells.push(CellDoc {
             scenario: name.clone(),
             variant: new_label.clone(),
-            verdict: verdict_word(verdict),
+            verdict,
             change: interval.map(|iv| iv.estimate),
             ci: interval.map(|iv| [iv.lo, iv.hi]),
             runs: sa.values.len().min(sb.values.len()),
@@ -137,11 +137,11 @@ pub fn family_document(
         MetricInfo {
             name: metric,
             unit,
-            better: better_word(query.better),
+            better: query.better,
         },
         variants,
     );
-    result.verdict = Some(verdict_word(overall));
+    result.verdict = Some(overall);
     result.change = summary.map(|iv| iv.estimate);
     result.ci = summary.map(|iv| [iv.lo, iv.hi]);
     for (side, only) in [
@@ -167,7 +167,7 @@ pub fn family_document(
         cells,
         candidates: vec![CandidateDoc {
             variant: new_label,
-            verdict: verdict_word(overall),
+            verdict: overall,
             change: summary.map(|iv| iv.estimate),
             ci: summary.map(|iv| [iv.lo, iv.hi]),
             confidence: summary.map(|iv| iv.confidence),

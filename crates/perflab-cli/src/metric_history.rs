@@ -25,7 +25,7 @@ use perflab_stats::{
 };
 
 use crate::error::Result;
-use crate::result_document::{better_word, interval_doc, verdict_word};
+use crate::result_document::interval_doc;
 use crate::store::{ExperimentValues, Store};
 
 /// What to follow.
@@ -76,7 +76,7 @@ fn judge(before: &[f64], after: &[f64], q: &HistoryQuery) -> Judgement {
             Judgement {
                 change: iv.estimate,
                 ci: Some([iv.lo, iv.hi]),
-                verdict: verdict_word(verdict).into(),
+                verdict: verdict.into(),
                 regression: verdict == Verdict::NoGo,
                 note: None,
             }
@@ -152,7 +152,7 @@ pub fn metric_history_from(experiments: &[ExperimentValues], q: &HistoryQuery) -
     MetricHistory {
         format: HISTORY_FORMAT.into(),
         metric: q.metric.clone(),
-        better: better_word(q.better),
+        better: q.better,
         name: q.name.clone(),
         go: q.thresholds.go,
         nogo: q.thresholds.nogo,

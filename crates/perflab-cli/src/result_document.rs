@@ -13,12 +13,12 @@ use perflab_format::result::{
     DecisionDoc, GuardDoc, MetricInfo, RESULT_FORMAT, ResultDocument, RunDoc, SummaryDoc,
     VariantDoc,
 };
-use perflab_format::vocabulary::{self as words, ResultKind, ResultStatus};
+use perflab_format::vocabulary::{ResultKind, ResultStatus};
 use perflab_runner::RunOutcome;
-use perflab_stats::{Better, Interval, PositiveInterval, Thresholds, Verdict, summarize};
+use perflab_stats::{Interval, PositiveInterval, Thresholds, Verdict, summarize};
 
 use crate::ab::AbRun;
-use crate::decide::{GuardStatus, describe_runs_needed};
+use crate::decide::describe_runs_needed;
 use crate::engine::StopReason;
 use crate::error::Result;
 use crate::experiment::{Experiment, MetricChoice};
@@ -51,34 +51,7 @@ pub fn metric_info(metric: &MetricChoice, unit_from_runs: Option<&str>) -> Metri
         } else {
             metric.unit.clone()
         },
-        better: better_word(metric.better),
-    }
-}
-
-/// The document's word for a direction.
-pub fn better_word(better: Better) -> words::Better {
-    match better {
-        Better::Higher => words::Better::Higher,
-        Better::Lower => words::Better::Lower,
-    }
-}
-
-/// The document's word for a verdict of the decision rule.
-pub fn verdict_word(verdict: Verdict) -> words::Verdict {
-    match verdict {
-        Verdict::Go => words::Verdict::Go,
-        Verdict::NoGo => words::Verdict::NoGo,
-        Verdict::Neutral => words::Verdict::Neutral,
-        Verdict::Inconclusive => words::Verdict::Inconclusive,
-    }
-}
-
-/// The document's word for a guard's outcome.
-pub fn guard_word(status: GuardStatus) -> words::GuardStatus {
-    match status {
-        GuardStatus::Pass => words::GuardStatus::Pass,
-        GuardStatus::Violated => words::GuardStatus::Violated,
-        GuardStatus::Uncertain => words::GuardStatus::Uncertain,
+        better: metric.better,
     }
 }
 
@@ -203,7 +176,7 @@ pub fn decision_doc(
     mann_whitney_p: Option<f64>,
 ) -> DecisionDoc {
     DecisionDoc {
-        verdict: verdict_word(verdict),
+        verdict,
         reason,
         change: interval.estimate,
         ci: [interval.lo, interval.hi],
@@ -283,7 +256,7 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
             max_worsening: g.guard.max_worsening,
             change: g.interval.estimate,
             ci: [g.interval.lo, g.interval.hi],
-            status: guard_word(g.status),
+            status: g.status,
         })
         .collect();
     let status = ab.header.status();

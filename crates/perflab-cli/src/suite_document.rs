@@ -15,7 +15,7 @@ use crate::engine::StopReason;
 use crate::error::Result;
 use crate::experiment::Suite;
 use crate::result_document::{
-    attach_spans, metric_info, provenance_map, result_document, variant_doc, verdict_word,
+    attach_spans, metric_info, provenance_map, result_document, variant_doc,
 };
 use perflab_runner::RunOutcome;
 
@@ -61,7 +61,7 @@ pub fn suite_document(suite: &Suite, run: &SuiteRun) -> Result<SuiteDocument> {
             cells.push(CellDoc {
                 scenario: scenario.name.clone(),
                 variant: exp.variants[v].name.clone(),
-                verdict: verdict_word(evaluation.map_or(Verdict::Inconclusive, |e| e.verdict)),
+                verdict: evaluation.map_or(Verdict::Inconclusive, |e| e.verdict),
                 change: evaluation.map(|e| e.interval.estimate),
                 ci: evaluation.map(|e| [e.interval.lo, e.interval.hi]),
                 runs: evaluation.map_or(0, |e| e.pairs),
@@ -80,7 +80,7 @@ pub fn suite_document(suite: &Suite, run: &SuiteRun) -> Result<SuiteDocument> {
         metric_info(&exp.metric, unit.as_deref()),
         variants,
     );
-    result.verdict = Some(verdict_word(combine_verdicts(&run.verdicts())));
+    result.verdict = Some(combine_verdicts(&run.verdicts()));
     result.seed = Some(run.header.seed);
     result.provenance = Some(provenance_map(&run.header.provenance));
     result.machine = run
@@ -149,7 +149,7 @@ fn candidate_doc(suite: &Suite, run: &SuiteRun, v: usize) -> CandidateDoc {
     let summary = intervals.and_then(|ivs| summary_change(&ivs).ok());
     CandidateDoc {
         variant: suite.exp.variants[v].name.clone(),
-        verdict: verdict_word(combine_verdicts(&verdicts)),
+        verdict: combine_verdicts(&verdicts),
         change: summary.map(|iv| iv.estimate),
         ci: summary.map(|iv| [iv.lo, iv.hi]),
         confidence: summary.map(|iv| iv.confidence),

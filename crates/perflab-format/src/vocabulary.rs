@@ -7,10 +7,10 @@
 //! on a variant instead of comparing strings, and a misspelt word in a
 //! document is refused by name when it is read.
 //!
-//! perflab-stats has its own `Verdict` and `Better`: those are the decision
-//! rule's, these are the document's. Keeping them apart lets the on-disk
-//! words stay fixed whatever the statistics crate does; the CLI converts at
-//! the boundary.
+//! `Verdict`, `GuardStatus` and `Better` are defined here only: perflab-stats
+//! decides in these words (it depends on this crate for them), so a decision
+//! goes into a document as it is, with no conversion at the boundary. This
+//! crate stays serde-only, which keeps the instrumentation library light.
 
 use serde::{Deserialize, Serialize};
 

@@ -18,25 +18,50 @@
 //! Wallace, "How not to lie with statistics: the correct way to summarize
 //! benchmark results", CACM 29(3), 1986).
 
+use perflab_format::vocabulary::Better;
 use serde::{Deserialize, Serialize};
 
-use crate::{Sample, StatsError, validate};
+use crate::error::{SampleRole, StatsError};
+use crate::sample::PositiveSample;
 
-/// Which direction of a metric is an improvement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Better {
-    /// Larger values are better (throughput). Serialised as `"higher"`.
-    Higher,
-    /// Smaller values are better (time, memory). Serialised as `"lower"`.
-    Lower,
+/// A confidence interval for a relative change (fractions, positive = better).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Interval {
+    /// Point estimate (a ratio of geometric means, the exp of a Huber location of
+    /// log gains, or the Hodges-Lehmann shift, minus one).
+    pub estimate: f64,
+    /// Lower end.
+    pub lo: f64,
+    /// Upper end.
+    pub hi: f64,
+    /// Confidence level, for example 0.95.
+    pub confidence: f64,
 }
 
-impl std::fmt::Display for Better {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Better::Higher => "higher",
-            Better::Lower => "lower",
+/// A confidence interval on the log scale (for a mean, location or shift of log gains).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LogInterval {
+    /// Point estimate of the log gain.
+    pub estimate: f64,
+    /// Lower end.
+    pub lo: f64,
+    /// Upper end.
+    pub hi: f64,
+    /// Confidence level, for example 0.95.
+    pub confidence: f64,
+}
+
+impl LogInterval {
+    /// Maps every field through exp(x) - 1 (monotone, so ends stay ends).
+    ///
+    /// # Errors
+    /// [`StatsError::ChangeOutOfRange`] if an end overflows (a ratio beyond e^709).
+    pub fn to_change(&self) -> Result<Interval, StatsError> {
+        Ok(Interval {
+            estimate: change_from_log_gain(self.estimate)?,
+            lo: change_from_log_gain(self.lo)?,
+            hi: change_from_log_gain(self.hi)?,
+            confidence: self.confidence,
         })
     }
 }
@@ -75,13 +100,27 @@ pub fn log_gains(
             candidate: candidate.len(),
         });
     }
-    validate::positive(baseline, Sample::Baseline)?;
-    validate::positive(candidate, Sample::Candidate)?;
-    Ok(baseline
+    if baseline.is_empty() {
+        // No pairs, no gains (a sample has at least one value).
+        return Ok(Vec::new());
+    }
+    let baseline = PositiveSample::new(baseline, SampleRole::Baseline)?;
+    let candidate = PositiveSample::new(candidate, SampleRole::Candidate)?;
+    Ok(log_gains_of(&baseline, &candidate, better))
+}
+
+/// The log gains of two positive samples of equal length, pair by pair.
+pub(crate) fn log_gains_of(
+    baseline: &PositiveSample<'_>,
+    candidate: &PositiveSample<'_>,
+    better: Better,
+) -> Vec<f64> {
+    baseline
+        .values()
         .iter()
-        .zip(candidate)
+        .zip(candidate.values())
         .map(|(&b, &c)| log_gain_unchecked(b, c, better))
-        .collect())
+        .collect()
 }
 
 /// Relative change (positive = better) between two single positive values,
@@ -90,15 +129,15 @@ pub fn log_gains(
 /// Method: candidate/baseline - 1 for `Higher`, baseline/candidate - 1 for
 /// `Lower`, computed as exp(g) - 1 from the log gain g. Reference: Fleming &
 /// Wallace (1986). Assumes nothing about variability: it is a point figure,
-/// not an inference; use [`crate::paired_change`] or
-/// [`crate::hodges_lehmann_change`] for an interval.
+/// not an inference; use [`crate::sequential::paired::paired_change`] or
+/// [`crate::fixed_sample::hodges_lehmann::hodges_lehmann_change`] for an interval.
 ///
 /// # Errors
 /// [`StatsError::NonFinite`] / [`StatsError::NonPositive`] (index 0) if a value is
 /// not finite and > 0; [`StatsError::ChangeOutOfRange`] if the ratio overflows.
 pub fn relative_change(baseline: f64, candidate: f64, better: Better) -> Result<f64, StatsError> {
-    validate::positive(&[baseline], Sample::Baseline)?;
-    validate::positive(&[candidate], Sample::Candidate)?;
+    PositiveSample::new(&[baseline], SampleRole::Baseline)?;
+    PositiveSample::new(&[candidate], SampleRole::Candidate)?;
     change_from_log_gain(log_gain_unchecked(baseline, candidate, better))
 }
 
@@ -147,7 +186,7 @@ mod tests {
         assert_eq!(
             err,
             StatsError::NonPositive {
-                sample: Sample::Candidate,
+                sample: SampleRole::Candidate,
                 index: 1,
                 value: 0.0
             }

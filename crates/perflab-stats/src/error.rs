@@ -5,25 +5,26 @@
 
 use std::fmt;
 
-use crate::Verdict;
+use perflab_format::vocabulary::Verdict;
 
 /// Which input a value came from, so an error can name it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Sample {
+pub enum SampleRole {
     /// The baseline (A) sample.
     Baseline,
     /// The candidate (B) sample.
     Candidate,
-    /// A single sample given to a descriptive function such as [`crate::summarize`].
+    /// A single sample given to a descriptive function such as
+    /// [`crate::descriptive::summary::summarize`].
     Values,
 }
 
-impl fmt::Display for Sample {
+impl fmt::Display for SampleRole {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Sample::Baseline => "baseline",
-            Sample::Candidate => "candidate",
-            Sample::Values => "input",
+            SampleRole::Baseline => "baseline",
+            SampleRole::Candidate => "candidate",
+            SampleRole::Values => "input",
         })
     }
 }
@@ -36,7 +37,7 @@ pub enum StatsError {
     #[error("{sample} sample has {got} {}; at least {needed} are needed (collect more runs)", plural(*.got, "value"))]
     TooFew {
         /// The sample at fault.
-        sample: Sample,
+        sample: SampleRole,
         /// How many values it has.
         got: usize,
         /// How many the method needs.
@@ -48,7 +49,7 @@ pub enum StatsError {
     )]
     NonFinite {
         /// The sample at fault.
-        sample: Sample,
+        sample: SampleRole,
         /// Zero-based position of the value in its sample.
         index: usize,
         /// The offending value.
@@ -60,7 +61,7 @@ pub enum StatsError {
     )]
     NonPositive {
         /// The sample at fault.
-        sample: Sample,
+        sample: SampleRole,
         /// Zero-based position of the value in its sample.
         index: usize,
         /// The offending value.
@@ -242,7 +243,7 @@ mod tests {
     #[test]
     fn too_few_message_says_how_many_and_how_to_fix() {
         let e = StatsError::TooFew {
-            sample: Sample::Baseline,
+            sample: SampleRole::Baseline,
             got: 1,
             needed: 2,
         };
@@ -251,7 +252,7 @@ mod tests {
             "baseline sample has 1 value; at least 2 are needed (collect more runs)"
         );
         let e = StatsError::TooFew {
-            sample: Sample::Candidate,
+            sample: SampleRole::Candidate,
             got: 0,
             needed: 2,
         };
@@ -261,7 +262,7 @@ mod tests {
     #[test]
     fn non_positive_message_names_sample_and_index() {
         let e = StatsError::NonPositive {
-            sample: Sample::Candidate,
+            sample: SampleRole::Candidate,
             index: 3,
             value: -1.0,
         };

@@ -17,11 +17,12 @@
 //!
 //! * Runs collected by perflab itself, interleaved, possibly stopped early:
 //!   [`SequentialTest`] / [`paired_change`] (confidence sequence for the
-//!   Huber location of the pairs' log gains, [`RobustSequence`], valid under
-//!   optional stopping).
+//!   Huber location of the pairs' log gains,
+//!   [`RobustSequence`](sequential::robust_sequence::RobustSequence), valid
+//!   under optional stopping).
 //! * Two samples that already exist, of fixed size: [`decide_fixed_samples`]
-//!   ([`hodges_lehmann_change`]: Hodges-Lehmann shift with the
-//!   distribution-free Moses interval).
+//!   ([`hodges_lehmann_change`](fixed_sample::hodges_lehmann::hodges_lehmann_change):
+//!   Hodges-Lehmann shift with the distribution-free Moses interval).
 //!
 //! Both feed [`classify`], the decision table of README ("The decision")
 //! and docs/decision.md.
@@ -52,82 +53,78 @@
 //!   reference run in pairs, stopped once precise enough:
 //!   [`geometric_mean_interval`], [`paired_ratio`], stopped by [`PrecisionRule`].
 //! * How cost grows with size: [`power_law_fit`] (exponent on log-log axes,
-//!   Student-t interval via [`student_t_quantile`]) and [`find_cliffs`].
+//!   Student-t interval via
+//!   [`student_t_quantile`](distributions::student_t::student_t_quantile)) and
+//!   [`find_cliffs`].
 //! * What is paid once and what per item: [`linear_cost_fit`] (the line
 //!   fixed plus marginal times size, by weighted least squares on the points'
 //!   geometric means, with intervals for both parts).
+//!
+//! # Layout
+//!
+//! One module per job; each imports what it needs by path, and its
+//! documentation gives the method, the reference and the assumptions:
+//!
+//! * [`sample`], [`error`], [`change`]: what every job shares: checked
+//!   samples, the typed errors, relative changes and their intervals.
+//! * [`descriptive`]: one sample described.
+//! * [`fixed_sample`]: tests and intervals on samples of fixed size.
+//! * [`sequential`]: the A/B procedure that stops as soon as it decides.
+//! * [`decision`]: the decision rule, guards, projections of runs still needed.
+//! * [`multiplicity`]: one confidence level for many decisions.
+//! * [`sweep`]: a sweep's points and how cost grows with size.
+//! * [`change_points`]: where a series of commits changed level.
+//! * [`distributions`]: the normal and Student's t.
+//!
+//! The words a decision is spoken in ([`Verdict`], [`GuardStatus`],
+//! [`Better`]) are perflab-format's vocabulary, defined once for the
+//! statistics and the documents alike.
+//!
+//! The re-exports below are the crate's public API as perflab's other crates
+//! use it; everything else is reached by its path.
 #![deny(missing_docs)]
 
-mod change;
-mod change_points;
-mod cliffs;
-mod confidence_sequence;
-mod decision;
-mod descriptive;
-mod energy_split;
-mod error;
-mod fixed_sample;
-mod guard;
-mod hodges_lehmann;
-mod linear_cost;
-mod mann_whitney;
-mod multiplicative;
-mod multiplicity;
-mod normal;
-mod paired;
-mod pairwise;
-mod precision;
-mod proportion;
-mod robust_sequence;
-mod run_order_trend;
-mod runs_needed;
-mod scaling;
-mod sequential;
-mod sequential_config;
-mod student_t;
-mod suite;
-mod suite_summary;
-mod summary;
-mod validate;
-mod weighted_line;
+pub mod change;
+pub mod change_points;
+pub mod decision;
+pub mod descriptive;
+pub mod distributions;
+pub mod error;
+pub mod fixed_sample;
+pub mod multiplicity;
+pub mod sample;
+pub mod sequential;
+pub mod sweep;
 
-pub use change::{Better, change_from_log_gain, log_gain_from_change, log_gains, relative_change};
-pub use change_points::{
-    ChangePoint, ChangePointConfig, DEFAULT_PERMUTATIONS, Exchangeable, e_divisive_means,
+pub use perflab_format::vocabulary::{Better, GuardStatus, Verdict};
+
+pub use change::{Interval, relative_change};
+pub use change_points::e_divisive::{ChangePointConfig, Exchangeable, e_divisive_means};
+pub use decision::guard::GuardLimit;
+pub use decision::rule::{DEFAULT_GO, DEFAULT_NOGO, Thresholds, classify};
+pub use decision::runs_needed::RunsNeeded;
+pub use descriptive::location_and_spread::median;
+pub use descriptive::summary::{Summary, summarize};
+pub use error::{SampleRole, StatsError};
+pub use fixed_sample::decision::decide_fixed_samples;
+pub use fixed_sample::mann_whitney::mann_whitney;
+pub use fixed_sample::proportion::{proportion_difference, wilson_interval};
+pub use fixed_sample::run_order_trend::{
+    DRIFT_MIN_CHANGE, DRIFT_SIGNIFICANCE, RunOrderTrend, run_order_trend,
 };
-pub use cliffs::{Cliff, SizedInterval, find_cliffs};
-pub use confidence_sequence::{ConfidenceSequence, DEFAULT_OPTIMISE_AT};
-pub use decision::{
-    DEFAULT_GO, DEFAULT_NOGO, Interval, LogInterval, Thresholds, Verdict, classify,
-};
-pub use descriptive::{mad, mean, median, quantile_sorted, std_dev};
-pub use error::{Sample, StatsError};
-pub use fixed_sample::{FixedSampleDecision, decide_fixed_samples};
-pub use guard::{GuardDecision, GuardLimit, GuardStatus, guard_status};
-pub use hodges_lehmann::{hodges_lehmann_change, hodges_lehmann_log_shift};
-pub use linear_cost::{LinearCostFit, SizedRuns, linear_cost_fit};
-pub use mann_whitney::{MannWhitney, mann_whitney};
-pub use multiplicative::{PositiveInterval, geometric_mean_interval, paired_ratio};
-pub use multiplicity::{bisect_step_confidence, bonferroni_confidence};
-pub use paired::{paired_change, paired_log_interval};
-pub use precision::{PrecisionRule, PrecisionStop};
-pub use proportion::{
-    ProportionDifference, ProportionInterval, proportion_difference, wilson_interval,
-};
-pub use robust_sequence::{HUBER_TUNING, RobustSequence};
-pub use run_order_trend::{
-    DRIFT_MIN_CHANGE, DRIFT_SIGNIFICANCE, RunOrderTrend, TREND_MIN_RUNS, run_order_trend,
-};
-pub use runs_needed::{
-    RUNS_NEEDED_CAP, RunsNeeded, runs_needed_guard, runs_needed_independent, runs_needed_paired,
-};
-pub use scaling::{PowerLawFit, power_law_fit};
-pub use sequential::{Decision, SequentialTest};
-pub use sequential_config::{
+pub use multiplicity::bonferroni::{bisect_step_confidence, bonferroni_confidence};
+pub use multiplicity::suite_summary::{combine_verdicts, summary_change};
+pub use sample::{PositiveSample, Sample};
+pub use sequential::confidence_sequence::ConfidenceSequence;
+pub use sequential::config::{
     DEFAULT_CONFIDENCE, DEFAULT_MAX_RUNS, DEFAULT_MIN_RUNS, DEFAULT_SUITE_MIN_RUNS, EXACT_MAX_RUNS,
     EXACT_MIN_RUNS, SequentialConfig, tuned_confidence_sequence,
 };
-pub use student_t::{student_t_cdf, student_t_quantile};
-pub use suite::SuiteTest;
-pub use suite_summary::{combine_verdicts, summary_change};
-pub use summary::{Summary, TukeyOutliers, summarize};
+pub use sequential::paired::paired_change;
+pub use sequential::procedure::{Decision, SequentialTest};
+pub use sequential::suite::SuiteTest;
+pub use sweep::cliffs::{Cliff, SizedInterval, find_cliffs};
+pub use sweep::linear_cost::{LinearCostFit, SizedRuns, linear_cost_fit};
+pub use sweep::multiplicative::{PositiveInterval, geometric_mean_interval, paired_ratio};
+pub use sweep::power_law::{PowerLawFit, power_law_fit};
+pub use sweep::precision::PrecisionRule;

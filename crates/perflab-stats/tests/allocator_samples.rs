@@ -1,9 +1,8 @@
 //! The A/B samples of a real allocator investigation done by hand: throughput
 //! in millions of operations per second, higher is better, 10 runs each.
 
-use perflab_stats::{
-    Better, Thresholds, Verdict, classify, hodges_lehmann_change, mann_whitney, summarize,
-};
+use perflab_stats::fixed_sample::hodges_lehmann::hodges_lehmann_change;
+use perflab_stats::{Better, Thresholds, Verdict, classify, mann_whitney, summarize};
 
 const BASELINE: [f64; 10] = [
     45.52, 44.88, 44.95, 45.83, 45.84, 45.32, 45.31, 45.20, 45.55, 45.06,

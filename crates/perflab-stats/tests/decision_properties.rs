@@ -3,9 +3,12 @@
 //! minimum, guards can only take a GO away, and a sweep point stops where
 //! its precision rule says.
 
+use perflab_stats::fixed_sample::hodges_lehmann::hodges_lehmann_change;
+use perflab_stats::fixed_sample::runs_needed::runs_needed_independent;
+use perflab_stats::sweep::precision::PrecisionStop;
 use perflab_stats::{
-    Better, GuardLimit, PrecisionRule, PrecisionStop, RunsNeeded, SequentialConfig, SequentialTest,
-    Thresholds, Verdict, classify, hodges_lehmann_change, runs_needed_independent,
+    Better, GuardLimit, PrecisionRule, RunsNeeded, SequentialConfig, SequentialTest, Thresholds,
+    Verdict, classify,
 };
 use proptest::prelude::*;
 

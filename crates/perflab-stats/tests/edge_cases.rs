@@ -1,10 +1,12 @@
 //! Bad and degenerate inputs: every function answers with a typed error or a
 //! well-defined value, never a panic or NaN.
 
+use perflab_stats::descriptive::location_and_spread::{mad, mean, quantile_sorted, std_dev};
+use perflab_stats::fixed_sample::hodges_lehmann::hodges_lehmann_change;
+use perflab_stats::fixed_sample::runs_needed::runs_needed_independent;
 use perflab_stats::{
-    Better, ConfidenceSequence, Sample, SequentialConfig, SequentialTest, StatsError, Thresholds,
-    hodges_lehmann_change, mad, mann_whitney, mean, median, paired_change, quantile_sorted,
-    runs_needed_independent, std_dev, summarize, wilson_interval,
+    Better, ConfidenceSequence, SampleRole, SequentialConfig, SequentialTest, StatsError,
+    Thresholds, mann_whitney, median, paired_change, summarize, wilson_interval,
 };
 
 fn cs() -> ConfidenceSequence {
@@ -30,7 +32,7 @@ fn empty_inputs_are_errors_that_say_how_many_values_are_needed() {
     assert!(matches!(
         mann_whitney(&[], &[1.0]),
         Err(StatsError::TooFew {
-            sample: Sample::Baseline,
+            sample: SampleRole::Baseline,
             ..
         })
     ));
@@ -45,7 +47,7 @@ fn empty_inputs_are_errors_that_say_how_many_values_are_needed() {
     assert!(matches!(
         hodges_lehmann_change(&[1.0, 2.0], &[], Better::Higher, 0.95),
         Err(StatsError::TooFew {
-            sample: Sample::Candidate,
+            sample: SampleRole::Candidate,
             got: 0,
             needed: 2
         })
@@ -87,7 +89,7 @@ fn zero_and_negative_values_are_rejected_where_logs_are_taken() {
     assert_eq!(
         err,
         StatsError::NonPositive {
-            sample: Sample::Baseline,
+            sample: SampleRole::Baseline,
             index: 1,
             value: 0.0
         }
@@ -97,7 +99,7 @@ fn zero_and_negative_values_are_rejected_where_logs_are_taken() {
     assert_eq!(
         err,
         StatsError::NonPositive {
-            sample: Sample::Candidate,
+            sample: SampleRole::Candidate,
             index: 2,
             value: -3.0
         }
@@ -113,7 +115,7 @@ fn nan_and_infinity_are_rejected_with_sample_and_index() {
     assert_eq!(
         err,
         StatsError::NonFinite {
-            sample: Sample::Candidate,
+            sample: SampleRole::Candidate,
             index: 1,
             value: f64::INFINITY
         }
@@ -126,7 +128,7 @@ fn nan_and_infinity_are_rejected_with_sample_and_index() {
     assert!(matches!(
         err,
         StatsError::NonFinite {
-            sample: Sample::Baseline,
+            sample: SampleRole::Baseline,
             index: 1,
             ..
         }

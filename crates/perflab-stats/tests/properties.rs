@@ -1,9 +1,12 @@
 //! Property tests: invariants that must hold for every input.
 
+use perflab_stats::fixed_sample::hodges_lehmann::{
+    hodges_lehmann_change, hodges_lehmann_log_shift,
+};
+use perflab_stats::sequential::paired::paired_log_interval;
 use perflab_stats::{
     Better, ConfidenceSequence, Interval, SequentialConfig, SequentialTest, Thresholds, Verdict,
-    classify, hodges_lehmann_change, hodges_lehmann_log_shift, mann_whitney, paired_change,
-    paired_log_interval, summarize,
+    classify, mann_whitney, paired_change, summarize,
 };
 use proptest::prelude::*;
 

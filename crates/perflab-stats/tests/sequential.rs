@@ -2,7 +2,7 @@
 //! says below the minimum, what guards do, and what it refuses.
 
 use perflab_stats::{
-    Better, GuardLimit, GuardStatus, RunsNeeded, Sample, SequentialConfig, SequentialTest,
+    Better, GuardLimit, GuardStatus, RunsNeeded, SampleRole, SequentialConfig, SequentialTest,
     StatsError, Verdict,
 };
 
@@ -105,7 +105,7 @@ fn a_bad_value_names_its_pair_and_is_not_recorded() {
     assert_eq!(
         err,
         StatsError::NonPositive {
-            sample: Sample::Candidate,
+            sample: SampleRole::Candidate,
             index: 1,
             value: -3.0
         }

@@ -5,7 +5,8 @@ mod common;
 
 use common::suite::{SuiteScenario, simulate_suite};
 use common::{Scenario, simulate};
-use perflab_stats::{Better, SequentialConfig, hodges_lehmann_change};
+use perflab_stats::fixed_sample::hodges_lehmann::hodges_lehmann_change;
+use perflab_stats::{Better, SequentialConfig};
 
 fn config() -> SequentialConfig {
     let c = SequentialConfig::new(Better::Higher);

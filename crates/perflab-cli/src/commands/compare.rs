@@ -17,8 +17,8 @@ use crate::report::terminal::suite::suite_terminal;
 use crate::report::write_text;
 use crate::report::{Render, TerminalReport, write_requested};
 use crate::result_document::{
-    better_word, decision_doc, mann_whitney_p, provenance_map, result_document,
-    samples_variant_doc, set_decision,
+    decision_doc, mann_whitney_p, provenance_map, result_document, samples_variant_doc,
+    set_decision,
 };
 use crate::samples::{Format, Imported, one_series, read_source};
 use crate::store::{Store, VariantRecord};
@@ -106,7 +106,7 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
             .or_else(|| a.metric.clone().filter(|m| b.metric.as_ref() == Some(m)))
             .unwrap_or_else(|| "value".into()),
         unit,
-        better: better_word(better),
+        better,
     };
     let mut doc = result_document(
         ResultKind::Compare,

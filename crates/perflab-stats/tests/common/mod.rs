@@ -5,8 +5,9 @@
 pub mod series;
 pub mod suite;
 
+use perflab_stats::descriptive::location_and_spread::mean;
 use perflab_stats::{
-    Better, SequentialConfig, SequentialTest, Thresholds, Verdict, mean, relative_change,
+    Better, SequentialConfig, SequentialTest, Thresholds, Verdict, relative_change,
 };
 
 /// How runs of one experiment are generated.
@@ -292,9 +293,13 @@ pub fn cs_misses(rng: &mut fastrand::Rng, scenario: &Scenario, config: Sequentia
         baseline.push(scenario.run(rng, 1.0, 2 * pair));
         candidate.push(scenario.run(rng, candidate_perf, 2 * pair + 1));
         if baseline.len() >= config.min_runs.max(2) {
-            let iv =
-                perflab_stats::paired_log_interval(&baseline, &candidate, scenario.better, &cs)
-                    .unwrap();
+            let iv = perflab_stats::sequential::paired::paired_log_interval(
+                &baseline,
+                &candidate,
+                scenario.better,
+                &cs,
+            )
+            .unwrap();
             let (lo, hi) = (iv.lo, iv.hi);
             if truth < lo || truth > hi {
                 return true;

@@ -1,0 +1,378 @@
+//! The sequential A/B procedure: add one interleaved pair at a time and stop as
+//! soon as the confidence sequence decides.
+
+use perflab_format::vocabulary::{GuardStatus, Verdict};
+use serde::{Deserialize, Serialize};
+
+use crate::change::{Interval, LogInterval, log_gains};
+use crate::decision::guard::{GuardLimit, guard_status};
+use crate::decision::rule::classify;
+use crate::decision::runs_needed::RunsNeeded;
+use crate::error::{SampleRole, StatsError};
+use crate::sample::Sample;
+use crate::sequential::confidence_sequence::ConfidenceSequence;
+use crate::sequential::config::SequentialConfig;
+use crate::sequential::robust_sequence::decision_interval;
+use crate::sequential::runs_needed::{runs_needed_guard, runs_needed_paired};
+
+/// A guard's interval and status at one look.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct GuardDecision {
+    /// The guarded metric's relative change (positive = better).
+    pub interval: Interval,
+    /// What the interval says about the limit.
+    pub status: GuardStatus,
+    /// For an uncertain guard, the projected further pairs needed to settle it.
+    pub runs_needed: Option<RunsNeeded>,
+}
+
+/// Where a sequential test stands, or where it stopped.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Decision {
+    /// The verdict: [`classify`] on `interval`, with the guards applied (a
+    /// guard can only take a GO away) and INCONCLUSIVE below `min_runs`.
+    pub verdict: Verdict,
+    /// The decision metric's own verdict, [`classify`] on `interval`.
+    pub primary: Verdict,
+    /// Confidence-sequence interval for the relative change.
+    pub interval: Interval,
+    /// Number of pairs (runs per variant) it rests on.
+    pub runs: usize,
+    /// For an INCONCLUSIVE verdict, the projected further pairs needed.
+    pub runs_needed: Option<RunsNeeded>,
+    /// The guards, in the order they were given.
+    pub guards: Vec<GuardDecision>,
+}
+
+/// The sequential A/B procedure as a pure state machine.
+///
+/// Method: after each pair (baseline, candidate), once at least `min_runs`
+/// pairs exist, compute [`crate::sequential::paired::paired_change`] (the
+/// confidence sequence for the Huber location of the per-pair log gains,
+/// [`crate::sequential::robust_sequence::RobustSequence`], tuned to the run
+/// limit: [`SequentialConfig::tuned`]) and [`classify`] it. Guards, if any, are
+/// evaluated on their own log gains with the same confidence sequence
+/// ([`guard_status`]); a GO stands only when every guard passes: a violated
+/// guard turns it into NO-GO, an uncertain one into INCONCLUSIVE (the test goes
+/// on). Any verdict but INCONCLUSIVE stops the test. At `max_runs` pairs it
+/// stops with whatever the interval says, INCONCLUSIVE with
+/// [`runs_needed_paired`] (or [`runs_needed_guard`]) if it is still undecided.
+///
+/// Assumptions: as [`crate::sequential::paired::paired_change`]: the pairs are i.i.d. (interleaved
+/// in randomised order, so drift falls on both variants), their log gains
+/// symmetric about the change (both variants' noise alike).
+/// Because the interval is a confidence sequence, stopping at the first decisive
+/// look keeps the error rate at about 1 - confidence or less; the simulation
+/// benchmark `decision_simulation` measures it through [`SequentialTest::push`].
+/// Guards look at several intervals at once, each at the same level, with no
+/// multiplicity correction: they can only withhold a GO, never create one, so
+/// they do not raise the false-GO rate.
+#[derive(Debug, Clone)]
+pub struct SequentialTest {
+    config: SequentialConfig,
+    cs: ConfidenceSequence,
+    guards: Vec<GuardLimit>,
+    baseline: Vec<f64>,
+    candidate: Vec<f64>,
+    gains: Vec<f64>,
+    guard_gains: Vec<Vec<f64>>,
+    decision: Option<Decision>,
+}
+
+impl SequentialTest {
+    /// A test with no pairs yet and no guards.
+    ///
+    /// # Errors
+    /// Whatever [`SequentialConfig::validate`] reports.
+    pub fn new(config: SequentialConfig) -> Result<Self, StatsError> {
+        Self::with_guards(config, Vec::new())
+    }
+
+    /// A test with no pairs yet whose GO also requires every guard to pass.
+    ///
+    /// # Errors
+    /// Whatever [`SequentialConfig::validate`] reports;
+    /// [`StatsError::InvalidConfig`] for a limit that is negative or not finite.
+    pub fn with_guards(
+        config: SequentialConfig,
+        guards: Vec<GuardLimit>,
+    ) -> Result<Self, StatsError> {
+        config.validate()?;
+        if let Some(g) = guards
+            .iter()
+            .find(|g| !(g.max_worsening.is_finite() && g.max_worsening >= 0.0))
+        {
+            return Err(StatsError::InvalidConfig {
+                field: "max_worsening",
+                reason: format!(
+                    "is {}; a guard's limit is a worsening of 0 or more (0.05 allows 5 %)",
+                    g.max_worsening
+                ),
+            });
+        }
+        let cs = config.confidence_sequence()?;
+        Ok(SequentialTest {
+            cs,
+            config,
+            baseline: Vec::with_capacity(config.max_runs),
+            candidate: Vec::with_capacity(config.max_runs),
+            gains: Vec::with_capacity(config.max_runs),
+            guard_gains: vec![Vec::with_capacity(config.max_runs); guards.len()],
+            guards,
+            decision: None,
+        })
+    }
+
+    /// Adds one pair of a test without guards; returns `Some(decision)` when
+    /// the test stops.
+    ///
+    /// # Errors
+    /// [`StatsError::NonFinite`] / [`StatsError::NonPositive`] naming the sample
+    /// and the index of the pair (the pair is then not recorded: re-run it or
+    /// abort); [`StatsError::AlreadyStopped`] after the test has stopped;
+    /// [`StatsError::ChangeOutOfRange`] for absurd ratios;
+    /// [`StatsError::InvalidConfig`] if the test has guards (use
+    /// [`SequentialTest::push_with_guards`]).
+    pub fn push(
+        &mut self,
+        baseline_value: f64,
+        candidate_value: f64,
+    ) -> Result<Option<Decision>, StatsError> {
+        self.push_with_guards(baseline_value, candidate_value, &[])
+    }
+
+    /// Adds one pair with the guards' (baseline, candidate) values, in the
+    /// order the guards were given; returns `Some(decision)` when the test stops.
+    ///
+    /// # Errors
+    /// As [`SequentialTest::push`]; [`StatsError::InvalidConfig`] unless there
+    /// is one value pair per guard.
+    pub fn push_with_guards(
+        &mut self,
+        baseline_value: f64,
+        candidate_value: f64,
+        guard_values: &[(f64, f64)],
+    ) -> Result<Option<Decision>, StatsError> {
+        self.record(baseline_value, candidate_value, guard_values)?;
+        if self.gains.len() < self.config.min_runs {
+            return Ok(None);
+        }
+        let decision = self.assess()?;
+        if decision.verdict != Verdict::Inconclusive || decision.runs >= self.config.max_runs {
+            self.decision = Some(decision.clone());
+            return Ok(Some(decision));
+        }
+        Ok(None)
+    }
+
+    /// Adds one pair without looking at it: for replaying pairs measured
+    /// earlier (a stored experiment), then [`SequentialTest::evaluate`].
+    ///
+    /// # Errors
+    /// As [`SequentialTest::push_with_guards`].
+    pub fn record(
+        &mut self,
+        baseline_value: f64,
+        candidate_value: f64,
+        guard_values: &[(f64, f64)],
+    ) -> Result<(), StatsError> {
+        if let Some(d) = &self.decision {
+            return Err(StatsError::AlreadyStopped {
+                runs: d.runs,
+                verdict: d.verdict,
+            });
+        }
+        if guard_values.len() != self.guards.len() {
+            return Err(StatsError::InvalidConfig {
+                field: "guard_values",
+                reason: format!(
+                    "{} value pairs for {} guards; give one (baseline, candidate) pair per guard",
+                    guard_values.len(),
+                    self.guards.len()
+                ),
+            });
+        }
+        let index = self.gains.len();
+        let gain_of = |b: f64, c: f64, better| {
+            log_gains(&[b], &[c], better)
+                .map(|g| g[0])
+                .map_err(|e| with_index(e, index))
+        };
+        let gain = gain_of(baseline_value, candidate_value, self.config.better)?;
+        let guard_gains = self
+            .guards
+            .iter()
+            .zip(guard_values)
+            .map(|(g, (b, c))| gain_of(*b, *c, g.better))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.baseline.push(baseline_value);
+        self.candidate.push(candidate_value);
+        self.gains.push(gain);
+        for (gains, gain) in self.guard_gains.iter_mut().zip(guard_gains) {
+            gains.push(gain);
+        }
+        Ok(())
+    }
+
+    /// The decision with guards for the pairs so far, ignoring `min_runs`.
+    fn assess(&self) -> Result<Decision, StatsError> {
+        let iv = self.log_interval(&self.gains, SampleRole::Baseline)?;
+        let interval = iv.to_change()?;
+        let primary = classify(&interval, &self.config.thresholds);
+        let runs = self.gains.len();
+        let guards = self
+            .guards
+            .iter()
+            .zip(&self.guard_gains)
+            .map(|(g, gains)| self.guard_decision(g, gains))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut verdict = primary;
+        if primary == Verdict::Go {
+            if guards.iter().any(|g| g.status == GuardStatus::Violated) {
+                verdict = Verdict::NoGo;
+            } else if guards.iter().any(|g| g.status == GuardStatus::Uncertain) {
+                verdict = Verdict::Inconclusive;
+            }
+        }
+        let runs_needed = match (verdict, primary) {
+            (Verdict::Inconclusive, Verdict::Inconclusive) => {
+                let sd = self.equivalent_sd(&iv, runs);
+                Some(runs_needed_paired(
+                    runs,
+                    iv.estimate,
+                    sd,
+                    &self.config.thresholds,
+                    &self.cs,
+                ))
+            }
+            (Verdict::Inconclusive, _) => guards
+                .iter()
+                .filter_map(|g| g.runs_needed)
+                .reduce(most_runs_needed),
+            _ => None,
+        };
+        Ok(Decision {
+            verdict,
+            primary,
+            interval,
+            runs,
+            runs_needed,
+            guards,
+        })
+    }
+
+    fn log_interval(&self, gains: &[f64], role: SampleRole) -> Result<LogInterval, StatsError> {
+        decision_interval(&self.cs, &Sample::at_least(gains, 2, role)?)
+    }
+
+    /// The standard deviation that gives the mean's sequence, at this many
+    /// pairs, the interval's longer side (the robust interval need not be
+    /// symmetric about its estimate): what the projection of further pairs
+    /// scales. The projected interval then contains the current one, so an
+    /// undecided look never projects 0 further pairs.
+    fn equivalent_sd(&self, iv: &LogInterval, runs: usize) -> f64 {
+        let side = (iv.hi - iv.estimate).max(iv.estimate - iv.lo);
+        let sd = side / self.cs.boundary(runs);
+        if sd.is_finite() { sd } else { f64::INFINITY }
+    }
+
+    fn guard_decision(&self, g: &GuardLimit, gains: &[f64]) -> Result<GuardDecision, StatsError> {
+        let iv = self.log_interval(gains, SampleRole::Values)?;
+        let interval = iv.to_change()?;
+        let status = guard_status(&interval, g.max_worsening);
+        let runs_needed = (status == GuardStatus::Uncertain).then(|| {
+            let sd = self.equivalent_sd(&iv, gains.len());
+            runs_needed_guard(gains.len(), iv.estimate, sd, g.max_worsening, &self.cs)
+        });
+        Ok(GuardDecision {
+            interval,
+            status,
+            runs_needed,
+        })
+    }
+
+    /// The decision if the test stopped now (interrupted, out of time, or
+    /// replayed with [`SequentialTest::record`]): the interval and the guards,
+    /// which are valid at any look, and the verdict the stopping rule allows.
+    /// Below `min_runs` pairs, where the asymptotic interval is not yet
+    /// trusted to decide, the verdict is INCONCLUSIVE whatever the interval
+    /// says, and a projected number of further pairs is at least what reaching
+    /// `min_runs` takes.
+    ///
+    /// # Errors
+    /// [`StatsError::TooFew`] with fewer than 2 pairs; [`StatsError::ChangeOutOfRange`].
+    pub fn evaluate(&self) -> Result<Decision, StatsError> {
+        let mut decision = self.assess()?;
+        let missing = self.config.min_runs.saturating_sub(decision.runs);
+        if missing > 0 {
+            let projected = decision.runs_needed.unwrap_or(RunsNeeded::Additional(0));
+            decision.verdict = Verdict::Inconclusive;
+            decision.runs_needed =
+                Some(most_runs_needed(projected, RunsNeeded::Additional(missing)));
+        }
+        Ok(decision)
+    }
+
+    /// Pairs recorded so far.
+    pub fn runs(&self) -> usize {
+        self.gains.len()
+    }
+
+    /// The decision the test stopped with, if it has stopped.
+    pub fn decision(&self) -> Option<&Decision> {
+        self.decision.as_ref()
+    }
+
+    /// Whether the test has stopped.
+    pub fn is_finished(&self) -> bool {
+        self.decision.is_some()
+    }
+
+    /// The configuration in use.
+    pub fn config(&self) -> &SequentialConfig {
+        &self.config
+    }
+
+    /// The guards in use.
+    pub fn guards(&self) -> &[GuardLimit] {
+        &self.guards
+    }
+
+    /// Baseline values recorded so far, in order.
+    pub fn baseline(&self) -> &[f64] {
+        &self.baseline
+    }
+
+    /// Candidate values recorded so far, in order.
+    pub fn candidate(&self) -> &[f64] {
+        &self.candidate
+    }
+}
+
+/// The larger of two projections: a number beyond the cap or one that cannot
+/// be projected outweighs any count.
+fn most_runs_needed(a: RunsNeeded, b: RunsNeeded) -> RunsNeeded {
+    match (a, b) {
+        (RunsNeeded::Additional(x), RunsNeeded::Additional(y)) => RunsNeeded::Additional(x.max(y)),
+        (RunsNeeded::MoreThan(x), RunsNeeded::MoreThan(y)) => RunsNeeded::MoreThan(x.max(y)),
+        (m @ RunsNeeded::MoreThan(_), _) | (_, m @ RunsNeeded::MoreThan(_)) => m,
+        _ => RunsNeeded::Unknown,
+    }
+}
+
+/// Errors from checking a single pair carry index 0; give them the pair's index.
+fn with_index(e: StatsError, index: usize) -> StatsError {
+    match e {
+        StatsError::NonFinite { sample, value, .. } => StatsError::NonFinite {
+            sample,
+            index,
+            value,
+        },
+        StatsError::NonPositive { sample, value, .. } => StatsError::NonPositive {
+            sample,
+            index,
+            value,
+        },
+        other => other,
+    }
+}
