@@ -20,14 +20,12 @@
 //!   perflab-stats' sequential procedure) and [`profilers`] (the perf and
 //!   callgrind adapters);
 //! - state: [`experiment`] (validated configuration), [`expectations`] (what
-//!   a workload's runs must show), [`store`] (SQLite or PostgreSQL),
-//!   [`samples`] (existing samples and benchmark harnesses' results, for
-//!   `compare` and `import`), [`provenance`] (with the machine, read back
-//!   and compared by [`machine_description`]) and [`ci`] (the CI job a
-//!   command runs in);
+//!   a workload's runs must show) and [`samples`] (existing samples and
+//!   benchmark harnesses' results, for `compare` and `import`);
 //! - ground: [`error`] and [`units`].
 //!
-//! Runs are started by the `perflab-runner` crate; the document types are
+//! Runs are started by the `perflab-runner` crate and stored, with their
+//! provenance, by the `perflab-store` crate; the document types are
 //! perflab-format's.
 #![deny(missing_docs)]
 
@@ -35,7 +33,6 @@ pub mod ab;
 pub mod answer_check;
 pub mod benchmark_family;
 pub mod bisect;
-pub mod ci;
 pub mod cli;
 pub mod commands;
 pub mod decide;
@@ -43,20 +40,17 @@ pub mod error;
 pub mod expectations;
 pub mod experiment;
 pub mod machine;
-pub mod machine_description;
 pub mod metric_direction;
 pub mod metric_history;
 pub mod metric_history_changes;
 pub mod probes;
 pub mod profilers;
 pub mod progress;
-pub mod provenance;
 pub mod report;
 pub mod result_document;
 pub mod revisions;
 pub mod samples;
 pub mod spans;
-pub mod store;
 pub mod suite_document;
 pub mod sweep;
 pub mod units;
@@ -64,7 +58,7 @@ pub mod units;
 pub use error::{Error, Result};
 
 use cli::{Cli, Command};
-use store::Store;
+use perflab_store::Store;
 
 /// Runs a parsed command line; returns the process exit code.
 pub fn run(cli: Cli) -> Result<i32> {
@@ -73,7 +67,7 @@ pub fn run(cli: Cli) -> Result<i32> {
     }
     perflab_runner::install_interrupt_handler();
     let store = Store::open_at(
-        &store::Location::from_flag(cli.store.as_deref())?,
+        &perflab_store::Location::from_flag(cli.store.as_deref())?,
         "--store",
     )?;
     let mut executor = commands::real_executor();

@@ -18,7 +18,7 @@ use perflab_stats::{ChangePointConfig, Exchangeable, Thresholds};
 use crate::error::Result;
 use crate::metric_direction::metric_direction;
 use crate::metric_history::{HistoryQuery, metric_history_from, step_label};
-use crate::store::Store;
+use perflab_store::Store;
 
 /// One change point of one series.
 #[derive(Debug, Clone)]

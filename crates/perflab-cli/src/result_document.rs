@@ -21,7 +21,7 @@ use crate::ab::{AbRun, StopReason};
 use crate::decide::{GuardStatus, describe_runs_needed};
 use crate::error::Result;
 use crate::experiment::{Experiment, MetricChoice};
-use crate::provenance::Provenance;
+use perflab_store::provenance::Provenance;
 
 /// Summary statistics of a sample as stored in documents.
 pub fn summary_doc(values: &[f64]) -> Result<SummaryDoc> {

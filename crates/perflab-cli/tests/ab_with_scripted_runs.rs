@@ -6,9 +6,9 @@ mod common;
 use perflab_cli::ab::{StopReason, run_ab};
 use perflab_cli::experiment::{Experiment, Settings};
 use perflab_cli::progress::NoProgress;
-use perflab_cli::store::Store;
 use perflab_runner::{FakeExecutor, RunSpec};
 use perflab_stats::Verdict;
+use perflab_store::Store;
 
 fn experiment(tweak: impl FnOnce(&mut Settings)) -> Experiment {
     common::scripted_ab(|s| {

@@ -8,9 +8,9 @@ use perflab_cli::ab::{StopReason, run_suite};
 use perflab_cli::experiment::settings::{ScenarioSettings, VariantSettings};
 use perflab_cli::experiment::{Settings, Suite};
 use perflab_cli::progress::NoProgress;
-use perflab_cli::store::Store;
 use perflab_runner::{FakeExecutor, RunSpec};
 use perflab_stats::Verdict;
+use perflab_store::Store;
 
 /// Three scenarios `s0`..`s2` × three variants (`V` = 0, 1, 2 in the environment).
 fn suite(tweak: impl FnOnce(&mut Settings)) -> Suite {

@@ -1,6 +1,7 @@
 //! The A/B driver: runs A and B in randomised blocks, stores every run as
 //! it finishes, and stops where the sequential procedure says.
 
+use perflab_format::vocabulary::{ExperimentKind, ResultStatus};
 use std::time::Instant;
 
 use perflab_runner::{Executor, ExitState, RunOutcome, Schedule};
@@ -11,9 +12,9 @@ use crate::error::{Error, Result};
 use crate::experiment::Experiment;
 use crate::machine::MachineWatch;
 use crate::progress::Progress;
-use crate::provenance::Provenance;
-use crate::store::{Store, VariantRecord};
 use perflab_format::machine::MachineDoc;
+use perflab_store::provenance::Provenance;
+use perflab_store::{Store, VariantRecord};
 
 use super::duet::Duet;
 use super::measure::{RunMaker, RunRequest};
@@ -73,14 +74,14 @@ pub fn begin_ab(
             cwd: v.cwd.as_deref(),
         })
         .collect();
-    store.begin_experiment(
-        "ab",
+    Ok(store.begin_experiment(
+        ExperimentKind::Ab,
         exp.name.as_deref(),
         Some(&exp.metric.name),
         provenance,
         config_json,
         &records,
-    )
+    )?)
 }
 
 /// Runs the experiment. Runs are stored as they finish; on an error the
@@ -168,7 +169,7 @@ pub fn keep_finished_runs(
     let (Some(store), Some(id)) = (store, experiment_id) else {
         return Ok(e);
     };
-    store.finish_experiment(id, "incomplete", None, None, None)?;
+    store.finish_experiment(id, ResultStatus::Incomplete, None, None, None)?;
     let kept = store.count_runs(id)?;
     Ok(annotate(
         e,

@@ -9,7 +9,7 @@ use crate::decide::missing_metric;
 use crate::error::Result;
 use crate::expectations::{Expectations, check};
 use crate::experiment::{Experiment, Variant};
-use crate::store::Store;
+use perflab_store::Store;
 
 use super::failed_run;
 

@@ -8,6 +8,7 @@
 
 use crate::machine::MachineWatch;
 use perflab_format::machine::MachineDoc;
+use perflab_format::vocabulary::ExperimentKind;
 use std::time::Instant;
 
 use perflab_runner::{Executor, RunOutcome};
@@ -17,8 +18,8 @@ use crate::decide::{Evaluation, evaluation_of, paired_values};
 use crate::error::Result;
 use crate::experiment::{Guard, Suite};
 use crate::progress::Progress;
-use crate::provenance::Provenance;
-use crate::store::{Store, VariantRecord};
+use perflab_store::provenance::Provenance;
+use perflab_store::{Store, VariantRecord};
 
 use super::StopReason;
 use super::driver::{keep_finished_runs, profile_dir};
@@ -164,14 +165,14 @@ pub fn begin_suite(
             cwd: cell.cwd.as_deref(),
         })
         .collect();
-    store.begin_experiment(
-        "suite",
+    Ok(store.begin_experiment(
+        ExperimentKind::Suite,
         suite.exp.name.as_deref(),
         Some(&suite.exp.metric.name),
         provenance,
         config_json,
         &records,
-    )
+    )?)
 }
 
 struct SuiteState<'a> {

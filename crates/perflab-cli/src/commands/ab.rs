@@ -1,5 +1,6 @@
 //! `perflab ab`: run an experiment and report its verdict.
 
+use perflab_format::vocabulary::ResultStatus;
 use perflab_runner::{Executor, INSTRUCTIONS, InstructionExecutor};
 
 use crate::ab::{AbRun, StopReason, run_ab};
@@ -11,8 +12,8 @@ use crate::progress::progress_for;
 use crate::report::{Render, TerminalReport, side_by_side, write_requested};
 use crate::result_document::ab_document;
 use crate::revisions::prepare_revision_variants;
-use crate::store::Store;
 use perflab_format::result::ResultDocument;
+use perflab_store::Store;
 
 use super::exit_code_for;
 
@@ -124,19 +125,13 @@ pub fn record_outcome(store: &Store, exp: &Experiment, ab: &AbRun) -> Result<Res
     let doc = ab_document(exp, ab)?;
     if let Some(id) = ab.experiment_id {
         let status = if ab.stop == StopReason::Interrupted {
-            "incomplete"
+            ResultStatus::Incomplete
         } else {
-            "complete"
+            ResultStatus::Complete
         };
         let change = doc.decision.as_ref().map(|d| (d.change, d.ci[0], d.ci[1]));
         let json = serde_json::to_string(&doc).unwrap_or_default();
-        store.finish_experiment(
-            id,
-            status,
-            doc.verdict.map(|v| v.as_str()),
-            change,
-            Some(&json),
-        )?;
+        store.finish_experiment(id, status, doc.verdict, change, Some(&json))?;
     }
     Ok(doc)
 }

@@ -13,10 +13,10 @@ use crate::cli::{AbArgs, BisectArgs, RunOptions};
 use crate::error::{EXIT_INCONCLUSIVE, EXIT_INTERRUPTED, EXIT_OK, Error, Result};
 use crate::experiment::{Experiment, Settings};
 use crate::progress::progress_for;
-use crate::provenance::VariantRevision;
 use crate::report::write_text;
 use crate::revisions::{BuiltRevision, RevisionBuilder};
-use crate::store::Store;
+use perflab_store::Store;
+use perflab_store::provenance::VariantRevision;
 
 use super::ab::record_outcome;
 

@@ -8,8 +8,8 @@ use crate::metric_history::{HistoryQuery, metric_history};
 use crate::metric_history_changes::store_changes;
 use crate::report::markdown::history::history_markdown;
 use crate::report::terminal::history::{changes_terminal, history_terminal, host_label};
-use crate::store::Store;
 use crate::units::format_percent;
+use perflab_store::Store;
 
 /// `perflab history`.
 pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {

@@ -6,7 +6,7 @@ use crate::error::{EXIT_OK, Result};
 use crate::report::gather::gather;
 use crate::report::markdown::report_markdown;
 use crate::report::write_text;
-use crate::store::Store;
+use perflab_store::Store;
 
 /// `perflab report`.
 pub fn report(args: &ReportArgs, store: &Store) -> Result<i32> {

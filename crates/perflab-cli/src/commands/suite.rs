@@ -1,6 +1,7 @@
 //! `perflab ab -f suite.toml`: a suite of scenarios × variants, every
 //! candidate against the baseline in every scenario.
 
+use perflab_format::vocabulary::ResultStatus;
 use perflab_runner::Executor;
 
 use crate::ab::{StopReason, run_suite};
@@ -11,8 +12,8 @@ use crate::progress::progress_for;
 use crate::report::markdown::suite::suite_markdown;
 use crate::report::terminal::suite::suite_terminal;
 use crate::report::write_text;
-use crate::store::Store;
 use crate::suite_document::suite_document;
+use perflab_store::Store;
 
 use super::exit_code_for;
 
@@ -39,18 +40,12 @@ pub fn suite<E: Executor>(
     let overall = perflab_stats::combine_verdicts(&verdict);
     if let Some(id) = run.experiment_id {
         let status = if run.stop == StopReason::Interrupted {
-            "incomplete"
+            ResultStatus::Incomplete
         } else {
-            "complete"
+            ResultStatus::Complete
         };
         let json = serde_json::to_string(&doc).unwrap_or_default();
-        store.finish_experiment(
-            id,
-            status,
-            doc.result.verdict.map(|v| v.as_str()),
-            None,
-            Some(&json),
-        )?;
+        store.finish_experiment(id, status, doc.result.verdict, None, Some(&json))?;
     }
     print!("{}", suite_terminal(&doc));
     if let Some(path) = &args.run.json {

@@ -8,9 +8,9 @@ use crate::error::{EXIT_INTERRUPTED, EXIT_OK, Error, Result};
 use crate::progress::sweep_progress_for;
 use crate::report::markdown::sweep::sweep_markdown;
 use crate::report::terminal::sweep::sweep_terminal;
-use crate::store::Store;
 use crate::sweep::{SweepStop, run_sweep, sweep_document};
 use crate::units::plural;
+use perflab_store::Store;
 
 /// `perflab sweep`.
 pub fn sweep(args: &SweepArgs, store: &Store, executor: &mut dyn Executor) -> Result<i32> {
@@ -21,7 +21,7 @@ pub fn sweep(args: &SweepArgs, store: &Store, executor: &mut dyn Executor) -> Re
     let doc = sweep_document(&sweep, &state)?;
     let json = serde_json::to_string(&doc).unwrap_or_default();
     if let Some(id) = state.experiment_id {
-        store.finish_experiment(id, doc.result.status.as_str(), None, None, Some(&json))?;
+        store.finish_experiment(id, doc.result.status, None, None, Some(&json))?;
     }
     print!("{}", sweep_terminal(&doc));
     if let Some(path) = &args.run.json {

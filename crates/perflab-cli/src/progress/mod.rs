@@ -87,5 +87,5 @@ pub fn progress_for(what: &str, total: usize, quiet: bool) -> Box<dyn Progress> 
 /// a CI job's log.
 pub fn live_display_wanted() -> bool {
     use std::io::IsTerminal;
-    std::io::stderr().is_terminal() && !crate::ci::in_ci()
+    std::io::stderr().is_terminal() && !perflab_store::ci::in_ci()
 }

@@ -13,13 +13,13 @@ use perflab_stats::Thresholds;
 use super::blocks::sampling::SamplingReport;
 use super::blocks::spans::{VariantSpans, span_breakdowns, variant_spans};
 use crate::error::Result;
-use crate::machine_description::{MachineDescription, different_machines_warning};
 use crate::metric_direction::metric_direction;
 use crate::metric_history::{HistoryQuery, metric_history_from};
-use crate::store::{ExperimentValues, Store};
 use perflab_format::history::MetricHistory;
 use perflab_format::suite::SuiteDocument;
 use perflab_format::sweep::SweepDocument;
+use perflab_store::machine_description::{MachineDescription, different_machines_warning};
+use perflab_store::{ExperimentValues, Store};
 
 /// Most history lines drawn for one experiment (a sweep has one per point).
 pub const MAX_HISTORY_SERIES: usize = 8;
@@ -91,7 +91,7 @@ pub fn gather(store: &Store, selectors: &[String], with_history: bool) -> Result
         selectors
             .iter()
             .map(|s| store.find_experiment(Some(s)))
-            .collect::<Result<Vec<_>>>()?
+            .collect::<perflab_store::Result<Vec<_>>>()?
     };
     let mut experiments = Vec::new();
     let mut values = ValuesCache::default();

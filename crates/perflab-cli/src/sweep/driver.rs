@@ -9,7 +9,7 @@
 
 use std::time::Instant;
 
-use perflab_format::vocabulary::SweepStop;
+use perflab_format::vocabulary::{ExperimentKind, SweepStop};
 use perflab_runner::{CommandLine, Executor, ExitState, RunOutcome, RunSpec, interrupted};
 
 use super::analysis::{PointAnalysis, analyse_point, confidence_sequence, precision_rule};
@@ -20,8 +20,8 @@ use crate::ab::failed_run;
 use crate::decide::missing_metric;
 use crate::error::Result;
 use crate::progress::{PointProgress, SweepProgress, SweepStatus};
-use crate::provenance::Provenance;
-use crate::store::{Store, VariantRecord};
+use perflab_store::provenance::Provenance;
+use perflab_store::{Store, VariantRecord};
 
 /// Runs the sweep. A failed run does not lose the points measured: the
 /// state comes back with [`SweepStop::Failed`] and the error in `failure`.
@@ -158,7 +158,7 @@ fn begin(
         "commands": sweep.commands.iter().map(|c| c.template.source()).collect::<Vec<_>>(),
     });
     let (id, flat) = store.begin_experiment(
-        "sweep",
+        ExperimentKind::Sweep,
         sweep.name.as_deref(),
         Some(&sweep.metric.name),
         provenance,

@@ -5,8 +5,8 @@
 use perflab_format::vocabulary::SweepStop;
 
 use crate::error::Error;
-use crate::provenance::Provenance;
 use perflab_runner::RunOutcome;
+use perflab_store::provenance::Provenance;
 
 /// The runs of one point.
 #[derive(Debug, Clone, Default)]

@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::ci::CiJob;
-use crate::machine_description::MachineDescription;
+use perflab_store::ci::CiJob;
+use perflab_store::machine_description::MachineDescription;
 
 /// "Commit `a1b2c3d4` (with uncommitted changes) on host (CPU, cores,
 /// memory), Linux 6.1, perflab 0.1.0,

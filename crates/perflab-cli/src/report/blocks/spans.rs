@@ -17,8 +17,8 @@ use perflab_format::profile::Profile;
 use perflab_format::result::SpanDoc;
 
 use crate::spans::{UNATTRIBUTED, parse_profiles, profile_warnings, session_wall_s, span_docs};
-use crate::store::StoredRun;
 use crate::units::format_change;
+use perflab_store::StoredRun;
 
 /// One span's part of a variant's time.
 #[derive(Debug, Clone, PartialEq)]

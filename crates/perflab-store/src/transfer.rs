@@ -10,6 +10,8 @@
 
 use std::collections::HashMap;
 
+use perflab_format::vocabulary::ResultStatus;
+
 use super::Store;
 use super::sql::{Row, Value, values};
 use crate::error::{Result, StoreError};
@@ -116,7 +118,7 @@ impl Store {
                     "finished_at",
                     "result_json",
                 ];
-                if experiment[3] != Value::Text("running".into()) {
+                if experiment[3] != Value::Text(ResultStatus::Running.as_str().into()) {
                     let set = outcome
                         .iter()
                         .enumerate()

@@ -86,7 +86,7 @@ impl<T: Into<Value>> From<Option<T>> for Value {
 
 /// The parameters of a query, each converted into a [`Value`].
 macro_rules! values {
-    ($($v:expr),* $(,)?) => { &[$($crate::store::sql::Value::from($v)),*] };
+    ($($v:expr),* $(,)?) => { &[$($crate::sql::Value::from($v)),*] };
 }
 pub(crate) use values;
 

@@ -116,7 +116,7 @@ const MIGRATIONS: &[&[&str]] = &[
 
 /// Sets up the connection and brings the schema to [`SCHEMA_VERSION`].
 pub(super) fn prepare(db: &Backend, path: &Path) -> Result<()> {
-    let err = |source: StoreError| Error::Store {
+    let err = |source: StoreError| Error::Database {
         path: path.to_path_buf(),
         source,
     };
@@ -178,7 +178,7 @@ fn set_version(db: &Backend) -> std::result::Result<(), StoreError> {
 
 /// The store's schema version; refuses stores from a newer perflab.
 fn version(db: &Backend, path: &Path) -> Result<i64> {
-    let err = |source: StoreError| Error::Store {
+    let err = |source: StoreError| Error::Database {
         path: path.to_path_buf(),
         source,
     };

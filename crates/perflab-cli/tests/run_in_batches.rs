@@ -1,4 +1,4 @@
-//! `perflab run` writes the runs of a fast command to the store in blocks:
+//! `perflab run` writes the runs of a fast command to the store in batches:
 //! none is lost on the way, in the order they ran, Ctrl-C included.
 
 mod common;
@@ -19,7 +19,7 @@ fn stored_runs(s: &Scratch) -> i64 {
 #[test]
 fn every_run_of_a_fast_command_is_stored_once_in_the_order_it_ran() {
     let s = Scratch::new();
-    // More runs than one block holds, and not a multiple of it.
+    // More runs than one batch holds, and not a multiple of it.
     let out = s
         .perflab()
         .args(["run", "-N", "true", "--runs", "150", "--warmup", "3"])
@@ -49,8 +49,8 @@ fn ctrl_c_keeps_every_finished_run_of_a_fast_command() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // A first block is in the store: runs are being made, and the ones
-    // since that block wait in memory.
+    // A first batch is in the store: runs are being made, and the ones
+    // since that batch wait in memory.
     while stored_runs(&s) == 0 {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }

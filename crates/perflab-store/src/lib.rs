@@ -1,42 +1,52 @@
-//! The history: every experiment and every run, with provenance, in SQLite
-//! (a file, the default) or PostgreSQL (a server several machines share).
+//! perflab's store: every experiment and every run, with provenance, in
+//! SQLite (a file, the default) or PostgreSQL (a server several machines
+//! share).
 //!
 //! Runs are written as they finish (write-ahead logging), one transaction
-//! each, or, for `perflab run`, one per block of runs finished within half
-//! a second (see `run_block` for what a crash can lose), so Ctrl-C or a
+//! each, or, for `perflab run`, one per batch of runs finished within half
+//! a second (see `batch` for what a crash can lose), so Ctrl-C or a
 //! crash mid-experiment keeps what was measured. Ctrl-C marks the
-//! experiment `incomplete` at once; after a crash or `kill -9` it stays
-//! `running` until the store is next opened, which marks it `incomplete`
+//! experiment incomplete at once; after a crash or `kill -9` it stays
+//! running until the store is next opened, which marks it incomplete
 //! once its process is gone (see `liveness`).
 //!
 //! Every query is written once (`sql`) and runs on either back end
 //! (`backend`); experiment and run ids come from the database, and each
 //! also has a stable id (`uid`) by which `transfer` copies it between stores.
+//!
+//! The [`provenance`] of every experiment is stored with it: where and from
+//! what it was measured, with the machine ([`machine_description`]) and the
+//! CI job ([`ci`]).
+#![deny(missing_docs)]
 
 use std::path::{Path, PathBuf};
 
 mod attachments;
 mod backend;
+mod batch;
+pub mod ci;
+mod error;
 mod history;
 mod liveness;
 mod location;
+pub mod machine_description;
 mod postgres;
+pub mod provenance;
 mod results;
-mod run_block;
 mod schema;
-pub(crate) mod sql;
+mod sql;
 mod transfer;
 
-pub use crate::error::StoreError;
+pub use batch::{RunBatch, RunPlace};
+pub use error::{Error, Result, StoreError};
 pub use history::ExperimentValues;
 pub use location::Location;
 pub use results::{ExperimentSummary, StoredRun};
-pub use run_block::{RunBlock, RunPlace};
 pub use transfer::{Selection, TransferSummary};
 
+use perflab_format::vocabulary::{ExperimentKind, ResultStatus, Verdict};
 use perflab_runner::RunOutcome;
 
-use crate::error::{Error, Result};
 use crate::provenance::{Provenance, now_rfc3339};
 use backend::Backend;
 use sql::{Row, Value, new_uid, values};
@@ -64,11 +74,12 @@ pub struct VariantRecord<'a> {
 pub struct ExperimentRow {
     /// Experiment id.
     pub id: i64,
-    /// `ab`, `run` or `compare`.
+    /// The command that stored it (an [`ExperimentKind`]'s word).
     pub kind: String,
     /// Name, if given.
     pub name: Option<String>,
-    /// `running`, `complete`, `incomplete` or `failed`.
+    /// Whether it is still running or finished complete or incomplete (a
+    /// [`ResultStatus`]'s word).
     pub status: String,
     /// Metric decided on.
     pub metric: Option<String>,
@@ -104,7 +115,7 @@ impl Store {
                 source,
             })?;
         }
-        let conn = rusqlite::Connection::open(path).map_err(|source| Error::Store {
+        let conn = rusqlite::Connection::open(path).map_err(|source| Error::Database {
             path: path.to_path_buf(),
             source: source.into(),
         })?;
@@ -128,7 +139,7 @@ impl Store {
 
     /// A store in memory, for tests.
     pub fn in_memory() -> Result<Self> {
-        let conn = rusqlite::Connection::open_in_memory().map_err(|source| Error::Store {
+        let conn = rusqlite::Connection::open_in_memory().map_err(|source| Error::Database {
             path: ":memory:".into(),
             source: source.into(),
         })?;
@@ -142,8 +153,8 @@ impl Store {
         Ok(store)
     }
 
-    pub(crate) fn err(&self, source: impl Into<StoreError>) -> Error {
-        Error::Store {
+    fn err(&self, source: impl Into<StoreError>) -> Error {
+        Error::Database {
             path: self.path.clone(),
             source: source.into(),
         }
@@ -190,7 +201,7 @@ impl Store {
     /// Records the start of an experiment; returns its id and the variants' ids.
     pub fn begin_experiment(
         &self,
-        kind: &str,
+        kind: ExperimentKind,
         name: Option<&str>,
         metric: Option<&str>,
         provenance: &Provenance,
@@ -204,11 +215,12 @@ impl Store {
             let id = self.insert(
                 "INSERT INTO experiments (kind, name, status, metric, started_at, cwd, git_commit, git_dirty, host,
                  cpu_model, kernel, perflab_version, config_json, uid)
-                 VALUES (?1, ?2, 'running', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) RETURNING id",
+                 VALUES (?1, ?2, ?14, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) RETURNING id",
                 values![
-                    kind, name, metric, &provenance.started_at, cwd, provenance.git_commit.as_deref(),
+                    kind.as_str(), name, metric, &provenance.started_at, cwd, provenance.git_commit.as_deref(),
                     provenance.git_dirty, &provenance.host, &provenance.cpu_model,
-                    &provenance.kernel, &provenance.perflab_version, config_json, new_uid()
+                    &provenance.kernel, &provenance.perflab_version, config_json, new_uid(),
+                    ResultStatus::Running.as_str()
                 ],
             )?;
             let mut ids = Vec::new();
@@ -294,8 +306,8 @@ impl Store {
     pub fn finish_experiment(
         &self,
         id: i64,
-        status: &str,
-        verdict: Option<&str>,
+        status: ResultStatus,
+        verdict: Option<Verdict>,
         change: Option<(f64, f64, f64)>,
         result_json: Option<&str>,
     ) -> Result<()> {
@@ -304,8 +316,8 @@ impl Store {
              finished_at = ?7, result_json = ?8 WHERE id = ?1",
             values![
                 id,
-                status,
-                verdict,
+                status.as_str(),
+                verdict.map(Verdict::as_str),
                 change.map(|c| c.0),
                 change.map(|c| c.1),
                 change.map(|c| c.2),

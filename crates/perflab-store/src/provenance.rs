@@ -116,7 +116,7 @@ impl Provenance {
 }
 
 /// The current time as RFC 3339, to the second, in UTC.
-pub fn now_rfc3339() -> String {
+pub(crate) fn now_rfc3339() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }
 
@@ -127,7 +127,7 @@ fn read_trimmed(path: &str) -> String {
 }
 
 /// The variable that overrides the host name in provenance.
-pub const HOST_VARIABLE: &str = "PERFLAB_HOST";
+pub(crate) const HOST_VARIABLE: &str = "PERFLAB_HOST";
 
 /// `$PERFLAB_HOST` when set and not empty, else the kernel's host name.
 fn host_name() -> String {

@@ -24,6 +24,8 @@
 //! design allows a PostgreSQL store). A record in the store needs none of
 //! this, and the store keeps saying which process ran an experiment.
 
+use perflab_format::vocabulary::ResultStatus;
+
 use super::Store;
 use super::sql::values;
 use crate::error::Result;
@@ -114,8 +116,8 @@ impl Store {
         };
         let running = self.rows(
             "SELECT id, owner_pid, owner_host, owner_boot, owner_pid_ns, owner_start_ticks
-             FROM experiments WHERE status = 'running' AND owner_pid IS NOT NULL",
-            &[],
+             FROM experiments WHERE status = ?1 AND owner_pid IS NOT NULL",
+            values![ResultStatus::Running.as_str()],
         )?;
         let ended: Vec<i64> = running
             .iter()
@@ -133,13 +135,17 @@ impl Store {
             .map(|(id, _)| id)
             .collect();
         for id in ended {
-            // `status = 'running'` again: another process may have judged it,
+            // Still running is checked again: another process may have judged it,
             // or its own process finished it, since the query above.
             self.execute(
-                "UPDATE experiments SET status = 'incomplete',
+                "UPDATE experiments SET status = ?2,
                  finished_at = (SELECT MAX(finished_at) FROM runs WHERE experiment_id = ?1)
-                 WHERE id = ?1 AND status = 'running'",
-                values![id],
+                 WHERE id = ?1 AND status = ?3",
+                values![
+                    id,
+                    ResultStatus::Incomplete.as_str(),
+                    ResultStatus::Running.as_str()
+                ],
             )?;
         }
         Ok(())

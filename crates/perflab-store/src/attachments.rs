@@ -78,15 +78,17 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use perflab_format::vocabulary::ExperimentKind;
+
+    use crate::VariantRecord;
     use crate::provenance::Provenance;
-    use crate::store::VariantRecord;
 
     #[test]
     fn folded_stacks_and_attachments_come_back_as_stored() {
         let store = Store::in_memory().unwrap();
         let (id, variants) = store
             .begin_experiment(
-                "profile",
+                ExperimentKind::Profile,
                 None,
                 None,
                 &Provenance::default(),

@@ -1,18 +1,18 @@
-//! Runs written in blocks: the runs of a fast command are kept in memory
+//! Runs written in batches: the runs of a fast command are kept in memory
 //! for a short while and written together, in one transaction.
 //!
 //! Why: a transaction of its own per run costs perflab about twenty system
 //! calls (the write-ahead log's locks, its frames, its index), paid between
-//! two runs of a command that may take under a millisecond. A block shares
-//! them among up to [`BLOCK_RUNS`] runs.
+//! two runs of a command that may take under a millisecond. A batch shares
+//! them among up to [`BATCH_RUNS`] runs.
 //!
-//! What can be lost: a block is written as soon as it holds
-//! [`BLOCK_RUNS`] runs or its first run is [`BLOCK_AGE`] old, and the caller
+//! What can be lost: a batch is written as soon as it holds
+//! [`BATCH_RUNS`] runs or its first run is [`BATCH_AGE`] old, and the caller
 //! writes it on every way out, Ctrl-C and a failed run included
-//! ([`RunBlock::write`]), so those lose nothing. A crash or `kill -9` of
-//! perflab loses the block in flight: at most the runs that finished in the
-//! last [`BLOCK_AGE`], never more than [`BLOCK_RUNS`]. Each run keeps the
-//! time it finished, not the time its block was written. (As for every
+//! ([`RunBatch::write`]), so those lose nothing. A crash or `kill -9` of
+//! perflab loses the batch in flight: at most the runs that finished in the
+//! last [`BATCH_AGE`], never more than [`BATCH_RUNS`]. Each run keeps the
+//! time it finished, not the time its batch was written. (As for every
 //! write to the store, a power cut may also lose the last transactions: the
 //! log is synced at checkpoints, not at every commit.)
 
@@ -24,11 +24,11 @@ use super::Store;
 use crate::error::Result;
 use crate::provenance::now_rfc3339;
 
-/// The most runs one block holds.
-pub const BLOCK_RUNS: usize = 64;
+/// The most runs one batch holds.
+pub const BATCH_RUNS: usize = 64;
 
-/// How long a run may wait in memory for its block to be written.
-pub const BLOCK_AGE: Duration = Duration::from_millis(500);
+/// How long a run may wait in memory for its batch to be written.
+pub const BATCH_AGE: Duration = Duration::from_millis(500);
 
 /// Where a run belongs: its experiment and variant, and its position.
 #[derive(Debug, Clone, Copy)]
@@ -46,34 +46,34 @@ pub struct RunPlace {
 }
 
 /// Finished runs not yet written to the store.
-pub struct RunBlock<'s> {
+pub struct RunBatch<'s> {
     store: &'s Store,
     pending: Vec<(RunPlace, String, RunOutcome)>,
     opened: Option<Instant>,
     age: Duration,
 }
 
-impl<'s> RunBlock<'s> {
-    /// An empty block for `store`.
+impl<'s> RunBatch<'s> {
+    /// An empty batch for `store`.
     pub fn new(store: &'s Store) -> Self {
-        Self::with_age(store, BLOCK_AGE)
+        Self::with_age(store, BATCH_AGE)
     }
 
-    /// An empty block written once its first run is `age` old.
+    /// An empty batch written once its first run is `age` old.
     fn with_age(store: &'s Store, age: Duration) -> Self {
         Self {
             store,
-            pending: Vec::with_capacity(BLOCK_RUNS),
+            pending: Vec::with_capacity(BATCH_RUNS),
             opened: None,
             age,
         }
     }
 
-    /// Adds a finished run; writes the block when it is full or old enough.
+    /// Adds a finished run; writes the batch when it is full or old enough.
     pub fn add(&mut self, place: RunPlace, run: &RunOutcome) -> Result<()> {
         self.pending.push((place, now_rfc3339(), run.clone()));
         let opened = *self.opened.get_or_insert_with(Instant::now);
-        if self.pending.len() >= BLOCK_RUNS || opened.elapsed() >= self.age {
+        if self.pending.len() >= BATCH_RUNS || opened.elapsed() >= self.age {
             self.write()?;
         }
         Ok(())
@@ -97,10 +97,10 @@ impl<'s> RunBlock<'s> {
     }
 }
 
-impl Drop for RunBlock<'_> {
+impl Drop for RunBatch<'_> {
     /// Writes what is left (an early return with `?`, a panic): the runs
     /// were measured, so they are kept. An error here has nowhere to go;
-    /// the callers write the block themselves on every path they foresee.
+    /// the callers write the batch themselves on every path they foresee.
     fn drop(&mut self) {
         let _ = self.write();
     }
@@ -110,11 +110,12 @@ impl Drop for RunBlock<'_> {
 mod tests {
     use std::collections::BTreeMap;
 
+    use perflab_format::vocabulary::ExperimentKind;
     use perflab_runner::ExitState;
 
     use super::*;
+    use crate::VariantRecord;
     use crate::provenance::Provenance;
-    use crate::store::VariantRecord;
 
     fn outcome(wall_s: f64) -> RunOutcome {
         RunOutcome {
@@ -139,7 +140,14 @@ mod tests {
             cwd: None,
         };
         let (id, variants) = store
-            .begin_experiment("run", None, None, &provenance, "{}", &[variant])
+            .begin_experiment(
+                ExperimentKind::Run,
+                None,
+                None,
+                &provenance,
+                "{}",
+                &[variant],
+            )
             .unwrap();
         (id, variants[0])
     }
@@ -155,53 +163,53 @@ mod tests {
     }
 
     #[test]
-    fn runs_wait_in_the_block_until_it_is_full_then_are_written_in_order() {
+    fn runs_wait_in_the_batch_until_it_is_full_then_are_written_in_order() {
         let store = Store::in_memory().unwrap();
         let (id, variant) = experiment(&store);
-        let mut block = RunBlock::with_age(&store, Duration::MAX);
-        for sequence in 1..BLOCK_RUNS {
-            block
+        let mut batch = RunBatch::with_age(&store, Duration::MAX);
+        for sequence in 1..BATCH_RUNS {
+            batch
                 .add(place(id, variant, sequence), &outcome(sequence as f64))
                 .unwrap();
         }
         assert_eq!(store.count_runs(id).unwrap(), 0);
-        block
-            .add(place(id, variant, BLOCK_RUNS), &outcome(BLOCK_RUNS as f64))
+        batch
+            .add(place(id, variant, BATCH_RUNS), &outcome(BATCH_RUNS as f64))
             .unwrap();
-        assert_eq!(store.count_runs(id).unwrap(), BLOCK_RUNS as i64);
+        assert_eq!(store.count_runs(id).unwrap(), BATCH_RUNS as i64);
         let walls: Vec<f64> = store
             .runs_of(id)
             .unwrap()
             .iter()
             .map(|r| r.outcome.wall_s)
             .collect();
-        let expected: Vec<f64> = (1..=BLOCK_RUNS).map(|s| s as f64).collect();
+        let expected: Vec<f64> = (1..=BATCH_RUNS).map(|s| s as f64).collect();
         assert_eq!(walls, expected);
     }
 
     #[test]
-    fn writing_the_block_keeps_every_run_added_so_far_and_dropping_it_too() {
+    fn writing_the_batch_keeps_every_run_added_so_far_and_dropping_it_too() {
         let store = Store::in_memory().unwrap();
         let (id, variant) = experiment(&store);
-        let mut block = RunBlock::with_age(&store, Duration::MAX);
-        block.add(place(id, variant, 1), &outcome(1.0)).unwrap();
-        block.add(place(id, variant, 2), &outcome(2.0)).unwrap();
+        let mut batch = RunBatch::with_age(&store, Duration::MAX);
+        batch.add(place(id, variant, 1), &outcome(1.0)).unwrap();
+        batch.add(place(id, variant, 2), &outcome(2.0)).unwrap();
         assert_eq!(store.count_runs(id).unwrap(), 0);
-        block.write().unwrap();
+        batch.write().unwrap();
         assert_eq!(store.count_runs(id).unwrap(), 2);
-        block.add(place(id, variant, 3), &outcome(3.0)).unwrap();
-        drop(block);
+        batch.add(place(id, variant, 3), &outcome(3.0)).unwrap();
+        drop(batch);
         assert_eq!(store.count_runs(id).unwrap(), 3);
     }
 
     #[test]
-    fn a_run_that_finds_its_block_old_enough_writes_it_at_once() {
+    fn a_run_that_finds_its_batch_old_enough_writes_it_at_once() {
         let store = Store::in_memory().unwrap();
         let (id, variant) = experiment(&store);
-        let mut block = RunBlock::with_age(&store, Duration::ZERO);
-        block.add(place(id, variant, 1), &outcome(1.0)).unwrap();
+        let mut batch = RunBatch::with_age(&store, Duration::ZERO);
+        batch.add(place(id, variant, 1), &outcome(1.0)).unwrap();
         assert_eq!(store.count_runs(id).unwrap(), 1);
-        block.add(place(id, variant, 2), &outcome(2.0)).unwrap();
+        batch.add(place(id, variant, 2), &outcome(2.0)).unwrap();
         assert_eq!(store.count_runs(id).unwrap(), 2);
     }
 }

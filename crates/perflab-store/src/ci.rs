@@ -37,12 +37,12 @@ pub struct CiJob {
 
 impl CiJob {
     /// The job of this process's environment; None outside CI.
-    pub fn from_environment() -> Option<Self> {
+    pub(crate) fn from_environment() -> Option<Self> {
         Self::from_variables(|name| std::env::var(name).ok())
     }
 
     /// The job described by the variables `var` gives; None outside CI.
-    pub fn from_variables(var: impl Fn(&str) -> Option<String>) -> Option<Self> {
+    pub(crate) fn from_variables(var: impl Fn(&str) -> Option<String>) -> Option<Self> {
         let set = |name: &str| var(name).filter(|v| !v.is_empty());
         if is_true(set("GITHUB_ACTIONS")) {
             Some(github_actions(&set))
