@@ -130,6 +130,16 @@ impl From<perflab_store::Error> for Error {
     }
 }
 
+impl From<perflab_report::Error> for Error {
+    /// Writing a report fails as the command's usage or I/O, message unchanged.
+    fn from(e: perflab_report::Error) -> Self {
+        match e {
+            perflab_report::Error::Usage { flag, message } => Error::Usage { flag, message },
+            perflab_report::Error::Io { path, source } => Error::Io { path, source },
+        }
+    }
+}
+
 impl From<perflab_runner::Error> for Error {
     /// The runner's errors are the command's of the same kind, message unchanged.
     fn from(e: perflab_runner::Error) -> Self {

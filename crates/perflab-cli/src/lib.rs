@@ -7,13 +7,14 @@
 //!
 //! - commands: [`commands`] (the glue of each subcommand) and [`run`];
 //! - flags: [`cli`] (clap definitions and their conversion into settings);
-//! - rendering: [`report`] (terminal, Markdown, HTML, JSON) and [`progress`];
+//! - rendering: [`progress`] (the renderers are perflab-report's);
 //! - documents: [`result_document`] (the `perflab-result/1` document; a
 //!   suite's in [`suite_document`]; two results of many benchmarks compared
 //!   by name in [`benchmark_family`]),
-//!   [`metric_history`] (a metric over commits, `perflab-history/1`),
-//!   [`metric_direction`], [`spans`], [`probes`] (counters and gauges) and
-//!   [`answer_check`];
+//!   [`metric_history`] (a metric over commits, `perflab-history/1`; the
+//!   change points of a store in [`metric_history_changes`]),
+//!   [`metric_direction`] and [`gather`] (what a `perflab report` page
+//!   shows, read from the store);
 //! - engines: [`ab`] (the A/B driver), [`revisions`] (commits as variants,
 //!   built in worktrees), [`bisect`] (the first slower commit), [`sweep`],
 //!   [`decide`] (verdicts from
@@ -22,15 +23,14 @@
 //! - state: [`experiment`] (validated configuration), [`expectations`] (what
 //!   a workload's runs must show) and [`samples`] (existing samples and
 //!   benchmark harnesses' results, for `compare` and `import`);
-//! - ground: [`error`] and [`units`].
+//! - ground: [`error`].
 //!
 //! Runs are started by the `perflab-runner` crate and stored, with their
 //! provenance, by the `perflab-store` crate; the document types are
-//! perflab-format's.
+//! perflab-format's, rendered by the `perflab-report` crate.
 #![deny(missing_docs)]
 
 pub mod ab;
-pub mod answer_check;
 pub mod benchmark_family;
 pub mod bisect;
 pub mod cli;
@@ -39,21 +39,18 @@ pub mod decide;
 pub mod error;
 pub mod expectations;
 pub mod experiment;
+pub mod gather;
 pub mod machine;
 pub mod metric_direction;
 pub mod metric_history;
 pub mod metric_history_changes;
-pub mod probes;
 pub mod profilers;
 pub mod progress;
-pub mod report;
 pub mod result_document;
 pub mod revisions;
 pub mod samples;
-pub mod spans;
 pub mod suite_document;
 pub mod sweep;
-pub mod units;
 
 pub use error::{Error, Result};
 
@@ -63,7 +60,7 @@ use perflab_store::Store;
 /// Runs a parsed command line; returns the process exit code.
 pub fn run(cli: Cli) -> Result<i32> {
     for (flag, path) in commands::output_files(&cli.command) {
-        report::check_output(flag, path)?;
+        perflab_report::check_output(flag, path)?;
     }
     perflab_runner::install_interrupt_handler();
     let store = Store::open_at(

@@ -173,7 +173,7 @@ fn a_guard_takes_a_go_away_in_the_cell_where_it_is_violated() {
     }
     // The terminal says why a faster cell is NO-GO, and only for that cell.
     let doc = perflab_cli::suite_document::suite_document(&suite, &run).unwrap();
-    let text = perflab_cli::report::terminal::suite::suite_terminal(&doc);
+    let text = perflab_report::terminal::suite::suite_terminal(&doc);
     assert!(
         text.contains(&format!("s1 / v2: {}.", vetoed.reason)),
         "{text}"

@@ -9,10 +9,10 @@ use crate::error::{EXIT_INTERRUPTED, Result};
 use crate::experiment::{Experiment, Settings, read_experiment_file};
 use crate::profilers::instructions::{CountedVariant, instructions_document, render_instructions};
 use crate::progress::progress_for;
-use crate::report::{Render, TerminalReport, side_by_side, write_requested};
 use crate::result_document::ab_document;
 use crate::revisions::prepare_revision_variants;
 use perflab_format::result::ResultDocument;
+use perflab_report::{Render, TerminalReport, side_by_side, write_requested};
 use perflab_store::Store;
 
 use super::exit_code_for;

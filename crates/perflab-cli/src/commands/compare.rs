@@ -10,15 +10,15 @@ use crate::decide::verdict_sentence;
 use crate::error::{Error, Result};
 use crate::experiment::parse_better;
 use crate::machine::warnings::sequential_drift_warnings;
-use crate::report::markdown::suite::suite_markdown;
-use crate::report::terminal::suite::suite_terminal;
-use crate::report::write_text;
-use crate::report::{Render, TerminalReport, write_requested};
 use crate::result_document::{
     better_word, decision_doc, mann_whitney_p, provenance_map, result_document,
     samples_variant_doc, set_decision,
 };
 use crate::samples::{Format, Imported, one_series, read_source};
+use perflab_report::markdown::suite::suite_markdown;
+use perflab_report::terminal::suite::suite_terminal;
+use perflab_report::write_text;
+use perflab_report::{Render, TerminalReport, write_requested};
 use perflab_store::machine_description::different_machines_warning;
 use perflab_store::provenance::Provenance;
 use perflab_store::{Store, VariantRecord};

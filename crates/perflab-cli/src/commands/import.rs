@@ -10,9 +10,9 @@ use perflab_runner::{ExitState, MetricValue, RunOutcome};
 
 use crate::cli::ImportArgs;
 use crate::error::{EXIT_OK, Error, Result};
-use crate::report::{Render, TerminalReport};
 use crate::result_document::{provenance_map, result_document, samples_variant_doc};
 use crate::samples::{Benchmark, Format, Imported, read_source};
+use perflab_report::{Render, TerminalReport};
 use perflab_store::provenance::Provenance;
 use perflab_store::{Store, VariantRecord};
 

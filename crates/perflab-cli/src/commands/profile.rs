@@ -12,12 +12,13 @@ use crate::cli::ProfileArgs;
 use crate::error::{EXIT_INTERRUPTED, EXIT_OK, Error, Result};
 use crate::experiment::parse_env;
 use crate::profilers::diff::share_changes;
-use crate::profilers::flamegraph::{write_differential, write_flamegraph};
-use crate::profilers::render::render_sampling;
 use crate::profilers::warnings::{profile_warnings, symbol_warnings};
-use crate::profilers::{CallGraph, FoldedStacks, FunctionCounts, Perf};
+use crate::profilers::{CallGraph, FunctionCounts, Perf};
 use crate::result_document::provenance_map;
-use crate::units::parse_duration;
+use perflab_report::sampling::FoldedStacks;
+use perflab_report::sampling::flamegraph::{write_differential, write_flamegraph};
+use perflab_report::sampling::render::render_sampling;
+use perflab_report::units::parse_duration;
 use perflab_store::provenance::Provenance;
 use perflab_store::{Store, VariantRecord};
 

@@ -12,9 +12,9 @@ use crate::experiment::MetricChoice;
 use crate::experiment::parse_env;
 use crate::profilers::instructions::{CountedVariant, instructions_document, render_instructions};
 use crate::progress::progress_for;
-use crate::report::{Render, TerminalReport, write_requested};
 use crate::result_document::{metric_info, provenance_map, result_document, variant_doc};
-use crate::units::parse_duration;
+use perflab_report::units::parse_duration;
+use perflab_report::{Render, TerminalReport, write_requested};
 use perflab_store::provenance::Provenance;
 use perflab_store::{RunBatch, RunPlace, Store, VariantRecord};
 
@@ -215,7 +215,7 @@ fn measure_runs(
         Some(&serde_json::to_string(&doc).unwrap_or_default()),
     )?;
     print!("{}", TerminalReport.render(&doc));
-    print!("{}", crate::report::other_metrics(&outcomes));
+    print!("{}", perflab_report::other_metrics(&outcomes));
     write_requested(&doc, args.run.json.as_deref(), args.run.markdown.as_deref())?;
     Ok(Measured {
         code: if outcomes.len() < runs {

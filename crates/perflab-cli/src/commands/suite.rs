@@ -9,10 +9,10 @@ use crate::cli::AbArgs;
 use crate::error::{EXIT_INTERRUPTED, Error, Result};
 use crate::experiment::Settings;
 use crate::progress::progress_for;
-use crate::report::markdown::suite::suite_markdown;
-use crate::report::terminal::suite::suite_terminal;
-use crate::report::write_text;
 use crate::suite_document::suite_document;
+use perflab_report::markdown::suite::suite_markdown;
+use perflab_report::terminal::suite::suite_terminal;
+use perflab_report::write_text;
 use perflab_store::Store;
 
 use super::exit_code_for;

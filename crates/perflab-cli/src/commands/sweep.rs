@@ -6,10 +6,10 @@ use perflab_runner::Executor;
 use crate::cli::SweepArgs;
 use crate::error::{EXIT_INTERRUPTED, EXIT_OK, Error, Result};
 use crate::progress::sweep_progress_for;
-use crate::report::markdown::sweep::sweep_markdown;
-use crate::report::terminal::sweep::sweep_terminal;
 use crate::sweep::{SweepStop, run_sweep, sweep_document};
-use crate::units::plural;
+use perflab_report::markdown::sweep::sweep_markdown;
+use perflab_report::terminal::sweep::sweep_terminal;
+use perflab_report::units::plural;
 use perflab_store::Store;
 
 /// `perflab sweep`.
@@ -27,10 +27,10 @@ pub fn sweep(args: &SweepArgs, store: &Store, executor: &mut dyn Executor) -> Re
     if let Some(path) = &args.run.json {
         let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
         text.push('\n');
-        crate::report::write_text(path, &text)?;
+        perflab_report::write_text(path, &text)?;
     }
     if let Some(path) = &args.run.markdown {
-        crate::report::write_text(path, &sweep_markdown(&doc, 3))?;
+        perflab_report::write_text(path, &sweep_markdown(&doc, 3))?;
     }
     let kept = || {
         format!(

@@ -11,7 +11,7 @@ pub use sweep::{
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::decide::Evaluation;
-use crate::units::format_percent;
+use perflab_report::units::format_percent;
 
 /// Something that shows progress.
 pub trait Progress {

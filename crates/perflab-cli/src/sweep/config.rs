@@ -11,7 +11,7 @@ use super::params::{Parameter, Point, cross_product, parse_parameter};
 use super::template::Template;
 use crate::error::{Error, Result};
 use crate::experiment::{MetricChoice, parse_better, parse_env};
-use crate::units::{parse_duration, parse_percent};
+use perflab_report::units::{parse_duration, parse_percent};
 
 /// Default runs per command and point before a point may stop.
 pub const DEFAULT_MIN_RUNS: usize = 5;
