@@ -16,6 +16,8 @@ mod tables;
 
 use std::fmt::Write;
 
+use perflab_format::vocabulary::ResultStatus;
+
 use charts::change::change_chart;
 use charts::distribution::distribution_chart;
 use charts::flamegraph::flamegraph_chart;
@@ -61,7 +63,7 @@ fn experiment_html(e: &ExperimentReport, out: &mut String, chart_id: &mut usize)
     {
         out.push_str(&badge(verdict));
     }
-    if e.status != "complete" {
+    if e.status != ResultStatus::Complete.as_str() {
         let _ = write!(
             out,
             r#"<span class="badge status">{}</span>"#,
