@@ -7,6 +7,7 @@
 //!
 //! Run with `cargo bench -p perflab-cli --bench report_generation`.
 
+use perflab_format::vocabulary::ResultStatus;
 use std::time::Instant;
 
 use perflab_cli::ab::{AbRun, begin_ab};
@@ -14,13 +15,13 @@ use perflab_cli::decide::evaluate;
 use perflab_cli::engine::{OutcomeHeader, StopReason};
 use perflab_cli::experiment::settings::VariantSettings;
 use perflab_cli::experiment::{Experiment, Settings};
-use perflab_cli::provenance::Provenance;
-use perflab_cli::report::gather::gather;
-use perflab_cli::report::html::report_html;
-use perflab_cli::report::markdown::report_markdown;
+use perflab_cli::gather::gather;
 use perflab_cli::result_document::ab_document;
-use perflab_cli::store::Store;
+use perflab_report::html::report_html;
+use perflab_report::markdown::report_markdown;
 use perflab_runner::{FakeExecutor, RunOutcome};
+use perflab_store::Store;
+use perflab_store::provenance::Provenance;
 
 const EXPERIMENTS: usize = 100;
 const RUNS_PER_VARIANT: usize = 50;
@@ -113,13 +114,7 @@ fn fill(store: &Store) {
         let change = doc.decision.as_ref().map(|d| (d.change, d.ci[0], d.ci[1]));
         let json = serde_json::to_string(&doc).expect("json");
         store
-            .finish_experiment(
-                id,
-                "complete",
-                doc.verdict.map(|v| v.as_str()),
-                change,
-                Some(&json),
-            )
+            .finish_experiment(id, ResultStatus::Complete, doc.verdict, change, Some(&json))
             .expect("finish");
     }
 }

@@ -6,6 +6,8 @@
 
 use std::path::PathBuf;
 
+use perflab_store::StoreError;
+
 /// Exit code: a decision was reached and nothing regressed, or a plain measurement.
 pub const EXIT_OK: i32 = 0;
 /// Exit code: perflab itself failed (store, I/O, a bug).
@@ -79,40 +81,6 @@ pub enum Error {
     },
 }
 
-/// What went wrong in a store's database (see `store`).
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    /// SQLite failed.
-    #[error(transparent)]
-    Sqlite(#[from] rusqlite::Error),
-    /// PostgreSQL failed.
-    #[error("{}", describe_postgres(.0))]
-    Postgres(#[from] postgres::Error),
-    /// A column did not hold what perflab writes there (a database not
-    /// written by perflab, or a bug).
-    #[error("column {column} holds {found}, not {expected}")]
-    Column {
-        /// The column's position in the query's answer.
-        column: usize,
-        /// What perflab expected there.
-        expected: &'static str,
-        /// What it found.
-        found: String,
-    },
-}
-
-/// The server's own message where it sent one (the client's display says
-/// only "db error"), else the client's with its cause.
-pub fn describe_postgres(e: &postgres::Error) -> String {
-    if let Some(db) = e.as_db_error() {
-        return format!("{}: {}", db.severity(), db.message());
-    }
-    match std::error::Error::source(e) {
-        Some(cause) => format!("{e}: {cause}"),
-        None => e.to_string(),
-    }
-}
-
 impl Error {
     /// The process exit code for this error (see README, "Exit codes").
     pub fn exit_code(&self) -> i32 {
@@ -147,6 +115,28 @@ impl Error {
 impl From<perflab_stats::StatsError> for Error {
     fn from(e: perflab_stats::StatsError) -> Self {
         Error::Stats(e.to_string())
+    }
+}
+
+impl From<perflab_store::Error> for Error {
+    /// The store's errors are the command's of the same kind, message unchanged.
+    fn from(e: perflab_store::Error) -> Self {
+        match e {
+            perflab_store::Error::Usage { flag, message } => Error::Usage { flag, message },
+            perflab_store::Error::Input { path, message } => Error::Input { path, message },
+            perflab_store::Error::Io { path, source } => Error::Io { path, source },
+            perflab_store::Error::Database { path, source } => Error::Store { path, source },
+        }
+    }
+}
+
+impl From<perflab_report::Error> for Error {
+    /// Writing a report fails as the command's usage or I/O, message unchanged.
+    fn from(e: perflab_report::Error) -> Self {
+        match e {
+            perflab_report::Error::Usage { flag, message } => Error::Usage { flag, message },
+            perflab_report::Error::Io { path, source } => Error::Io { path, source },
+        }
     }
 }
 

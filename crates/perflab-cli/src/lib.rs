@@ -7,14 +7,15 @@
 //!
 //! - commands: [`commands`] (the glue of each subcommand) and [`run`];
 //! - flags: [`cli`] (clap definitions and their conversion into settings);
-//! - rendering: [`report`] (terminal, Markdown, HTML, JSON) and [`progress`]
-//!   (terminal bars implementing the engine's progress traits);
+//! - rendering: [`progress`] (terminal bars implementing the engine's
+//!   progress traits; the renderers are perflab-report's);
 //! - documents: [`result_document`] (the `perflab-result/1` document; a
 //!   suite's in [`suite_document`]; two results of many benchmarks compared
 //!   by name in [`benchmark_family`]),
-//!   [`metric_history`] (a metric over commits, `perflab-history/1`),
-//!   [`metric_direction`], [`spans`], [`probes`] (counters and gauges) and
-//!   [`answer_check`];
+//!   [`metric_history`] (a metric over commits, `perflab-history/1`; the
+//!   change points of a store in [`metric_history_changes`]),
+//!   [`metric_direction`] and [`gather`] (what a `perflab report` page
+//!   shows, read from the store);
 //! - engines: [`engine`] (what every experiment shares: the session that
 //!   begins it in the store, the run maker, the schedule, the stored
 //!   configuration, the outcome header, the progress traits), and its
@@ -24,22 +25,19 @@
 //!   (verdicts from perflab-stats' sequential procedure) and [`profilers`]
 //!   (the perf and callgrind adapters);
 //! - state: [`experiment`] (validated configuration, with its run
-//!   limits), [`expectations`] (what a workload's runs must show), [`store`] (SQLite or PostgreSQL),
+//!   limits), [`expectations`] (what a workload's runs must show) and
 //!   [`samples`] (existing samples and benchmark harnesses' results, for
-//!   `compare` and `import`), [`provenance`] (with the machine, read back
-//!   and compared by [`machine_description`]) and [`ci`] (the CI job a
-//!   command runs in);
-//! - ground: [`error`] and [`units`].
+//!   `compare` and `import`);
+//! - ground: [`error`].
 //!
-//! Runs are started by the `perflab-runner` crate; the document types are
-//! perflab-format's.
+//! Runs are started by the `perflab-runner` crate and stored, with their
+//! provenance, by the `perflab-store` crate; the document types are
+//! perflab-format's, rendered by the `perflab-report` crate.
 #![deny(missing_docs)]
 
 pub mod ab;
-pub mod answer_check;
 pub mod benchmark_family;
 pub mod bisect;
-pub mod ci;
 pub mod cli;
 pub mod commands;
 pub mod decide;
@@ -47,38 +45,32 @@ pub mod engine;
 pub mod error;
 pub mod expectations;
 pub mod experiment;
+pub mod gather;
 pub mod machine;
-pub mod machine_description;
 pub mod metric_direction;
 pub mod metric_history;
 pub mod metric_history_changes;
-pub mod probes;
 pub mod profilers;
 pub mod progress;
-pub mod provenance;
-pub mod report;
 pub mod result_document;
 pub mod revisions;
 pub mod samples;
-pub mod spans;
-pub mod store;
 pub mod suite_document;
 pub mod sweep;
-pub mod units;
 
 pub use error::{Error, Result};
 
 use cli::{Cli, Command};
-use store::Store;
+use perflab_store::Store;
 
 /// Runs a parsed command line; returns the process exit code.
 pub fn run(cli: Cli) -> Result<i32> {
     for (flag, path) in commands::output_files(&cli.command) {
-        report::check_output(flag, path)?;
+        perflab_report::check_output(flag, path)?;
     }
     perflab_runner::install_interrupt_handler();
     let store = Store::open_at(
-        &store::Location::from_flag(cli.store.as_deref())?,
+        &perflab_store::Location::from_flag(cli.store.as_deref())?,
         "--store",
     )?;
     let mut executor = commands::real_executor();

@@ -5,8 +5,8 @@ use perflab_stats::Better;
 
 use crate::error::{Error, Result};
 use crate::experiment::parse_better;
-use crate::store::Store;
 use perflab_runner::builtin_metric;
+use perflab_store::Store;
 
 /// Which way is better for a metric, and its unit: the flag, else what the
 /// store says, else lower for built-in metrics.

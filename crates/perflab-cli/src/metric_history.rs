@@ -26,7 +26,7 @@ use perflab_stats::{
 
 use crate::error::Result;
 use crate::result_document::interval_doc;
-use crate::store::{ExperimentValues, Store};
+use perflab_store::{ExperimentValues, Store};
 
 /// What to follow.
 #[derive(Debug, Clone)]

@@ -12,62 +12,14 @@
 
 use std::collections::BTreeMap;
 
-use perflab_format::history::ChangePointDoc;
 use perflab_stats::{ChangePointConfig, Exchangeable, Thresholds};
+
+use perflab_report::changes::{SeriesChange, StoreChanges};
 
 use crate::error::Result;
 use crate::metric_direction::metric_direction;
 use crate::metric_history::{HistoryQuery, metric_history_from, step_label};
-use crate::store::Store;
-
-/// One change point of one series.
-#[derive(Debug, Clone)]
-pub struct SeriesChange {
-    /// The experiments' name.
-    pub name: Option<String>,
-    /// The metric.
-    pub metric: String,
-    /// Its unit.
-    pub unit: String,
-    /// The variant.
-    pub variant: String,
-    /// The host its experiments ran on (None if unknown).
-    pub host: Option<String>,
-    /// The change point.
-    pub change: ChangePointDoc,
-    /// Whether its series was measured at the newest commit of its host.
-    pub watched: bool,
-    /// Whether it is its series' newest change point.
-    pub newest: bool,
-}
-
-/// Every change point in the store.
-#[derive(Debug, Clone)]
-pub struct StoreChanges {
-    /// Change points, newest first.
-    pub changes: Vec<SeriesChange>,
-    /// How many series (name, metric, variant, host) were judged.
-    pub series: usize,
-    /// How many of them are watched.
-    pub watched_series: usize,
-    /// The step label of each judged series' host's newest commit, which
-    /// makes a series of that host watched (the host is empty if unknown).
-    pub newest_steps: BTreeMap<String, String>,
-    /// Probability that a series without change shows a change point.
-    pub false_alarm: f64,
-    /// Series left out, and why.
-    pub skipped: Vec<String>,
-}
-
-impl StoreChanges {
-    /// The change points that fail the command: the newest of a watched
-    /// series, when it is a regression.
-    pub fn watched_regressions(&self) -> impl Iterator<Item = &SeriesChange> {
-        self.changes
-            .iter()
-            .filter(|c| c.watched && c.newest && c.change.judgement.regression)
-    }
-}
+use perflab_store::Store;
 
 /// The change points of every series in the store, or only of those of
 /// `only`'s metric, experiment name and host when given.

@@ -22,7 +22,7 @@ use crate::decide::describe_runs_needed;
 use crate::engine::StopReason;
 use crate::error::Result;
 use crate::experiment::{Experiment, MetricChoice};
-use crate::provenance::Provenance;
+use perflab_store::provenance::Provenance;
 
 /// Summary statistics of a sample as stored in documents.
 pub fn summary_doc(values: &[f64]) -> Result<SummaryDoc> {
@@ -278,10 +278,11 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
     let cs = exp.confidence_sequence()?;
     let names = [exp.variants[0].name.as_str(), exp.variants[1].name.as_str()];
     attach_spans(&mut doc, &ab.runs, &names, Some(&cs));
-    doc.warnings.extend(crate::answer_check::differing_answers(
-        names,
-        [&ab.runs[0], &ab.runs[1]],
-    ));
+    doc.warnings
+        .extend(perflab_report::answer_check::differing_answers(
+            names,
+            [&ab.runs[0], &ab.runs[1]],
+        ));
     doc.machine = ab
         .header
         .machine
@@ -310,21 +311,21 @@ pub fn attach_spans(
         .iter()
         .map(|rs| {
             let (p, mut errs) =
-                crate::spans::parse_profiles(rs.iter().map(|r| r.profile_json.as_deref()));
+                perflab_report::spans::parse_profiles(rs.iter().map(|r| r.profile_json.as_deref()));
             problems.append(&mut errs);
             p
         })
         .collect();
-    doc.spans = crate::spans::span_docs(&profiles, cs);
-    doc.counters = crate::probes::counter_docs(&profiles);
-    doc.gauges = crate::probes::gauge_docs(&profiles);
-    doc.locks = crate::probes::lock_docs(&profiles);
+    doc.spans = perflab_report::spans::span_docs(&profiles, cs);
+    doc.counters = perflab_report::probes::counter_docs(&profiles);
+    doc.gauges = perflab_report::probes::gauge_docs(&profiles);
+    doc.locks = perflab_report::probes::lock_docs(&profiles);
     let labelled: Vec<(&str, &[_])> = names
         .iter()
         .copied()
         .zip(profiles.iter().map(Vec::as_slice))
         .collect();
-    doc.profile_warnings = crate::spans::profile_warnings(&labelled);
+    doc.profile_warnings = perflab_report::spans::profile_warnings(&labelled);
     doc.profile_warnings.extend(problems);
 }
 

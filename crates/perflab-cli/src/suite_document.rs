@@ -127,7 +127,7 @@ fn differing_answers(suite: &Suite, run: &SuiteRun) -> Vec<String> {
         let baseline = suite.cell_name(s, 0);
         for v in 1..suite.exp.variants.len() {
             let candidate = suite.cell_name(s, v);
-            warnings.extend(crate::answer_check::differing_answers(
+            warnings.extend(perflab_report::answer_check::differing_answers(
                 [&baseline, &candidate],
                 [&run.runs[s][0], &run.runs[s][v]],
             ));

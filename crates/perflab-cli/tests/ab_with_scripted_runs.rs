@@ -7,9 +7,9 @@ use perflab_cli::ab::run_ab;
 use perflab_cli::engine::NoProgress;
 use perflab_cli::engine::StopReason;
 use perflab_cli::experiment::{Experiment, Settings};
-use perflab_cli::store::Store;
 use perflab_runner::{FakeExecutor, RunSpec};
 use perflab_stats::Verdict;
+use perflab_store::Store;
 
 fn experiment(tweak: impl FnOnce(&mut Settings)) -> Experiment {
     common::scripted_ab(|s| {

@@ -6,6 +6,7 @@
 
 mod profiled;
 
+use perflab_format::vocabulary::{ExperimentKind, ResultStatus};
 use std::collections::BTreeMap;
 
 use clap::Parser;
@@ -16,14 +17,14 @@ use perflab_cli::engine::NoProgress;
 use perflab_cli::engine::{OutcomeHeader, StopReason};
 use perflab_cli::experiment::settings::VariantSettings;
 use perflab_cli::experiment::{Experiment, Settings};
-use perflab_cli::provenance::Provenance;
-use perflab_cli::report::gather::gather;
-use perflab_cli::report::html::report_html;
-use perflab_cli::report::markdown::report_markdown;
+use perflab_cli::gather::gather;
 use perflab_cli::result_document::ab_document;
-use perflab_cli::store::{Store, VariantRecord};
-use perflab_cli::sweep::{run_sweep, sweep_document};
+use perflab_cli::sweep::{run_sweep, save_checkpoint, sweep_document};
+use perflab_report::html::report_html;
+use perflab_report::markdown::report_markdown;
 use perflab_runner::{FakeExecutor, MetricValue, RunOutcome};
+use perflab_store::provenance::Provenance;
+use perflab_store::{Store, VariantRecord};
 use profiled::{
     BASELINE_STACKS, CANDIDATE_STACKS, span_profile, store_differential_profile,
     store_instruction_counts,
@@ -136,8 +137,8 @@ fn store_ab(store: &Store, exp: &Experiment, commit: &str, b: f64) -> i64 {
     store
         .finish_experiment(
             id,
-            "complete",
-            doc.verdict.map(|v| v.as_str()),
+            ResultStatus::Complete,
+            doc.verdict,
             change,
             Some(&serde_json::to_string(&doc).unwrap()),
         )
@@ -214,14 +215,17 @@ fn store_sweep(store: &Store) -> i64 {
         )]);
         Ok(run)
     });
-    let mut state = run_sweep(&sweep, &mut exec, Some(store), &mut NoProgress).unwrap();
+    let mut state = run_sweep(&sweep, &mut exec, Some(store), &mut NoProgress, &mut |s| {
+        save_checkpoint(&sweep, Some(store), s)
+    })
+    .unwrap();
     state.header.provenance = provenance("5");
     let doc = sweep_document(&sweep, &state).unwrap();
     let id = state.header.experiment_id.unwrap();
     store
         .finish_experiment(
             id,
-            "complete",
+            ResultStatus::Complete,
             None,
             None,
             Some(&serde_json::to_string(&doc).unwrap()),
@@ -315,7 +319,14 @@ fn profiles_that_cannot_be_read_are_one_warning_in_the_report_not_left_out() {
         cwd: None,
     };
     let (id, variants) = store
-        .begin_experiment("run", None, Some("wall"), &provenance("7"), "{}", &[record])
+        .begin_experiment(
+            ExperimentKind::Run,
+            None,
+            Some("wall"),
+            &provenance("7"),
+            "{}",
+            &[record],
+        )
         .unwrap();
     let cut_short = r#"{"format": "perflab-profile/1", "spans": ["#;
     let profiles = [

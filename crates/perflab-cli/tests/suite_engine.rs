@@ -9,9 +9,9 @@ use perflab_cli::engine::NoProgress;
 use perflab_cli::engine::StopReason;
 use perflab_cli::experiment::settings::{ScenarioSettings, VariantSettings};
 use perflab_cli::experiment::{Settings, Suite};
-use perflab_cli::store::Store;
 use perflab_runner::{FakeExecutor, RunSpec};
 use perflab_stats::Verdict;
+use perflab_store::Store;
 
 /// Three scenarios `s0`..`s2` × three variants (`V` = 0, 1, 2 in the environment).
 fn suite(tweak: impl FnOnce(&mut Settings)) -> Suite {
@@ -174,7 +174,7 @@ fn a_guard_takes_a_go_away_in_the_cell_where_it_is_violated() {
     }
     // The terminal says why a faster cell is NO-GO, and only for that cell.
     let doc = perflab_cli::suite_document::suite_document(&suite, &run).unwrap();
-    let text = perflab_cli::report::terminal::suite::suite_terminal(&doc);
+    let text = perflab_report::terminal::suite::suite_terminal(&doc);
     assert!(
         text.contains(&format!("s1 / v2: {}.", vetoed.reason)),
         "{text}"

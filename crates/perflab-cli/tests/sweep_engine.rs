@@ -64,7 +64,7 @@ fn run(sweep: &Sweep, noise: fn(f64) -> f64) -> (Vec<u32>, perflab_cli::sweep::S
         )]);
         Ok(run)
     });
-    let state = run_sweep(sweep, &mut exec, None, &mut NoProgress).unwrap();
+    let state = run_sweep(sweep, &mut exec, None, &mut NoProgress, &mut |_| Ok(())).unwrap();
     let order = order.lock().unwrap().clone();
     (order, state)
 }

@@ -63,6 +63,27 @@ words! {
 }
 
 words! {
+    /// Which command stored an experiment: the `kind` of the store's
+    /// experiments, a superset of a result document's [`ResultKind`].
+    ExperimentKind {
+        /// `perflab ab`.
+        Ab = "ab",
+        /// `perflab run`.
+        Run = "run",
+        /// `perflab compare`.
+        Compare = "compare",
+        /// `perflab sweep`.
+        Sweep = "sweep",
+        /// `perflab ab` on a suite.
+        Suite = "suite",
+        /// `perflab profile`: a sampling profile, no result document.
+        Profile = "profile",
+        /// `perflab import`: a benchmark harness's results read from its files.
+        Import = "import",
+    }
+}
+
+words! {
     /// Whether a result covers everything that was asked for.
     ResultStatus {
         /// Every run that was asked for was made (or the decision came first).

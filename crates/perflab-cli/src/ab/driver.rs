@@ -3,6 +3,7 @@
 //! come from the engine's schedule and the runs from its run maker
 //! ([`crate::engine`]); a bisection step is one such A/B.
 
+use perflab_format::vocabulary::ExperimentKind;
 use std::time::Instant;
 
 use perflab_runner::{Executor, RunOutcome};
@@ -16,12 +17,11 @@ use crate::engine::{
 use crate::error::Result;
 use crate::experiment::Experiment;
 use crate::machine::MachineWatch;
-use crate::provenance::Provenance;
-use crate::store::Store;
+use perflab_store::Store;
+use perflab_store::provenance::Provenance;
 
 use super::duet::Duet;
 use perflab_format::duet::DuetDoc;
-use perflab_format::vocabulary::ResultKind;
 
 /// What an A/B experiment produced.
 #[derive(Debug)]
@@ -40,7 +40,7 @@ pub struct AbRun {
 fn plan<'e>(exp: &'e Experiment, names: &'e [String], commands: &'e [String]) -> Plan<'e> {
     let variants: Vec<_> = exp.variants.iter().collect();
     Plan {
-        kind: ResultKind::Ab,
+        kind: ExperimentKind::Ab,
         name: exp.name.as_deref(),
         metric: &exp.metric.name,
         cwd: exp.variants[0].cwd.as_deref(),
@@ -94,14 +94,14 @@ pub fn begin_ab(
 ) -> Result<(i64, Vec<i64>)> {
     let (names, commands) = texts(exp);
     let plan = plan(exp, &names, &commands);
-    store.begin_experiment(
-        plan.kind.as_str(),
+    Ok(store.begin_experiment(
+        plan.kind,
         plan.name,
         Some(plan.metric),
         provenance,
         config_json,
         &plan.records,
-    )
+    )?)
 }
 
 /// Runs the experiment. Runs are stored as they finish; on an error the

@@ -21,12 +21,12 @@ use crate::engine::{
 use crate::error::Result;
 use crate::experiment::{Guard, Suite};
 use crate::machine::MachineWatch;
-use crate::store::Store;
+use perflab_store::Store;
 
 use super::driver::decision_config;
 use super::duet::Duet;
 use perflab_format::duet::DuetDoc;
-use perflab_format::vocabulary::ResultKind;
+use perflab_format::vocabulary::ExperimentKind;
 
 /// What a suite produced.
 #[derive(Debug)]
@@ -141,7 +141,7 @@ fn texts(suite: &Suite) -> (Vec<String>, Vec<String>) {
 fn plan<'s>(suite: &'s Suite, names: &'s [String], commands: &'s [String]) -> Plan<'s> {
     let cells: Vec<_> = suite.scenarios.iter().flat_map(|s| &s.cells).collect();
     Plan {
-        kind: ResultKind::Suite,
+        kind: ExperimentKind::Suite,
         name: suite.exp.name.as_deref(),
         metric: &suite.exp.metric.name,
         cwd: suite.exp.variants[0].cwd.as_deref(),

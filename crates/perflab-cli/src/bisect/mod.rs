@@ -21,8 +21,6 @@
 //! goes along the path can send the search to any of its edges. Reference for
 //! the split: O. J. Dunn, "Multiple comparisons among means", JASA 56 (1961).
 
-pub mod document;
-
 /// Repeats of INCONCLUSIVE steps the whole search may make.
 pub const RETRY_BUDGET: usize = 3;
 

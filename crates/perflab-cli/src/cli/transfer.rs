@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::store::Selection;
+use perflab_store::Selection;
 
 /// `perflab push`.
 #[derive(Debug, Args)]

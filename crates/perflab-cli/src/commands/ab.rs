@@ -9,11 +9,11 @@ use crate::error::{EXIT_INTERRUPTED, Result};
 use crate::experiment::{Experiment, Settings, read_experiment_file};
 use crate::profilers::instructions::{CountedVariant, instructions_document, render_instructions};
 use crate::progress::progress_for;
-use crate::report::{Render, TerminalReport, side_by_side, write_requested};
 use crate::result_document::ab_document;
 use crate::revisions::prepare_revision_variants;
-use crate::store::Store;
 use perflab_format::result::ResultDocument;
+use perflab_report::{Render, TerminalReport, side_by_side, write_requested};
+use perflab_store::Store;
 
 use super::exit_code_for;
 
@@ -122,16 +122,10 @@ fn finish(
 pub fn record_outcome(store: &Store, exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
     let doc = ab_document(exp, ab)?;
     if let Some(id) = ab.header.experiment_id {
-        let status = ab.header.status().as_str();
+        let status = ab.header.status();
         let change = doc.decision.as_ref().map(|d| (d.change, d.ci[0], d.ci[1]));
         let json = serde_json::to_string(&doc).unwrap_or_default();
-        store.finish_experiment(
-            id,
-            status,
-            doc.verdict.map(|v| v.as_str()),
-            change,
-            Some(&json),
-        )?;
+        store.finish_experiment(id, status, doc.verdict, change, Some(&json))?;
     }
     Ok(doc)
 }

@@ -7,17 +7,17 @@ use perflab_runner::{Executor, InstructionExecutor};
 use perflab_stats::{Verdict, bisect_step_confidence};
 
 use crate::ab::run_ab;
-use crate::bisect::document::{BISECT_FORMAT, BisectDocument, RemainingDoc, RevisionDoc, StepDoc};
 use crate::bisect::{Judgement, SearchEnd, max_steps, search};
 use crate::cli::{AbArgs, BisectArgs, RunOptions};
 use crate::engine::StopReason;
 use crate::error::{EXIT_INCONCLUSIVE, EXIT_INTERRUPTED, EXIT_OK, Error, Result};
 use crate::experiment::{Experiment, Settings};
 use crate::progress::progress_for;
-use crate::provenance::VariantRevision;
-use crate::report::write_text;
 use crate::revisions::{BuiltRevision, RevisionBuilder};
-use crate::store::Store;
+use perflab_report::bisect::{BISECT_FORMAT, BisectDocument, RemainingDoc, RevisionDoc, StepDoc};
+use perflab_report::write_text;
+use perflab_store::Store;
+use perflab_store::provenance::VariantRevision;
 
 use super::ab::record_outcome;
 

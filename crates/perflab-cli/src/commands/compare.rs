@@ -1,7 +1,7 @@
 //! `perflab compare`: the decision on samples that already exist.
 
 use perflab_format::result::MetricInfo;
-use perflab_format::vocabulary::{ResultKind, ResultStatus};
+use perflab_format::vocabulary::{ExperimentKind, ResultKind, ResultStatus};
 use perflab_stats::decide_fixed_samples;
 
 use crate::benchmark_family::{FamilyQuery, family_document};
@@ -10,18 +10,18 @@ use crate::decide::verdict_sentence;
 use crate::error::{Error, Result};
 use crate::experiment::parse_better;
 use crate::machine::warnings::sequential_drift_warnings;
-use crate::machine_description::different_machines_warning;
-use crate::provenance::Provenance;
-use crate::report::markdown::suite::suite_markdown;
-use crate::report::terminal::suite::suite_terminal;
-use crate::report::write_text;
-use crate::report::{Render, TerminalReport, write_requested};
 use crate::result_document::{
     decision_doc, mann_whitney_p, provenance_map, result_document, samples_variant_doc,
     set_decision,
 };
 use crate::samples::{Format, Imported, one_series, read_source};
-use crate::store::{Store, VariantRecord};
+use perflab_report::markdown::suite::suite_markdown;
+use perflab_report::terminal::suite::suite_terminal;
+use perflab_report::write_text;
+use perflab_report::{Render, TerminalReport, write_requested};
+use perflab_store::machine_description::different_machines_warning;
+use perflab_store::provenance::Provenance;
+use perflab_store::{Store, VariantRecord};
 
 use super::exit_code_for;
 
@@ -135,7 +135,7 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
         })
         .collect();
     let (id, _) = store.begin_experiment(
-        "compare",
+        ExperimentKind::Compare,
         None,
         Some(&doc.metric.name),
         &provenance,
@@ -146,8 +146,8 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
     doc.provenance = Some(provenance_map(&provenance));
     store.finish_experiment(
         id,
-        "complete",
-        doc.verdict.map(|v| v.as_str()),
+        ResultStatus::Complete,
+        doc.verdict,
         Some((interval.estimate, interval.lo, interval.hi)),
         Some(&serde_json::to_string(&doc).unwrap_or_default()),
     )?;
@@ -197,7 +197,7 @@ fn compare_families(
         })
         .collect();
     let (id, _) = store.begin_experiment(
-        "compare",
+        ExperimentKind::Compare,
         None,
         Some(&doc.result.metric.name),
         &provenance,
@@ -213,8 +213,8 @@ fn compare_families(
     let json = serde_json::to_string(&doc).unwrap_or_default();
     store.finish_experiment(
         id,
-        "complete",
-        doc.result.verdict.map(|v| v.as_str()),
+        ResultStatus::Complete,
+        doc.result.verdict,
         change,
         Some(&json),
     )?;

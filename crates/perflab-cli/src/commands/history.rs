@@ -6,10 +6,10 @@ use crate::error::{EXIT_NO_GO, EXIT_OK, Error, Result};
 use crate::metric_direction::metric_direction;
 use crate::metric_history::{HistoryQuery, metric_history};
 use crate::metric_history_changes::store_changes;
-use crate::report::markdown::history::history_markdown;
-use crate::report::terminal::history::{changes_terminal, history_terminal, host_label};
-use crate::store::Store;
-use crate::units::format_percent;
+use perflab_report::markdown::history::history_markdown;
+use perflab_report::terminal::history::{changes_terminal, history_terminal, host_label};
+use perflab_report::units::format_percent;
+use perflab_store::Store;
 
 /// `perflab history`.
 pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {
@@ -172,10 +172,10 @@ fn show_metric_history(args: &HistoryArgs, metric: &str, store: &Store) -> Resul
     if let Some(path) = &args.json {
         let mut text = serde_json::to_string_pretty(&history).unwrap_or_default();
         text.push('\n');
-        crate::report::write_text(path, &text)?;
+        perflab_report::write_text(path, &text)?;
     }
     if let Some(path) = &args.markdown {
-        crate::report::write_text(path, &history_markdown(&history, &unit, 3))?;
+        perflab_report::write_text(path, &history_markdown(&history, &unit, 3))?;
     }
     Ok(if history.newest_change_regressed() {
         EXIT_NO_GO

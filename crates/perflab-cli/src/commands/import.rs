@@ -5,16 +5,16 @@
 use std::collections::BTreeMap;
 
 use perflab_format::result::MetricInfo;
-use perflab_format::vocabulary::{Better, ResultKind, ResultStatus};
+use perflab_format::vocabulary::{Better, ExperimentKind, ResultKind, ResultStatus};
 use perflab_runner::{ExitState, MetricValue, RunOutcome};
 
 use crate::cli::ImportArgs;
 use crate::error::{EXIT_OK, Error, Result};
-use crate::provenance::Provenance;
-use crate::report::{Render, TerminalReport};
 use crate::result_document::{provenance_map, result_document, samples_variant_doc};
 use crate::samples::{Benchmark, Format, Imported, read_source};
-use crate::store::{Store, VariantRecord};
+use perflab_report::{Render, TerminalReport};
+use perflab_store::provenance::Provenance;
+use perflab_store::{Store, VariantRecord};
 
 /// `perflab import`.
 pub fn import(args: &ImportArgs, store: &Store) -> Result<i32> {
@@ -65,7 +65,7 @@ pub fn import(args: &ImportArgs, store: &Store) -> Result<i32> {
         "format": imported.format.name(),
     });
     let (id, variant_ids) = store.begin_experiment(
-        "import",
+        ExperimentKind::Import,
         Some(&args.name),
         Some(&metric),
         &provenance,
@@ -95,7 +95,7 @@ pub fn import(args: &ImportArgs, store: &Store) -> Result<i32> {
     doc.provenance = Some(provenance_map(&provenance));
     store.finish_experiment(
         id,
-        "complete",
+        ResultStatus::Complete,
         None,
         None,
         Some(&serde_json::to_string(&doc).unwrap_or_default()),

@@ -1,6 +1,7 @@
 //! `perflab profile`: a sampling profile of a command, or of two with the
 //! shares that moved between them; tables, flame graph, store, JSON.
 
+use perflab_format::vocabulary::{ExperimentKind, ResultStatus};
 use std::path::{Path, PathBuf};
 
 use perflab_format::sampling::{SAMPLING_FORMAT, SampledProfile, SamplerInfo, SamplingDocument};
@@ -11,14 +12,15 @@ use crate::cli::ProfileArgs;
 use crate::error::{EXIT_INTERRUPTED, EXIT_OK, Error, Result};
 use crate::experiment::parse_env;
 use crate::profilers::diff::share_changes;
-use crate::profilers::flamegraph::{write_differential, write_flamegraph};
-use crate::profilers::render::render_sampling;
 use crate::profilers::warnings::{profile_warnings, symbol_warnings};
-use crate::profilers::{CallGraph, FoldedStacks, FunctionCounts, Perf};
-use crate::provenance::Provenance;
+use crate::profilers::{CallGraph, FunctionCounts, Perf};
 use crate::result_document::provenance_map;
-use crate::store::{Store, VariantRecord};
-use crate::units::parse_duration;
+use perflab_report::sampling::FoldedStacks;
+use perflab_report::sampling::flamegraph::{write_differential, write_flamegraph};
+use perflab_report::sampling::render::render_sampling;
+use perflab_report::units::parse_duration;
+use perflab_store::provenance::Provenance;
+use perflab_store::{Store, VariantRecord};
 
 /// One command to profile.
 struct Target {
@@ -107,7 +109,7 @@ pub fn profile(args: &ProfileArgs, store: &Store, executor: &mut dyn Executor) -
         "event": perf.event, "confidence": args.confidence,
     });
     let (id, variant_ids) = store.begin_experiment(
-        "profile",
+        ExperimentKind::Profile,
         args.name.as_deref(),
         None,
         &provenance,
@@ -149,18 +151,18 @@ pub fn profile(args: &ProfileArgs, store: &Store, executor: &mut dyn Executor) -
         let (outcome, folded) = match profiled {
             Ok(done) => done,
             Err(e) => {
-                store.finish_experiment(id, "incomplete", None, None, None)?;
+                store.finish_experiment(id, ResultStatus::Incomplete, None, None, None)?;
                 return Err(e);
             }
         };
         store.record_run(id, variant_ids[index], index + 1, 0, false, &outcome)?;
         if outcome.exit == ExitState::Interrupted {
-            store.finish_experiment(id, "incomplete", None, None, None)?;
+            store.finish_experiment(id, ResultStatus::Incomplete, None, None, None)?;
             eprintln!("perflab: interrupted; nothing was profiled to the end");
             return Ok(EXIT_INTERRUPTED);
         }
         if !outcome.exit.success() && !args.ignore_failure {
-            store.finish_experiment(id, "incomplete", None, None, None)?;
+            store.finish_experiment(id, ResultStatus::Incomplete, None, None, None)?;
             return Err(crate::engine::failed_run(
                 format!("profiled run of '{}'", target.name),
                 &displays[index],
@@ -235,7 +237,7 @@ pub fn profile(args: &ProfileArgs, store: &Store, executor: &mut dyn Executor) -
         provenance: Some(provenance_map(&provenance)),
     };
     let json = serde_json::to_string(&doc).unwrap_or_default();
-    store.finish_experiment(id, "complete", None, None, Some(&json))?;
+    store.finish_experiment(id, ResultStatus::Complete, None, None, Some(&json))?;
     print!("{}", render_sampling(&doc, args.top));
     for warning in &warnings {
         eprintln!("perflab: warning: {warning}");

@@ -3,10 +3,10 @@
 
 use crate::cli::ReportArgs;
 use crate::error::{EXIT_OK, Result};
-use crate::report::gather::gather;
-use crate::report::markdown::report_markdown;
-use crate::report::write_text;
-use crate::store::Store;
+use crate::gather::gather;
+use perflab_report::markdown::report_markdown;
+use perflab_report::write_text;
+use perflab_store::Store;
 
 /// `perflab report`.
 pub fn report(args: &ReportArgs, store: &Store) -> Result<i32> {
@@ -16,7 +16,7 @@ pub fn report(args: &ReportArgs, store: &Store) -> Result<i32> {
         write_text(path, &markdown)?;
     }
     if let Some(path) = &args.html {
-        write_text(path, &crate::report::html::report_html(&data))?;
+        write_text(path, &perflab_report::html::report_html(&data))?;
     }
     if args.markdown.is_none() && args.html.is_none() {
         print!("{markdown}");

@@ -1,6 +1,6 @@
 //! `perflab run`: measure one command.
 
-use perflab_format::vocabulary::{ResultKind, ResultStatus};
+use perflab_format::vocabulary::{ExperimentKind, ResultKind, ResultStatus};
 use perflab_runner::{
     CommandLine, Executor, ExitState, INSTRUCTIONS, InstructionExecutor, MetricExtractor,
     RunOutcome, RunSpec, builtin_metric, interrupted,
@@ -12,11 +12,11 @@ use crate::experiment::MetricChoice;
 use crate::experiment::parse_env;
 use crate::profilers::instructions::{CountedVariant, instructions_document, render_instructions};
 use crate::progress::progress_for;
-use crate::provenance::Provenance;
-use crate::report::{Render, TerminalReport, write_requested};
 use crate::result_document::{metric_info, provenance_map, result_document, variant_doc};
-use crate::store::{RunBlock, RunPlace, Store, VariantRecord};
-use crate::units::parse_duration;
+use perflab_report::units::parse_duration;
+use perflab_report::{Render, TerminalReport, write_requested};
+use perflab_store::provenance::Provenance;
+use perflab_store::{RunBatch, RunPlace, Store, VariantRecord};
 
 /// Runs when counting instructions: two show whether the counts repeat.
 const COUNTED_RUNS: usize = 2;
@@ -109,7 +109,7 @@ fn measure_runs(
         Provenance::collect(args.run.cwd.as_deref().unwrap_or(std::path::Path::new(".")));
     let display = command.display();
     let (id, variant_ids) = store.begin_experiment(
-        "run",
+        ExperimentKind::Run,
         args.name.as_deref(),
         Some(measure),
         &provenance,
@@ -135,7 +135,7 @@ fn measure_runs(
     let mut outcomes = Vec::new();
     let mut sequence = 0;
     let warmup = args.run.warmup.unwrap_or(0);
-    let mut block = RunBlock::new(store);
+    let mut batch = RunBatch::new(store);
     let result = (|| -> Result<()> {
         for i in 0..warmup + runs {
             if interrupted() {
@@ -163,7 +163,7 @@ fn measure_runs(
                 iteration: i.saturating_sub(warmup),
                 warmup: is_warmup,
             };
-            block.add(place, &outcome)?;
+            batch.add(place, &outcome)?;
             if !outcome.exit.success() && !args.run.ignore_failure {
                 return Err(crate::engine::failed_run(
                     format!("run {}", i + 1),
@@ -180,14 +180,14 @@ fn measure_runs(
     })();
     progress.finish();
     // Every run measured is kept, whatever ended the loop.
-    let written = block.write();
+    let written = batch.write().map_err(Error::from);
     let result = result.and(written);
     if let Err(e) = result {
-        store.finish_experiment(id, "incomplete", None, None, None)?;
+        store.finish_experiment(id, ResultStatus::Incomplete, None, None, None)?;
         return Err(e);
     }
     if outcomes.is_empty() {
-        store.finish_experiment(id, "incomplete", None, None, None)?;
+        store.finish_experiment(id, ResultStatus::Incomplete, None, None, None)?;
         return Err(Error::Interrupted("no run finished".into()));
     }
     let metric = MetricChoice::resolve(measure, None, "--measure")?;
@@ -209,13 +209,13 @@ fn measure_runs(
     crate::result_document::attach_spans(&mut doc, std::slice::from_ref(&outcomes), &[&name], None);
     store.finish_experiment(
         id,
-        doc.status.as_str(),
+        doc.status,
         None,
         None,
         Some(&serde_json::to_string(&doc).unwrap_or_default()),
     )?;
     print!("{}", TerminalReport.render(&doc));
-    print!("{}", crate::report::other_metrics(&outcomes));
+    print!("{}", perflab_report::other_metrics(&outcomes));
     write_requested(&doc, args.run.json.as_deref(), args.run.markdown.as_deref())?;
     Ok(Measured {
         code: if outcomes.len() < runs {

@@ -9,11 +9,11 @@ use crate::engine::StopReason;
 use crate::error::{EXIT_INTERRUPTED, Error, Result};
 use crate::experiment::Settings;
 use crate::progress::progress_for;
-use crate::report::markdown::suite::suite_markdown;
-use crate::report::terminal::suite::suite_terminal;
-use crate::report::write_text;
-use crate::store::Store;
 use crate::suite_document::suite_document;
+use perflab_report::markdown::suite::suite_markdown;
+use perflab_report::terminal::suite::suite_terminal;
+use perflab_report::write_text;
+use perflab_store::Store;
 
 use super::exit_code_for;
 
@@ -39,15 +39,9 @@ pub fn suite<E: Executor>(
     let verdict = run.verdicts();
     let overall = perflab_stats::combine_verdicts(&verdict);
     if let Some(id) = run.header.experiment_id {
-        let status = run.header.status().as_str();
+        let status = run.header.status();
         let json = serde_json::to_string(&doc).unwrap_or_default();
-        store.finish_experiment(
-            id,
-            status,
-            doc.result.verdict.map(|v| v.as_str()),
-            None,
-            Some(&json),
-        )?;
+        store.finish_experiment(id, status, doc.result.verdict, None, Some(&json))?;
     }
     print!("{}", suite_terminal(&doc));
     if let Some(path) = &args.run.json {

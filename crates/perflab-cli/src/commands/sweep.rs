@@ -6,31 +6,37 @@ use perflab_runner::Executor;
 use crate::cli::SweepArgs;
 use crate::error::{EXIT_INTERRUPTED, EXIT_OK, Error, Result};
 use crate::progress::sweep_progress_for;
-use crate::report::markdown::sweep::sweep_markdown;
-use crate::report::terminal::sweep::sweep_terminal;
-use crate::store::Store;
-use crate::sweep::{SweepStop, run_sweep, sweep_document};
-use crate::units::plural;
+use crate::sweep::{SweepStop, run_sweep, save_checkpoint, sweep_document};
+use perflab_report::markdown::sweep::sweep_markdown;
+use perflab_report::terminal::sweep::sweep_terminal;
+use perflab_report::units::plural;
+use perflab_store::Store;
 
 /// `perflab sweep`.
 pub fn sweep(args: &SweepArgs, store: &Store, executor: &mut dyn Executor) -> Result<i32> {
     let sweep = args.sweep()?;
     let mut progress = sweep_progress_for(sweep.points.len(), args.run.quiet);
-    let mut state = run_sweep(&sweep, executor, Some(store), progress.as_mut())?;
+    let mut state = run_sweep(
+        &sweep,
+        executor,
+        Some(store),
+        progress.as_mut(),
+        &mut |state| save_checkpoint(&sweep, Some(store), state),
+    )?;
     let failure = state.failure.take();
     let doc = sweep_document(&sweep, &state)?;
     let json = serde_json::to_string(&doc).unwrap_or_default();
     if let Some(id) = state.header.experiment_id {
-        store.finish_experiment(id, doc.result.status.as_str(), None, None, Some(&json))?;
+        store.finish_experiment(id, doc.result.status, None, None, Some(&json))?;
     }
     print!("{}", sweep_terminal(&doc));
     if let Some(path) = &args.run.json {
         let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
         text.push('\n');
-        crate::report::write_text(path, &text)?;
+        perflab_report::write_text(path, &text)?;
     }
     if let Some(path) = &args.run.markdown {
-        crate::report::write_text(path, &sweep_markdown(&doc, 3))?;
+        perflab_report::write_text(path, &sweep_markdown(&doc, 3))?;
     }
     let kept = || {
         format!(

@@ -3,7 +3,7 @@
 
 use crate::cli::{PullArgs, PushArgs};
 use crate::error::{EXIT_OK, Error, Result};
-use crate::store::{Location, Store, TransferSummary};
+use perflab_store::{Location, Store, TransferSummary};
 
 /// `perflab push`: from `--store` to `--to`.
 pub fn push(args: &PushArgs, store: &Store) -> Result<i32> {

@@ -18,7 +18,7 @@ use perflab_stats::{
 use crate::engine::{DecisionSoFar, missing_metric};
 use crate::error::{Error, Result};
 use crate::experiment::{Experiment, Guard, MetricChoice};
-use crate::units::format_percent;
+use perflab_report::units::format_percent;
 
 pub use perflab_stats::GuardStatus;
 

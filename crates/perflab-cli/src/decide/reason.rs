@@ -4,7 +4,7 @@ use perflab_stats::{Decision, Interval, Thresholds, Verdict};
 
 use super::{GuardOutcome, GuardStatus};
 use crate::experiment::Experiment;
-use crate::units::format_percent;
+use perflab_report::units::format_percent;
 
 /// Why `interval` gives `verdict` against `th`; `more` names what an
 /// INCONCLUSIVE verdict needs more of ("runs", "samples").

@@ -33,12 +33,12 @@ pub use progress::{
 pub use runs::{RunChecks, RunMaker, RunRequest, failed_run, missing_metric};
 
 use perflab_format::machine::MachineDoc;
-use perflab_format::vocabulary::{ResultKind, ResultStatus};
+use perflab_format::vocabulary::{ExperimentKind, ResultStatus};
 
 use crate::error::{Error, Result};
 use crate::experiment::Variant;
-use crate::provenance::Provenance;
-use crate::store::{Store, VariantRecord};
+use perflab_store::provenance::Provenance;
+use perflab_store::{Store, VariantRecord};
 
 /// Why an A/B experiment, a suite or a bisection step stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,7 +83,7 @@ impl OutcomeHeader {
 /// What an experiment is, for the store.
 pub struct Plan<'a> {
     /// Its kind in the store.
-    pub kind: ResultKind,
+    pub kind: ExperimentKind,
     /// A name for the history, if given.
     pub name: Option<&'a str>,
     /// The metric measured.
@@ -127,7 +127,7 @@ impl<'a> Session<'a> {
         let config = config(schedule.seed());
         let ids = match store {
             Some(store) => Some(store.begin_experiment(
-                plan.kind.as_str(),
+                plan.kind,
                 plan.name,
                 Some(plan.metric),
                 &provenance,
@@ -224,7 +224,7 @@ pub fn keep_finished_runs(
     let (Some(store), Some(id)) = (store, experiment_id) else {
         return Ok(e);
     };
-    store.finish_experiment(id, ResultStatus::Incomplete.as_str(), None, None, None)?;
+    store.finish_experiment(id, ResultStatus::Incomplete, None, None, None)?;
     let kept = store.count_runs(id)?;
     Ok(annotate(
         e,

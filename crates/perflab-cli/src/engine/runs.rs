@@ -14,7 +14,7 @@ use perflab_runner::{
 use crate::error::{Error, Result};
 use crate::expectations::{Expectations, check};
 use crate::experiment::{Experiment, Variant};
-use crate::store::Store;
+use perflab_store::Store;
 
 /// How every run of an experiment is started and what it must show.
 #[derive(Debug, Clone)]

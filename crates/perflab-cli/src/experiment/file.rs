@@ -60,7 +60,7 @@ use super::pin::parse_pin;
 use super::settings::{ScenarioSettings, Settings, VariantSettings, parse_better};
 use crate::error::{Error, Result};
 use crate::expectations::Expectations;
-use crate::units::{parse_duration, parse_percent};
+use perflab_report::units::{parse_duration, parse_percent};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

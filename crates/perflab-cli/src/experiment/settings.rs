@@ -17,7 +17,7 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::expectations::Expectations;
-use crate::units::{format_percent, parse_duration, parse_percent};
+use perflab_report::units::{format_percent, parse_duration, parse_percent};
 
 /// A variant as given, before defaults.
 #[derive(Debug, Clone, Default)]

@@ -86,7 +86,7 @@ pub fn share_changes(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profilers::folded::FoldedStacks;
+    use perflab_report::sampling::FoldedStacks;
 
     fn counts(text: &str) -> FunctionCounts {
         FunctionCounts::of(&FoldedStacks::parse(text).unwrap())

@@ -10,7 +10,7 @@ use perflab_format::instructions::{
 };
 use perflab_runner::callgrind::CallgrindCounts;
 
-use crate::units::format_count;
+use perflab_report::units::format_count;
 
 /// Functions kept per variant and changes kept per comparison.
 pub const FUNCTIONS_KEPT: usize = 30;

@@ -2,18 +2,15 @@
 //! instrumented:
 //! sampling profiles through `perf record` (folded stacks, shares with
 //! intervals, flame graphs, differential profiles) and instruction counts
-//! per function from valgrind's callgrind.
+//! per function from valgrind's callgrind. The folded stacks, flame graphs
+//! and text of a sampling profile are perflab-report's (`sampling`).
 
 pub mod diff;
-pub mod flamegraph;
-pub mod folded;
 pub mod instructions;
 pub mod perf;
-pub mod render;
 pub mod shares;
 pub mod symbols;
 pub mod warnings;
 
-pub use folded::FoldedStacks;
 pub use perf::{CallGraph, Perf};
 pub use shares::FunctionCounts;

@@ -11,8 +11,8 @@ use std::time::Duration;
 use perflab_runner::tools::{PERF_INSTALL, require};
 use perflab_runner::{CommandLine, Executor, MetricExtractor, RunOutcome, RunSpec};
 
-use super::folded::FoldedStacks;
 use crate::error::{Error, Result};
+use perflab_report::sampling::FoldedStacks;
 
 /// How stacks are unwound.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -13,15 +13,12 @@ use std::collections::HashMap;
 use perflab_format::sampling::FunctionShare;
 use perflab_stats::wilson_interval;
 
-use super::folded::FoldedStacks;
 use crate::error::Result;
+use perflab_report::sampling::FoldedStacks;
 
 /// Half-width of a share's interval above which the profile is too small
 /// to read shares from (5 percentage points).
 pub const MAX_HALF_WIDTH: f64 = 0.05;
-
-/// Fewer samples than this in a function make its share a guess.
-pub const FEW_SAMPLES: u64 = 10;
 
 /// Per-function sample counts of one profile.
 #[derive(Debug, Clone, Default)]
@@ -136,7 +133,7 @@ pub fn precision_warning(total: u64, shares: &[FunctionShare], confidence: f64) 
         "only {}: a share of {:.0}% is known only to within ±{:.0} points. \
          About {needed} samples are needed for ±{:.0} points: run the program longer \
          (a bigger input, or a loop around it) or raise --frequency",
-        crate::units::plural(total as usize, "sample"),
+        perflab_report::units::plural(total as usize, "sample"),
         widest.0 * 100.0,
         widest.1 * 100.0,
         MAX_HALF_WIDTH * 100.0

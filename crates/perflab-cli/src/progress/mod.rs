@@ -12,7 +12,7 @@ pub use sweep::{TerminalSweepProgress, sweep_progress_for};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::engine::progress::{DecisionSoFar, NoProgress, Progress};
-use crate::units::format_percent;
+use perflab_report::units::format_percent;
 
 /// A progress bar on stderr.
 pub struct TerminalProgress {
@@ -71,5 +71,5 @@ pub fn progress_for(what: &str, total: usize, quiet: bool) -> Box<dyn Progress> 
 /// a CI job's log.
 pub fn live_display_wanted() -> bool {
     use std::io::IsTerminal;
-    std::io::stderr().is_terminal() && !crate::ci::in_ci()
+    std::io::stderr().is_terminal() && !perflab_store::ci::in_ci()
 }

@@ -22,7 +22,7 @@ pub use git::Repository;
 
 use crate::error::{Error, Result};
 use crate::experiment::Settings;
-use crate::provenance::VariantRevision;
+use perflab_store::provenance::VariantRevision;
 
 /// Revisions of one repository, built as a plan says.
 #[derive(Debug)]

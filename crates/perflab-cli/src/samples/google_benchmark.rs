@@ -7,7 +7,7 @@
 
 use super::{Benchmark, Format, Imported, Importer, Input, Series, number};
 use crate::error::{Error, Result};
-use crate::machine_description::MachineDescription;
+use perflab_store::machine_description::MachineDescription;
 
 /// Google Benchmark's JSON output.
 pub struct GoogleBenchmarkJson;

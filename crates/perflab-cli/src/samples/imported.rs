@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use super::Format;
 use crate::error::{Error, Result};
-use crate::machine_description::MachineDescription;
+use perflab_store::machine_description::MachineDescription;
 
 /// The samples of one metric of one benchmark.
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -5,7 +5,7 @@ use perflab_format::result::ResultDocument;
 
 use super::{Benchmark, Format, Imported, Importer, Input, Series};
 use crate::error::{Error, Result};
-use crate::machine_description::MachineDescription;
+use perflab_store::machine_description::MachineDescription;
 
 /// A `perflab-result/1` document.
 pub struct PerflabResult;

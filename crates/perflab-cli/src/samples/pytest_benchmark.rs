@@ -6,7 +6,7 @@
 
 use super::{Benchmark, Format, Imported, Importer, Input};
 use crate::error::{Error, Result};
-use crate::machine_description::MachineDescription;
+use perflab_store::machine_description::MachineDescription;
 
 /// pytest-benchmark's JSON.
 pub struct PytestBenchmarkJson;

@@ -10,7 +10,12 @@ use super::params::{Parameter, Point, cross_product, parse_parameter};
 use super::template::Template;
 use crate::error::{Error, Result};
 use crate::experiment::{MetricChoice, RunLimits, parse_better, parse_env};
-use crate::units::{parse_duration, parse_percent};
+use perflab_report::units::{parse_duration, parse_percent};
+
+/// The variant name of a command at a point, in messages and the store.
+pub fn variant_name(command: &str, point_label: &str) -> String {
+    format!("{command} {point_label}")
+}
 
 /// Default runs per command and point before a point may stop.
 pub const DEFAULT_MIN_RUNS: usize = 5;

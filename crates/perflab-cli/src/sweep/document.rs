@@ -14,17 +14,24 @@ use perflab_stats::{Cliff, LinearCostFit, PowerLawFit};
 use super::analysis::{
     analyse_point, confidence_sequence, metric_values, per_item, per_item_description,
 };
-use super::config::Sweep;
+use super::config::{Sweep, variant_name};
 use super::series::{PointFigures, Series, series};
 use super::state::SweepState;
 use crate::error::Result;
 use crate::result_document::{
     interval_doc, metric_info, provenance_map, result_document, variant_doc,
 };
+use perflab_store::Store;
 
-/// The variant name of a command at a point.
-pub fn variant_name(command: &str, point_label: &str) -> String {
-    format!("{command} {point_label}")
+/// Saves the document so far, so that even a killed sweep leaves its
+/// finished points readable: the checkpoint `perflab sweep` gives
+/// [`run_sweep`](super::run_sweep) to call after each finished point.
+pub fn save_checkpoint(sweep: &Sweep, store: Option<&Store>, state: &SweepState) -> Result<()> {
+    if let (Some(store), Some(id)) = (store, state.header.experiment_id) {
+        let doc = sweep_document(sweep, state)?;
+        store.save_result_json(id, &serde_json::to_string(&doc).unwrap_or_default())?;
+    }
+    Ok(())
 }
 
 /// Builds the document from the state of a sweep (finished or not).

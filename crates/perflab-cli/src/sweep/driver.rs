@@ -13,12 +13,12 @@
 
 use std::time::Instant;
 
-use perflab_format::vocabulary::{ResultKind, SweepStop};
+use perflab_format::vocabulary::{ExperimentKind, SweepStop};
 use perflab_runner::{CommandLine, Executor, RunOutcome};
 
 use super::analysis::{PointAnalysis, analyse_point, confidence_sequence, precision_rule};
 use super::config::Sweep;
-use super::document::{sweep_document, variant_name};
+use super::config::variant_name;
 use super::params::Point;
 use super::state::{PointState, SweepState};
 use crate::engine::{
@@ -28,15 +28,18 @@ use crate::engine::{
 use crate::error::Result;
 use crate::expectations::Expectations;
 use crate::experiment::Variant;
-use crate::store::Store;
+use perflab_store::Store;
 
 /// Runs the sweep. A failed run does not lose the points measured: the
 /// state comes back with [`SweepStop::Failed`] and the error in `failure`.
+/// `checkpoint` is called with the state each time a point is done (the
+/// command saves the document so far there; the engine builds no document).
 pub fn run_sweep(
     sweep: &Sweep,
     executor: &mut dyn Executor,
     store: Option<&Store>,
     progress: &mut dyn SweepProgress,
+    checkpoint: &mut dyn FnMut(&SweepState) -> Result<()>,
 ) -> Result<SweepState> {
     let cells = cells(sweep)?;
     let texts: Vec<String> = sweep
@@ -46,7 +49,7 @@ pub fn run_sweep(
         .collect();
     let names: Vec<String> = cells.iter().map(|c| c.name.clone()).collect();
     let plan = Plan {
-        kind: ResultKind::Sweep,
+        kind: ExperimentKind::Sweep,
         name: sweep.name.as_deref(),
         metric: &sweep.metric.name,
         cwd: sweep.cwd.as_deref(),
@@ -130,7 +133,7 @@ pub fn run_sweep(
             let n = point.runs.iter().map(Vec::len).min().unwrap_or(0);
             if rule.stop(n, point.widest).is_some() {
                 point.done = true;
-                checkpoint(sweep, store, &state)?;
+                checkpoint(&state)?;
             }
             progress.update(&status(sweep, &state, p, started.elapsed().as_secs_f64()));
         }
@@ -169,15 +172,6 @@ pub fn sweep_config(sweep: &Sweep, seed: u64) -> ExperimentConfig {
                 .collect(),
         }),
     }
-}
-
-/// Saves the document so far, so that even a killed sweep leaves its finished points readable.
-fn checkpoint(sweep: &Sweep, store: Option<&Store>, state: &SweepState) -> Result<()> {
-    if let (Some(store), Some(id)) = (store, state.header.experiment_id) {
-        let doc = sweep_document(sweep, state)?;
-        store.save_result_json(id, &serde_json::to_string(&doc).unwrap_or_default())?;
-    }
-    Ok(())
 }
 
 /// Every command at every point as a variant, point by point: its name in

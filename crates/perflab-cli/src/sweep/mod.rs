@@ -8,8 +8,9 @@
 //! (through [`crate::engine`]) into a [`state`], [`analysis`] turns runs into intervals, [`series`] into
 //! curves along the size, and [`document`] turns the state and the
 //! intervals into the stored result (whose types are perflab-format's). Data flows one way: the driver uses the analysis
-//! (to stop a point) and the document (to checkpoint), the document uses
-//! the analysis and the series, and neither uses the driver.
+//! (to stop a point) and calls back the command to checkpoint the document
+//! ([`save_checkpoint`]), the document uses the analysis and the series,
+//! and neither uses the driver.
 
 pub mod analysis;
 pub mod config;
@@ -21,7 +22,7 @@ pub mod state;
 pub mod template;
 
 pub use config::{Sweep, SweepCommand};
-pub use document::sweep_document;
+pub use document::{save_checkpoint, sweep_document};
 pub use driver::run_sweep;
 pub use perflab_format::sweep::SweepDocument;
 pub use perflab_format::vocabulary::SweepStop;

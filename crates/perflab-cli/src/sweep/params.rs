@@ -2,6 +2,7 @@
 //! or a range (`1K..100K:x10` geometric, `1..8:+1` or `1..8` arithmetic),
 //! and the points of their cross product.
 
+use perflab_report::units::number_text;
 use perflab_runner::parse_si_number;
 
 use crate::error::{Error, Result};
@@ -151,15 +152,6 @@ fn list_value(item: &str) -> ParamValue {
             text: item.to_string(),
             number,
         },
-    }
-}
-
-/// Prints a number as a command would want it: integers without a fraction.
-pub fn number_text(n: f64) -> String {
-    if n == n.trunc() && n.abs() < 1e15 {
-        format!("{}", n as i64)
-    } else {
-        format!("{n}")
     }
 }
 

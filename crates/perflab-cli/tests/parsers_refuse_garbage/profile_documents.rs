@@ -1,8 +1,8 @@
 //! Profile documents (`perflab-profile/1`) that instrumented programs write
 //! and the CLI reads back from each run.
 
-use perflab_cli::spans::{parse_profiles, profile_warnings, span_docs};
 use perflab_format::profile::Profile;
+use perflab_report::spans::{parse_profiles, profile_warnings, span_docs};
 use proptest::prelude::*;
 
 use crate::near_miss::{CASES, near_miss};

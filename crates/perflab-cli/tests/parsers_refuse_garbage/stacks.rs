@@ -1,7 +1,8 @@
 //! perf output: `perf script` text folded into stacks, and folded text as
 //! stored (`frame;frame;... COUNT`).
 
-use perflab_cli::profilers::{CallGraph, FoldedStacks};
+use perflab_cli::profilers::CallGraph;
+use perflab_report::sampling::FoldedStacks;
 use proptest::prelude::*;
 
 use crate::near_miss::{CASES, near_miss, near_miss_bytes, odd_value};

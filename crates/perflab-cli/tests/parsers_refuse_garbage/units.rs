@@ -1,6 +1,6 @@
 //! Percentages, durations and K/M/G numbers as users type them.
 
-use perflab_cli::units::{parse_duration, parse_percent};
+use perflab_report::units::{parse_duration, parse_percent};
 use perflab_runner::parse_si_number;
 use proptest::prelude::*;
 

@@ -6,6 +6,7 @@
 //! valgrind (its result and the `perflab-instructions/1` attachment).
 #![allow(dead_code)]
 
+use perflab_format::vocabulary::{ExperimentKind, ResultStatus};
 use std::collections::{BTreeMap, HashMap};
 
 use perflab_cli::ab::AbRun;
@@ -13,16 +14,17 @@ use perflab_cli::decide::evaluate;
 use perflab_cli::engine::{OutcomeHeader, StopReason};
 use perflab_cli::experiment::Settings;
 use perflab_cli::experiment::settings::VariantSettings;
+use perflab_cli::profilers::FunctionCounts;
 use perflab_cli::profilers::diff::share_changes;
 use perflab_cli::profilers::instructions::{CountedVariant, instructions_document};
 use perflab_cli::profilers::warnings::profile_warnings;
-use perflab_cli::profilers::{FoldedStacks, FunctionCounts};
-use perflab_cli::provenance::Provenance;
 use perflab_cli::result_document::{ab_document, provenance_map};
-use perflab_cli::store::{Store, VariantRecord};
 use perflab_format::sampling::{SAMPLING_FORMAT, SampledProfile, SamplerInfo, SamplingDocument};
+use perflab_report::sampling::FoldedStacks;
 use perflab_runner::callgrind::CallgrindCounts;
 use perflab_runner::{FakeExecutor, MetricValue, RunOutcome};
+use perflab_store::provenance::Provenance;
+use perflab_store::{Store, VariantRecord};
 
 /// A shell command for `perflab ab` or `perflab run` that hands perflab, as
 /// an instrumented program would, the next of the `count` profiles
@@ -136,7 +138,7 @@ pub fn store_differential_profile(
     let commands = ["./parser --old", "./parser --new"];
     let (id, variants) = store
         .begin_experiment(
-            "profile",
+            ExperimentKind::Profile,
             Some("parser-profile"),
             None,
             provenance,
@@ -191,7 +193,7 @@ pub fn store_differential_profile(
     };
     let json = serde_json::to_string(&doc).unwrap();
     store
-        .finish_experiment(id, "complete", None, None, Some(&json))
+        .finish_experiment(id, ResultStatus::Complete, None, None, Some(&json))
         .unwrap();
     id
 }
@@ -228,7 +230,7 @@ pub fn store_instruction_counts(store: &Store, provenance: &Provenance) -> i64 {
     .unwrap();
     let (id, variants) = store
         .begin_experiment(
-            "ab",
+            ExperimentKind::Ab,
             Some("counted"),
             Some("instructions"),
             provenance,
@@ -271,13 +273,7 @@ pub fn store_instruction_counts(store: &Store, provenance: &Provenance) -> i64 {
     let change = doc.decision.as_ref().map(|d| (d.change, d.ci[0], d.ci[1]));
     let json = serde_json::to_string(&doc).unwrap();
     store
-        .finish_experiment(
-            id,
-            "complete",
-            doc.verdict.map(|v| v.as_str()),
-            change,
-            Some(&json),
-        )
+        .finish_experiment(id, ResultStatus::Complete, doc.verdict, change, Some(&json))
         .unwrap();
     let a = callgrind(&[
         ("/tmp/two", "heavy", 1_500_140),

@@ -1,0 +1,73 @@
+//! The history of a metric over commits as a Markdown table.
+
+use std::fmt::Write;
+
+use super::cell;
+use crate::sections::history::{
+    change_points_line, describe_change_point, describe_judgement, header, level, series_title,
+};
+use perflab_format::history::MetricHistory;
+
+/// The metric history as Markdown (`level` is the heading level of its title).
+pub fn history_markdown(e: &MetricHistory, unit: &str, heading: usize) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} History of {}\n",
+        "#".repeat(heading),
+        cell(&e.metric)
+    );
+    let _ = writeln!(out, "{}.\n", cell(&header(e)));
+    for s in &e.series {
+        let _ = writeln!(
+            out,
+            "| {} at commit | experiments | runs | median | change point: segment before → from here |\n| --- | --- | ---: | ---: | --- |",
+            cell(series_title(e, s).trim_start_matches("variant "))
+        );
+        for step in &s.steps {
+            let experiments = step
+                .experiments
+                .iter()
+                .map(|id| format!("#{id}"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let change = step
+                .change
+                .as_ref()
+                .map(|j| {
+                    let text = cell(&describe_judgement(j));
+                    if j.regression {
+                        format!("**{text}**")
+                    } else {
+                        text
+                    }
+                })
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {} | {} | {} |",
+                cell(&step.label),
+                experiments,
+                step.values.len(),
+                cell(&level(step, unit)),
+                change
+            );
+        }
+        if let (Some(total), Some(first), Some(last)) = (&s.total, s.steps.first(), s.steps.last())
+        {
+            let _ = writeln!(
+                out,
+                "| **total** `{}` → `{}` | | | | {} |",
+                cell(&first.label),
+                cell(&last.label),
+                cell(&describe_judgement(total))
+            );
+        }
+        let _ = writeln!(out, "\n{}.", cell(&change_points_line(s)));
+        for c in &s.change_points {
+            let _ = writeln!(out, "- {}", cell(&describe_change_point(c)));
+        }
+        let _ = writeln!(out);
+    }
+    out
+}

@@ -1,0 +1,27 @@
+//! Counters, gauges, futures and locks in Markdown, beside the span table.
+
+use std::fmt::Write;
+
+use perflab_format::result::ResultDocument;
+
+use super::cell;
+use crate::sections::probes::{SECTION_KINDS, sections};
+
+/// The counter and gauge tables in Markdown, or nothing without probes.
+pub fn markdown_probes(doc: &ResultDocument) -> String {
+    let mut out = String::new();
+    let variants: Vec<String> = doc.variants.iter().map(|v| cell(&v.name)).collect();
+    for ((title, rows), kind) in sections(doc).into_iter().zip(SECTION_KINDS) {
+        if rows.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\n{}:\n", title[..1].to_uppercase() + &title[1..]);
+        let _ = writeln!(out, "| {kind} | {} |", variants.join(" | "));
+        let _ = writeln!(out, "| --- |{}", " ---: |".repeat(variants.len()));
+        for (name, cells) in rows {
+            let cells: Vec<String> = cells.iter().map(|c| cell(c)).collect();
+            let _ = writeln!(out, "| `{}` | {} |", cell(&name), cells.join(" | "));
+        }
+    }
+    out
+}

@@ -1,0 +1,68 @@
+//! A sweep's span grid as a Markdown table.
+
+use std::fmt::Write;
+
+use super::cell;
+use crate::sections::span_grid::{SpanGrid, share_cell};
+use crate::units::format_seconds;
+
+/// The grid as a Markdown table.
+pub fn span_grid_markdown(grid: &SpanGrid) -> String {
+    let mut out = String::from(
+        "Self time of each span as a share of wall time, per point and command (median over its profiled runs; above 100% when threads overlap).\n\n| point | runs | wall time per run |",
+    );
+    for c in &grid.columns {
+        let _ = write!(out, " `{}` |", cell(c));
+    }
+    if grid.others {
+        out.push_str(" other spans |");
+    }
+    out.push_str(" *(unattributed)* |\n| --- | ---: | ---: |");
+    let columns = grid.columns.len() + usize::from(grid.others) + 1;
+    out.push_str(&" ---: |".repeat(columns));
+    out.push('\n');
+    for r in &grid.rows {
+        let _ = write!(
+            out,
+            "| {} | {} | {} |",
+            cell(&r.variant),
+            r.runs,
+            r.wall_s.map_or("-".to_string(), format_seconds)
+        );
+        for s in &r.shares {
+            let _ = write!(out, " {} |", share_cell(*s));
+        }
+        if grid.others {
+            let _ = write!(out, " {} |", share_cell(Some(r.others)));
+        }
+        let _ = writeln!(out, " {} |", share_cell(Some(r.unattributed)));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sections::span_grid::SpanGridRow;
+
+    #[test]
+    fn a_row_gives_its_runs_wall_time_and_a_dash_where_a_span_did_not_run() {
+        let grid = SpanGrid {
+            columns: vec!["f".into(), "a".into()],
+            others: true,
+            rows: vec![SpanGridRow {
+                variant: "x n=1".into(),
+                runs: 3,
+                wall_s: Some(1e-3),
+                shares: vec![None, Some(0.3)],
+                others: 0.04,
+                unattributed: 0.1,
+            }],
+        };
+        let md = span_grid_markdown(&grid);
+        assert!(
+            md.contains("| x n=1 | 3 | 1.000 ms | - | 30.0% | 4.0% | 10.0% |"),
+            "{md}"
+        );
+    }
+}

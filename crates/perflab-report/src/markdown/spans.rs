@@ -1,0 +1,96 @@
+//! Spans in Markdown: the result's span table (each variant's self time and
+//! share of wall time, the change with its interval and the spans that
+//! moved) and the breakdown of one variant.
+
+use std::fmt::Write;
+
+use perflab_format::result::ResultDocument;
+
+use super::probes::markdown_probes;
+use super::{cell, warnings_markdown};
+use crate::sections::spans::{VariantSpans, change_text};
+use crate::units::{format_number, format_seconds, format_share};
+
+/// The span table in Markdown, or nothing when no run wrote a profile;
+/// then the counters and gauges, and the profiles' warnings.
+pub fn markdown_spans(doc: &ResultDocument) -> String {
+    let mut out = String::new();
+    if !doc.spans.is_empty() {
+        let names: Vec<String> = doc
+            .variants
+            .iter()
+            .map(|v| format!("{} self", cell(&v.name)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "\n| span | {} | change of self time |",
+            names.join(" | ")
+        );
+        let _ = writeln!(out, "| --- | {}---: |", "---: | ".repeat(names.len()));
+    }
+    for s in &doc.spans {
+        let cells: Vec<String> = s
+            .per_variant
+            .iter()
+            .map(|v| {
+                v.as_ref().map_or("-".to_string(), |v| {
+                    format!(
+                        "{} ({} of wall)",
+                        format_seconds(v.self_s),
+                        format_share(v.self_share_of_wall)
+                    )
+                })
+            })
+            .collect();
+        let change = match change_text(s) {
+            Some(text) if s.moved == Some(true) => format!("{text} **moved**"),
+            Some(text) => text,
+            None => "-".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {change} |",
+            cell(&s.name),
+            cells.join(" | ")
+        );
+    }
+    out.push_str(&markdown_probes(doc));
+    out.push_str(&warnings_markdown(&doc.profile_warnings));
+    out
+}
+
+/// The spans of one variant as a Markdown table.
+pub fn variant_spans_markdown(v: &VariantSpans) -> String {
+    let mut out = String::new();
+    let wall = v
+        .wall_s
+        .map(|w| format!(", {} of wall time per run", format_seconds(w)))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "**{}**: {} profiled runs{wall}.\n",
+        cell(&v.variant),
+        v.runs
+    );
+    let _ = writeln!(
+        out,
+        "| span | self time per run | share of wall time | calls per run |\n| --- | ---: | ---: | ---: |"
+    );
+    for s in &v.spans {
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} |",
+            cell(&s.name),
+            format_seconds(s.self_s),
+            format_share(s.share_of_wall),
+            format_number(s.calls)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "| *(unattributed: no span)* | {} | {} | |",
+        format_seconds(v.unattributed.self_s),
+        format_share(v.unattributed.share_of_wall)
+    );
+    out
+}

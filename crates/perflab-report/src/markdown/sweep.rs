@@ -1,0 +1,108 @@
+//! A sweep as a Markdown section.
+
+use std::fmt::Write;
+
+use super::cell;
+use crate::sections::sweep::{
+    describe_series, fixed_part_warnings, header, notes, rows, series_heading, series_name,
+};
+use perflab_format::sweep::SweepDocument;
+
+/// The sweep as a Markdown section (`level` is the heading level of its title).
+pub fn sweep_markdown(doc: &SweepDocument, level: usize) -> String {
+    let title = doc
+        .result
+        .name
+        .as_deref()
+        .map(|n| format!(": {}", cell(n)))
+        .unwrap_or_default();
+    format!(
+        "{} perflab sweep{title}\n\n{}",
+        "#".repeat(level),
+        sweep_markdown_body(doc)
+    )
+}
+
+/// The sweep's Markdown without its heading.
+pub fn sweep_markdown_body(doc: &SweepDocument) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}.\n", cell(&header(doc)));
+    let _ = writeln!(out, "| command | template |\n| --- | --- |");
+    for c in &doc.sweep.commands {
+        let _ = writeln!(
+            out,
+            "| {}{} | `{}` |",
+            cell(&c.name),
+            if c.reference { " (reference)" } else { "" },
+            cell(&c.template)
+        );
+    }
+    let per_item = doc.sweep.per_item.clone();
+    let has_reference = doc.sweep.commands.iter().any(|c| c.reference);
+    let _ = write!(out, "\n| point | command | runs | value |");
+    if let Some(p) = &per_item {
+        let _ = write!(out, " per item ({}) |", cell(p));
+    }
+    if has_reference {
+        let _ = write!(out, " vs reference |");
+    }
+    let _ = write!(out, "\n| --- | --- | ---: | ---: |");
+    if per_item.is_some() {
+        let _ = write!(out, " ---: |");
+    }
+    if has_reference {
+        let _ = write!(out, " --- |");
+    }
+    let _ = writeln!(out);
+    for r in rows(doc) {
+        let _ = write!(
+            out,
+            "| {} | {} | {} | {} |",
+            cell(&r.point),
+            cell(&r.command),
+            r.runs,
+            cell(&r.value)
+        );
+        if per_item.is_some() {
+            let _ = write!(out, " {} |", cell(&r.per_item));
+        }
+        if has_reference {
+            let _ = write!(out, " {} |", cell(&r.ratio));
+        }
+        let _ = writeln!(out);
+    }
+    if let Some(size) = &doc.sweep.size {
+        if !doc.sweep.series.is_empty() {
+            let heading = series_heading(doc, size);
+            let _ = writeln!(
+                out,
+                "\n{}{}:\n",
+                heading[..1].to_uppercase(),
+                cell(&heading[1..])
+            );
+            for series in &doc.sweep.series {
+                let _ = writeln!(
+                    out,
+                    "- **{}**: {}",
+                    cell(&series_name(series)),
+                    cell(&describe_series(doc, series, size))
+                );
+            }
+        }
+    }
+    let warnings = fixed_part_warnings(doc);
+    if !warnings.is_empty() {
+        let _ = writeln!(out);
+        for warning in warnings {
+            let _ = writeln!(out, "> **Warning**: {}", cell(&warning));
+        }
+    }
+    let notes = notes(doc);
+    if !notes.is_empty() {
+        let _ = writeln!(out);
+        for note in notes {
+            let _ = writeln!(out, "> {}", cell(&note));
+        }
+    }
+    out
+}

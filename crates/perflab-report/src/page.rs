@@ -1,0 +1,75 @@
+//! The data of one `perflab report` page: each experiment's result (or
+//! sweep, or sampling profile), its instruction counts, its span breakdowns
+//! and its history over commits, read from the store once (by the CLI's
+//! `gather`), so that the Markdown and the HTML page are two views of the
+//! same data.
+
+use std::collections::BTreeMap;
+
+use perflab_format::history::MetricHistory;
+use perflab_format::instructions::InstructionsDocument;
+use perflab_format::result::ResultDocument;
+use perflab_format::suite::SuiteDocument;
+use perflab_format::sweep::SweepDocument;
+
+use crate::sections::sampling::SamplingReport;
+use crate::sections::spans::VariantSpans;
+
+/// The data of one report.
+#[derive(Debug, Clone)]
+pub struct ReportData {
+    /// The experiments, in the order asked for.
+    pub experiments: Vec<ExperimentReport>,
+}
+
+/// One experiment's part of a report.
+#[derive(Debug, Clone)]
+pub struct ExperimentReport {
+    /// Id in the store.
+    pub id: i64,
+    /// `ab`, `run`, `compare`, `sweep`, `suite` or `profile`.
+    pub kind: String,
+    /// Name, if given.
+    pub name: Option<String>,
+    /// Status in the store.
+    pub status: String,
+    /// The result document (for a sweep, its shared part).
+    pub result: Option<ResultDocument>,
+    /// The sweep, for sweeps.
+    pub sweep: Option<SweepDocument>,
+    /// The matrix of cells, for suites.
+    pub suite: Option<SuiteDocument>,
+    /// The sampling profile, for experiments of kind `profile`.
+    pub sampling: Option<SamplingReport>,
+    /// Instruction counts per function, when the runs were counted under valgrind.
+    pub instructions: Option<InstructionsDocument>,
+    /// Spans per variant (empty without profiles): the result's own span
+    /// figures, or for a sweep the same figures computed from its runs.
+    pub spans: Vec<VariantSpans>,
+    /// The profiles' warnings, grouped, when the result does not state them.
+    pub span_warnings: Vec<String>,
+    /// The metric over commits, when it was measured at 2 or more commits.
+    pub history: Option<(MetricHistory, String)>,
+    /// Why there is no result, if there is none.
+    pub missing: Option<String>,
+    /// What the store holds for this experiment but could not be read.
+    pub warnings: Vec<String>,
+}
+
+impl ExperimentReport {
+    /// "sweep #3: hamt", "ab #12".
+    pub fn title(&self) -> String {
+        match &self.name {
+            Some(n) => format!("{} #{}: {n}", self.kind, self.id),
+            None => format!("{} #{}", self.kind, self.id),
+        }
+    }
+
+    /// Where the measurement came from (commit, host, kernel, time), if stored.
+    pub fn provenance(&self) -> Option<&BTreeMap<String, serde_json::Value>> {
+        self.result
+            .as_ref()
+            .and_then(|r| r.provenance.as_ref())
+            .or_else(|| self.sampling.as_ref()?.doc.provenance.as_ref())
+    }
+}

@@ -1,0 +1,12 @@
+//! Sampling profiles as the reports show them: folded stacks (`folded`),
+//! their flame graphs (`flamegraph`) and the text of a profile's top
+//! functions and moved shares (`render`).
+
+pub mod flamegraph;
+pub mod folded;
+pub mod render;
+
+pub use folded::FoldedStacks;
+
+/// Fewer samples than this in a function make its share a guess.
+pub const FEW_SAMPLES: u64 = 10;

@@ -1,0 +1,220 @@
+//! Profiles on the terminal: the top functions with their samples, shares
+//! and intervals; for two profiles, the shares that moved.
+
+use std::fmt::Write;
+
+use perflab_format::sampling::{FunctionShare, SampledProfile, SamplingDocument, ShareChange};
+
+use crate::units::{format_points, format_points_interval, format_share, format_share_interval};
+
+/// Longest function name shown before it is cut.
+const NAME_WIDTH: usize = 40;
+
+/// The document as text for a terminal.
+pub fn render_sampling(doc: &SamplingDocument, top: usize) -> String {
+    let mut out = String::new();
+    let unwinding = match doc.sampler.call_graph.as_str() {
+        "dwarf" => "DWARF-unwound",
+        _ => "frame-pointer",
+    };
+    for profile in &doc.profiles {
+        let _ = writeln!(
+            out,
+            "perflab profile {}: $ {}",
+            profile.name, profile.command
+        );
+        let _ = writeln!(
+            out,
+            "  {} samples of {} at {} Hz, {unwinding} stacks, {:.2} s under perf; {:.0}% Wilson intervals",
+            profile.samples,
+            doc.sampler.event,
+            doc.sampler.frequency_hz,
+            profile.wall_s,
+            doc.confidence * 100.0
+        );
+        out.push_str(&function_table(profile, top));
+        if let Some(svg) = &profile.flamegraph {
+            let _ = writeln!(out, "  flame graph: {svg}");
+        }
+        out.push('\n');
+    }
+    if doc.profiles.len() == 2 {
+        out.push_str(&changes_table(doc, top));
+    }
+    out
+}
+
+fn short(name: &str) -> String {
+    if name.chars().count() <= NAME_WIDTH {
+        name.to_string()
+    } else {
+        let kept: String = name.chars().take(NAME_WIDTH - 1).collect();
+        format!("{kept}…")
+    }
+}
+
+fn function_table(profile: &SampledProfile, top: usize) -> String {
+    let mut out = String::new();
+    if profile.functions.is_empty() {
+        let _ = writeln!(out, "  (no samples)");
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "  {:<NAME_WIDTH$}  {:>31}  {:>31}",
+        "", "self", "inclusive"
+    );
+    let _ = writeln!(
+        out,
+        "  {:<NAME_WIDTH$}  {:>7} {:>6} {:>16}  {:>7} {:>6} {:>16}",
+        "function", "samples", "share", "interval", "samples", "share", "interval"
+    );
+    // `samples` is the count the section is sorted by: a function with few
+    // samples of its own may still have plenty below it.
+    let row = |out: &mut String, f: &FunctionShare, samples: u64| {
+        let few = if samples > 0 && samples < super::FEW_SAMPLES {
+            "  (few samples)"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "  {:<NAME_WIDTH$}  {:>7} {:>6} {:>16}  {:>7} {:>6} {:>16}{few}",
+            short(&f.name),
+            f.self_samples,
+            format_share(f.self_share),
+            format_share_interval(f.self_ci),
+            f.inclusive_samples,
+            format_share(f.inclusive_share),
+            format_share_interval(f.inclusive_ci),
+        );
+    };
+    let mut by_self: Vec<&FunctionShare> = profile.functions.iter().collect();
+    by_self.sort_by(|a, b| {
+        b.self_samples
+            .cmp(&a.self_samples)
+            .then(a.name.cmp(&b.name))
+    });
+    let _ = writeln!(out, "  by self share:");
+    for f in by_self.iter().take(top).filter(|f| f.self_samples > 0) {
+        row(&mut out, f, f.self_samples);
+    }
+    let mut by_inclusive = by_self.clone();
+    by_inclusive.sort_by(|a, b| {
+        b.inclusive_samples
+            .cmp(&a.inclusive_samples)
+            .then(a.name.cmp(&b.name))
+    });
+    let _ = writeln!(out, "  by inclusive share:");
+    for f in by_inclusive.iter().take(top) {
+        row(&mut out, f, f.inclusive_samples);
+    }
+    out
+}
+
+fn changes_table(doc: &SamplingDocument, top: usize) -> String {
+    let mut out = String::new();
+    let [a, b] = [&doc.profiles[0], &doc.profiles[1]];
+    let _ = writeln!(
+        out,
+        "shares that moved from {} ({} samples) to {} ({} samples), {:.0}% Newcombe intervals:",
+        a.name,
+        a.samples,
+        b.name,
+        b.samples,
+        doc.confidence * 100.0
+    );
+    let moved: Vec<&ShareChange> = doc.changes.iter().filter(|c| c.moved).take(top).collect();
+    if moved.is_empty() {
+        let _ = writeln!(
+            out,
+            "  none: every function's share is the same within its interval"
+        );
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "  {:<NAME_WIDTH$}  {:>15} {:>8} {:>18}  {:>15} {:>8} {:>18}",
+        "function", "self A → B", "change", "interval", "inclusive A → B", "change", "interval"
+    );
+    for c in moved {
+        let _ = writeln!(
+            out,
+            "  {:<NAME_WIDTH$}  {:>15} {:>8} {:>18}  {:>15} {:>8} {:>18}",
+            short(&c.name),
+            format!(
+                "{} → {}",
+                format_share(c.self_shares[0]),
+                format_share(c.self_shares[1])
+            ),
+            format_points(c.self_change),
+            format_points_interval(c.self_ci),
+            format!(
+                "{} → {}",
+                format_share(c.inclusive_shares[0]),
+                format_share(c.inclusive_shares[1])
+            ),
+            format_points(c.inclusive_change),
+            format_points_interval(c.inclusive_ci),
+        );
+    }
+    let still = doc.changes.iter().filter(|c| !c.moved).count();
+    let _ = writeln!(
+        out,
+        "  ({still} other functions did not move beyond their intervals; changes are in percentage points)"
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn share(name: &str, self_samples: u64, inclusive_samples: u64, total: u64) -> FunctionShare {
+        let fraction = |n: u64| n as f64 / total as f64;
+        FunctionShare {
+            name: name.to_string(),
+            self_samples,
+            self_share: fraction(self_samples),
+            self_ci: [0.0, 1.0],
+            inclusive_samples,
+            inclusive_share: fraction(inclusive_samples),
+            inclusive_ci: [0.0, 1.0],
+        }
+    }
+
+    #[test]
+    fn few_samples_are_marked_by_the_count_each_section_is_sorted_by() {
+        let profile = SampledProfile {
+            name: "prog".to_string(),
+            command: "./prog".to_string(),
+            exit_code: Some(0),
+            wall_s: 1.0,
+            samples: 2000,
+            unknown_samples: 0,
+            flamegraph: None,
+            functions: vec![
+                share("hot_leaf", 1500, 1500, 2000),
+                share("main", 5, 2000, 2000),
+            ],
+        };
+        let table = function_table(&profile, 10);
+        let (by_self, by_inclusive) = table.split_once("by inclusive share:").unwrap();
+        let line = |section: &str, name: &str| {
+            section
+                .lines()
+                .find(|line| line.trim_start().starts_with(name))
+                .unwrap()
+                .to_string()
+        };
+        assert!(line(by_self, "main").ends_with("(few samples)"), "{table}");
+        assert!(
+            !line(by_inclusive, "main").contains("few samples"),
+            "{table}"
+        );
+        assert!(
+            !line(by_self, "hot_leaf").contains("few samples"),
+            "{table}"
+        );
+    }
+}

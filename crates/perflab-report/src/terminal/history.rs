@@ -1,0 +1,161 @@
+//! The history of a metric over commits on the terminal.
+
+use std::fmt::Write;
+
+use crate::changes::StoreChanges;
+use crate::sections::history::{
+    change_points_line, describe_change_point, describe_judgement, header, level, series_title,
+};
+use perflab_format::history::MetricHistory;
+
+/// The metric history for a terminal.
+pub fn history_terminal(e: &MetricHistory, unit: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "perflab history: {}", header(e));
+    if e.series.iter().all(|s| s.steps.is_empty()) {
+        let _ = writeln!(
+            out,
+            "  no runs with metric '{}' found; check --metric, --name and --variant against `perflab history`",
+            e.metric
+        );
+        return out;
+    }
+    for s in &e.series {
+        let _ = writeln!(out, "  {}", series_title(e, s));
+        let _ = writeln!(
+            out,
+            "    {:10}  {:20}  {:>5}  {:>22}  change point: segment before → from here",
+            "commit", "started", "runs", "median"
+        );
+        for step in &s.steps {
+            let change = step
+                .change
+                .as_ref()
+                .map(describe_judgement)
+                .unwrap_or_default();
+            let line = format!(
+                "    {:10}  {:20}  {:>5}  {:>22}  {change}",
+                step.label,
+                step.started_at,
+                step.values.len(),
+                level(step, unit)
+            );
+            let _ = writeln!(out, "{}", line.trim_end());
+        }
+        if let (Some(total), Some(first), Some(last)) = (&s.total, s.steps.first(), s.steps.last())
+        {
+            let _ = writeln!(
+                out,
+                "    total {} → {}: {}",
+                first.label,
+                last.label,
+                describe_judgement(total)
+            );
+        }
+        let _ = writeln!(out, "    {}", change_points_line(s));
+        for c in &s.change_points {
+            let _ = writeln!(out, "      {}", describe_change_point(c));
+        }
+    }
+    out
+}
+
+/// The change points of every series in the store, newest first (with
+/// each one's host when the series come from more than one).
+pub fn changes_terminal(c: &StoreChanges) -> String {
+    let mut out = String::new();
+    let many_hosts = c.newest_steps.len() > 1;
+    let watched = match (c.newest_steps.values().next(), many_hosts) {
+        (None, _) => "none watched".into(),
+        (Some(step), false) => format!(
+            "{} of them watched (measured at the newest commit, {step})",
+            c.watched_series
+        ),
+        (Some(_), true) => format!(
+            "{} of them watched (measured at the newest commit of their host: {})",
+            c.watched_series,
+            c.newest_steps
+                .iter()
+                .map(|(host, step)| format!("{} {step}", host_label(host)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let _ = writeln!(
+        out,
+        "perflab history --changes: {} change {} in {} series (name, metric, variant{}), {watched}; E-divisive means, {:.0}% false alarms per series",
+        c.changes.len(),
+        if c.changes.len() == 1 {
+            "point"
+        } else {
+            "points"
+        },
+        c.series,
+        if many_hosts { ", host" } else { "" },
+        c.false_alarm * 100.0
+    );
+    let host_width = c
+        .newest_steps
+        .keys()
+        .map(|h| host_label(h).len())
+        .max()
+        .unwrap_or(0)
+        .max(4);
+    let host_cell = |h: &str| {
+        if many_hosts {
+            format!("{h:host_width$}  ")
+        } else {
+            String::new()
+        }
+    };
+    if !c.changes.is_empty() {
+        let _ = writeln!(
+            out,
+            "  {:20}  {}{:24}  {:12}  {:16}  change point: segment before → after",
+            "measured",
+            host_cell("host"),
+            "name",
+            "metric",
+            "variant"
+        );
+    }
+    for s in &c.changes {
+        let marks = match (s.watched, s.newest) {
+            (true, true) => "  [watched, newest]",
+            (true, false) => "  [watched]",
+            _ => "",
+        };
+        let _ = writeln!(
+            out,
+            "  {:20}  {}{:24}  {:12}  {:16}  {}{marks}",
+            s.change.started_at,
+            host_cell(host_label(s.host.as_deref().unwrap_or_default())),
+            s.name.as_deref().unwrap_or("(unnamed)"),
+            s.metric,
+            s.variant,
+            describe_change_point(&s.change)
+        );
+    }
+    for note in &c.skipped {
+        let _ = writeln!(out, "  skipped {note}");
+    }
+    for s in c.watched_regressions() {
+        let on = match (&s.host, many_hosts) {
+            (Some(host), true) => format!(" on {host}"),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "regression: the newest change point of {} {} ({}){on} is NO-GO",
+            s.name.as_deref().unwrap_or("(unnamed)"),
+            s.metric,
+            s.variant
+        );
+    }
+    out
+}
+
+/// A host as listed: "(unknown)" for experiments whose host was not read.
+pub fn host_label(host: &str) -> &str {
+    if host.is_empty() { "(unknown)" } else { host }
+}

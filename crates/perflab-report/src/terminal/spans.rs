@@ -1,0 +1,101 @@
+//! The span table on the terminal.
+
+use std::fmt::Write;
+
+use perflab_format::result::ResultDocument;
+
+use super::probes::terminal_probes;
+use super::warnings_terminal;
+use crate::sections::spans::{change_text, profiled_runs};
+use crate::units::{format_seconds, format_share};
+
+/// The span table for a terminal, or nothing when no run wrote a profile.
+pub fn terminal_spans(doc: &ResultDocument) -> String {
+    let mut out = String::new();
+    if doc.spans.is_empty() {
+        out.push_str(&terminal_probes(doc));
+        out.push_str(&warnings_terminal(&doc.profile_warnings));
+        return out;
+    }
+    let width = doc
+        .spans
+        .iter()
+        .map(|s| s.name.chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let runs = profiled_runs(&doc.spans);
+    if doc.variants.len() == 2 {
+        let _ = writeln!(
+            out,
+            "  spans: self time per run (median of up to {runs} runs), change with its interval (positive: B spends less)"
+        );
+        let _ = writeln!(
+            out,
+            "    {:width$}  {:>12}  {:>12}  change",
+            "span", doc.variants[0].name, doc.variants[1].name
+        );
+        for s in &doc.spans {
+            let cell = |i: usize| {
+                s.per_variant
+                    .get(i)
+                    .cloned()
+                    .flatten()
+                    .map_or("-".to_string(), |v| format_seconds(v.self_s))
+            };
+            let change = match change_text(s) {
+                Some(text) if s.moved == Some(true) => format!("{text}  moved"),
+                Some(text) => text,
+                None => "-".to_string(),
+            };
+            let _ = writeln!(
+                out,
+                "    {:width$}  {:>12}  {:>12}  {change}",
+                s.name,
+                cell(0),
+                cell(1)
+            );
+        }
+    } else {
+        let _ = writeln!(
+            out,
+            "  spans (median per run over {runs} runs; % wall is self time over wall time and exceeds 100% when threads overlap):"
+        );
+        let _ = writeln!(
+            out,
+            "    {:width$}  {:>10}  {:>12}  {:>12}  {:>12}  {:>12}  {:>7}",
+            "span", "calls", "self", "inclusive", "p50", "p99", "% wall"
+        );
+        for s in &doc.spans {
+            let Some(Some(v)) = s.per_variant.first() else {
+                continue;
+            };
+            let unattributed = s.name == crate::spans::UNATTRIBUTED;
+            let or_dash = |x: f64| {
+                if unattributed {
+                    "-".to_string()
+                } else {
+                    format_seconds(x)
+                }
+            };
+            let _ = writeln!(
+                out,
+                "    {:width$}  {:>10}  {:>12}  {:>12}  {:>12}  {:>12}  {:>7}",
+                s.name,
+                if unattributed {
+                    "-".to_string()
+                } else {
+                    format!("{:.0}", v.calls)
+                },
+                format_seconds(v.self_s),
+                or_dash(v.inclusive_s),
+                or_dash(v.p50_s),
+                or_dash(v.p99_s),
+                format_share(v.self_share_of_wall)
+            );
+        }
+    }
+    out.push_str(&terminal_probes(doc));
+    out.push_str(&warnings_terminal(&doc.profile_warnings));
+    out
+}

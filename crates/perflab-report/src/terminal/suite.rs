@@ -1,0 +1,95 @@
+//! A suite in the terminal: the verdict, then the matrix of cells.
+
+use std::fmt::Write;
+
+use perflab_format::suite::SuiteDocument;
+use perflab_format::vocabulary::{ResultStatus, Verdict};
+
+use crate::sections::suite::{row_word, suite_headline, suite_matrix, verdict_rule};
+
+/// The suite as aligned text.
+pub fn suite_terminal(doc: &SuiteDocument) -> String {
+    let mut out = String::new();
+    let title = doc
+        .result
+        .name
+        .as_deref()
+        .map(|n| format!(" {n}"))
+        .unwrap_or_default();
+    let label = perflab_runner::builtin_metric(&doc.result.metric.name)
+        .map_or(doc.result.metric.name.as_str(), |(l, _)| l);
+    let _ = writeln!(
+        out,
+        "perflab {}{title}: {label} ({} is better)",
+        doc.result.kind, doc.result.metric.better
+    );
+    let _ = writeln!(out, "{}.\n", suite_headline(doc));
+    let matrix = suite_matrix(doc);
+    let mut table: Vec<Vec<String>> = vec![
+        std::iter::once(row_word(doc).to_string())
+            .chain(matrix.candidates.iter().cloned())
+            .collect(),
+    ];
+    for (scenario, cells) in &matrix.rows {
+        table.push(
+            std::iter::once(scenario.clone())
+                .chain(cells.iter().map(|c| c.line()))
+                .collect(),
+        );
+    }
+    table.push(
+        std::iter::once("geometric mean".to_string())
+            .chain(matrix.summary.iter().map(|c| c.line()))
+            .collect(),
+    );
+    let columns = table[0].len();
+    let widths: Vec<usize> = (0..columns)
+        .map(|i| {
+            table
+                .iter()
+                .map(|r| r[i].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for row in &table {
+        let line: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(text, w)| format!("{text:<w$}"))
+            .collect();
+        let _ = writeln!(out, "  {}", line.join("   ").trim_end());
+    }
+    let _ = writeln!(out, "\n{}.", verdict_rule(doc));
+    // Why a cell did not decide is what the user acts on (more runs, a
+    // quieter machine), so it is said here and not only in the JSON. So is
+    // a NO-GO beside an improvement: only a guard's veto gives one, and the
+    // matrix alone would read as a contradiction.
+    for cell in doc.cells.iter().filter(|c| {
+        c.verdict == Verdict::Inconclusive
+            || (c.verdict == Verdict::NoGo && c.change.is_some_and(|x| x > 0.0))
+    }) {
+        let _ = writeln!(
+            out,
+            "{} / {}: {}.",
+            cell.scenario, cell.variant, cell.reason
+        );
+    }
+    if let Some(duet) = &doc.result.duet {
+        let _ = writeln!(out, "{}", crate::sections::duet::duet_line(duet));
+    }
+    for w in &doc.result.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    for w in doc.result.machine.iter().flat_map(|m| &m.warnings) {
+        let _ = writeln!(out, "machine state: {w}");
+    }
+    if doc.result.status != ResultStatus::Complete {
+        let _ = writeln!(
+            out,
+            "This result is {}: it rests only on the runs made.",
+            doc.result.status
+        );
+    }
+    out
+}

@@ -1,0 +1,215 @@
+//! Runs written in batches: the runs of a fast command are kept in memory
+//! for a short while and written together, in one transaction.
+//!
+//! Why: a transaction of its own per run costs perflab about twenty system
+//! calls (the write-ahead log's locks, its frames, its index), paid between
+//! two runs of a command that may take under a millisecond. A batch shares
+//! them among up to [`BATCH_RUNS`] runs.
+//!
+//! What can be lost: a batch is written as soon as it holds
+//! [`BATCH_RUNS`] runs or its first run is [`BATCH_AGE`] old, and the caller
+//! writes it on every way out, Ctrl-C and a failed run included
+//! ([`RunBatch::write`]), so those lose nothing. A crash or `kill -9` of
+//! perflab loses the batch in flight: at most the runs that finished in the
+//! last [`BATCH_AGE`], never more than [`BATCH_RUNS`]. Each run keeps the
+//! time it finished, not the time its batch was written. (As for every
+//! write to the store, a power cut may also lose the last transactions: the
+//! log is synced at checkpoints, not at every commit.)
+
+use std::time::{Duration, Instant};
+
+use perflab_runner::RunOutcome;
+
+use super::Store;
+use crate::error::Result;
+use crate::provenance::now_rfc3339;
+
+/// The most runs one batch holds.
+pub const BATCH_RUNS: usize = 64;
+
+/// How long a run may wait in memory for its batch to be written.
+pub const BATCH_AGE: Duration = Duration::from_millis(500);
+
+/// Where a run belongs: its experiment and variant, and its position.
+#[derive(Debug, Clone, Copy)]
+pub struct RunPlace {
+    /// The experiment's id.
+    pub experiment_id: i64,
+    /// The variant's id.
+    pub variant_id: i64,
+    /// Its place among all the experiment's runs, from 1.
+    pub sequence: usize,
+    /// Its place among its variant's runs of the same kind (warm-up or measured), from 0.
+    pub iteration: usize,
+    /// Whether it is a warm-up run.
+    pub warmup: bool,
+}
+
+/// Finished runs not yet written to the store.
+pub struct RunBatch<'s> {
+    store: &'s Store,
+    pending: Vec<(RunPlace, String, RunOutcome)>,
+    opened: Option<Instant>,
+    age: Duration,
+}
+
+impl<'s> RunBatch<'s> {
+    /// An empty batch for `store`.
+    pub fn new(store: &'s Store) -> Self {
+        Self::with_age(store, BATCH_AGE)
+    }
+
+    /// An empty batch written once its first run is `age` old.
+    fn with_age(store: &'s Store, age: Duration) -> Self {
+        Self {
+            store,
+            pending: Vec::with_capacity(BATCH_RUNS),
+            opened: None,
+            age,
+        }
+    }
+
+    /// Adds a finished run; writes the batch when it is full or old enough.
+    pub fn add(&mut self, place: RunPlace, run: &RunOutcome) -> Result<()> {
+        self.pending.push((place, now_rfc3339(), run.clone()));
+        let opened = *self.opened.get_or_insert_with(Instant::now);
+        if self.pending.len() >= BATCH_RUNS || opened.elapsed() >= self.age {
+            self.write()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the runs held, in one transaction. Call it before anything
+    /// that reads the runs back or ends the experiment.
+    pub fn write(&mut self) -> Result<()> {
+        self.opened = None;
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let store = self.store;
+        let pending = std::mem::take(&mut self.pending);
+        store.in_transaction(|| {
+            for (place, finished_at, run) in &pending {
+                store.insert_run(place, finished_at, run)?;
+            }
+            Ok(())
+        })
+    }
+}
+
+impl Drop for RunBatch<'_> {
+    /// Writes what is left (an early return with `?`, a panic): the runs
+    /// were measured, so they are kept. An error here has nowhere to go;
+    /// the callers write the batch themselves on every path they foresee.
+    fn drop(&mut self) {
+        let _ = self.write();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use perflab_format::vocabulary::ExperimentKind;
+    use perflab_runner::ExitState;
+
+    use super::*;
+    use crate::VariantRecord;
+    use crate::provenance::Provenance;
+
+    fn outcome(wall_s: f64) -> RunOutcome {
+        RunOutcome {
+            wall_s,
+            user_s: 0.0,
+            sys_s: 0.0,
+            peak_memory_kib: 1.0,
+            exit: ExitState::Code(0),
+            metrics: BTreeMap::new(),
+            output_tail: String::new(),
+            profile_json: None,
+            answer: None,
+        }
+    }
+
+    fn experiment(store: &Store) -> (i64, i64) {
+        let provenance = Provenance::collect(std::path::Path::new("."));
+        let variant = VariantRecord {
+            name: "a",
+            command: "true",
+            env: &[],
+            cwd: None,
+        };
+        let (id, variants) = store
+            .begin_experiment(
+                ExperimentKind::Run,
+                None,
+                None,
+                &provenance,
+                "{}",
+                &[variant],
+            )
+            .unwrap();
+        (id, variants[0])
+    }
+
+    fn place(experiment_id: i64, variant_id: i64, sequence: usize) -> RunPlace {
+        RunPlace {
+            experiment_id,
+            variant_id,
+            sequence,
+            iteration: sequence - 1,
+            warmup: false,
+        }
+    }
+
+    #[test]
+    fn runs_wait_in_the_batch_until_it_is_full_then_are_written_in_order() {
+        let store = Store::in_memory().unwrap();
+        let (id, variant) = experiment(&store);
+        let mut batch = RunBatch::with_age(&store, Duration::MAX);
+        for sequence in 1..BATCH_RUNS {
+            batch
+                .add(place(id, variant, sequence), &outcome(sequence as f64))
+                .unwrap();
+        }
+        assert_eq!(store.count_runs(id).unwrap(), 0);
+        batch
+            .add(place(id, variant, BATCH_RUNS), &outcome(BATCH_RUNS as f64))
+            .unwrap();
+        assert_eq!(store.count_runs(id).unwrap(), BATCH_RUNS as i64);
+        let walls: Vec<f64> = store
+            .runs_of(id)
+            .unwrap()
+            .iter()
+            .map(|r| r.outcome.wall_s)
+            .collect();
+        let expected: Vec<f64> = (1..=BATCH_RUNS).map(|s| s as f64).collect();
+        assert_eq!(walls, expected);
+    }
+
+    #[test]
+    fn writing_the_batch_keeps_every_run_added_so_far_and_dropping_it_too() {
+        let store = Store::in_memory().unwrap();
+        let (id, variant) = experiment(&store);
+        let mut batch = RunBatch::with_age(&store, Duration::MAX);
+        batch.add(place(id, variant, 1), &outcome(1.0)).unwrap();
+        batch.add(place(id, variant, 2), &outcome(2.0)).unwrap();
+        assert_eq!(store.count_runs(id).unwrap(), 0);
+        batch.write().unwrap();
+        assert_eq!(store.count_runs(id).unwrap(), 2);
+        batch.add(place(id, variant, 3), &outcome(3.0)).unwrap();
+        drop(batch);
+        assert_eq!(store.count_runs(id).unwrap(), 3);
+    }
+
+    #[test]
+    fn a_run_that_finds_its_batch_old_enough_writes_it_at_once() {
+        let store = Store::in_memory().unwrap();
+        let (id, variant) = experiment(&store);
+        let mut batch = RunBatch::with_age(&store, Duration::ZERO);
+        batch.add(place(id, variant, 1), &outcome(1.0)).unwrap();
+        assert_eq!(store.count_runs(id).unwrap(), 1);
+        batch.add(place(id, variant, 2), &outcome(2.0)).unwrap();
+        assert_eq!(store.count_runs(id).unwrap(), 2);
+    }
+}

@@ -1,0 +1,97 @@
+//! The errors of the store: each names the store (its file, or its URL
+//! without the password) or the flag at fault, and says how to fix it.
+
+use std::path::PathBuf;
+
+/// An error of the store.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The flag or argument naming a store or an experiment is wrong.
+    #[error("{flag}: {message}")]
+    Usage {
+        /// The flag or argument at fault, e.g. `--store`.
+        flag: String,
+        /// What was wrong and how to fix it.
+        message: String,
+    },
+    /// The store cannot be used as it is (written by a newer perflab, or
+    /// holding no experiment yet).
+    #[error("{}: {message}", path.display())]
+    Input {
+        /// The store file, or its URL without the password.
+        path: PathBuf,
+        /// What was wrong and how to fix it.
+        message: String,
+    },
+    /// The folder of a store file cannot be created.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The folder at fault.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The store's database failed.
+    #[error("store {}: {source}", path.display())]
+    Database {
+        /// The store file, or its URL without the password.
+        path: PathBuf,
+        /// What the database said.
+        source: StoreError,
+    },
+}
+
+impl Error {
+    /// A usage error for `flag`.
+    pub(crate) fn usage(flag: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::Usage {
+            flag: flag.into(),
+            message: message.into(),
+        }
+    }
+
+    /// An error of the store at `path` as it is.
+    pub(crate) fn input(path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
+        Error::Input {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// What went wrong in a store's database.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// SQLite failed.
+    #[error(transparent)]
+    Sqlite(#[from] rusqlite::Error),
+    /// PostgreSQL failed.
+    #[error("{}", describe_postgres(.0))]
+    Postgres(#[from] postgres::Error),
+    /// A column did not hold what perflab writes there (a database not
+    /// written by perflab, or a bug).
+    #[error("column {column} holds {found}, not {expected}")]
+    Column {
+        /// The column's position in the query's answer.
+        column: usize,
+        /// What perflab expected there.
+        expected: &'static str,
+        /// What it found.
+        found: String,
+    },
+}
+
+/// The server's own message where it sent one (the client's display says
+/// only "db error"), else the client's with its cause.
+pub(crate) fn describe_postgres(e: &postgres::Error) -> String {
+    if let Some(db) = e.as_db_error() {
+        return format!("{}: {}", db.severity(), db.message());
+    }
+    match std::error::Error::source(e) {
+        Some(cause) => format!("{e}: {cause}"),
+        None => e.to_string(),
+    }
+}
+
+/// The result type of the store.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
