@@ -29,6 +29,8 @@ pub struct SeriesChange {
     pub metric: String,
     /// Its unit.
     pub unit: String,
+    /// Which way the metric is better.
+    pub better: perflab_format::vocabulary::Better,
     /// The variant.
     pub variant: String,
     /// The host its experiments ran on (None if unknown).
@@ -148,6 +150,7 @@ pub fn store_changes(
                     name: name.clone(),
                     metric: metric.clone(),
                     unit: unit.clone(),
+                    better: history.better,
                     variant: s.variant.clone(),
                     host: s.host.clone(),
                     change,

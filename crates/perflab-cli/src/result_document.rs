@@ -280,6 +280,7 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
         .map(|g| GuardDoc {
             metric: g.guard.metric.name.clone(),
             max_worsening: g.guard.max_worsening,
+            better: Some(better_word(g.guard.metric.better)),
             change: g.interval.estimate,
             ci: [g.interval.lo, g.interval.hi],
             status: guard_word(g.status),

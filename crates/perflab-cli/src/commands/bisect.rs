@@ -15,6 +15,7 @@ use crate::experiment::{Experiment, Settings};
 use crate::progress::progress_for;
 use crate::provenance::VariantRevision;
 use crate::report::write_text;
+use crate::result_document::better_word;
 use crate::revisions::{BuiltRevision, RevisionBuilder};
 use crate::store::Store;
 
@@ -45,7 +46,9 @@ pub fn bisect<E: Executor>(
     let steps_at_most = max_steps(path.len());
     let step_confidence = bisect_step_confidence(confidence, steps_at_most);
     let template = step_settings(args, step_confidence)?;
-    let base_max_runs = template.clone().into_experiment()?.max_runs;
+    let base = template.clone().into_experiment()?;
+    let base_max_runs = base.max_runs;
+    let (metric_name, better) = (base.metric.name.clone(), better_word(base.metric.better));
     let good_tree = builder.prepare(&args.good, &good)?;
     let mut executor = executor_for(template.perf_events.unwrap_or(false))?;
     let mut steps = Vec::new();
@@ -98,7 +101,7 @@ pub fn bisect<E: Executor>(
         };
         println!(
             "{}",
-            BisectDocument::step_line(steps.len() + 1, &doc).trim_end()
+            BisectDocument::step_line(steps.len() + 1, &doc, &metric_name, better).trim_end()
         );
         steps.push(doc);
         Ok::<_, Error>(judgement)
@@ -133,6 +136,7 @@ pub fn bisect<E: Executor>(
         bad: revision(&args.bad, &bad),
         command: args.command.clone(),
         metric: template.measure.clone().unwrap_or_else(|| "wall".into()),
+        better,
         commits: path.len(),
         confidence,
         step_confidence,

@@ -73,7 +73,7 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
     }
     let decided = decide_fixed_samples(&a.values, &b.values, better, &thresholds, confidence)?;
     let (verdict, interval, runs_needed) = (decided.verdict, decided.interval, decided.runs_needed);
-    let reason = verdict_sentence(verdict, &interval, &thresholds, "samples");
+    let reason = verdict_sentence(verdict, &interval, &thresholds, better, "samples");
     let runs = a.values.len().min(b.values.len());
     let method = "Hodges-Lehmann shift of log values with the Moses/Bauer distribution-free interval (fixed samples, no optional stopping)";
     let unit = if a.unit.is_empty() {
