@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::error::Error;
+
 mod ab;
 mod defaults;
 mod profile;
@@ -183,6 +185,10 @@ pub struct AbArgs {
     /// Baseline command (A), and candidate command (B). With one command, use --env-a/--env-b.
     #[arg(value_name = "CMD", num_args = 0..=2)]
     pub commands: Vec<String>,
+    /// The one command as several arguments after `--` (`-- ./app --input big.txt`),
+    /// instead of CMD; quoted for the shell.
+    #[arg(last = true, value_name = "CMD ARGS")]
+    pub after_dashes: Vec<String>,
     /// Experiment file (perflab.toml); flags given here override it.
     #[arg(short = 'f', long = "file", value_name = "PATH")]
     pub file: Option<PathBuf>,
@@ -284,12 +290,71 @@ pub struct CompareArgs {
     pub markdown: Option<PathBuf>,
 }
 
+/// Takes a command given as several arguments after `--` (`-- ./app --input
+/// big.txt`, as `perf record -- CMD ARGS` takes it) into the command
+/// arguments, joined and quoted for the shell with `shell_words::join`; a
+/// command given both ways is a usage error.
+pub fn take_commands_after_dashes(command: &mut Command) -> Result<(), Error> {
+    let (given, after) = match command {
+        Command::Ab(a) => (&mut a.commands, &mut a.after_dashes),
+        Command::Sweep(s) => (&mut s.commands, &mut s.after_dashes),
+        Command::Run(r) => {
+            let mut given: Vec<String> = r.command.take().into_iter().collect();
+            join_after_dashes(&mut given, &mut r.after_dashes)?;
+            r.command = given.pop();
+            return Ok(());
+        }
+        Command::Bisect(b) => {
+            let mut given: Vec<String> = b.command.take().into_iter().collect();
+            join_after_dashes(&mut given, &mut b.after_dashes)?;
+            b.command = given.pop();
+            return Ok(());
+        }
+        _ => return Ok(()),
+    };
+    join_after_dashes(given, after)
+}
+
+fn join_after_dashes(given: &mut Vec<String>, after: &mut Vec<String>) -> Result<(), Error> {
+    if after.is_empty() {
+        return Ok(());
+    }
+    let joined = shell_words::join(after.iter());
+    if !given.is_empty() {
+        return Err(Error::usage(
+            "--",
+            format!(
+                "the command is given twice: as {} and after -- as '{joined}'; give it one way",
+                given
+                    .iter()
+                    .map(|c| format!("'{c}'"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+        ));
+    }
+    after.clear();
+    given.push(joined);
+    Ok(())
+}
+
+impl RunArgs {
+    /// The command to measure, however it was given (see [`take_commands_after_dashes`]).
+    pub fn command_line(&self) -> &str {
+        self.command.as_deref().unwrap_or_default()
+    }
+}
+
 /// `perflab run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The command to measure.
-    #[arg(value_name = "CMD", required = true)]
-    pub command: String,
+    /// The command to measure, as one string; or after `--` as several arguments
+    /// (`-- ./app --input big.txt`), quoted for the shell.
+    #[arg(value_name = "CMD", required_unless_present = "after_dashes")]
+    pub command: Option<String>,
+    /// The command as several arguments after `--`.
+    #[arg(last = true, value_name = "CMD ARGS")]
+    pub after_dashes: Vec<String>,
     /// Number of measured runs [default: 10].
     #[arg(short = 'r', long, value_name = "N")]
     pub runs: Option<usize>,

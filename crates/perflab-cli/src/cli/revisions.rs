@@ -33,6 +33,14 @@ pub fn name_revisions(variants: &mut Vec<VariantSettings>, revs: &[String]) -> R
     Ok(())
 }
 
+impl BisectArgs {
+    /// The command measured, however it was given (see
+    /// [`super::take_commands_after_dashes`]).
+    pub fn command_line(&self) -> &str {
+        self.command.as_deref().unwrap_or_default()
+    }
+}
+
 /// `perflab bisect`.
 #[derive(Debug, Args)]
 pub struct BisectArgs {
@@ -48,9 +56,13 @@ pub struct BisectArgs {
     /// Run the working tree as it is (uncommitted changes included) for the commit checked out.
     #[arg(long)]
     pub allow_dirty: bool,
-    /// The command measured at each revision, run in its worktree.
-    #[arg(value_name = "CMD", required = true)]
-    pub command: String,
+    /// The command measured at each revision, run in its worktree: one string, or after
+    /// `--` as several arguments (`-- ./target/release/app --input big.txt`), quoted for the shell.
+    #[arg(value_name = "CMD", required_unless_present = "after_dashes")]
+    pub command: Option<String>,
+    /// The command as several arguments after `--`.
+    #[arg(last = true, value_name = "CMD ARGS")]
+    pub after_dashes: Vec<String>,
     /// The metric: wall, cpu, peak-memory, instructions, or a metric name.
     #[arg(long, value_name = "METRIC")]
     pub measure: Option<String>,

@@ -11,8 +11,12 @@ use crate::sweep::config::SweepSettings;
 #[derive(Debug, Args)]
 pub struct SweepArgs {
     /// Command templates run at every point; `{NAME}` is replaced by the parameter's value.
-    #[arg(value_name = "CMD", required = true)]
+    /// One command may instead follow `--` as several arguments, quoted for the shell.
+    #[arg(value_name = "CMD", required_unless_present = "after_dashes")]
     pub commands: Vec<String>,
+    /// One command template as several arguments after `--`.
+    #[arg(last = true, value_name = "CMD ARGS")]
+    pub after_dashes: Vec<String>,
     /// A parameter and its values: a list (n=1000,10000 or mode=fast,slow) or a range
     /// (n=1K..100K:x10 geometric, t=1..8 or t=1..8:+2 arithmetic). Repeatable: several
     /// parameters give their cross product.

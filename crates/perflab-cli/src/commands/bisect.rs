@@ -134,7 +134,7 @@ pub fn bisect<E: Executor>(
         },
         good: revision(&args.good, &good),
         bad: revision(&args.bad, &bad),
-        command: args.command.clone(),
+        command: args.command_line().to_string(),
         metric: template.measure.clone().unwrap_or_else(|| "wall".into()),
         better,
         commits: path.len(),
@@ -162,7 +162,7 @@ pub fn bisect<E: Executor>(
 /// command, deciding at the step's share of the confidence.
 fn step_settings(args: &BisectArgs, step_confidence: f64) -> Result<Settings> {
     let ab = AbArgs {
-        commands: vec![args.command.clone()],
+        commands: vec![args.command_line().to_string()],
         measure: args.measure.clone(),
         better: args.better.clone(),
         decision: args.decision.clone(),

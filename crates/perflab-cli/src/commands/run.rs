@@ -103,7 +103,7 @@ fn measure_runs(
         .map(parse_duration)
         .transpose()
         .map_err(|e| Error::usage("--timeout", e))?;
-    let command = CommandLine::new(&args.command, !args.run.no_shell);
+    let command = CommandLine::new(args.command_line(), !args.run.no_shell);
     let name = args.name.clone().unwrap_or_else(|| "command".into());
     let provenance =
         Provenance::collect(args.run.cwd.as_deref().unwrap_or(std::path::Path::new(".")));
