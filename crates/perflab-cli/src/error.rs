@@ -69,6 +69,15 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// A document or value could not be written as JSON (a value JSON
+    /// cannot hold); nothing is stored or written in its place.
+    #[error("{what}: cannot be written as JSON: {source}")]
+    Json {
+        /// What was being written, e.g. `the result document`.
+        what: String,
+        /// The underlying error.
+        source: serde_json::Error,
+    },
     /// The store's database failed.
     #[error("store {}: {source}", path.display())]
     Store {
@@ -88,6 +97,9 @@ pub enum StoreError {
     /// PostgreSQL failed.
     #[error("{}", describe_postgres(.0))]
     Postgres(#[from] postgres::Error),
+    /// A value to store could not be written as JSON.
+    #[error("a value cannot be written as JSON: {0}")]
+    Json(#[from] serde_json::Error),
     /// A column did not hold what perflab writes there (a database not
     /// written by perflab, or a bug).
     #[error("column {column} holds {found}, not {expected}")]
@@ -113,6 +125,22 @@ pub fn describe_postgres(e: &postgres::Error) -> String {
     }
 }
 
+/// `value` as compact JSON, or an error naming `what` it is.
+pub fn to_json(what: &str, value: &impl serde::Serialize) -> Result<String> {
+    serde_json::to_string(value).map_err(|source| Error::Json {
+        what: what.to_string(),
+        source,
+    })
+}
+
+/// `value` as pretty-printed JSON, or an error naming `what` it is.
+pub fn to_json_pretty(what: &str, value: &impl serde::Serialize) -> Result<String> {
+    serde_json::to_string_pretty(value).map_err(|source| Error::Json {
+        what: what.to_string(),
+        source,
+    })
+}
+
 impl Error {
     /// The process exit code for this error (see README, "Exit codes").
     pub fn exit_code(&self) -> i32 {
@@ -123,7 +151,7 @@ impl Error {
             | Error::Tool { .. }
             | Error::Stats(_) => EXIT_USAGE,
             Error::Interrupted(_) => EXIT_INTERRUPTED,
-            Error::Io { .. } | Error::Store { .. } => EXIT_FAILURE,
+            Error::Io { .. } | Error::Json { .. } | Error::Store { .. } => EXIT_FAILURE,
         }
     }
 

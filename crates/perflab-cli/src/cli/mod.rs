@@ -102,7 +102,7 @@ perflab sweep -p batch=10,100,1000 -p partitions=1..8:x2 './job --batch {batch} 
 {NAME} in a command (or an --env value) is replaced by the parameter's value; ${VAR}, {{ and }} are left to the shell."
     )]
     Sweep(Box<SweepArgs>),
-    /// Write a report of experiments from the store: Markdown for a pull request, one self-contained HTML page.
+    /// Write a report of experiments from the store (the newest only, unless named): Markdown for a pull request, one self-contained HTML page.
     #[command(
         after_help = "Examples:\n  perflab report                      (the newest experiment, Markdown on stdout)\n  \
 perflab report 12 --html report.html --markdown report.md\n  \
@@ -142,11 +142,12 @@ pub struct RunOptions {
     /// is the value; K/M/G suffixes are understood. Repeatable.
     #[arg(long = "metric", value_name = "NAME=REGEX")]
     pub metrics: Vec<String>,
-    /// Runs of each variant before measuring (not counted).
+    /// Runs of each variant before measuring (not counted) [default: 1; 0 for `perflab run` and
+    /// for runs counted under --measure instructions].
     #[arg(long, value_name = "N")]
     pub warmup: Option<usize>,
     /// Kill a run that takes longer than this (e.g. 30s, 2m); a counted run under valgrind
-    /// (--measure instructions) gets 100 times as long.
+    /// (--measure instructions) gets 100 times as long [default: no limit].
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
     /// Run the command directly instead of through `sh -c` (split on whitespace).
@@ -209,10 +210,11 @@ pub struct AbArgs {
     pub name_b: Option<String>,
     /// The metric the decision rests on: wall, cpu, peak-memory, instructions (counted under
     /// valgrind's callgrind; exact when the counts repeat, then 2 runs per variant decide), or a
-    /// metric name.
+    /// metric name [default: wall].
     #[arg(long, value_name = "METRIC")]
     pub measure: Option<String>,
-    /// Whether higher or lower values of the metric are better.
+    /// Whether higher or lower values of the metric are better [default: lower for the built-in
+    /// metrics; an extracted metric needs it].
     #[arg(long, value_name = "higher|lower")]
     pub better: Option<String>,
     /// A metric that may veto a GO: METRIC:LIMIT, e.g. peak-memory:5% (may not worsen by more). Repeatable.
@@ -227,10 +229,12 @@ pub struct AbArgs {
     /// Runs per variant at most.
     #[arg(long, value_name = "N", help = defaults::ab_max_runs())]
     pub max_runs: Option<usize>,
-    /// Stop deciding after this long (e.g. 10m); the verdict may then be INCONCLUSIVE.
+    /// Stop deciding after this long (e.g. 10m); the verdict may then be INCONCLUSIVE
+    /// [default: no limit].
     #[arg(long, value_name = "DURATION")]
     pub max_time: Option<String>,
-    /// Seed for the order of A and B within each block (for reproducing a schedule).
+    /// Seed for the order of A and B within each block (for reproducing a schedule)
+    /// [default: random, printed in the result].
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
     /// A git revision to check out, build and run: give it twice, baseline first
@@ -279,7 +283,8 @@ pub struct CompareArgs {
     #[arg(long, value_name = "METRIC")]
     pub measure: Option<String>,
     /// The inputs' format, when detection from their content is not wanted: text, perflab,
-    /// hyperfine, criterion, google-benchmark, pytest-benchmark or go.
+    /// hyperfine, criterion, google-benchmark, pytest-benchmark or go [default: detected from
+    /// the content].
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<String>,
     /// Write the result as JSON.
@@ -364,8 +369,8 @@ pub struct RunArgs {
     /// Name shown for the command.
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
-    /// The metric summarised: wall (default), cpu, peak-memory, instructions (counted under
-    /// valgrind's callgrind: each run is made natively and counted), or an extracted metric.
+    /// The metric summarised: wall, cpu, peak-memory, instructions (counted under valgrind's
+    /// callgrind: each run is made natively and counted), or an extracted metric [default: wall].
     #[arg(long, value_name = "METRIC")]
     pub measure: Option<String>,
     /// The shared run options.

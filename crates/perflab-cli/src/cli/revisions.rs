@@ -63,22 +63,23 @@ pub struct BisectArgs {
     /// The command as several arguments after `--`.
     #[arg(last = true, value_name = "CMD ARGS")]
     pub after_dashes: Vec<String>,
-    /// The metric: wall, cpu, peak-memory, instructions, or a metric name.
+    /// The metric: wall, cpu, peak-memory, instructions, or a metric name [default: wall].
     #[arg(long, value_name = "METRIC")]
     pub measure: Option<String>,
-    /// Whether higher or lower values of the metric are better.
+    /// Whether higher or lower values of the metric are better [default: lower for the built-in
+    /// metrics; an extracted metric needs it].
     #[arg(long, value_name = "higher|lower")]
     pub better: Option<String>,
     /// Thresholds and the confidence of the whole search.
     #[command(flatten)]
     pub decision: DecisionArgs,
     /// Runs per variant before the first decision of a step.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = super::defaults::bisect_min_runs())]
     pub min_runs: Option<usize>,
     /// Runs per variant at most in a step (an INCONCLUSIVE step is repeated with more).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = super::defaults::bisect_max_runs())]
     pub max_runs: Option<usize>,
-    /// Seed for the order of the variants within each block.
+    /// Seed for the order of the variants within each block [default: random].
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
     /// The shared run options (--json writes the search, not a step).

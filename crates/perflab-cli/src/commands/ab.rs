@@ -1,5 +1,6 @@
 //! `perflab ab`: run an experiment and report its verdict.
 
+use crate::error::to_json;
 use perflab_runner::{Executor, INSTRUCTIONS, InstructionExecutor};
 
 use crate::ab::{AbRun, StopReason, run_ab};
@@ -79,11 +80,7 @@ pub fn ab<E: Executor>(
     let doc = instructions_document(ab.experiment_id, counter.environment(), &variants);
     let extra = render_instructions(&doc, CHANGED_FUNCTIONS_SHOWN);
     if let Some(id) = ab.experiment_id {
-        store.attach(
-            id,
-            "instructions",
-            &serde_json::to_string(&doc).unwrap_or_default(),
-        )?;
+        store.attach(id, "instructions", &to_json("the result document", &doc)?)?;
     }
     finish(args, store, &exp, ab, Some(extra))
 }
@@ -129,7 +126,7 @@ pub fn record_outcome(store: &Store, exp: &Experiment, ab: &AbRun) -> Result<Res
             "complete"
         };
         let change = doc.decision.as_ref().map(|d| (d.change, d.ci[0], d.ci[1]));
-        let json = serde_json::to_string(&doc).unwrap_or_default();
+        let json = to_json("the result document", &doc)?;
         store.finish_experiment(
             id,
             status,

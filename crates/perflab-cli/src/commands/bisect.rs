@@ -1,6 +1,7 @@
 //! `perflab bisect`: the first commit at which a command got slower, by a
 //! binary search of A/B experiments against GOOD ([`crate::bisect`]).
 
+use crate::error::to_json_pretty;
 use std::path::PathBuf;
 
 use perflab_runner::{Executor, INSTRUCTIONS, InstructionExecutor};
@@ -235,7 +236,7 @@ fn run_step<E: Executor>(
 
 fn write_outputs(doc: &BisectDocument, run: &RunOptions) -> Result<()> {
     if let Some(path) = &run.json {
-        let json = serde_json::to_string_pretty(doc).unwrap_or_default();
+        let json = to_json_pretty("the bisect document", doc)?;
         write_text(path, &format!("{json}\n"))?;
     }
     if let Some(path) = &run.markdown {

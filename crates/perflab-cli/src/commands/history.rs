@@ -2,6 +2,7 @@
 //! commits, or the change points of every series in the store.
 
 use crate::cli::HistoryArgs;
+use crate::error::to_json_pretty;
 use crate::error::{EXIT_NO_GO, EXIT_OK, Error, Result};
 use crate::metric_direction::metric_direction;
 use crate::metric_history::{HistoryQuery, metric_history};
@@ -170,7 +171,7 @@ fn show_metric_history(args: &HistoryArgs, metric: &str, store: &Store) -> Resul
     )?;
     print!("{}", history_terminal(&history, &unit));
     if let Some(path) = &args.json {
-        let mut text = serde_json::to_string_pretty(&history).unwrap_or_default();
+        let mut text = to_json_pretty("the metric history", &history)?;
         text.push('\n');
         crate::report::write_text(path, &text)?;
     }

@@ -1,5 +1,6 @@
 //! `perflab run`: measure one command.
 
+use crate::error::to_json;
 use perflab_format::vocabulary::{ResultKind, ResultStatus};
 use perflab_runner::{
     CommandLine, Executor, ExitState, INSTRUCTIONS, InstructionExecutor, MetricExtractor,
@@ -63,7 +64,7 @@ pub fn run(args: &RunArgs, store: &Store, executor: &mut dyn Executor) -> Result
     store.attach(
         measured.id,
         "instructions",
-        &serde_json::to_string(&doc).unwrap_or_default(),
+        &to_json("the result document", &doc)?,
     )?;
     Ok(measured.code)
 }
@@ -212,7 +213,7 @@ fn measure_runs(
         doc.status.as_str(),
         None,
         None,
-        Some(&serde_json::to_string(&doc).unwrap_or_default()),
+        Some(&to_json("the result document", &doc)?),
     )?;
     print!("{}", TerminalReport.render(&doc));
     print!("{}", crate::report::other_metrics(&outcomes));

@@ -7,6 +7,7 @@
 //! drift of the machine (warming up, other tenants) over all points: a trend
 //! along the sizes cannot come from the hour at which each size was measured.
 
+use crate::error::to_json;
 use std::time::Instant;
 
 use perflab_format::vocabulary::SweepStop;
@@ -121,7 +122,7 @@ pub fn run_sweep(
 fn checkpoint(sweep: &Sweep, store: Option<&Store>, state: &SweepState) -> Result<()> {
     if let (Some(store), Some(id)) = (store, state.experiment_id) {
         let doc = sweep_document(sweep, state)?;
-        store.save_result_json(id, &serde_json::to_string(&doc).unwrap_or_default())?;
+        store.save_result_json(id, &to_json("the sweep document", &doc)?)?;
     }
     Ok(())
 }
