@@ -10,7 +10,8 @@ use crate::metric_history_changes::store_changes;
 use crate::report::markdown::history::history_markdown;
 use crate::report::terminal::history::{changes_terminal, history_terminal, host_label};
 use crate::store::Store;
-use crate::units::format_percent;
+use perflab_format::change_words::ChangeWords;
+use perflab_format::vocabulary::Better;
 
 /// `perflab history`.
 pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {
@@ -74,19 +75,21 @@ pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {
         "status",
         "verdict",
         "runs",
-        "change [interval]",
+        "B vs A [interval]",
         "commit"
     );
     for r in rows {
+        // B relative to A, the one wording of a change; the direction is
+        // the one stored with the newest result about the metric.
+        let metric = r.metric.as_deref().unwrap_or("wall");
+        let better = match store.stored_metric(metric)? {
+            Some((word, _)) if word == Better::Higher.as_str() => Better::Higher,
+            _ => Better::Lower,
+        };
         let change = r
             .change
             .map(|(c, lo, hi)| {
-                format!(
-                    "{} [{}, {}]",
-                    format_percent(c),
-                    format_percent(lo),
-                    format_percent(hi)
-                )
+                ChangeWords::from_improvement(metric, better, c, Some([lo, hi])).cell()
             })
             .unwrap_or_default();
         let commit = r
