@@ -201,7 +201,13 @@ fn decide_one(
     }
     match decide_fixed_samples(a, b, query.better, &query.thresholds, confidence) {
         Ok(d) => {
-            let reason = verdict_sentence(d.verdict, &d.interval, &query.thresholds, "samples");
+            let reason = verdict_sentence(
+                d.verdict,
+                &d.interval,
+                &query.thresholds,
+                query.better,
+                "samples",
+            );
             (d.verdict, Some(d.interval), reason)
         }
         Err(e) => (

@@ -71,6 +71,15 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// A document or value could not be written as JSON (a value JSON
+    /// cannot hold); nothing is stored or written in its place.
+    #[error("{what}: cannot be written as JSON: {source}")]
+    Json {
+        /// What was being written, e.g. `the result document`.
+        what: String,
+        /// The underlying error.
+        source: serde_json::Error,
+    },
     /// The store's database failed.
     #[error("store {}: {source}", path.display())]
     Store {
@@ -81,8 +90,24 @@ pub enum Error {
     },
 }
 
+/// `value` as compact JSON, or an error naming `what` it is.
+pub fn to_json(what: &str, value: &impl serde::Serialize) -> Result<String> {
+    serde_json::to_string(value).map_err(|source| Error::Json {
+        what: what.to_string(),
+        source,
+    })
+}
+
+/// `value` as pretty-printed JSON, or an error naming `what` it is.
+pub fn to_json_pretty(what: &str, value: &impl serde::Serialize) -> Result<String> {
+    serde_json::to_string_pretty(value).map_err(|source| Error::Json {
+        what: what.to_string(),
+        source,
+    })
+}
+
 impl Error {
-    /// The process exit code for this error (see README, "Exit codes").
+    /// The process exit code for this error (see docs/guide/exit-codes.md).
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Usage { .. }
@@ -91,7 +116,7 @@ impl Error {
             | Error::Tool { .. }
             | Error::Stats(_) => EXIT_USAGE,
             Error::Interrupted(_) => EXIT_INTERRUPTED,
-            Error::Io { .. } | Error::Store { .. } => EXIT_FAILURE,
+            Error::Io { .. } | Error::Json { .. } | Error::Store { .. } => EXIT_FAILURE,
         }
     }
 

@@ -64,7 +64,8 @@ use cli::{Cli, Command};
 use perflab_store::Store;
 
 /// Runs a parsed command line; returns the process exit code.
-pub fn run(cli: Cli) -> Result<i32> {
+pub fn run(mut cli: Cli) -> Result<i32> {
+    cli::take_commands_after_dashes(&mut cli.command)?;
     for (flag, path) in commands::output_files(&cli.command) {
         perflab_report::check_output(flag, path)?;
     }

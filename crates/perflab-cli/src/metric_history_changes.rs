@@ -100,6 +100,7 @@ pub fn store_changes(
                     name: name.clone(),
                     metric: metric.clone(),
                     unit: unit.clone(),
+                    better: history.better,
                     variant: s.variant.clone(),
                     host: s.host.clone(),
                     change,

@@ -254,6 +254,7 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
         .map(|g| GuardDoc {
             metric: g.guard.metric.name.clone(),
             max_worsening: g.guard.max_worsening,
+            better: Some(g.guard.metric.better),
             change: g.interval.estimate,
             ci: [g.interval.lo, g.interval.hi],
             status: g.status,

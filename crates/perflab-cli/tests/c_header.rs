@@ -138,13 +138,13 @@ fn build_gauges_program(dir: &Path, flags: &[&str]) -> PathBuf {
 fn gauge<'a>(profile: &'a Profile, name: &str) -> &'a GaugeRecord {
     profile
         .gauge(name)
-        .unwrap_or_else(|| panic!("no gauge `{name}` in {}", profile.to_json_pretty()))
+        .unwrap_or_else(|| panic!("no gauge `{name}` in {}", profile.to_json_pretty().unwrap()))
 }
 
 fn span<'a>(profile: &'a Profile, name: &str) -> &'a SpanRecord {
     profile
         .span(name)
-        .unwrap_or_else(|| panic!("no span `{name}` in {}", profile.to_json_pretty()))
+        .unwrap_or_else(|| panic!("no span `{name}` in {}", profile.to_json_pretty().unwrap()))
 }
 
 fn heavy_over_light_self(profile: &Profile) -> f64 {

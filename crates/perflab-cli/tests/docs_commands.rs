@@ -34,12 +34,7 @@ const ARGUMENTS_ONLY: &[(&str, &str)] = &[(
 /// Lines that do not work yet, each a doc bug waiting for a change of
 /// perflab: they must still be refused as bad usage, and the test fails
 /// when one works, so that it leaves this list.
-const KNOWN_BROKEN: &[&str] = &[
-    // Several arguments after `--` are refused today; `-- CMD ARGS` is to
-    // be accepted as one command. Remove the line once it is.
-    "perflab bisect --good v1.4 --bad main --build 'cargo build --release' \
-     --json bisect.json -- ./target/release/app --input big.txt",
-];
+const KNOWN_BROKEN: &[&str] = &[];
 
 /// Run limits added to `ab`, `sweep` and `bisect` lines that set none, so
 /// that the examples run in a fraction of a second each.

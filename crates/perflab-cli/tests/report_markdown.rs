@@ -76,7 +76,7 @@ fn profile(parse_ns: u64, compute_ns: u64, thread_ns: u64) -> String {
         max: 8.0,
         mean: 3.5,
     });
-    profile.to_json_pretty()
+    profile.to_json_pretty().unwrap()
 }
 
 fn experiment(name: &str) -> Experiment {

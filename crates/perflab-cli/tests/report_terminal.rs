@@ -36,7 +36,7 @@ fn profile(parse_percent: u64, wall_ns: u64, jitter: u64) -> String {
         unattributed_ns: wall - compute,
         ..first
     });
-    p.to_json_pretty()
+    p.to_json_pretty().unwrap()
 }
 
 /// The terminal's span rows: (name, A self, B self, change with interval).

@@ -131,7 +131,7 @@ fn a_reference_command_gives_each_point_a_ratio_with_its_interval() {
     assert!(stdout.contains("3.8"), "{stdout}");
     let md = std::fs::read_to_string(s.path("s.md")).unwrap();
     assert!(
-        md.contains("| vs reference |") && md.contains("x worse ["),
+        md.contains("| vs reference |") && md.contains("× (+") && md.contains("×, "),
         "{md}"
     );
 }

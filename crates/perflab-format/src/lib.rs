@@ -11,6 +11,7 @@
 //! document (kept in `docs/schema/`).
 #![deny(missing_docs)]
 
+pub mod change_words;
 pub mod duet;
 pub mod history;
 pub mod instructions;

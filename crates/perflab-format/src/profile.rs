@@ -469,10 +469,12 @@ impl Profile {
     }
 
     /// The profile as pretty-printed JSON.
-    pub fn to_json_pretty(&self) -> String {
-        // Serialising these types cannot fail: no maps with non-string keys, and
-        // the writer keeps floats finite.
-        serde_json::to_string_pretty(self).unwrap_or_default()
+    ///
+    /// # Errors
+    /// The serialiser's error, should a value be one JSON cannot hold; the
+    /// caller then writes nothing rather than an empty profile.
+    pub fn to_json_pretty(&self) -> Result<String, serde_json::Error> {
+        serde_json::to_string_pretty(self)
     }
 
     /// The span record with this name, if any.
@@ -595,7 +597,7 @@ mod tests {
     #[test]
     fn a_profile_survives_writing_and_reading_back() {
         let profile = sample();
-        let text = profile.to_json_pretty();
+        let text = profile.to_json_pretty().unwrap();
         assert_eq!(Profile::from_json_str(&text).unwrap(), profile);
         assert!(
             text.contains("\"async\""),
@@ -607,6 +609,7 @@ mod tests {
     fn another_format_is_refused_by_name() {
         let text = sample()
             .to_json_pretty()
+            .unwrap()
             .replace(PROFILE_FORMAT, "perflab-result/1");
         let error = Profile::from_json_str(&text).unwrap_err();
         assert!(
@@ -632,6 +635,7 @@ mod tests {
     fn unknown_fields_and_warning_kinds_are_tolerated() {
         let text = sample()
             .to_json_pretty()
+            .unwrap()
             .replace("\"unattributed\"", "\"something_new\"")
             .replacen("\"pid\"", "\"extra\": 1, \"pid\"", 1);
         let profile = Profile::from_json_str(&text).unwrap();
@@ -661,9 +665,9 @@ mod tests {
         assert_eq!((stats.wakeups, stats.idle_ns), (None, None));
         assert!(profile.locks.is_empty());
         // Written back, it is the same document: nothing is invented for it.
-        let again = Profile::from_json_str(&profile.to_json_pretty()).unwrap();
+        let again = Profile::from_json_str(&profile.to_json_pretty().unwrap()).unwrap();
         assert_eq!(again, profile);
-        assert!(!profile.to_json_pretty().contains("locks"));
+        assert!(!profile.to_json_pretty().unwrap().contains("locks"));
     }
 
     #[test]

@@ -98,7 +98,9 @@ pub struct DecisionDoc {
     pub verdict: Verdict,
     /// One sentence saying why.
     pub reason: String,
-    /// Relative change, positive is better.
+    /// Relative change, positive is better (the decision's orientation;
+    /// reports show it as the candidate's value over the baseline's, see
+    /// [`crate::change_words`]).
     pub change: f64,
     /// Interval for the change.
     pub ci: [f64; 2],
@@ -128,7 +130,13 @@ pub struct GuardDoc {
     pub metric: String,
     /// Largest worsening allowed (fraction).
     pub max_worsening: f64,
-    /// Relative change, positive is better.
+    /// Which way the guard's metric is better; absent in documents written
+    /// before it was recorded (read as lower).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub better: Option<Better>,
+    /// Relative change, positive is better (the decision's orientation;
+    /// reports show it as the candidate's value over the baseline's, see
+    /// [`crate::change_words`]).
     pub change: f64,
     /// Interval for the change.
     pub ci: [f64; 2],

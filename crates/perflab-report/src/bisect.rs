@@ -3,7 +3,8 @@
 
 use serde::Serialize;
 
-use crate::units::format_change;
+use perflab_format::change_words::ChangeWords;
+use perflab_format::vocabulary::Better;
 
 /// The format tag of a bisection document.
 pub const BISECT_FORMAT: &str = "perflab-bisect/1";
@@ -28,7 +29,9 @@ pub struct StepDoc {
     pub verdict: String,
     /// What the search took from it: good, bad or undecided.
     pub judgement: String,
-    /// The change of the metric against GOOD (fraction), if measured.
+    /// The change of the metric against GOOD (fraction, positive is better:
+    /// the decision's orientation; reports word it as the commit relative to
+    /// GOOD), if measured.
     pub change: Option<f64>,
     /// Its interval at the step's confidence.
     pub ci: Option<[f64; 2]>,
@@ -72,6 +75,8 @@ pub struct BisectDocument {
     pub command: String,
     /// The metric the decisions rest on.
     pub metric: String,
+    /// Which way the metric is better.
+    pub better: Better,
     /// Commits on the first-parent path after GOOD, BAD included.
     pub commits: usize,
     /// The confidence of the whole search.
@@ -86,12 +91,12 @@ pub struct BisectDocument {
 
 impl BisectDocument {
     /// One step as a line for the terminal.
-    pub fn step_line(number: usize, step: &StepDoc) -> String {
+    pub fn step_line(number: usize, step: &StepDoc, metric: &str, better: Better) -> String {
         format!(
             "step {number}: {} {:<40} {:>24}  {:<12} -> {} ({} runs each)\n",
             &step.commit[..step.commit.len().min(12)],
             truncate(&step.subject, 40),
-            change_text(step),
+            change_text(step, metric, better),
             step.verdict,
             step.judgement,
             step.runs
@@ -133,7 +138,7 @@ impl BisectDocument {
                 i + 1,
                 &step.commit[..step.commit.len().min(12)],
                 step.subject.replace('|', "\\|"),
-                change_text(step),
+                change_text(step, &self.metric, self.better),
                 step.verdict,
                 step.judgement,
                 step.runs
@@ -150,9 +155,13 @@ impl BisectDocument {
     }
 }
 
-fn change_text(step: &StepDoc) -> String {
+/// The candidate commit relative to GOOD, `+20.8% [+18.0%, +24.0%]` (the
+/// one wording of a change, see [`perflab_format::change_words`]).
+fn change_text(step: &StepDoc, metric: &str, better: Better) -> String {
     match (step.change, step.ci) {
-        (Some(change), Some(ci)) => format_change(change, ci),
+        (Some(change), Some(ci)) => {
+            ChangeWords::from_improvement(metric, better, change, Some(ci)).cell()
+        }
         _ => "-".to_string(),
     }
 }

@@ -14,6 +14,8 @@ pub struct SeriesChange {
     pub metric: String,
     /// Its unit.
     pub unit: String,
+    /// Which way the metric is better.
+    pub better: perflab_format::vocabulary::Better,
     /// The variant.
     pub variant: String,
     /// The host its experiments ran on (None if unknown).

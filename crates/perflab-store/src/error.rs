@@ -68,6 +68,9 @@ pub enum StoreError {
     /// PostgreSQL failed.
     #[error("{}", describe_postgres(.0))]
     Postgres(#[from] postgres::Error),
+    /// A value to store could not be written as JSON.
+    #[error("a value cannot be written as JSON: {0}")]
+    Json(#[from] serde_json::Error),
     /// A column did not hold what perflab writes there (a database not
     /// written by perflab, or a bug).
     #[error("column {column} holds {found}, not {expected}")]

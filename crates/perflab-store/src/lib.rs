@@ -231,7 +231,7 @@ impl Store {
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
                     values![
                         id, position, v.name, v.command,
-                        serde_json::to_string(&env).unwrap_or_default(),
+                        serde_json::to_string(&env).map_err(|e| self.err(e))?,
                         v.cwd.map(|d| d.display().to_string())
                     ],
                 )?);
@@ -296,7 +296,7 @@ impl Store {
             values![
                 experiment_id, variant_id, sequence, iteration, warmup, finished_at, run.wall_s,
                 run.user_s, run.sys_s, run.peak_memory_kib, code, signal, run.exit.describe(),
-                serde_json::to_string(&metrics).unwrap_or_default(), run.profile_json.as_deref(), new_uid()
+                serde_json::to_string(&metrics).map_err(|e| self.err(e))?, run.profile_json.as_deref(), new_uid()
             ],
         )?;
         Ok(())

@@ -11,7 +11,7 @@ use perflab_format::profile::Profile;
 /// over it, so a reader never sees half a profile. Anything else (a pipe, a
 /// device) is written in place: renaming over it would replace it.
 pub fn write_profile(path: &Path, profile: &Profile) -> std::io::Result<()> {
-    let mut text = profile.to_json_pretty();
+    let mut text = profile.to_json_pretty()?;
     text.push('\n');
     let regular_or_new = match std::fs::metadata(path) {
         Ok(metadata) => metadata.is_file(),

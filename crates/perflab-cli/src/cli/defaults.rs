@@ -51,6 +51,22 @@ pub fn ab_max_runs() -> String {
     )
 }
 
+/// `perflab bisect --min-runs`.
+pub fn bisect_min_runs() -> String {
+    format!(
+        "Runs per variant before the first decision of a step [default: {DEFAULT_MIN_RUNS}; \
+         {EXACT_MIN_RUNS} for instructions]"
+    )
+}
+
+/// `perflab bisect --max-runs`.
+pub fn bisect_max_runs() -> String {
+    format!(
+        "Runs per variant at most in a step; an INCONCLUSIVE step is repeated with twice as many \
+         [default: {DEFAULT_MAX_RUNS}; {EXACT_MAX_RUNS} for instructions]"
+    )
+}
+
 /// `perflab sweep --confidence`.
 pub fn sweep_confidence() -> String {
     format!("Confidence level of the intervals [default: {DEFAULT_CONFIDENCE}]")

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::error::Error;
+
 mod ab;
 mod defaults;
 mod profile;
@@ -100,7 +102,7 @@ perflab sweep -p batch=10,100,1000 -p partitions=1..8:x2 './job --batch {batch} 
 {NAME} in a command (or an --env value) is replaced by the parameter's value; ${VAR}, {{ and }} are left to the shell."
     )]
     Sweep(Box<SweepArgs>),
-    /// Write a report of experiments from the store: Markdown for a pull request, one self-contained HTML page.
+    /// Write a report of experiments from the store (the newest only, unless named): Markdown for a pull request, one self-contained HTML page.
     #[command(
         after_help = "Examples:\n  perflab report                      (the newest experiment, Markdown on stdout)\n  \
 perflab report 12 --html report.html --markdown report.md\n  \
@@ -140,11 +142,12 @@ pub struct RunOptions {
     /// is the value; K/M/G suffixes are understood. Repeatable.
     #[arg(long = "metric", value_name = "NAME=REGEX")]
     pub metrics: Vec<String>,
-    /// Runs of each variant before measuring (not counted).
+    /// Runs of each variant before measuring (not counted) [default: 1; 0 for `perflab run` and
+    /// for runs counted under --measure instructions].
     #[arg(long, value_name = "N")]
     pub warmup: Option<usize>,
     /// Kill a run that takes longer than this (e.g. 30s, 2m); a counted run under valgrind
-    /// (--measure instructions) gets 100 times as long.
+    /// (--measure instructions) gets 100 times as long [default: no limit].
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
     /// Run the command directly instead of through `sh -c` (split into
@@ -184,6 +187,10 @@ pub struct AbArgs {
     /// Baseline command (A), and candidate command (B). With one command, use --env-a/--env-b.
     #[arg(value_name = "CMD", num_args = 0..=2)]
     pub commands: Vec<String>,
+    /// The one command as several arguments after `--` (`-- ./app --input big.txt`),
+    /// instead of CMD; quoted for the shell.
+    #[arg(last = true, value_name = "CMD ARGS")]
+    pub after_dashes: Vec<String>,
     /// Experiment file (perflab.toml); flags given here override it.
     #[arg(short = 'f', long = "file", value_name = "PATH")]
     pub file: Option<PathBuf>,
@@ -204,10 +211,11 @@ pub struct AbArgs {
     pub name_b: Option<String>,
     /// The metric the decision rests on: wall, cpu, peak-memory, instructions (counted under
     /// valgrind's callgrind; exact when the counts repeat, then 2 runs per variant decide), or a
-    /// metric name.
+    /// metric name [default: wall].
     #[arg(long, value_name = "METRIC")]
     pub measure: Option<String>,
-    /// Whether higher or lower values of the metric are better.
+    /// Whether higher or lower values of the metric are better [default: lower for the built-in
+    /// metrics; an extracted metric needs it].
     #[arg(long, value_name = "higher|lower")]
     pub better: Option<String>,
     /// A metric that may veto a GO: METRIC:LIMIT, e.g. peak-memory:5% (may not worsen by more). Repeatable.
@@ -222,10 +230,12 @@ pub struct AbArgs {
     /// Runs per variant at most.
     #[arg(long, value_name = "N", help = defaults::ab_max_runs())]
     pub max_runs: Option<usize>,
-    /// Stop deciding after this long (e.g. 10m); the verdict may then be INCONCLUSIVE.
+    /// Stop deciding after this long (e.g. 10m); the verdict may then be INCONCLUSIVE
+    /// [default: no limit].
     #[arg(long, value_name = "DURATION")]
     pub max_time: Option<String>,
-    /// Seed for the order of A and B within each block (for reproducing a schedule).
+    /// Seed for the order of A and B within each block (for reproducing a schedule)
+    /// [default: random, printed in the result].
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
     /// A git revision to check out, build and run: give it twice, baseline first
@@ -274,7 +284,8 @@ pub struct CompareArgs {
     #[arg(long, value_name = "METRIC")]
     pub measure: Option<String>,
     /// The inputs' format, when detection from their content is not wanted: text, perflab,
-    /// hyperfine, criterion, google-benchmark, pytest-benchmark or go.
+    /// hyperfine, criterion, google-benchmark, pytest-benchmark or go [default: detected from
+    /// the content].
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<String>,
     /// Write the result as JSON.
@@ -285,12 +296,71 @@ pub struct CompareArgs {
     pub markdown: Option<PathBuf>,
 }
 
+/// Takes a command given as several arguments after `--` (`-- ./app --input
+/// big.txt`, as `perf record -- CMD ARGS` takes it) into the command
+/// arguments, joined and quoted for the shell with `shell_words::join`; a
+/// command given both ways is a usage error.
+pub fn take_commands_after_dashes(command: &mut Command) -> Result<(), Error> {
+    let (given, after) = match command {
+        Command::Ab(a) => (&mut a.commands, &mut a.after_dashes),
+        Command::Sweep(s) => (&mut s.commands, &mut s.after_dashes),
+        Command::Run(r) => {
+            let mut given: Vec<String> = r.command.take().into_iter().collect();
+            join_after_dashes(&mut given, &mut r.after_dashes)?;
+            r.command = given.pop();
+            return Ok(());
+        }
+        Command::Bisect(b) => {
+            let mut given: Vec<String> = b.command.take().into_iter().collect();
+            join_after_dashes(&mut given, &mut b.after_dashes)?;
+            b.command = given.pop();
+            return Ok(());
+        }
+        _ => return Ok(()),
+    };
+    join_after_dashes(given, after)
+}
+
+fn join_after_dashes(given: &mut Vec<String>, after: &mut Vec<String>) -> Result<(), Error> {
+    if after.is_empty() {
+        return Ok(());
+    }
+    let joined = shell_words::join(after.iter());
+    if !given.is_empty() {
+        return Err(Error::usage(
+            "--",
+            format!(
+                "the command is given twice: as {} and after -- as '{joined}'; give it one way",
+                given
+                    .iter()
+                    .map(|c| format!("'{c}'"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+        ));
+    }
+    after.clear();
+    given.push(joined);
+    Ok(())
+}
+
+impl RunArgs {
+    /// The command to measure, however it was given (see [`take_commands_after_dashes`]).
+    pub fn command_line(&self) -> &str {
+        self.command.as_deref().unwrap_or_default()
+    }
+}
+
 /// `perflab run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The command to measure.
-    #[arg(value_name = "CMD", required = true)]
-    pub command: String,
+    /// The command to measure, as one string; or after `--` as several arguments
+    /// (`-- ./app --input big.txt`), quoted for the shell.
+    #[arg(value_name = "CMD", required_unless_present = "after_dashes")]
+    pub command: Option<String>,
+    /// The command as several arguments after `--`.
+    #[arg(last = true, value_name = "CMD ARGS")]
+    pub after_dashes: Vec<String>,
     /// Number of measured runs [default: 10].
     #[arg(short = 'r', long, value_name = "N")]
     pub runs: Option<usize>,
@@ -300,8 +370,8 @@ pub struct RunArgs {
     /// Name shown for the command.
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
-    /// The metric summarised: wall (default), cpu, peak-memory, instructions (counted under
-    /// valgrind's callgrind: each run is made natively and counted), or an extracted metric.
+    /// The metric summarised: wall, cpu, peak-memory, instructions (counted under valgrind's
+    /// callgrind: each run is made natively and counted), or an extracted metric [default: wall].
     #[arg(long, value_name = "METRIC")]
     pub measure: Option<String>,
     /// The shared run options.

@@ -50,7 +50,7 @@ pub struct ProfileArgs {
     /// A name for the history.
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
-    /// Kill a profiled run that takes longer than this (e.g. 30s, 2m).
+    /// Kill a profiled run that takes longer than this (e.g. 30s, 2m) [default: no limit].
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
     /// Working directory of the runs.

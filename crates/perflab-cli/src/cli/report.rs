@@ -7,7 +7,8 @@ use clap::Args;
 /// `perflab report`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// Experiments to report, by id (12) or name (the newest with it) [default: the newest].
+    /// Experiments to report, by id (12) or name (the newest with it); several give one page
+    /// [default: the newest experiment only; `perflab history` lists the others].
     #[arg(value_name = "EXPERIMENT")]
     pub experiments: Vec<String>,
     /// Write one self-contained HTML page (no network access: styles and charts inline).

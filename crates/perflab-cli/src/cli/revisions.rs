@@ -33,6 +33,14 @@ pub fn name_revisions(variants: &mut Vec<VariantSettings>, revs: &[String]) -> R
     Ok(())
 }
 
+impl BisectArgs {
+    /// The command measured, however it was given (see
+    /// [`super::take_commands_after_dashes`]).
+    pub fn command_line(&self) -> &str {
+        self.command.as_deref().unwrap_or_default()
+    }
+}
+
 /// `perflab bisect`.
 #[derive(Debug, Args)]
 pub struct BisectArgs {
@@ -48,25 +56,30 @@ pub struct BisectArgs {
     /// Run the working tree as it is (uncommitted changes included) for the commit checked out.
     #[arg(long)]
     pub allow_dirty: bool,
-    /// The command measured at each revision, run in its worktree.
-    #[arg(value_name = "CMD", required = true)]
-    pub command: String,
-    /// The metric: wall, cpu, peak-memory, instructions, or a metric name.
+    /// The command measured at each revision, run in its worktree: one string, or after
+    /// `--` as several arguments (`-- ./target/release/app --input big.txt`), quoted for the shell.
+    #[arg(value_name = "CMD", required_unless_present = "after_dashes")]
+    pub command: Option<String>,
+    /// The command as several arguments after `--`.
+    #[arg(last = true, value_name = "CMD ARGS")]
+    pub after_dashes: Vec<String>,
+    /// The metric: wall, cpu, peak-memory, instructions, or a metric name [default: wall].
     #[arg(long, value_name = "METRIC")]
     pub measure: Option<String>,
-    /// Whether higher or lower values of the metric are better.
+    /// Whether higher or lower values of the metric are better [default: lower for the built-in
+    /// metrics; an extracted metric needs it].
     #[arg(long, value_name = "higher|lower")]
     pub better: Option<String>,
     /// Thresholds and the confidence of the whole search.
     #[command(flatten)]
     pub decision: DecisionArgs,
     /// Runs per variant before the first decision of a step.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = super::defaults::bisect_min_runs())]
     pub min_runs: Option<usize>,
     /// Runs per variant at most in a step (an INCONCLUSIVE step is repeated with more).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = super::defaults::bisect_max_runs())]
     pub max_runs: Option<usize>,
-    /// Seed for the order of the variants within each block.
+    /// Seed for the order of the variants within each block [default: random].
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
     /// The shared run options (--json writes the search, not a step).

@@ -11,8 +11,12 @@ use crate::sweep::config::SweepSettings;
 #[derive(Debug, Args)]
 pub struct SweepArgs {
     /// Command templates run at every point; `{NAME}` is replaced by the parameter's value.
-    #[arg(value_name = "CMD", required = true)]
+    /// One command may instead follow `--` as several arguments, quoted for the shell.
+    #[arg(value_name = "CMD", required_unless_present = "after_dashes")]
     pub commands: Vec<String>,
+    /// One command template as several arguments after `--`.
+    #[arg(last = true, value_name = "CMD ARGS")]
+    pub after_dashes: Vec<String>,
     /// A parameter and its values: a list (n=1000,10000 or mode=fast,slow) or a range
     /// (n=1K..100K:x10 geometric, t=1..8 or t=1..8:+2 arithmetic). Repeatable: several
     /// parameters give their cross product.
@@ -42,7 +46,8 @@ pub struct SweepArgs {
     /// The metric measured at each point: wall, cpu, peak-memory, or a metric name.
     #[arg(long, value_name = "METRIC", default_value = "wall")]
     pub measure: String,
-    /// Whether higher or lower values of the metric are better (needed for extracted metrics).
+    /// Whether higher or lower values of the metric are better (needed for extracted metrics)
+    /// [default: lower for the built-in metrics].
     #[arg(long, value_name = "higher|lower")]
     pub better: Option<String>,
     /// The parameter that is the size of the work, for the per-item cost, the growth
@@ -69,10 +74,11 @@ pub struct SweepArgs {
     #[arg(long, value_name = "N", help = super::defaults::sweep_max_runs())]
     pub max_runs: Option<usize>,
     /// Stop the whole sweep after this long (e.g. 10m), once every point has its --min-runs;
-    /// points still imprecise are marked so.
+    /// points still imprecise are marked so [default: no limit].
     #[arg(long, value_name = "DURATION")]
     pub max_time: Option<String>,
-    /// Seed of the visiting order (for reproducing a schedule).
+    /// Seed of the visiting order (for reproducing a schedule) [default: random, printed in the
+    /// result].
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
     /// The shared run options.

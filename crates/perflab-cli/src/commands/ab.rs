@@ -1,5 +1,6 @@
 //! `perflab ab`: run an experiment and report its verdict.
 
+use crate::error::to_json;
 use perflab_runner::{Executor, INSTRUCTIONS, InstructionExecutor};
 
 use crate::ab::{AbRun, run_ab};
@@ -78,11 +79,7 @@ pub fn ab<E: Executor>(
     let doc = instructions_document(ab.header.experiment_id, counter.environment(), &variants);
     let extra = render_instructions(&doc, CHANGED_FUNCTIONS_SHOWN);
     if let Some(id) = ab.header.experiment_id {
-        store.attach(
-            id,
-            "instructions",
-            &serde_json::to_string(&doc).unwrap_or_default(),
-        )?;
+        store.attach(id, "instructions", &to_json("the result document", &doc)?)?;
     }
     finish(args, store, &exp, ab, Some(extra))
 }
@@ -124,7 +121,7 @@ pub fn record_outcome(store: &Store, exp: &Experiment, ab: &AbRun) -> Result<Res
     if let Some(id) = ab.header.experiment_id {
         let status = ab.header.status();
         let change = doc.decision.as_ref().map(|d| (d.change, d.ci[0], d.ci[1]));
-        let json = serde_json::to_string(&doc).unwrap_or_default();
+        let json = to_json("the result document", &doc)?;
         store.finish_experiment(id, status, doc.verdict, change, Some(&json))?;
     }
     Ok(doc)

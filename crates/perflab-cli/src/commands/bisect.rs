@@ -1,6 +1,7 @@
 //! `perflab bisect`: the first commit at which a command got slower, by a
 //! binary search of A/B experiments against GOOD ([`crate::bisect`]).
 
+use crate::error::to_json_pretty;
 use std::path::PathBuf;
 
 use perflab_runner::{Executor, InstructionExecutor};
@@ -46,7 +47,9 @@ pub fn bisect<E: Executor>(
     let steps_at_most = max_steps(path.len());
     let step_confidence = bisect_step_confidence(confidence, steps_at_most);
     let template = step_settings(args, step_confidence)?;
-    let base_max_runs = template.clone().into_experiment()?.limits.max_runs;
+    let base = template.clone().into_experiment()?;
+    let base_max_runs = base.limits.max_runs;
+    let (metric_name, better) = (base.metric.name.clone(), base.metric.better);
     let good_tree = builder.prepare(&args.good, &good)?;
     let mut executor = executor_for(template.perf_events.unwrap_or(false))?;
     let mut steps = Vec::new();
@@ -99,7 +102,7 @@ pub fn bisect<E: Executor>(
         };
         println!(
             "{}",
-            BisectDocument::step_line(steps.len() + 1, &doc).trim_end()
+            BisectDocument::step_line(steps.len() + 1, &doc, &metric_name, better).trim_end()
         );
         steps.push(doc);
         Ok::<_, Error>(judgement)
@@ -132,8 +135,9 @@ pub fn bisect<E: Executor>(
         },
         good: revision(&args.good, &good),
         bad: revision(&args.bad, &bad),
-        command: args.command.clone(),
+        command: args.command_line().to_string(),
         metric: template.measure.clone().unwrap_or_else(|| "wall".into()),
+        better,
         commits: path.len(),
         confidence,
         step_confidence,
@@ -159,7 +163,7 @@ pub fn bisect<E: Executor>(
 /// command, deciding at the step's share of the confidence.
 fn step_settings(args: &BisectArgs, step_confidence: f64) -> Result<Settings> {
     let ab = AbArgs {
-        commands: vec![args.command.clone()],
+        commands: vec![args.command_line().to_string()],
         measure: args.measure.clone(),
         better: args.better.clone(),
         decision: args.decision.clone(),
@@ -230,7 +234,7 @@ fn run_step<E: Executor>(
 
 fn write_outputs(doc: &BisectDocument, run: &RunOptions) -> Result<()> {
     if let Some(path) = &run.json {
-        let json = serde_json::to_string_pretty(doc).unwrap_or_default();
+        let json = to_json_pretty("the bisect document", doc)?;
         write_text(path, &format!("{json}\n"))?;
     }
     if let Some(path) = &run.markdown {

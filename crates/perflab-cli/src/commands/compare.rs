@@ -1,5 +1,6 @@
 //! `perflab compare`: the decision on samples that already exist.
 
+use crate::error::{to_json, to_json_pretty};
 use perflab_format::result::MetricInfo;
 use perflab_format::vocabulary::{ExperimentKind, ResultKind, ResultStatus};
 use perflab_stats::decide_fixed_samples;
@@ -73,7 +74,7 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
     }
     let decided = decide_fixed_samples(&a.values, &b.values, better, &thresholds, confidence)?;
     let (verdict, interval, runs_needed) = (decided.verdict, decided.interval, decided.runs_needed);
-    let reason = verdict_sentence(verdict, &interval, &thresholds, "samples");
+    let reason = verdict_sentence(verdict, &interval, &thresholds, better, "samples");
     let runs = a.values.len().min(b.values.len());
     let method = "Hodges-Lehmann shift of log values with the Moses/Bauer distribution-free interval (fixed samples, no optional stopping)";
     let unit = if a.unit.is_empty() {
@@ -149,7 +150,7 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
         ResultStatus::Complete,
         doc.verdict,
         Some((interval.estimate, interval.lo, interval.hi)),
-        Some(&serde_json::to_string(&doc).unwrap_or_default()),
+        Some(&to_json("the result document", &doc)?),
     )?;
     print!("{}", TerminalReport.render(&doc));
     write_requested(&doc, args.json.as_deref(), args.markdown.as_deref())?;
@@ -210,7 +211,7 @@ fn compare_families(
         (Some(c), Some([lo, hi])) => Some((c, lo, hi)),
         _ => None,
     };
-    let json = serde_json::to_string(&doc).unwrap_or_default();
+    let json = to_json("the result document", &doc)?;
     store.finish_experiment(
         id,
         ResultStatus::Complete,
@@ -220,7 +221,7 @@ fn compare_families(
     )?;
     print!("{}", suite_terminal(&doc));
     if let Some(path) = &args.json {
-        let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        let mut text = to_json_pretty("the result document", &doc)?;
         text.push('\n');
         write_text(path, &text)?;
     }

@@ -2,13 +2,15 @@
 //! commits, or the change points of every series in the store.
 
 use crate::cli::HistoryArgs;
+use crate::error::to_json_pretty;
 use crate::error::{EXIT_NO_GO, EXIT_OK, Error, Result};
 use crate::metric_direction::metric_direction;
 use crate::metric_history::{HistoryQuery, metric_history};
 use crate::metric_history_changes::store_changes;
+use perflab_format::change_words::ChangeWords;
+use perflab_format::vocabulary::Better;
 use perflab_report::markdown::history::history_markdown;
 use perflab_report::terminal::history::{changes_terminal, history_terminal, host_label};
-use perflab_report::units::format_percent;
 use perflab_store::Store;
 
 /// `perflab history`.
@@ -73,19 +75,21 @@ pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {
         "status",
         "verdict",
         "runs",
-        "change [interval]",
+        "B vs A [interval]",
         "commit"
     );
     for r in rows {
+        // B relative to A, the one wording of a change; the direction is
+        // the one stored with the newest result about the metric.
+        let metric = r.metric.as_deref().unwrap_or("wall");
+        let better = match store.stored_metric(metric)? {
+            Some((word, _)) if word == Better::Higher.as_str() => Better::Higher,
+            _ => Better::Lower,
+        };
         let change = r
             .change
             .map(|(c, lo, hi)| {
-                format!(
-                    "{} [{}, {}]",
-                    format_percent(c),
-                    format_percent(lo),
-                    format_percent(hi)
-                )
+                ChangeWords::from_improvement(metric, better, c, Some([lo, hi])).cell()
             })
             .unwrap_or_default();
         let commit = r
@@ -170,7 +174,7 @@ fn show_metric_history(args: &HistoryArgs, metric: &str, store: &Store) -> Resul
     )?;
     print!("{}", history_terminal(&history, &unit));
     if let Some(path) = &args.json {
-        let mut text = serde_json::to_string_pretty(&history).unwrap_or_default();
+        let mut text = to_json_pretty("the metric history", &history)?;
         text.push('\n');
         perflab_report::write_text(path, &text)?;
     }

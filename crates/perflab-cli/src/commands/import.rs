@@ -2,6 +2,7 @@
 //! experiment whose variants are the benchmarks and whose runs are their
 //! samples, so that `perflab history` and `perflab report` show them.
 
+use crate::error::to_json;
 use std::collections::BTreeMap;
 
 use perflab_format::result::MetricInfo;
@@ -98,7 +99,7 @@ pub fn import(args: &ImportArgs, store: &Store) -> Result<i32> {
         ResultStatus::Complete,
         None,
         None,
-        Some(&serde_json::to_string(&doc).unwrap_or_default()),
+        Some(&to_json("the result document", &doc)?),
     )?;
     print!("{}", TerminalReport.render(&doc));
     eprintln!(

@@ -1,6 +1,7 @@
 //! `perflab profile`: a sampling profile of a command, or of two with the
 //! shares that moved between them; tables, flame graph, store, JSON.
 
+use crate::error::{to_json, to_json_pretty};
 use perflab_format::vocabulary::{ExperimentKind, ResultStatus};
 use std::path::{Path, PathBuf};
 
@@ -236,14 +237,14 @@ pub fn profile(args: &ProfileArgs, store: &Store, executor: &mut dyn Executor) -
         warnings: warnings.clone(),
         provenance: Some(provenance_map(&provenance)),
     };
-    let json = serde_json::to_string(&doc).unwrap_or_default();
+    let json = to_json("the sampling profile", &doc)?;
     store.finish_experiment(id, ResultStatus::Complete, None, None, Some(&json))?;
     print!("{}", render_sampling(&doc, args.top));
     for warning in &warnings {
         eprintln!("perflab: warning: {warning}");
     }
     if let Some(path) = &args.json {
-        let pretty = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
+        let pretty = to_json_pretty("the sampling profile", &doc)? + "\n";
         std::fs::write(path, pretty).map_err(|source| Error::Io {
             path: path.clone(),
             source,

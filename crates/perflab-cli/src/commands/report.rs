@@ -5,12 +5,18 @@ use crate::cli::ReportArgs;
 use crate::error::{EXIT_OK, Result};
 use crate::gather::gather;
 use perflab_report::markdown::report_markdown;
+use perflab_report::page::ExperimentReport;
 use perflab_report::write_text;
 use perflab_store::Store;
 
 /// `perflab report`.
 pub fn report(args: &ReportArgs, store: &Store) -> Result<i32> {
     let data = gather(store, &args.experiments, !args.no_history)?;
+    if args.experiments.is_empty() {
+        if let Some(newest) = data.experiments.first() {
+            eprintln!("{}", newest_only_note(newest));
+        }
+    }
     let markdown = report_markdown(&data);
     if let Some(path) = &args.markdown {
         write_text(path, &markdown)?;
@@ -28,4 +34,14 @@ pub fn report(args: &ReportArgs, store: &Store) -> Result<i32> {
         }
     }
     Ok(EXIT_OK)
+}
+
+/// The line saying that a report without arguments covers only the newest
+/// experiment, and how to choose others.
+fn newest_only_note(newest: &ExperimentReport) -> String {
+    format!(
+        "perflab: reporting the newest experiment only, {}; name others by id or name \
+         (e.g. perflab report 12 parse-ab), and see perflab history for the list",
+        newest.title()
+    )
 }

@@ -1,5 +1,6 @@
 //! `perflab run`: measure one command.
 
+use crate::error::to_json;
 use perflab_format::vocabulary::{ExperimentKind, ResultKind, ResultStatus};
 use perflab_runner::{
     CommandLine, Executor, ExitState, INSTRUCTIONS, InstructionExecutor, MetricExtractor,
@@ -63,7 +64,7 @@ pub fn run(args: &RunArgs, store: &Store, executor: &mut dyn Executor) -> Result
     store.attach(
         measured.id,
         "instructions",
-        &serde_json::to_string(&doc).unwrap_or_default(),
+        &to_json("the result document", &doc)?,
     )?;
     Ok(measured.code)
 }
@@ -103,7 +104,7 @@ fn measure_runs(
         .map(parse_duration)
         .transpose()
         .map_err(|e| Error::usage("--timeout", e))?;
-    let command = CommandLine::new(&args.command, !args.run.no_shell)?;
+    let command = CommandLine::new(args.command_line(), !args.run.no_shell)?;
     let name = args.name.clone().unwrap_or_else(|| "command".into());
     let provenance =
         Provenance::collect(args.run.cwd.as_deref().unwrap_or(std::path::Path::new(".")));
@@ -212,7 +213,7 @@ fn measure_runs(
         doc.status,
         None,
         None,
-        Some(&serde_json::to_string(&doc).unwrap_or_default()),
+        Some(&to_json("the result document", &doc)?),
     )?;
     print!("{}", TerminalReport.render(&doc));
     print!("{}", perflab_report::other_metrics(&outcomes));

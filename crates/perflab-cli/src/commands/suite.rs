@@ -1,6 +1,7 @@
 //! `perflab ab -f suite.toml`: a suite of scenarios × variants, every
 //! candidate against the baseline in every scenario.
 
+use crate::error::{to_json, to_json_pretty};
 use perflab_runner::Executor;
 
 use crate::ab::run_suite;
@@ -40,12 +41,12 @@ pub fn suite<E: Executor>(
     let overall = perflab_stats::combine_verdicts(&verdict);
     if let Some(id) = run.header.experiment_id {
         let status = run.header.status();
-        let json = serde_json::to_string(&doc).unwrap_or_default();
+        let json = to_json("the suite document", &doc)?;
         store.finish_experiment(id, status, doc.result.verdict, None, Some(&json))?;
     }
     print!("{}", suite_terminal(&doc));
     if let Some(path) = &args.run.json {
-        let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        let mut text = to_json_pretty("the suite document", &doc)?;
         text.push('\n');
         write_text(path, &text)?;
     }

@@ -1,6 +1,7 @@
 //! `perflab sweep`: run commands over a grid of parameters and report each
 //! point with its interval, ratios to a reference, growth and cliffs.
 
+use crate::error::{to_json, to_json_pretty};
 use perflab_runner::Executor;
 
 use crate::cli::SweepArgs;
@@ -25,13 +26,13 @@ pub fn sweep(args: &SweepArgs, store: &Store, executor: &mut dyn Executor) -> Re
     )?;
     let failure = state.failure.take();
     let doc = sweep_document(&sweep, &state)?;
-    let json = serde_json::to_string(&doc).unwrap_or_default();
+    let json = to_json("the sweep document", &doc)?;
     if let Some(id) = state.header.experiment_id {
         store.finish_experiment(id, doc.result.status, None, None, Some(&json))?;
     }
     print!("{}", sweep_terminal(&doc));
     if let Some(path) = &args.run.json {
-        let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        let mut text = to_json_pretty("the sweep document", &doc)?;
         text.push('\n');
         perflab_report::write_text(path, &text)?;
     }

@@ -1,29 +1,69 @@
 //! Why a decision came out as it did, in one sentence.
 
-use perflab_stats::{Decision, Interval, Thresholds, Verdict};
+use perflab_format::change_words::{improvement_to_ratio, percent_interval, threshold_percent};
+use perflab_stats::{Better, Decision, Interval, Thresholds, Verdict};
 
 use super::{GuardOutcome, GuardStatus};
 use crate::experiment::Experiment;
 use perflab_report::units::format_percent;
 
-/// Why `interval` gives `verdict` against `th`; `more` names what an
-/// INCONCLUSIVE verdict needs more of ("runs", "samples").
-pub fn verdict_sentence(verdict: Verdict, iv: &Interval, th: &Thresholds, more: &str) -> String {
-    let band = format!("[{}, {}]", format_percent(iv.lo), format_percent(iv.hi));
+/// The candidate relative to the baseline as a signed percentage, from a
+/// change in the decision's orientation (see [`perflab_format::change_words`]).
+fn relative(better: Better, change: f64) -> String {
+    threshold_percent(format_better(better), change)
+}
+
+/// An interval of the decision as the candidate relative to the baseline:
+/// `[+18.0%, +24.0%]`, lower bound first.
+fn relative_band(better: Better, iv: &Interval) -> String {
+    let (a, b) = (
+        improvement_to_ratio(format_better(better), iv.lo) - 1.0,
+        improvement_to_ratio(format_better(better), iv.hi) - 1.0,
+    );
+    percent_interval(a.min(b), a.max(b))
+}
+
+fn format_better(better: Better) -> perflab_format::vocabulary::Better {
+    match better {
+        Better::Higher => perflab_format::vocabulary::Better::Higher,
+        Better::Lower => perflab_format::vocabulary::Better::Lower,
+    }
+}
+
+/// Why `interval` gives `verdict` against `th`, with the interval and the
+/// thresholds worded as the candidate relative to the baseline (as every
+/// report words a change); `more` names what an INCONCLUSIVE verdict needs
+/// more of ("runs", "samples").
+pub fn verdict_sentence(
+    verdict: Verdict,
+    iv: &Interval,
+    th: &Thresholds,
+    better: Better,
+    more: &str,
+) -> String {
+    let band = relative_band(better, iv);
+    let (go, nogo) = (relative(better, th.go), relative(better, th.nogo));
+    // Lower is better: a GO lies below its threshold, a NO-GO above.
+    let (go_side, nogo_side) = match better {
+        Better::Lower => ("below", "above"),
+        Better::Higher => ("above", "below"),
+    };
     match verdict {
-        Verdict::Go => format!(
-            "the whole interval {band} lies at or above the GO threshold {}",
-            format_percent(th.go)
-        ),
-        Verdict::NoGo => format!(
-            "the whole interval {band} lies at or below the NO-GO threshold {}",
-            format_percent(th.nogo)
-        ),
-        Verdict::Neutral => format!(
-            "the whole interval {band} lies inside ({}, {}): equivalent within the band",
-            format_percent(th.nogo),
-            format_percent(th.go)
-        ),
+        Verdict::Go => {
+            format!("the whole interval {band} lies at or {go_side} the GO threshold {go}")
+        }
+        Verdict::NoGo => {
+            format!("the whole interval {band} lies at or {nogo_side} the NO-GO threshold {nogo}")
+        }
+        Verdict::Neutral => {
+            let (first, second) = match better {
+                Better::Lower => (&go, &nogo),
+                Better::Higher => (&nogo, &go),
+            };
+            format!(
+                "the whole interval {band} lies inside ({first}, {second}): equivalent within the band"
+            )
+        }
         Verdict::Inconclusive => {
             format!("the interval {band} straddles a threshold; more {more} are needed")
         }
@@ -35,32 +75,31 @@ pub fn verdict_sentence(verdict: Verdict, iv: &Interval, th: &Thresholds, more: 
 pub fn reason(exp: &Experiment, d: &Decision, guards: &[GuardOutcome], exact: bool) -> String {
     let th = &exp.thresholds;
     let iv = &d.interval;
-    let band = format!("[{}, {}]", format_percent(iv.lo), format_percent(iv.hi));
+    let band = relative_band(exp.metric.better, iv);
     let mut reason = if d.runs < exp.limits.min_runs {
         format!(
             "only {} of the {} pairs needed before any verdict (--min-runs): the interval {band} is not yet trusted to decide",
             d.runs, exp.limits.min_runs
         )
     } else {
-        verdict_sentence(d.primary, iv, th, "runs")
+        verdict_sentence(d.primary, iv, th, exp.metric.better, "runs")
     };
     if d.primary == Verdict::Go && d.runs >= exp.limits.min_runs {
         if let Some(g) = guards.iter().find(|g| g.status == GuardStatus::Violated) {
             reason = format!(
-                "{} improved, but guard {} worsened by {} [{}, {}], beyond the {} allowed",
+                "{} improved, but guard {} worsened: B relative to A {} {}, beyond the {} allowed",
                 exp.metric.name,
                 g.guard.metric.name,
-                format_percent(-g.interval.estimate),
-                format_percent(-g.interval.hi),
-                format_percent(-g.interval.lo),
-                format_percent(g.guard.max_worsening)
+                relative(g.guard.metric.better, g.interval.estimate),
+                relative_band(g.guard.metric.better, &g.interval),
+                format_percent(g.guard.max_worsening).trim_start_matches('+')
             );
         } else if let Some(g) = guards.iter().find(|g| g.status == GuardStatus::Uncertain) {
             reason = format!(
                 "{} improved ({band}), but guard {} cannot yet be shown to stay within {} of worsening",
                 exp.metric.name,
                 g.guard.metric.name,
-                format_percent(g.guard.max_worsening)
+                format_percent(g.guard.max_worsening).trim_start_matches('+')
             );
         }
     }

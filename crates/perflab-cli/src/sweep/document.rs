@@ -17,7 +17,7 @@ use super::analysis::{
 use super::config::{Sweep, variant_name};
 use super::series::{PointFigures, Series, series};
 use super::state::SweepState;
-use crate::error::Result;
+use crate::error::{Result, to_json};
 use crate::result_document::{
     interval_doc, metric_info, provenance_map, result_document, variant_doc,
 };
@@ -29,7 +29,7 @@ use perflab_store::Store;
 pub fn save_checkpoint(sweep: &Sweep, store: Option<&Store>, state: &SweepState) -> Result<()> {
     if let (Some(store), Some(id)) = (store, state.header.experiment_id) {
         let doc = sweep_document(sweep, state)?;
-        store.save_result_json(id, &serde_json::to_string(&doc).unwrap_or_default())?;
+        store.save_result_json(id, &to_json("the sweep document", &doc)?)?;
     }
     Ok(())
 }

@@ -105,6 +105,7 @@ pub fn span_profile(spans: &[(&str, u64, u64)], thread_ns: u64, warnings: &[&str
             .collect(),
     }
     .to_json_pretty()
+    .unwrap()
 }
 
 /// The baseline: parsing takes most samples.

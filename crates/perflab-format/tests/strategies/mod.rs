@@ -70,7 +70,7 @@ prop_compose! {
         metric in text(), max_worsening in num(), change in num(), ci in pair(),
         status in select(GuardStatus::ALL),
     ) -> GuardDoc {
-        GuardDoc { metric, max_worsening, change, ci, status }
+        GuardDoc { metric, max_worsening, better: None, change, ci, status }
     }
 }
 

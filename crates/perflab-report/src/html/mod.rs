@@ -119,7 +119,7 @@ fn experiment_html(e: &ExperimentReport, out: &mut String, chart_id: &mut usize)
                 let _ = write!(out, r#"<p class="note">Machine state: {}</p>"#, esc(w));
             }
             if let Some(d) = &result.decision {
-                out.push_str(&change_chart(&result.metric.name, d));
+                out.push_str(&change_chart(&result.metric.name, result.metric.better, d));
             }
             if let Some(chart) = distribution_chart(result) {
                 out.push_str(&chart);

@@ -60,7 +60,7 @@ pub fn spans_table(doc: &ResultDocument) -> String {
         "<p>Self time per run (median of up to {} runs) and its share of wall time (above 100% when threads overlap){}.</p><table class=\"spans\"><thead><tr><th>span</th>",
         profiled_runs(&doc.spans),
         if compared {
-            "; the change of self time with its interval (positive: the second variant spends less), <strong>moved</strong> where the interval excludes zero"
+            "; the second variant's self time relative to the first's with its interval, <strong>moved</strong> where the interval excludes zero"
         } else {
             ""
         }

@@ -7,7 +7,9 @@ use std::fmt::Write;
 use perflab_format::suite::SuiteDocument;
 
 use super::escape::esc;
-use crate::sections::suite::{MatrixCell, row_word, suite_headline, suite_matrix, verdict_rule};
+use crate::sections::suite::{
+    MatrixCell, cell_meaning, row_word, suite_headline, suite_matrix, verdict_rule,
+};
 
 fn cell_html(c: &MatrixCell) -> String {
     let class = c.verdict.as_str().to_ascii_lowercase();
@@ -56,9 +58,10 @@ pub fn suite_html(doc: &SuiteDocument) -> String {
     }
     let _ = write!(
         out,
-        r#"</tr></tbody></table><p class="chart-note">Metric: {} ({} is better). Changes are positive when better; intervals in brackets. {}.</p>"#,
+        r#"</tr></tbody></table><p class="chart-note">Metric: {} ({} is better). {}. {}.</p>"#,
         esc(&doc.result.metric.name),
         esc(doc.result.metric.better.as_str()),
+        esc(&cell_meaning(doc)),
         esc(&verdict_rule(doc))
     );
     out

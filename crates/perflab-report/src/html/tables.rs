@@ -11,7 +11,8 @@ use crate::sections::history::describe_judgement;
 use crate::sections::sweep::{
     describe_ratio, describe_series, fixed_part_warnings, value_with_precision,
 };
-use crate::units::{format_percent, format_percent_interval, format_share, format_value};
+use crate::sections::{decision_change, guard_change, variant_names};
+use crate::units::{format_share, format_value};
 use perflab_format::history::MetricHistory;
 use perflab_format::sweep::SweepDocument;
 
@@ -20,14 +21,15 @@ pub fn decision_summary(doc: &ResultDocument) -> String {
     let Some(d) = &doc.decision else {
         return String::new();
     };
-    let words = if d.change >= 0.0 { "better" } else { "worse" };
+    let (a, b) = variant_names(doc);
+    let words = decision_change(doc, d);
     let mut out = format!(
-        r#"<p class="summary"><strong>{}</strong>: {} is <strong>{}</strong> {words} ({:.0}% interval <strong>{}</strong>, {} runs per variant). {}.</p>"#,
+        r#"<p class="summary"><strong>{}</strong>: {} (<strong>{}</strong>, {:.0}% interval <strong>{}</strong>, {} runs per variant). {}.</p>"#,
         esc(d.verdict.as_str()),
-        esc(&doc.metric.name),
-        esc(&format_percent(d.change)),
+        esc(&words.sentence(b, a)),
+        esc(&words.percent()),
         d.confidence * 100.0,
-        esc(&format_percent_interval(d.ci)),
+        esc(&words.percent_interval()),
         d.runs,
         esc(&capitalise(&d.reason))
     );
@@ -37,10 +39,9 @@ pub fn decision_summary(doc: &ResultDocument) -> String {
     for g in &doc.guards {
         let _ = write!(
             out,
-            r#"<p class="summary">Guard {}: {} {}, may worsen by at most {}: {}.</p>"#,
+            r#"<p class="summary">Guard {}: B relative to A {}, may worsen by at most {}: {}.</p>"#,
             esc(&g.metric),
-            esc(&format_percent(g.change)),
-            esc(&format_percent_interval(g.ci)),
+            esc(&guard_change(g).cell()),
             esc(&format_share(g.max_worsening)),
             esc(g.status.as_str())
         );
@@ -205,7 +206,7 @@ pub fn sweep_table(doc: &SweepDocument) -> String {
             if has_reference {
                 let text = r
                     .ratio
-                    .map(|v| describe_ratio(&v, &metric.name, metric.better.as_str()))
+                    .map(|v| describe_ratio(&v, &metric.name))
                     .unwrap_or_default();
                 let _ = write!(out, "<td>{}</td>", esc(&text));
             }
@@ -263,7 +264,7 @@ pub fn history_table(e: &MetricHistory, unit: &str) -> String {
                 esc(&step
                     .change
                     .as_ref()
-                    .map(describe_judgement)
+                    .map(|j| describe_judgement(&e.metric, e.better, j))
                     .unwrap_or_default())
             );
         }
@@ -274,7 +275,7 @@ pub fn history_table(e: &MetricHistory, unit: &str) -> String {
                 r#"<tr><td colspan="4"><strong>total</strong> <code>{}</code> → <code>{}</code></td><td>{}</td></tr>"#,
                 esc(&first.label),
                 esc(&last.label),
-                esc(&describe_judgement(total))
+                esc(&describe_judgement(&e.metric, e.better, total))
             );
         }
         out.push_str("</tbody></table>");

@@ -35,7 +35,7 @@ pub fn history_markdown(e: &MetricHistory, unit: &str, heading: usize) -> String
                 .change
                 .as_ref()
                 .map(|j| {
-                    let text = cell(&describe_judgement(j));
+                    let text = cell(&describe_judgement(&e.metric, e.better, j));
                     if j.regression {
                         format!("**{text}**")
                     } else {
@@ -60,12 +60,16 @@ pub fn history_markdown(e: &MetricHistory, unit: &str, heading: usize) -> String
                 "| **total** `{}` → `{}` | | | | {} |",
                 cell(&first.label),
                 cell(&last.label),
-                cell(&describe_judgement(total))
+                cell(&describe_judgement(&e.metric, e.better, total))
             );
         }
         let _ = writeln!(out, "\n{}.", cell(&change_points_line(s)));
         for c in &s.change_points {
-            let _ = writeln!(out, "- {}", cell(&describe_change_point(c)));
+            let _ = writeln!(
+                out,
+                "- {}",
+                cell(&describe_change_point(&e.metric, e.better, c))
+            );
         }
         let _ = writeln!(out);
     }

@@ -18,8 +18,8 @@ use perflab_format::vocabulary::ResultStatus;
 pub use page::report_markdown;
 
 use super::Render;
-use crate::sections::{direction_words, value};
-use crate::units::{format_percent, format_percent_interval, format_share};
+use crate::sections::{decision_sentence, guard_change, thresholds, value};
+use crate::units::format_share;
 
 /// Renders a Markdown section.
 pub struct MarkdownReport;
@@ -58,13 +58,9 @@ pub fn markdown_body(doc: &ResultDocument) -> String {
         if let Some(d) = &doc.decision {
             let _ = writeln!(
                 out,
-                "**{}**: {} is {} {} ({:.0}% interval {}, {} runs per variant). {}.\n",
+                "**{}**: {}, {} runs per variant. {}.\n",
                 d.verdict,
-                doc.metric.name,
-                format_percent(d.change),
-                direction_words(doc, d.change),
-                d.confidence * 100.0,
-                format_percent_interval(d.ci),
+                cell(&decision_sentence(doc, d)),
                 d.runs,
                 cell(&sentence(&d.reason))
             );
@@ -99,15 +95,15 @@ pub fn markdown_body(doc: &ResultDocument) -> String {
         if !doc.guards.is_empty() {
             let _ = writeln!(
                 out,
-                "\n| guard | change | interval | limit | status |\n| --- | ---: | ---: | ---: | --- |"
+                "\n| guard | B vs A | interval | limit | status |\n| --- | ---: | ---: | ---: | --- |"
             );
             for g in &doc.guards {
                 let _ = writeln!(
                     out,
                     "| {} | {} | {} | -{} | {} |",
                     cell(&g.metric),
-                    format_percent(g.change),
-                    format_percent_interval(g.ci),
+                    guard_change(g).percent(),
+                    guard_change(g).percent_interval(),
                     format_share(g.max_worsening),
                     g.status
                 );
@@ -117,11 +113,10 @@ pub fn markdown_body(doc: &ResultDocument) -> String {
         if let Some(d) = &doc.decision {
             let _ = writeln!(
                 out,
-                "\nMetric: {} ({} is better). Thresholds: GO at {} or better, NO-GO at {} or worse. Method: {}.",
+                "\nMetric: {} ({} is better). Thresholds (B relative to A): {}. Method: {}.",
                 cell(&doc.metric.name),
                 doc.metric.better,
-                format_percent(d.go),
-                format_percent(d.nogo),
+                thresholds(doc, d),
                 cell(&d.method)
             );
             if let Some(note) = &d.runs_needed_note {

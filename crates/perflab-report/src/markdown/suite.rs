@@ -6,7 +6,7 @@ use perflab_format::suite::SuiteDocument;
 use perflab_format::vocabulary::ResultStatus;
 
 use super::cell;
-use crate::sections::suite::{row_word, suite_headline, suite_matrix, verdict_rule};
+use crate::sections::suite::{cell_meaning, row_word, suite_headline, suite_matrix, verdict_rule};
 
 /// The suite's Markdown without a heading.
 pub fn suite_markdown_body(doc: &SuiteDocument) -> String {
@@ -37,9 +37,10 @@ pub fn suite_markdown_body(doc: &SuiteDocument) -> String {
     }
     let _ = writeln!(
         out,
-        "\n\nMetric: {} ({} is better). {}.",
+        "\n\nMetric: {} ({} is better). {}. {}.",
         cell(&doc.result.metric.name),
         doc.result.metric.better,
+        cell_meaning(doc),
         verdict_rule(doc)
     );
     for w in &doc.result.warnings {

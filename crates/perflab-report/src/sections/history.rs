@@ -1,22 +1,24 @@
 //! The history of a metric over commits in words, for every format: a
 //! step's judgement with its interval, a level with its precision, the header.
 
-use crate::units::{format_change, format_percent, format_value};
+use crate::units::format_value;
+use perflab_format::change_words::{ChangeWords, thresholds_sentence};
 use perflab_format::history::{ChangePointDoc, Judgement, MetricHistory, Step, VariantHistory};
+use perflab_format::vocabulary::Better;
 
-/// "+60.50% [+58.10%, +63.00%] GO" or "+3.00% (too few runs)".
-pub fn describe_judgement(j: &Judgement) -> String {
+/// "-37.7% [-38.7%, -36.7%] GO" or "+3.0% (too few runs)": the later
+/// step's value relative to the earlier one's (the one wording of a change,
+/// see [`perflab_format::change_words`]).
+pub fn describe_judgement(metric: &str, better: Better, j: &Judgement) -> String {
+    let words = ChangeWords::from_improvement(metric, better, j.change, j.ci);
     match j.ci {
-        Some(ci) => format!(
+        Some(_) => format!(
             "{} {}{}",
-            format_change(j.change, ci),
+            words.cell(),
             j.verdict,
             if j.regression { " ← regression" } else { "" }
         ),
-        None => format!(
-            "{} (medians; too few runs to judge)",
-            format_percent(j.change)
-        ),
+        None => format!("{} (medians; too few runs to judge)", words.percent()),
     }
 }
 
@@ -56,13 +58,12 @@ pub fn header(e: &MetricHistory) -> String {
         None => "each step against the one before".into(),
     };
     format!(
-        "{} ({} is better){name} over {} {over}; {judged}, {:.0}% intervals, GO at {} or better, NO-GO at {} or worse",
+        "{} ({} is better){name} over {} {over}; {judged}, {:.0}% intervals, each change the later level relative to the earlier, {}",
         e.metric,
         e.better,
         e.longest(),
         e.confidence * 100.0,
-        format_percent(e.go),
-        format_percent(e.nogo)
+        thresholds_sentence(e.better, e.go, e.nogo)
     )
 }
 
@@ -73,14 +74,14 @@ fn format_rate(rate: f64) -> String {
 }
 
 /// "a1b2c3d4 → e5f6a7b8 (3 commits → 2): -19.23% [-20.1%, -18.2%] NO-GO ← regression, p = 0.005".
-pub fn describe_change_point(c: &ChangePointDoc) -> String {
+pub fn describe_change_point(metric: &str, better: Better, c: &ChangePointDoc) -> String {
     format!(
         "{} → {} ({} → {} steps): {}, p = {:.3}",
         c.from,
         c.to,
         c.steps_before,
         c.steps_after,
-        describe_judgement(&c.judgement),
+        describe_judgement(metric, better, &c.judgement),
         c.p_value
     )
 }

@@ -15,7 +15,9 @@ pub mod spans;
 pub mod suite;
 pub mod sweep;
 
-use perflab_format::result::ResultDocument;
+use perflab_format::change_words::{ChangeWords, thresholds_sentence};
+use perflab_format::result::{DecisionDoc, GuardDoc, ResultDocument};
+use perflab_format::vocabulary::Better;
 
 use crate::units::format_value;
 
@@ -24,13 +26,38 @@ pub fn value(doc: &ResultDocument, v: f64) -> String {
     format_value(v, &doc.metric.unit)
 }
 
-/// "faster"/"slower" style words for a change of this metric.
-pub fn direction_words(doc: &ResultDocument, change: f64) -> &'static str {
-    let better = change >= 0.0;
-    match (doc.metric.name.as_str(), better) {
-        ("wall" | "cpu" | "user" | "sys", true) => "faster",
-        ("wall" | "cpu" | "user" | "sys", false) => "slower",
-        (_, true) => "better",
-        (_, false) => "worse",
+/// The names of the baseline and the candidate, for sentences about the
+/// change ("A" and "B" when the document has fewer than two variants).
+pub fn variant_names(doc: &ResultDocument) -> (&str, &str) {
+    match doc.variants.as_slice() {
+        [a, b, ..] => (a.name.as_str(), b.name.as_str()),
+        _ => ("A", "B"),
     }
+}
+
+/// The decision's change as the candidate's value over the baseline's.
+pub fn decision_change<'a>(doc: &'a ResultDocument, d: &DecisionDoc) -> ChangeWords<'a> {
+    ChangeWords::from_improvement(&doc.metric.name, doc.metric.better, d.change, Some(d.ci))
+}
+
+/// "B takes 1.21× as long as A (+20.8%), 95% interval [+18.0%, +24.0%]".
+pub fn decision_sentence(doc: &ResultDocument, d: &DecisionDoc) -> String {
+    let (a, b) = variant_names(doc);
+    decision_change(doc, d).sentence_with_interval(b, a, d.confidence)
+}
+
+/// A guard's change as the candidate's value over the baseline's (guards
+/// of documents that do not record the direction are read as lower is better).
+pub fn guard_change(g: &GuardDoc) -> ChangeWords<'_> {
+    ChangeWords::from_improvement(
+        &g.metric,
+        g.better.unwrap_or(Better::Lower),
+        g.change,
+        Some(g.ci),
+    )
+}
+
+/// The thresholds in the terms of the change.
+pub fn thresholds(doc: &ResultDocument, d: &DecisionDoc) -> String {
+    thresholds_sentence(doc.metric.better, d.go, d.nogo)
 }

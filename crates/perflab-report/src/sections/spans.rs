@@ -17,7 +17,8 @@ use perflab_format::profile::Profile;
 use perflab_format::result::SpanDoc;
 
 use crate::spans::{UNATTRIBUTED, parse_profiles, profile_warnings, session_wall_s, span_docs};
-use crate::units::format_change;
+use perflab_format::change_words::ChangeWords;
+use perflab_format::vocabulary::Better;
 use perflab_store::StoredRun;
 
 /// One span's part of a variant's time.
@@ -154,11 +155,14 @@ pub fn span_breakdowns(runs: &[StoredRun]) -> SpanBreakdowns {
     result
 }
 
-/// "+17.57% [+16.83%, +18.32%]": a span's change of self time with its
-/// interval, or `None` where there is none to show.
+/// "-14.9% [-15.4%, -14.4%]": a span's self time in the second variant
+/// relative to the first, with its interval (the one wording of a change,
+/// see [`perflab_format::change_words`]), or `None` where there is none to show.
 pub fn change_text(span: &SpanDoc) -> Option<String> {
     match (span.change, span.ci) {
-        (Some(change), Some(ci)) => Some(format_change(change, ci)),
+        (Some(change), Some(ci)) => {
+            Some(ChangeWords::from_improvement("self time", Better::Lower, change, Some(ci)).cell())
+        }
         _ => None,
     }
 }

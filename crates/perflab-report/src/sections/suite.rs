@@ -4,7 +4,7 @@
 use perflab_format::suite::SuiteDocument;
 use perflab_format::vocabulary::{ResultKind, Verdict};
 
-use crate::units::{format_percent, format_percent_interval};
+use perflab_format::change_words::ChangeWords;
 
 /// One cell of the matrix as shown.
 #[derive(Debug, Clone)]
@@ -39,10 +39,13 @@ pub struct SuiteMatrix {
     pub summary: Vec<MatrixCell>,
 }
 
-fn change_text(change: Option<f64>, ci: Option<[f64; 2]>) -> String {
+/// The candidate relative to the baseline, `+3.2% [+1.1%, +5.0%]` (the one
+/// wording of a change, see [`perflab_format::change_words`]).
+fn change_text(doc: &SuiteDocument, change: Option<f64>, ci: Option<[f64; 2]>) -> String {
+    let metric = &doc.result.metric;
     match (change, ci) {
         (Some(change), Some(ci)) => {
-            format!("{} {}", format_percent(change), format_percent_interval(ci))
+            ChangeWords::from_improvement(&metric.name, metric.better, change, Some(ci)).cell()
         }
         _ => "—".to_string(),
     }
@@ -69,7 +72,7 @@ pub fn suite_matrix(doc: &SuiteDocument) -> SuiteMatrix {
                             runs: Some(0),
                         },
                         |c| MatrixCell {
-                            change: change_text(c.change, c.ci),
+                            change: change_text(doc, c.change, c.ci),
                             verdict: c.verdict,
                             runs: Some(c.runs),
                         },
@@ -83,7 +86,7 @@ pub fn suite_matrix(doc: &SuiteDocument) -> SuiteMatrix {
         .candidates
         .iter()
         .map(|c| MatrixCell {
-            change: change_text(c.change, c.ci),
+            change: change_text(doc, c.change, c.ci),
             verdict: c.verdict,
             runs: None,
         })
@@ -123,6 +126,14 @@ pub fn suite_headline(doc: &SuiteDocument) -> String {
         doc.scenarios.len(),
         doc.cell_confidence * 100.0,
         doc.confidence * 100.0
+    )
+}
+
+/// What a cell's figures are, for the line after the matrix.
+pub fn cell_meaning(doc: &SuiteDocument) -> String {
+    format!(
+        "Each cell is the candidate's {} relative to the baseline's, with its interval in brackets",
+        doc.result.metric.name
     )
 }
 

@@ -3,6 +3,7 @@
 //! exponents and cliffs, and the rows of its table.
 
 use crate::units::{format_interval, format_ratio, format_value, plural};
+use perflab_format::change_words::ChangeWords;
 use perflab_format::interval::PositiveIntervalDoc;
 use perflab_format::sweep::{CostBasis, PointDoc, SeriesDoc, SweepDocument};
 
@@ -21,32 +22,18 @@ pub fn value_with_precision(iv: &PositiveIntervalDoc, unit: &str) -> String {
     )
 }
 
-/// "3.80x slower [3.61, 3.98]": a ratio to the reference in words.
-pub fn describe_ratio(ratio: &PositiveIntervalDoc, metric: &str, better: &str) -> String {
-    let time = matches!(metric, "wall" | "cpu" | "user" | "sys");
+/// "takes 3.80× as long (+280.0%) [3.61×, 3.98×]": a point's value over
+/// the reference's in the one wording of a change (see
+/// [`perflab_format::change_words`]), or "same within noise" when the
+/// interval holds 1.
+pub fn describe_ratio(ratio: &PositiveIntervalDoc, metric: &str) -> String {
     if ratio.lo <= 1.0 && ratio.hi >= 1.0 {
         return format!(
             "same within noise: {}",
             format_ratio(ratio.estimate, ratio.lo, ratio.hi)
         );
     }
-    let above = ratio.estimate > 1.0;
-    let worse = if better == "higher" { !above } else { above };
-    let word = match (time, worse) {
-        (true, true) => "slower",
-        (true, false) => "faster",
-        (false, true) => "worse",
-        (false, false) => "better",
-    };
-    let (factor, lo, hi) = if above {
-        (ratio.estimate, ratio.lo, ratio.hi)
-    } else {
-        (1.0 / ratio.estimate, 1.0 / ratio.hi, 1.0 / ratio.lo)
-    };
-    format!(
-        "{factor:.2}x {word} {}",
-        format_interval(format!("{lo:.2}"), format!("{hi:.2}"))
-    )
+    ChangeWords::from_ratio(metric, ratio.estimate, Some([ratio.lo, ratio.hi])).ratio_cell()
 }
 
 /// "cost grows as n^1.02 [0.97, 1.07], 5 sizes" (or "cost above the fixed
@@ -207,7 +194,7 @@ pub fn rows(doc: &SweepDocument) -> Vec<Row> {
                     .unwrap_or_default(),
                 ratio: r
                     .ratio
-                    .map(|v| describe_ratio(&v, &metric.name, metric.better.as_str()))
+                    .map(|v| describe_ratio(&v, &metric.name))
                     .unwrap_or_default(),
             });
         }

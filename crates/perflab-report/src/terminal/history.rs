@@ -31,7 +31,7 @@ pub fn history_terminal(e: &MetricHistory, unit: &str) -> String {
             let change = step
                 .change
                 .as_ref()
-                .map(describe_judgement)
+                .map(|j| describe_judgement(&e.metric, e.better, j))
                 .unwrap_or_default();
             let line = format!(
                 "    {:10}  {:20}  {:>5}  {:>22}  {change}",
@@ -49,12 +49,16 @@ pub fn history_terminal(e: &MetricHistory, unit: &str) -> String {
                 "    total {} → {}: {}",
                 first.label,
                 last.label,
-                describe_judgement(total)
+                describe_judgement(&e.metric, e.better, total)
             );
         }
         let _ = writeln!(out, "    {}", change_points_line(s));
         for c in &s.change_points {
-            let _ = writeln!(out, "      {}", describe_change_point(c));
+            let _ = writeln!(
+                out,
+                "      {}",
+                describe_change_point(&e.metric, e.better, c)
+            );
         }
     }
     out
@@ -133,7 +137,7 @@ pub fn changes_terminal(c: &StoreChanges) -> String {
             s.name.as_deref().unwrap_or("(unnamed)"),
             s.metric,
             s.variant,
-            describe_change_point(&s.change)
+            describe_change_point(&s.metric, s.better, &s.change)
         );
     }
     for note in &c.skipped {

@@ -15,8 +15,8 @@ use perflab_format::vocabulary::ResultStatus;
 
 use super::Render;
 use crate::sections::duet::duet_line;
-use crate::sections::{direction_words, value};
-use crate::units::{format_percent, format_percent_interval, format_value};
+use crate::sections::{decision_sentence, guard_change, value};
+use crate::units::{format_percent, format_value};
 
 /// Renders for a terminal (plain text, aligned).
 pub struct TerminalReport;
@@ -78,20 +78,16 @@ impl Render for TerminalReport {
         if let Some(d) = &doc.decision {
             let _ = writeln!(
                 out,
-                "  change: {} ({}), {:.0}% interval {}, {} runs per variant",
-                format_percent(d.change),
-                direction_words(doc, d.change),
-                d.confidence * 100.0,
-                format_percent_interval(d.ci),
+                "  change: {}, {} runs per variant",
+                decision_sentence(doc, d),
                 d.runs
             );
             for g in &doc.guards {
                 let _ = writeln!(
                     out,
-                    "  guard {}: {} {}, may worsen by at most {}: {}",
+                    "  guard {}: {}, may worsen by at most {}: {}",
                     g.metric,
-                    format_percent(g.change),
-                    format_percent_interval(g.ci),
+                    guard_change(g).cell(),
                     format_percent(g.max_worsening).trim_start_matches('+'),
                     g.status
                 );

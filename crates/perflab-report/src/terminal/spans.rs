@@ -28,7 +28,7 @@ pub fn terminal_spans(doc: &ResultDocument) -> String {
     if doc.variants.len() == 2 {
         let _ = writeln!(
             out,
-            "  spans: self time per run (median of up to {runs} runs), change with its interval (positive: B spends less)"
+            "  spans: self time per run (median of up to {runs} runs), B's self time relative to A's with its interval"
         );
         let _ = writeln!(
             out,

@@ -5,7 +5,7 @@ use std::fmt::Write;
 use perflab_format::suite::SuiteDocument;
 use perflab_format::vocabulary::{ResultStatus, Verdict};
 
-use crate::sections::suite::{row_word, suite_headline, suite_matrix, verdict_rule};
+use crate::sections::suite::{cell_meaning, row_word, suite_headline, suite_matrix, verdict_rule};
 
 /// The suite as aligned text.
 pub fn suite_terminal(doc: &SuiteDocument) -> String {
@@ -60,7 +60,7 @@ pub fn suite_terminal(doc: &SuiteDocument) -> String {
             .collect();
         let _ = writeln!(out, "  {}", line.join("   ").trim_end());
     }
-    let _ = writeln!(out, "\n{}.", verdict_rule(doc));
+    let _ = writeln!(out, "\n{}. {}.", cell_meaning(doc), verdict_rule(doc));
     // Why a cell did not decide is what the user acts on (more runs, a
     // quieter machine), so it is said here and not only in the JSON. So is
     // a NO-GO beside an improvement: only a guard's veto gives one, and the

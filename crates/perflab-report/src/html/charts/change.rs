@@ -8,7 +8,8 @@ use perflab_format::vocabulary::Verdict;
 
 use super::super::escape::esc;
 use super::super::svg::{Plot, Scale, figure};
-use crate::units::{format_change, format_percent, format_percent_interval};
+use perflab_format::change_words::{ChangeWords, improvement_to_ratio, thresholds_sentence};
+use perflab_format::vocabulary::Better;
 
 /// The colour of a verdict.
 pub fn verdict_colour(verdict: Verdict) -> &'static str {
@@ -20,19 +21,34 @@ pub fn verdict_colour(verdict: Verdict) -> &'static str {
     }
 }
 
-/// The change chart of a decision on `metric`.
-pub fn change_chart(metric: &str, d: &DecisionDoc) -> String {
+/// The change chart of a decision on `metric`, drawn as the candidate's
+/// value relative to the baseline's (the one wording of a change, see
+/// [`perflab_format::change_words`]).
+pub fn change_chart(metric: &str, better: Better, d: &DecisionDoc) -> String {
     let mut plot = Plot::new(760.0, 150.0, (24.0, 24.0, 34.0, 48.0));
-    let spread = (d.ci[1] - d.ci[0]).max(d.go - d.nogo);
-    let lo = d.ci[0].min(d.nogo) - spread * 0.35;
-    let hi = d.ci[1].max(d.go) + spread * 0.35;
-    let x = Scale::linear(lo * 100.0, hi * 100.0, plot.left, plot.right);
+    let percent = |c: f64| (improvement_to_ratio(better, c) - 1.0) * 100.0;
+    let words = ChangeWords::from_improvement(metric, better, d.change, Some(d.ci));
+    let [ci_lo, ci_hi] = words.interval.map_or([1.0, 1.0], |[lo, hi]| {
+        [(lo - 1.0) * 100.0, (hi - 1.0) * 100.0]
+    });
+    let (go, nogo) = (percent(d.go), percent(d.nogo));
+    let spread = (ci_hi - ci_lo).max((go - nogo).abs());
+    let lo = ci_lo.min(go).min(nogo) - spread * 0.35;
+    let hi = ci_hi.max(go).max(nogo) + spread * 0.35;
+    let x = Scale::linear(lo, hi, plot.left, plot.right);
     let (top, bottom) = (plot.top, plot.bottom);
-    let regions = [
-        (lo * 100.0, d.nogo * 100.0, "region-nogo", "NO-GO"),
-        (d.nogo * 100.0, d.go * 100.0, "region-neutral", "NEUTRAL"),
-        (d.go * 100.0, hi * 100.0, "region-go", "GO"),
-    ];
+    let regions = match better {
+        Better::Higher => [
+            (lo, nogo, "region-nogo", "NO-GO"),
+            (nogo, go, "region-neutral", "NEUTRAL"),
+            (go, hi, "region-go", "GO"),
+        ],
+        Better::Lower => [
+            (lo, go, "region-go", "GO"),
+            (go, nogo, "region-neutral", "NEUTRAL"),
+            (nogo, hi, "region-nogo", "NO-GO"),
+        ],
+    };
     // Region labels sit above the plot; when a region is too narrow for its
     // label, the label moves up a line instead of overprinting its neighbour.
     let mut previous_right = f64::NEG_INFINITY;
@@ -57,33 +73,26 @@ pub fn change_chart(metric: &str, d: &DecisionDoc) -> String {
             label_y
         );
     }
-    plot.x_axis(&x, "relative change, positive is better (%)", &|v| {
-        format!("{v:+.1}%")
-    });
+    plot.x_axis(&x, "B relative to A (%)", &|v| format!("{v:+.1}%"));
     let c = verdict_colour(d.verdict);
     let y = (top + bottom) / 2.0;
     let _ = write!(
         plot.body,
         r#"<line class="mark interval" x1="{:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{c}" stroke-width="6" stroke-linecap="round"><title>{:.0}% interval {}</title></line><circle class="mark" cx="{:.1}" cy="{y:.1}" r="7" fill="white" stroke="{c}" stroke-width="3"><title>estimate {}</title></circle>"#,
-        x.map(d.ci[0] * 100.0),
-        x.map(d.ci[1] * 100.0),
+        x.map(ci_lo),
+        x.map(ci_hi),
         d.confidence * 100.0,
-        esc(&format_percent_interval(d.ci)),
-        x.map(d.change * 100.0),
-        esc(&format_percent(d.change)),
+        esc(&words.percent_interval()),
+        x.map((words.ratio - 1.0) * 100.0),
+        esc(&words.percent()),
     );
-    let title = format!(
-        "Change of {metric}: {}, {}",
-        format_change(d.change, d.ci),
-        d.verdict
-    );
+    let title = format!("Change of {metric}: {}, {}", words.cell(), d.verdict);
     let caption = format!(
-        "The bar is the {:.0}% interval of the change over {} runs per variant ({}); the shaded regions are the decision thresholds: NO-GO at {} or worse, GO at {} or better.",
+        "The bar is the {:.0}% interval of B's {metric} relative to A's over {} runs per variant ({}); the shaded regions are the decision thresholds: {}.",
         d.confidence * 100.0,
         d.runs,
         d.method,
-        format_percent(d.nogo),
-        format_percent(d.go)
+        thresholds_sentence(better, d.go, d.nogo)
     );
     figure("change", &title, &plot.finish(&title), &caption)
 }
