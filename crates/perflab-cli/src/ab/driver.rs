@@ -191,7 +191,11 @@ impl AbState<'_> {
             }
             let pairs = iteration + 1;
             if let Some(stopped) = decider.push(self.pairs())? {
-                progress.update(pairs, self.exp.limits.max_runs, Some(stopped.so_far()));
+                progress.update(
+                    pairs,
+                    self.exp.limits.max_runs,
+                    Some(stopped.so_far(self.exp.metric.better)),
+                );
                 let stop = if stopped.verdict == Verdict::Inconclusive {
                     StopReason::MaxRuns
                 } else {
@@ -203,7 +207,9 @@ impl AbState<'_> {
             progress.update(
                 pairs,
                 self.exp.limits.max_runs,
-                evaluation.as_ref().map(Evaluation::so_far),
+                evaluation
+                    .as_ref()
+                    .map(|e| e.so_far(self.exp.metric.better)),
             );
             if self.exp.limits.out_of_time(started.elapsed()) && pairs >= 2 {
                 return Ok((StopReason::MaxTime, evaluation));

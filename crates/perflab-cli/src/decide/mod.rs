@@ -12,7 +12,7 @@ mod reason;
 pub use reason::verdict_sentence;
 
 use perflab_stats::{
-    Decision, Interval, RunsNeeded, SequentialTest, Thresholds, Verdict, classify,
+    Better, Decision, Interval, RunsNeeded, SequentialTest, Thresholds, Verdict, classify,
 };
 
 use crate::engine::{DecisionSoFar, missing_metric};
@@ -62,10 +62,11 @@ pub struct Evaluation {
 }
 
 impl Evaluation {
-    /// What a progress display shows of it.
-    pub fn so_far(&self) -> DecisionSoFar {
+    /// What a progress display shows of it, for a metric better `better`.
+    pub fn so_far(&self, better: Better) -> DecisionSoFar {
         DecisionSoFar {
             interval: self.interval,
+            better,
             verdict: self.verdict,
         }
     }

@@ -2,13 +2,16 @@
 //! themselves (terminal bars) are the rendering layer's `progress` module;
 //! engines see only these traits, and tests pass [`NoProgress`].
 
-use perflab_stats::{Interval, Verdict};
+use perflab_stats::{Better, Interval, Verdict};
 
 /// The decision so far, as a progress display shows it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DecisionSoFar {
-    /// The decision metric's change.
+    /// The decision metric's change, positive when the candidate is better.
     pub interval: Interval,
+    /// Which way the decision metric is better, to word the change as the
+    /// candidate's value relative to the baseline's, as every report does.
+    pub better: Better,
     /// The verdict at this point.
     pub verdict: Verdict,
 }

@@ -12,7 +12,7 @@ pub use sweep::{TerminalSweepProgress, sweep_progress_for};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::engine::progress::{DecisionSoFar, NoProgress, Progress};
-use perflab_report::units::format_percent;
+use perflab_format::change_words::ChangeWords;
 
 /// A progress bar on stderr.
 pub struct TerminalProgress {
@@ -44,13 +44,14 @@ impl Progress for TerminalProgress {
         self.bar.set_length(total as u64);
         self.bar.set_position(done as u64);
         if let Some(e) = decision {
-            self.bar.set_message(format!(
-                "change {} [{}, {}] {}",
-                format_percent(e.interval.estimate),
-                format_percent(e.interval.lo),
-                format_percent(e.interval.hi),
-                e.verdict
-            ));
+            let change = ChangeWords::from_improvement(
+                "",
+                e.better,
+                e.interval.estimate,
+                Some([e.interval.lo, e.interval.hi]),
+            );
+            self.bar
+                .set_message(format!("B relative to A {} {}", change.cell(), e.verdict));
         }
     }
 
