@@ -157,6 +157,7 @@ fn without_clock_readings(text: &str) -> String {
     let duration = regex::Regex::new(r"[0-9.]+ ?(ns|µs|ms|s|min|KiB|MiB|GiB)\b").unwrap();
     let about_the_machine = |l: &str| {
         l.starts_with("Machine:")
+            || l.starts_with("> Machine state:")
             || (l.starts_with("> warning:") && MACHINE_STATE.iter().any(|w| l.contains(w)))
     };
     text.lines()
