@@ -58,16 +58,6 @@ impl MetricHistory {
             .any(VariantHistory::newest_change_regressed)
     }
 
-    /// True when the newest step of some variant is a regression.
-    pub fn newest_step_regressed(&self) -> bool {
-        self.series.iter().any(|s| {
-            s.steps
-                .last()
-                .and_then(|step| step.change.as_ref())
-                .is_some_and(|c| c.regression)
-        })
-    }
-
     /// The most steps any variant has.
     pub fn longest(&self) -> usize {
         self.series.iter().map(|s| s.steps.len()).max().unwrap_or(0)

@@ -11,14 +11,11 @@ mod reason;
 
 pub use reason::verdict_sentence;
 
-use perflab_stats::{
-    Better, Decision, Interval, RunsNeeded, SequentialTest, Thresholds, Verdict, classify,
-};
+use perflab_stats::{Better, Decision, Interval, RunsNeeded, SequentialTest, Verdict, classify};
 
 use crate::engine::{DecisionSoFar, missing_metric};
 use crate::error::{Error, Result};
 use crate::experiment::{Experiment, Guard, MetricChoice};
-use perflab_report::units::format_percent;
 
 pub use perflab_stats::GuardStatus;
 
@@ -301,13 +298,4 @@ pub fn describe_runs_needed(needed: &RunsNeeded) -> String {
             "the estimate sits on a threshold, so no number of runs can be projected".to_string()
         }
     }
-}
-
-/// Thresholds as text, for headers.
-pub fn describe_thresholds(th: &Thresholds) -> String {
-    format!(
-        "GO at {} or better, NO-GO at {} or worse",
-        format_percent(th.go),
-        format_percent(th.nogo)
-    )
 }
