@@ -152,7 +152,8 @@ const MACHINE_STATE: &[&str] = &[
 ];
 
 /// A report without the lines that tell times of day, durations or the
-/// machine's state while it ran.
+/// machine's state while it ran (and without blank lines, which separate
+/// the machine-state notes that one run printed and the other did not).
 fn without_clock_readings(text: &str) -> String {
     let duration = regex::Regex::new(r"[0-9.]+ ?(ns|µs|ms|s|min|KiB|MiB|GiB)\b").unwrap();
     let about_the_machine = |l: &str| {
@@ -161,7 +162,12 @@ fn without_clock_readings(text: &str) -> String {
             || (l.starts_with("> warning:") && MACHINE_STATE.iter().any(|w| l.contains(w)))
     };
     text.lines()
-        .filter(|l| !l.contains("started") && !l.contains("kernel") && !about_the_machine(l))
+        .filter(|l| {
+            !l.trim().is_empty()
+                && !l.contains("started")
+                && !l.contains("kernel")
+                && !about_the_machine(l)
+        })
         .map(|l| duration.replace_all(l, "T").into_owned())
         .collect::<Vec<_>>()
         .join("\n")
