@@ -31,7 +31,8 @@ write_app $((loops * 6 / 5))
 git commit --quiet -am "head: 20% more work"
 mkdir -p ci && cp "$here/perflab-gate.sh" ci/
 
-echo "load before the gate: $(cut -d' ' -f1-3 /proc/loadavg)"
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+echo "load average before the gate: $load"
 set +e
 PERFLAB="$perflab" PERFLAB_BUILD=true PERFLAB_COMMAND=./app \
     PERFLAB_SUMMARY="$work/summary.md" PERFLAB_STORE="$work/.perflab-ci/perflab.db" \
@@ -41,7 +42,7 @@ set -e
 {
     printf '# The CI gate on a 20%%-slower head commit\n\n'
     printf 'Written by `bash examples/ci/investigate.sh` (exit code of the gate: %s;\n' "$code"
-    printf 'load average before the gate: %s).\n\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
+    printf 'load average before the gate: %s).\n\n' "$load"
     sed -e "s|$work|<repository>|g" summary.md
 } >"$here/report.md"
 echo "gate exit $code; summary in examples/ci/report.md"
