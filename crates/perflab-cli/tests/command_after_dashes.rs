@@ -7,7 +7,7 @@ mod common;
 mod native;
 
 use common::commits::{BUILD, repository_slowing_at};
-use common::{Scratch, busy, stderr_of_refusal, stdout_of_result, stdout_of_success};
+use common::{Scratch, assert_exit, busy, stderr_of_refusal, stdout_of_result, stdout_of_success};
 use native::require_tool;
 
 #[test]
@@ -79,12 +79,7 @@ fn bisect_takes_the_command_and_its_arguments_after_dashes() {
         .args(["--", "./app", "--input", "big file.txt"])
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     let doc = s.json("bisect.json");
     assert_eq!(doc["command"], "./app --input 'big file.txt'", "{doc}");
     assert_eq!(doc["outcome"], "found", "{doc}");
@@ -107,12 +102,7 @@ fn profile_takes_the_program_and_its_arguments_after_dashes() {
         ])
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     assert_eq!(s.json("p.json")["format"], "perflab-sampling/1");
 }
 
