@@ -40,6 +40,7 @@ impl FakeExecutor {
             output_tail: String::new(),
             profile_json: None,
             answer: None,
+            containment: Default::default(),
         }
     }
 }

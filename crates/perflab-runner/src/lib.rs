@@ -184,9 +184,53 @@ pub struct RunOutcome {
     /// Its stdout apart from metric lines (see `LineScanner`), where the
     /// runner read the output.
     pub answer: Option<Answer>,
+    /// What containing the run showed: how its CPU wait was measured (the
+    /// `cpu-wait` metric) and the processes it left behind.
+    pub containment: Containment,
+}
+
+/// The name of the metric holding the time a run's tasks were runnable but
+/// waiting for a CPU ("some" CPU pressure of its cgroup, or the run delay of
+/// its own process where no cgroup could hold it), in seconds.
+pub const CPU_WAIT: &str = "cpu-wait";
+
+/// The name of the metric holding the time all of a run's tasks waited for a
+/// CPU at once ("full" CPU pressure of its cgroup), in seconds.
+pub const CPU_WAIT_FULL: &str = "cpu-wait-full";
+
+/// How a run's CPU wait was measured.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum WaitSource {
+    /// Not at all: read back from a store, imported, or neither a cgroup nor
+    /// `/proc/PID/schedstat` was available.
+    #[default]
+    NotMeasured,
+    /// From the run's own cgroup v2 (`cpu.pressure`): every process of the
+    /// tree, and `cpu.stat` for their CPU time.
+    Cgroup,
+    /// From `/proc/PID/schedstat` of the command's own process: its
+    /// children's waits are not counted.
+    Schedstat,
+}
+
+/// What containing one run showed besides its timings.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Containment {
+    /// How the `cpu-wait` metric was measured.
+    pub wait_source: WaitSource,
+    /// Processes still running in the run's cgroup when its command
+    /// returned; perflab ended them unless `keep_children` was set.
+    pub left_running: usize,
 }
 
 impl RunOutcome {
+    /// The share of the run's wall time its tasks spent waiting for a CPU,
+    /// where that was measured.
+    pub fn cpu_wait_share(&self) -> Option<f64> {
+        let wait = self.metrics.get(CPU_WAIT)?.value;
+        (self.wall_s > 0.0).then(|| wait / self.wall_s)
+    }
+
     /// The value of a metric: `wall`, `cpu`, `user`, `sys`, `peak-memory` or an extracted one.
     pub fn metric(&self, name: &str) -> Option<f64> {
         match name {

@@ -128,6 +128,7 @@ mod tests {
             output_tail: String::new(),
             profile_json: None,
             answer: None,
+            containment: Default::default(),
         }
     }
 

@@ -151,6 +151,7 @@ fn stored_run(r: &Row) -> std::result::Result<StoredRun, StoreError> {
             profile_json: r.opt_text(10)?,
             // Not kept: it only compares the variants of a running experiment.
             answer: None,
+            containment: Default::default(),
         },
     })
 }

@@ -160,6 +160,7 @@ fn sample_runs(b: &Benchmark) -> Vec<RunOutcome> {
                 output_tail: String::new(),
                 profile_json: None,
                 answer: None,
+                containment: Default::default(),
             }
         })
         .collect()

@@ -43,6 +43,7 @@ fn run_with(metrics: &[(&str, f64)], profile_json: Option<String>) -> RunOutcome
         output_tail: "done\n".into(),
         profile_json,
         answer: None,
+        containment: Default::default(),
     }
 }
 

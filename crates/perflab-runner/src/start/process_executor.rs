@@ -168,6 +168,7 @@ impl Executor for ProcessExecutor {
             output_tail: tail.join("\n"),
             profile_json,
             answer,
+            containment: Default::default(),
         })
     }
 }
