@@ -4,7 +4,10 @@
 //! same number of times; the total elapsed time of each tool divided by
 //! the number of runs is its cost per run (process start included). The
 //! two tools alternate, several rounds each, and medians are reported so
-//! that the noise of a shared machine falls on both.
+//! that the noise of a shared machine falls on both. perflab runs twice
+//! per round: as it is (each run in a cgroup of its own, where one can be
+//! made) and with `PERFLAB_NO_CGROUP=1`, so that the cost of containing
+//! the runs is measured side by side too.
 //!
 //! Run with `cargo bench -p perflab-cli --bench runner_overhead`
 //! (needs `hyperfine` on PATH: `apt-get install hyperfine`).
@@ -40,14 +43,20 @@ fn main() {
     let dir = tempfile::tempdir().expect("temporary directory");
     let runs = RUNS.to_string();
     let (mut perflab, mut hyperfine, mut bare) = (Vec::new(), Vec::new(), Vec::new());
+    let mut uncontained = Vec::new();
     for _ in 0..ROUNDS {
-        let mut p = Command::new(env!("CARGO_BIN_EXE_perflab"));
-        p.current_dir(dir.path())
-            .args([
-                "run", "-N", "true", "--runs", &runs, "--warmup", "3", "--quiet",
-            ])
-            .stdout(std::process::Stdio::null());
-        perflab.push(timed(p) / RUNS as f64);
+        for (no_cgroup, costs) in [(false, &mut perflab), (true, &mut uncontained)] {
+            let mut p = Command::new(env!("CARGO_BIN_EXE_perflab"));
+            p.current_dir(dir.path())
+                .args([
+                    "run", "-N", "true", "--runs", &runs, "--warmup", "3", "--quiet",
+                ])
+                .stdout(std::process::Stdio::null());
+            if no_cgroup {
+                p.env("PERFLAB_NO_CGROUP", "1");
+            }
+            costs.push(timed(p) / RUNS as f64);
+        }
 
         let mut h = Command::new("hyperfine");
         h.current_dir(dir.path())
@@ -64,9 +73,12 @@ fn main() {
         bare.push(started.elapsed().as_secs_f64() / RUNS as f64);
     }
     let (p, h, b) = (median(perflab), median(hyperfine), median(bare));
+    let u = median(uncontained);
     println!("runner cost per run of `true` ({RUNS} runs, median of {ROUNDS} alternating rounds):");
     println!("  bare spawn+wait loop   {:8.1} µs", b * 1e6);
     println!("  hyperfine -N           {:8.1} µs", h * 1e6);
     println!("  perflab run -N         {:8.1} µs", p * 1e6);
+    println!("  perflab, no cgroup     {:8.1} µs", u * 1e6);
     println!("  ratio perflab / hyperfine: {:.2}", p / h);
+    println!("  ratio perflab / perflab without a cgroup: {:.2}", p / u);
 }

@@ -5,6 +5,7 @@
 //! figures to the document's own types (perflab-format does not depend on
 //! the statistics, so its words and intervals stay fixed on disk).
 
+use crate::machine::containment::containment_warnings;
 use crate::machine::warnings::machine_with_warnings;
 use std::collections::BTreeMap;
 
@@ -284,6 +285,10 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
             names,
             [&ab.runs[0], &ab.runs[1]],
         ));
+    doc.warnings.extend(containment_warnings(
+        [(names[0], &ab.runs[0][..]), (names[1], &ab.runs[1][..])],
+        exp.keep_children,
+    ));
     doc.machine = ab
         .header
         .machine

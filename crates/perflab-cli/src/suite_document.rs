@@ -3,6 +3,7 @@
 //! experiment's verdict, from which every output format and the store are
 //! made.
 
+use crate::machine::containment::containment_warnings;
 use crate::machine::warnings::machine_with_warnings;
 use perflab_format::result::VariantDoc;
 use perflab_format::suite::{CandidateDoc, CellDoc, SuiteDocument};
@@ -96,6 +97,13 @@ pub fn suite_document(suite: &Suite, run: &SuiteRun) -> Result<SuiteDocument> {
         Some(&exp.confidence_sequence()?),
     );
     result.warnings.extend(differing_answers(suite, run));
+    result.warnings.extend(containment_warnings(
+        name_refs
+            .iter()
+            .copied()
+            .zip(runs.iter().map(Vec::as_slice)),
+        exp.keep_children,
+    ));
     if let Some(duet) = &run.duet {
         let named: Vec<(&str, &[RunOutcome])> = name_refs
             .iter()

@@ -14,6 +14,7 @@
 
 pub mod callgrind;
 mod capture;
+mod containment;
 mod cpu_set;
 pub mod error;
 mod fake;
@@ -36,6 +37,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use capture::Answer;
+pub use containment::NO_CGROUP_VARIABLE;
 pub use cpu_set::{CpuListError, CpuSet};
 pub use error::{Error, Result};
 pub use fake::FakeExecutor;
@@ -121,6 +123,9 @@ pub struct RunSpec {
     pub profile_path: Option<PathBuf>,
     /// The CPUs the run is pinned to (its whole process tree), if any.
     pub cpus: Option<CpuSet>,
+    /// Leave the processes the command started and left running when it
+    /// returned, instead of ending them (they are counted either way).
+    pub keep_children: bool,
 }
 
 /// How a run ended.

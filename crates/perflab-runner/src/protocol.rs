@@ -11,7 +11,10 @@
 //!   up in PATH), `E` a `KEY=VALUE` to set on top of the server's
 //!   environment (which is perflab's), `D` the working directory (a relative
 //!   one is resolved against the server's, which is perflab's), `C` the
-//!   CPUs to pin the command to, as a CPU list (`0-1,4`). Three
+//!   CPUs to pin the command to, as a CPU list (`0-1,4`), `G` the
+//!   `cgroup.procs` file of the run's own cgroup, which the command enters
+//!   before its exec (without it, the server reads the command's run delay
+//!   from `/proc/PID/schedstat` before reaping it). Three
 //!   descriptors ride along (SCM_RIGHTS): the command's stdin, stdout,
 //!   stderr. At most [`MAX_REQUEST`] bytes.
 //! - reply `perflab-exec/2 pid PID`: the command runs in its own process
@@ -49,6 +52,8 @@ pub struct Request<'a> {
     pub cwd: Option<&'a [u8]>,
     /// The CPUs to pin the command to, as a CPU list, if any.
     pub cpus: Option<&'a [u8]>,
+    /// The `cgroup.procs` file of the run's cgroup, if it has one.
+    pub cgroup_procs: Option<&'a [u8]>,
 }
 
 impl<'a> Request<'a> {
@@ -61,7 +66,8 @@ impl<'a> Request<'a> {
             .map(|a| (b'A', *a))
             .chain(self.env.iter().map(|e| (b'E', *e)))
             .chain(self.cwd.map(|d| (b'D', d)))
-            .chain(self.cpus.map(|c| (b'C', c)));
+            .chain(self.cpus.map(|c| (b'C', c)))
+            .chain(self.cgroup_procs.map(|g| (b'G', g)));
         for (tag, bytes) in tagged {
             if bytes.contains(&0) {
                 return Err(NulByte);
@@ -87,6 +93,7 @@ impl<'a> Request<'a> {
                 Some((b'E', pair)) if pair.contains(&b'=') => request.env.push(pair),
                 Some((b'D', dir)) => request.cwd = Some(dir),
                 Some((b'C', cpus)) => request.cpus = Some(cpus),
+                Some((b'G', procs)) => request.cgroup_procs = Some(procs),
                 None => {} // after the last NUL
                 Some(_) => return None,
             }
@@ -135,7 +142,9 @@ impl Reply {
 }
 
 /// What `perflab-exec` measured of one run: the report line
-/// `perflab-exec/1 WALL_NS USER_US SYS_US MAXRSS_KIB WAIT_STATUS EXEC_ERRNO`.
+/// `perflab-exec/1 WALL_NS USER_US SYS_US MAXRSS_KIB WAIT_STATUS EXEC_ERRNO
+/// RUN_DELAY_NS` (the last field -1 when not measured; a line without it,
+/// from an older `perflab-exec`, reads as not measured).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ExecReport {
     /// Wall time from fork to reaping, nanoseconds.
@@ -148,8 +157,13 @@ pub struct ExecReport {
     pub peak_memory_kib: i64,
     /// The raw wait status.
     pub status: i32,
-    /// Non-zero when the program could not be executed.
+    /// Non-zero when the program could not be started: the errno of its
+    /// exec, or the errno negated when it could not enter its cgroup.
     pub exec_errno: i32,
+    /// The command's own run delay (`/proc/PID/schedstat`: time runnable
+    /// but waiting for a CPU), nanoseconds, when it was asked for and the
+    /// kernel keeps it.
+    pub run_delay_ns: Option<u64>,
 }
 
 impl ExecReport {
@@ -162,19 +176,21 @@ impl ExecReport {
             peak_memory_kib: wide(usage.ru_maxrss),
             status,
             exec_errno,
+            run_delay_ns: None,
         }
     }
 
     /// The report line, ended by a newline.
     pub fn line(&self) -> String {
         format!(
-            "{REPORT_VERSION} {} {} {} {} {} {}\n",
+            "{REPORT_VERSION} {} {} {} {} {} {} {}\n",
             self.wall_ns,
             self.user_us,
             self.sys_us,
             self.peak_memory_kib,
             self.status,
-            self.exec_errno
+            self.exec_errno,
+            self.run_delay_ns.map_or(-1, |ns| ns as i64)
         )
     }
 
@@ -185,13 +201,20 @@ impl ExecReport {
             return None;
         }
         let mut next = || words.next()?.parse::<i64>().ok();
+        let (wall_ns, user_us, sys_us) = (next()?, next()?, next()?);
+        let (peak_memory_kib, status, exec_errno) = (next()?, next()?, next()?);
+        let run_delay_ns = match words.next() {
+            None => None,
+            Some(word) => u64::try_from(word.parse::<i64>().ok()?).ok(),
+        };
         Some(ExecReport {
-            wall_ns: u64::try_from(next()?).ok()?,
-            user_us: next()?,
-            sys_us: next()?,
-            peak_memory_kib: next()?,
-            status: i32::try_from(next()?).ok()?,
-            exec_errno: i32::try_from(next()?).ok()?,
+            wall_ns: u64::try_from(wall_ns).ok()?,
+            user_us,
+            sys_us,
+            peak_memory_kib,
+            status: i32::try_from(status).ok()?,
+            exec_errno: i32::try_from(exec_errno).ok()?,
+            run_delay_ns,
         })
     }
 }

@@ -265,6 +265,7 @@ mod tests {
             extractor: Arc::new(MetricExtractor::default()),
             profile_path: None,
             cpus: None,
+            keep_children: false,
         }
     }
 

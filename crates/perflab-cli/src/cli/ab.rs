@@ -99,6 +99,7 @@ impl AbArgs {
             shell: args.run.no_shell.then_some(false),
             cwd: args.run.cwd.clone(),
             ignore_failure: args.run.ignore_failure.then_some(true),
+            keep_children: args.run.keep_children.then_some(true),
             metrics,
             guards: args
                 .guards

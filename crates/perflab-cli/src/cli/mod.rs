@@ -157,6 +157,11 @@ pub struct RunOptions {
     /// Keep measuring when a run exits with a non-zero status.
     #[arg(long)]
     pub ignore_failure: bool,
+    /// Leave running the processes a command started and did not wait
+    /// for, instead of ending them when it returns (they are counted and
+    /// reported either way; kept ones may run beside later runs).
+    #[arg(long)]
+    pub keep_children: bool,
     /// Working directory of the runs.
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,

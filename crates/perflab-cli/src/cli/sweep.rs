@@ -111,6 +111,7 @@ impl From<&SweepArgs> for SweepSettings {
             timeout: args.run.timeout.clone(),
             metrics: args.run.metrics.clone(),
             ignore_failure: args.run.ignore_failure,
+            keep_children: args.run.keep_children,
             no_shell: args.run.no_shell,
             cwd: args.run.cwd.clone(),
         }

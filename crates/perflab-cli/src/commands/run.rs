@@ -131,6 +131,7 @@ fn measure_runs(
         extractor,
         profile_path: None,
         cpus: None,
+        keep_children: args.run.keep_children,
     };
     let mut progress = progress_for("run", runs, args.run.quiet);
     let mut outcomes = Vec::new();
@@ -208,6 +209,11 @@ fn measure_runs(
     );
     doc.provenance = Some(provenance_map(&provenance));
     crate::result_document::attach_spans(&mut doc, std::slice::from_ref(&outcomes), &[&name], None);
+    doc.warnings
+        .extend(crate::machine::containment::containment_warnings(
+            [(name.as_str(), &outcomes[..])],
+            args.run.keep_children,
+        ));
     store.finish_experiment(
         id,
         doc.status,

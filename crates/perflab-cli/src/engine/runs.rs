@@ -25,6 +25,8 @@ pub struct RunChecks<'a> {
     pub extractor: Arc<MetricExtractor>,
     /// Keep going when a run fails (and skip the expectations).
     pub ignore_failure: bool,
+    /// Leave the processes a command left running instead of ending them.
+    pub keep_children: bool,
     /// The CPUs every run is pinned to.
     pub pin: Option<CpuSet>,
     /// The metrics every measured run must report (the decision's, the guards').
@@ -43,6 +45,7 @@ impl<'a> RunChecks<'a> {
             timeout: exp.limits.timeout,
             extractor: exp.extractor.clone(),
             ignore_failure: exp.ignore_failure,
+            keep_children: exp.keep_children,
             pin: exp.pin.clone(),
             metrics: exp.measured_metrics().map(|m| m.name.as_str()).collect(),
             expect: &exp.expect,
@@ -111,6 +114,7 @@ impl RunMaker<'_> {
                     .join(format!("run-{}.json", self.sequence + 1 + slot)),
             ),
             cpus,
+            keep_children: self.checks.keep_children,
         }
     }
 

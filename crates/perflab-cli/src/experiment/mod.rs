@@ -147,6 +147,8 @@ pub struct Experiment {
     pub extractor: Arc<MetricExtractor>,
     /// Keep going when a run fails.
     pub ignore_failure: bool,
+    /// Leave the processes a command left running instead of ending them.
+    pub keep_children: bool,
     /// Seed of the schedule.
     pub seed: Option<u64>,
     /// Read performance counters of every run (`perf.*` metrics).

@@ -84,6 +84,8 @@ pub struct Settings {
     pub cwd: Option<PathBuf>,
     /// Keep going on failed runs.
     pub ignore_failure: Option<bool>,
+    /// Leave the processes a command left running.
+    pub keep_children: Option<bool>,
     /// Extracted metrics.
     pub metrics: Vec<(String, Regex)>,
     /// Guards as (metric, limit, direction).
@@ -221,6 +223,7 @@ impl Settings {
             shell,
             cwd,
             ignore_failure,
+            keep_children,
             seed,
             perf_events,
             expect,
@@ -388,6 +391,7 @@ impl Settings {
             },
             extractor: Arc::new(MetricExtractor::from_pairs(self.metrics)),
             ignore_failure: self.ignore_failure.unwrap_or(false),
+            keep_children: self.keep_children.unwrap_or(false),
             seed: self.seed,
             perf_events: self.perf_events.unwrap_or(false),
             keep_env: self.keep_env,

@@ -2,11 +2,14 @@
 //! before the first run (frequency governor, boost, SMT, CPUs, load
 //! average) and how much CPU time the hypervisor and interrupts took while
 //! the runs went on (from /proc/stat), kept as the result's `machine`
-//! section; and the warnings it gives ([`warnings`]).
+//! section; and the warnings it gives ([`warnings`]), and those of the
+//! runs' containment ([`containment`]: processes left running, what could
+//! not be measured without a cgroup).
 //!
 //! Every reading is best effort: a file a container or another kernel does
 //! not have leaves its field out rather than failing the experiment.
 
+pub mod containment;
 mod cpu_times;
 pub mod warnings;
 

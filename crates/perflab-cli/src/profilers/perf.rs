@@ -128,6 +128,7 @@ impl Perf {
             extractor: Arc::new(MetricExtractor::default()),
             profile_path: None,
             cpus: None,
+            keep_children: false,
         };
         let outcome = executor.execute(&spec)?;
         if !data.exists() {

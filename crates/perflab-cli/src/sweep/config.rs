@@ -70,6 +70,8 @@ pub struct SweepSettings {
     pub metrics: Vec<String>,
     /// Keep going when a run fails.
     pub ignore_failure: bool,
+    /// Leave the processes a command left running instead of ending them.
+    pub keep_children: bool,
     /// Run commands directly instead of through `sh -c`.
     pub no_shell: bool,
     /// Working directory of the runs.
@@ -120,6 +122,8 @@ pub struct Sweep {
     pub extractor: Arc<MetricExtractor>,
     /// Keep going when a run fails.
     pub ignore_failure: bool,
+    /// Leave the processes a command left running instead of ending them.
+    pub keep_children: bool,
     /// Run through `sh -c`.
     pub shell: bool,
     /// Working directory of the runs.
@@ -239,6 +243,7 @@ impl Sweep {
             },
             extractor: Arc::new(MetricExtractor::from_definitions(&args.metrics)?),
             ignore_failure: args.ignore_failure,
+            keep_children: args.keep_children,
             shell: !args.no_shell,
             cwd: args.cwd.clone(),
             seed: args.seed,

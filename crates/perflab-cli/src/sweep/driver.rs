@@ -80,6 +80,7 @@ pub fn run_sweep(
             timeout: sweep.limits.timeout,
             extractor: sweep.extractor.clone(),
             ignore_failure: sweep.ignore_failure,
+            keep_children: sweep.keep_children,
             pin: None,
             metrics: vec![sweep.metric.name.as_str()],
             expect: &nothing_expected,

@@ -9,10 +9,11 @@ fn encoding_tags_every_field_and_ends_it_with_a_nul_byte() {
         env: vec![b"FAST=1", b"PERFLAB_PROFILE=/tmp/p.json"],
         cwd: Some(b"sub"),
         cpus: Some(b"0-1"),
+        cgroup_procs: Some(b"/cg/cgroup.procs"),
     };
     let bytes = request.encode().unwrap().unwrap();
     let fields: Vec<&[u8]> = bytes.split(|&b| b == 0).collect();
-    let expected: [&[u8]; 9] = [
+    let expected: [&[u8]; 10] = [
         b"perflab-exec/2",
         b"Ash",
         b"A-c",
@@ -21,6 +22,7 @@ fn encoding_tags_every_field_and_ends_it_with_a_nul_byte() {
         b"EPERFLAB_PROFILE=/tmp/p.json",
         b"Dsub",
         b"C0-1",
+        b"G/cg/cgroup.procs",
         b"",
     ];
     assert_eq!(fields, expected);
@@ -63,6 +65,7 @@ proptest! {
         env in proptest::collection::vec((field(), field()), 0..4),
         cwd in proptest::option::of(field()),
         cpus in proptest::option::of(field()),
+        cgroup_procs in proptest::option::of(field()),
     ) {
         let env: Vec<Vec<u8>> = env
             .into_iter()
@@ -73,6 +76,7 @@ proptest! {
             env: env.iter().map(Vec::as_slice).collect(),
             cwd: cwd.as_deref(),
             cpus: cpus.as_deref(),
+            cgroup_procs: cgroup_procs.as_deref(),
         };
         let bytes = request.encode().unwrap().unwrap();
         prop_assert_eq!(Request::decode(&bytes), Some(request));
@@ -85,11 +89,12 @@ proptest! {
         user_us in any::<i64>(),
         status in any::<i32>(),
         exec_errno in any::<i32>(),
+        run_delay_ns in proptest::option::of(0u64..=i64::MAX as u64),
     ) {
         for reply in [Reply::Started { pid }, Reply::Refused { errno: exec_errno }] {
             prop_assert_eq!(Reply::parse(&reply.line()), Some(reply));
         }
-        let report = ExecReport { wall_ns, user_us, sys_us: 7, peak_memory_kib: 964, status, exec_errno };
+        let report = ExecReport { wall_ns, user_us, sys_us: 7, peak_memory_kib: 964, status, exec_errno, run_delay_ns };
         prop_assert_eq!(ExecReport::parse(&report.line()), Some(report));
     }
 }
@@ -108,6 +113,11 @@ fn a_report_line_is_read_back() {
         ),
         (1500, 20, 30, 964, 0, 0)
     );
+    assert_eq!(r.run_delay_ns, None, "a line of an older perflab-exec");
+    let r = ExecReport::parse("perflab-exec/1 1500 20 30 964 0 0 4200\n").unwrap();
+    assert_eq!(r.run_delay_ns, Some(4200));
+    let r = ExecReport::parse("perflab-exec/1 1500 20 30 964 0 0 -1\n").unwrap();
+    assert_eq!(r.run_delay_ns, None, "not measured");
 }
 
 #[test]

@@ -9,8 +9,13 @@ use crate::error::Result;
 use crate::protocol::Request;
 use crate::start::spawn_error::spawn_error;
 
-/// The request for one run, or `None` when it is too large for the server.
-pub fn request(spec: &RunSpec, argv: &[String]) -> Result<Option<Vec<u8>>> {
+/// The request for one run, or `None` when it is too large for the server;
+/// `cgroup_procs` is the run cgroup's `cgroup.procs`, if it has one.
+pub fn request(
+    spec: &RunSpec,
+    argv: &[String],
+    cgroup_procs: Option<&std::ffi::CStr>,
+) -> Result<Option<Vec<u8>>> {
     let profile = spec
         .profile_path
         .as_ref()
@@ -27,6 +32,7 @@ pub fn request(spec: &RunSpec, argv: &[String]) -> Result<Option<Vec<u8>>> {
         env: env.iter().map(Vec::as_slice).collect(),
         cwd: spec.cwd.as_ref().map(|dir| dir.as_os_str().as_bytes()),
         cpus: cpus.as_deref().map(str::as_bytes),
+        cgroup_procs: cgroup_procs.map(std::ffi::CStr::to_bytes),
     };
     request.encode().map_err(|nul| {
         let e = std::io::Error::new(std::io::ErrorKind::InvalidInput, nul);
@@ -42,6 +48,10 @@ mod tests {
     use crate::protocol::MAX_REQUEST;
     use crate::{CommandLine, MetricExtractor};
 
+    fn request_for(spec: &RunSpec, argv: &[String]) -> Result<Option<Vec<u8>>> {
+        request(spec, argv, None)
+    }
+
     fn spec(command: &str) -> RunSpec {
         RunSpec {
             command: CommandLine::Shell(command.into()),
@@ -51,13 +61,14 @@ mod tests {
             extractor: Arc::new(MetricExtractor::default()),
             profile_path: Some("/tmp/p.json".into()),
             cpus: None,
+            keep_children: false,
         }
     }
 
     #[test]
     fn a_request_holds_arguments_environment_and_directory_as_tagged_fields() {
         let argv = ["sh".to_string(), "-c".into(), "true".into()];
-        let bytes = request(&spec("true"), &argv).unwrap().unwrap();
+        let bytes = request_for(&spec("true"), &argv).unwrap().unwrap();
         let fields: Vec<&[u8]> = bytes.split(|&b| b == 0).collect();
         let expected: [&[u8]; 8] = [
             b"perflab-exec/2",
@@ -77,7 +88,7 @@ mod tests {
         let mut pinned = spec("true");
         pinned.cpus = Some(crate::CpuSet::parse("1,0,3").unwrap());
         let argv = ["true".to_string()];
-        let bytes = request(&pinned, &argv).unwrap().unwrap();
+        let bytes = request_for(&pinned, &argv).unwrap().unwrap();
         let fields: Vec<&[u8]> = bytes.split(|&b| b == 0).collect();
         assert_eq!(fields[fields.len() - 2], b"C0-1,3");
         let decoded = Request::decode(&bytes).unwrap();
@@ -88,9 +99,9 @@ mod tests {
     fn a_request_too_large_for_the_server_is_none_and_a_nul_byte_is_an_error() {
         let huge = "x".repeat(MAX_REQUEST);
         let argv = ["sh".to_string(), "-c".into(), huge.clone()];
-        assert!(request(&spec(&huge), &argv).unwrap().is_none());
+        assert!(request_for(&spec(&huge), &argv).unwrap().is_none());
         let argv = ["a\0b".to_string()];
-        let err = request(&spec("a"), &argv).unwrap_err().to_string();
+        let err = request_for(&spec("a"), &argv).unwrap_err().to_string();
         assert!(err.contains("NUL"), "{err}");
         assert!(
             err.starts_with("command 'a': it could not be started"),

@@ -4,7 +4,9 @@
 //! fork and exec, so runs with counters take this path too, as does a
 //! request too large for the server.
 
+use std::ffi::{CStr, CString};
 use std::os::fd::{OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -25,16 +27,20 @@ pub struct LocalRun {
     pidfd: Option<OwnedFd>,
     report: Option<ReportPipe>,
     started: Instant,
+    /// Read its run delay before reaping it (it has no cgroup of its own).
+    run_delay: bool,
     /// The counters attached to it, if any.
     pub counters: Option<Attached>,
 }
 
 impl LocalRun {
-    /// Starts `argv`; returns the run and the read ends of its stdout and stderr.
+    /// Starts `argv`, in the cgroup whose `cgroup.procs` is given if any;
+    /// returns the run and the read ends of its stdout and stderr.
     pub fn spawn(
         spec: &RunSpec,
         argv: &[String],
         counters: Option<&PerfEventSet>,
+        cgroup_procs: Option<&CStr>,
     ) -> Result<(Self, Vec<OwnedFd>)> {
         let mut report = match installed_perflab_exec() {
             Some(_) => Some(ReportPipe::new().map_err(|source| Error::Io {
@@ -43,7 +49,8 @@ impl LocalRun {
             })?),
             None => None,
         };
-        let mut command = build_command(spec, argv, report.as_ref().map(ReportPipe::write_fd));
+        let report_fd = report.as_ref().map(ReportPipe::write_fd);
+        let mut command = build_command(spec, argv, report_fd, cgroup_procs);
         let attaching = counters
             .map(|set| set.attach_to(&mut command))
             .transpose()?;
@@ -69,6 +76,7 @@ impl LocalRun {
             pidfd: pidfd::open(pid),
             report,
             started,
+            run_delay: cgroup_procs.is_none(),
             counters,
         };
         Ok((run, pipes))
@@ -82,15 +90,52 @@ impl LocalRun {
     /// Reaps the run if it has ended: `perflab-exec`'s report when there is
     /// one, else what perflab's own `wait4` saw.
     pub fn try_end(&mut self) -> Result<Option<ExecReport>> {
+        if !exited(self.pid)? {
+            return Ok(None);
+        }
+        let wall_ns = self.started.elapsed().as_nanos() as u64;
+        // Read while the process is a zombie, before wait4 removes it;
+        // perflab-exec's report carries its command's own.
+        let run_delay_ns = (self.run_delay && self.report.is_none())
+            .then(|| run_delay_of(self.pid))
+            .flatten();
         let Some((status, usage)) = try_reap(self.pid)? else {
             return Ok(None);
         };
         if let Some(report) = self.report.as_ref().and_then(ReportPipe::read) {
             return Ok(Some(report));
         }
-        let wall_ns = self.started.elapsed().as_nanos() as u64;
-        Ok(Some(ExecReport::from_wait4(wall_ns, &usage, status, 0)))
+        Ok(Some(ExecReport {
+            run_delay_ns,
+            ..ExecReport::from_wait4(wall_ns, &usage, status, 0)
+        }))
     }
+}
+
+/// Whether the child has exited, without reaping it.
+fn exited(pid: libc::pid_t) -> Result<bool> {
+    loop {
+        // SAFETY: waitid on our own child, into a zeroed siginfo.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+        if unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, flags) } == 0 {
+            // SAFETY: waitid filled the siginfo; si_pid is 0 when nothing exited.
+            return Ok(unsafe { info.si_pid() } != 0);
+        }
+        let err = std::io::Error::last_os_error();
+        if err.kind() != std::io::ErrorKind::Interrupted {
+            return Err(Error::Run {
+                run: format!("process {pid}"),
+                message: format!("waiting for it failed: {err}"),
+            });
+        }
+    }
+}
+
+/// The run delay of an exited, not yet reaped child.
+fn run_delay_of(pid: libc::pid_t) -> Option<u64> {
+    let text = std::fs::read(format!("/proc/{pid}/schedstat")).ok()?;
+    crate::containment::parse_run_delay(&text)
 }
 
 /// Reaps the child if it has exited.
@@ -117,16 +162,29 @@ fn try_reap(pid: libc::pid_t) -> Result<Option<(libc::c_int, libc::rusage)>> {
 }
 
 /// The command to spawn: through `perflab-exec` when there is a report to
-/// write, else directly (then peak memory includes perflab's own size at
-/// the fork, a Linux accounting effect).
-fn build_command(spec: &RunSpec, argv: &[String], report: Option<RawFd>) -> Command {
+/// write (it moves the command into the cgroup), else directly (then peak
+/// memory includes perflab's own size at the fork, a Linux accounting
+/// effect, and the command moves itself into the cgroup).
+fn build_command(
+    spec: &RunSpec,
+    argv: &[String],
+    report: Option<RawFd>,
+    cgroup_procs: Option<&CStr>,
+) -> Command {
+    let mut enters_cgroup = None;
     let mut command = match (installed_perflab_exec(), report) {
         (Some(exec), Some(report)) => {
             let mut c = Command::new(exec);
-            c.arg(report.to_string()).arg("--").args(argv);
+            c.arg(report.to_string());
+            if let Some(procs) = cgroup_procs {
+                c.arg("--cgroup")
+                    .arg(std::ffi::OsStr::from_bytes(procs.to_bytes()));
+            }
+            c.arg("--").args(argv);
             c
         }
         _ => {
+            enters_cgroup = cgroup_procs.map(CStr::to_owned);
             let mut c = Command::new(&argv[0]);
             c.args(&argv[1..]);
             c
@@ -155,7 +213,32 @@ fn build_command(spec: &RunSpec, argv: &[String], report: Option<RawFd>) -> Comm
             command.pre_exec(move || pin_to(&mask));
         }
     }
+    if let Some(procs) = enters_cgroup {
+        // SAFETY: the hook makes async-signal-safe system calls on a path
+        // prepared before the fork.
+        unsafe {
+            command.pre_exec(move || enter_cgroup(&procs));
+        }
+    }
     command
+}
+
+/// Moves the calling process into the cgroup whose `cgroup.procs` this is.
+fn enter_cgroup(procs: &CString) -> std::io::Result<()> {
+    // SAFETY: open, write and close of a NUL-terminated path and a static byte.
+    unsafe {
+        let fd = libc::open(procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let written = libc::write(fd, b"0".as_ptr().cast(), 1);
+        let error = std::io::Error::last_os_error();
+        libc::close(fd);
+        if written != 1 {
+            return Err(error);
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -178,9 +261,10 @@ mod tests {
             extractor: Arc::new(MetricExtractor::default()),
             profile_path: None,
             cpus,
+            keep_children: false,
         };
         let argv = ["sh".to_string(), "-c".into(), text.into()];
-        let (mut run, mut pipes) = LocalRun::spawn(&spec, &argv, None).unwrap();
+        let (mut run, mut pipes) = LocalRun::spawn(&spec, &argv, None, None).unwrap();
         let mut out = String::new();
         std::fs::File::from(pipes.remove(0))
             .read_to_string(&mut out)

@@ -7,6 +7,12 @@
 //! ([`forked_by_perflab`](super::forked_by_perflab)) when counters must be
 //! attached between fork and exec, or when perflab-exec is missing.
 //!
+//! Each run is contained in the executor's cgroup (see the `containment`
+//! module): its CPU wait and the CPU time of its whole tree are read from
+//! it, and what the command leaves running is ended (or, with
+//! `keep_children`, moved out) the moment the command is reaped, so that
+//! a child holding the output pipes does not hold up the run either.
+//!
 //! One thread does everything: it polls the two output pipes and one
 //! descriptor that becomes readable when the run ends (the server's socket,
 //! or a pidfd), so a run costs perflab no thread creation, the end is seen
@@ -14,9 +20,11 @@
 //! wake-ups.
 
 use std::collections::BTreeMap;
+use std::ffi::CStr;
 use std::os::fd::{OwnedFd, RawFd};
 use std::time::{Duration, Instant};
 
+use crate::containment::{Readings, RunCgroup};
 use crate::error::{Error, Result};
 use crate::interrupt::interrupted;
 use crate::perf_events::{PerfEventSet, perf_event_metric};
@@ -27,7 +35,10 @@ use crate::start::forked_by_perflab::LocalRun;
 use crate::start::one_shot_exec::installed_perflab_exec;
 use crate::start::spawn_error::spawn_error;
 use crate::streams::{Stream, poll_once};
-use crate::{CommandLine, Executor, ExitState, MetricValue, RunOutcome, RunSpec};
+use crate::{
+    CPU_WAIT, CPU_WAIT_FULL, CommandLine, Containment, Executor, ExitState, MetricValue,
+    RunOutcome, RunSpec, WaitSource,
+};
 
 /// How often the loop wakes up to look at the timeout and the Ctrl-C flag.
 const WATCH_INTERVAL_MS: i32 = 20;
@@ -43,6 +54,9 @@ pub struct ProcessExecutor {
     counters: Option<PerfEventSet>,
     /// Started on the first run that can use it.
     server: Option<ForkServer>,
+    /// The cgroup every run is contained in, made on the first run;
+    /// `Some(None)` where none can be made here.
+    cgroup: Option<Option<RunCgroup>>,
 }
 
 impl ProcessExecutor {
@@ -50,33 +64,40 @@ impl ProcessExecutor {
     pub fn with_perf_events(counters: PerfEventSet) -> Self {
         Self {
             counters: Some(counters),
-            server: None,
+            ..Self::default()
         }
     }
+}
 
-    /// Starts the run, through the fork server where it can.
-    fn start(&mut self, spec: &RunSpec, argv: &[String]) -> Result<(Started<'_>, Vec<OwnedFd>)> {
-        let local = |counters| {
-            let (run, pipes) = LocalRun::spawn(spec, argv, counters)?;
-            Ok((Started::Local(run), pipes))
-        };
-        let exec = match (installed_perflab_exec(), &self.counters) {
-            (Some(exec), None) => exec,
-            (_, counters) => return local(counters.as_ref()),
-        };
-        let Some(request) = fork_server_request::request(spec, argv)? else {
-            return local(None);
-        };
-        if self.server.as_ref().is_some_and(ForkServer::broken) {
-            self.server = None;
-        }
-        let server = match &mut self.server {
-            Some(server) => server,
-            empty => empty.insert(ForkServer::start(exec)?),
-        };
-        let (run, pipes) = server.launch(spec, &request)?;
-        Ok((Started::Served(run), pipes))
+/// Starts the run, through the fork server where it can, in the cgroup
+/// whose `cgroup.procs` is given, if any.
+fn start<'s>(
+    server: &'s mut Option<ForkServer>,
+    counters: Option<&PerfEventSet>,
+    spec: &RunSpec,
+    argv: &[String],
+    cgroup_procs: Option<&CStr>,
+) -> Result<(Started<'s>, Vec<OwnedFd>)> {
+    let local = |counters| {
+        let (run, pipes) = LocalRun::spawn(spec, argv, counters, cgroup_procs)?;
+        Ok((Started::Local(run), pipes))
+    };
+    let exec = match (installed_perflab_exec(), counters) {
+        (Some(exec), None) => exec,
+        (_, counters) => return local(counters),
+    };
+    let Some(request) = fork_server_request::request(spec, argv, cgroup_procs)? else {
+        return local(None);
+    };
+    if server.as_ref().is_some_and(ForkServer::broken) {
+        *server = None;
     }
+    let server = match server {
+        Some(server) => server,
+        empty => empty.insert(ForkServer::start(exec)?),
+    };
+    let (run, pipes) = server.launch(spec, &request)?;
+    Ok((Started::Served(run), pipes))
 }
 
 /// A started run, whichever process forked it.
@@ -120,19 +141,36 @@ impl Executor for ProcessExecutor {
 
     fn execute(&mut self, spec: &RunSpec) -> Result<RunOutcome> {
         let argv = argv(spec)?;
+        let cgroup = self.cgroup.get_or_insert_with(RunCgroup::create).as_ref();
+        let before = cgroup.map(RunCgroup::readings);
         let started_at = Instant::now();
-        let (mut run, pipes) = self.start(spec, &argv)?;
+        let procs = cgroup.map(RunCgroup::procs);
+        let (mut run, pipes) = start(&mut self.server, self.counters.as_ref(), spec, &argv, procs)?;
         let mut streams: Vec<Stream> = pipes.into_iter().map(Stream::new).collect();
-        let watched = watch(&mut run, &mut streams, spec, started_at);
+        let watched = watch(&mut run, &mut streams, spec, started_at, cgroup);
         let counters = match run {
             Started::Local(run) => run.counters,
             Started::Served(_) => None,
         };
-        let (report, killed_for) = watched?;
+        let (report, killed_for, left_running) = watched?;
+        if report.exec_errno < 0 {
+            return Err(Error::Run {
+                run: format!("command '{}'", spec.command.display()),
+                message: format!(
+                    "it could not be moved into its own cgroup: {}. Set {}=1 to measure \
+                     without one (CPU wait is then the command's own run delay)",
+                    std::io::Error::from_raw_os_error(-report.exec_errno),
+                    crate::NO_CGROUP_VARIABLE
+                ),
+            });
+        }
         if report.exec_errno != 0 {
             let e = std::io::Error::from_raw_os_error(report.exec_errno);
             return Err(spawn_error(spec, e));
         }
+        let contained = before
+            .zip(cgroup.map(RunCgroup::readings))
+            .map(|(before, after)| before.until(&after));
         let status = report.status;
         let exit = match killed_for {
             Some(reason) => reason,
@@ -154,34 +192,73 @@ impl Executor for ProcessExecutor {
             let unit = unit.to_string();
             metrics.insert(name.to_string(), MetricValue { value, unit });
         }
+        let wait_source = record_cpu_wait(&mut metrics, contained.as_ref(), &report);
         let profile_json = spec
             .profile_path
             .as_ref()
             .and_then(|p| std::fs::read_to_string(p).ok());
+        // The cgroup's CPU time covers every process of the tree, also
+        // those nobody waited for; wait4's only those that were reaped.
+        let cpu_us = |cgroup: Option<u64>, wait4: i64| cgroup.map_or(wait4 as f64, |us| us as f64);
+        let contained = contained.unwrap_or_default();
         Ok(RunOutcome {
             wall_s: report.wall_ns as f64 / 1e9,
-            user_s: report.user_us as f64 / 1e6,
-            sys_s: report.sys_us as f64 / 1e6,
+            user_s: cpu_us(contained.user_us, report.user_us) / 1e6,
+            sys_s: cpu_us(contained.system_us, report.sys_us) / 1e6,
             peak_memory_kib: report.peak_memory_kib as f64,
             exit,
             metrics,
             output_tail: tail.join("\n"),
             profile_json,
             answer,
-            containment: Default::default(),
+            containment: Containment {
+                wait_source,
+                left_running,
+            },
         })
+    }
+}
+
+/// Puts the run's CPU wait into its metrics: from its cgroup's pressure
+/// where it had one, else the run delay perflab-exec read; says which.
+fn record_cpu_wait(
+    metrics: &mut BTreeMap<String, MetricValue>,
+    contained: Option<&Readings>,
+    report: &ExecReport,
+) -> WaitSource {
+    let seconds = |value: f64| MetricValue {
+        value,
+        unit: "s".to_string(),
+    };
+    if let Some(some_us) = contained.and_then(|c| c.wait_some_us) {
+        metrics.insert(CPU_WAIT.to_string(), seconds(some_us as f64 / 1e6));
+        if let Some(full_us) = contained.and_then(|c| c.wait_full_us) {
+            metrics.insert(CPU_WAIT_FULL.to_string(), seconds(full_us as f64 / 1e6));
+        }
+        return WaitSource::Cgroup;
+    }
+    match report.run_delay_ns {
+        Some(ns) => {
+            metrics.insert(CPU_WAIT.to_string(), seconds(ns as f64 / 1e9));
+            WaitSource::Schedstat
+        }
+        None => WaitSource::NotMeasured,
     }
 }
 
 /// Reads the run's output until it ended and its pipes closed (or the
 /// drain grace passed); kills its process group at the timeout or on
-/// Ctrl-C. Returns the report and why perflab killed it, if it did.
+/// Ctrl-C. Once the command is reaped, what it left running in its cgroup
+/// is ended (or moved out, with `keep_children`). Returns the report, why
+/// perflab killed it, if it did, and how many processes it left running.
 fn watch(
     run: &mut Started,
     streams: &mut [Stream],
     spec: &RunSpec,
     started_at: Instant,
-) -> Result<(ExecReport, Option<ExitState>)> {
+    cgroup: Option<&RunCgroup>,
+) -> Result<(ExecReport, Option<ExitState>, usize)> {
+    let mut left_running = 0;
     let mut ended: Option<ExecReport> = None;
     let mut killed: Option<(ExitState, Instant)> = None;
     let mut drain_deadline = None;
@@ -194,12 +271,17 @@ fn watch(
             ended = run.try_end()?;
             if ended.is_some() {
                 drain_deadline = Some(Instant::now() + DRAIN_GRACE);
+                left_running = match cgroup {
+                    Some(cgroup) if spec.keep_children => cgroup.release_all(),
+                    Some(cgroup) => cgroup.end_all(),
+                    None => 0,
+                };
             }
         }
         if let Some(report) = ended {
             let open = streams.iter().any(|s| s.open);
             if !open || drain_deadline.is_some_and(|d| Instant::now() >= d) {
-                return Ok((report, killed.map(|(reason, _)| reason)));
+                return Ok((report, killed.map(|(reason, _)| reason), left_running));
             }
         } else if let Some((_, at)) = killed {
             if at.elapsed() >= KILL_GRACE {

@@ -51,6 +51,7 @@ fn run(socket: RawFd, request: &[u8], stdio: [OwnedFd; 3]) {
     let c_string = |bytes: &[u8]| CString::new(bytes).unwrap_or_default();
     let argv: Vec<CString> = request.argv.iter().map(|a| c_string(a)).collect();
     let cwd = request.cwd.map(c_string);
+    let cgroup_procs = request.cgroup_procs.map(c_string);
     let env = (!request.env.is_empty()).then(|| environment(&request.env));
     let cpus = match request.cpus.map(cpu_mask) {
         None => None,
@@ -69,6 +70,8 @@ fn run(socket: RawFd, request: &[u8], stdio: [OwnedFd; 3]) {
         stdio: Some(fds),
         own_group: true,
         cpus,
+        cgroup_procs: cgroup_procs.as_deref(),
+        run_delay: cgroup_procs.is_none(),
     };
     let started = spawn::start(&launch);
     // Only the command may hold the pipes now: perflab sees end of file

@@ -3,8 +3,10 @@
 //! - `perflab-exec --serve FD`: a fork server. perflab starts it once and
 //!   sends it one request per run over the Unix socket FD; see
 //!   [`crate::protocol`].
-//! - `perflab-exec FD -- PROGRAM [ARGS...]`: starts one run and writes what
-//!   `wait4` says of it to the inherited file descriptor FD (a pipe). perflab
+//! - `perflab-exec FD [--cgroup PROCS] -- PROGRAM [ARGS...]`: starts one run
+//!   (moved into the cgroup whose `cgroup.procs` file is PROCS, if given)
+//!   and writes what `wait4` says of it to the inherited file descriptor FD
+//!   (a pipe). perflab
 //!   uses this when it attaches performance counters between fork and exec,
 //!   or when a request is too large for the server.
 //!
@@ -37,14 +39,22 @@ pub fn main() -> ! {
     if first == "--serve" {
         fork_server::serve(descriptor(second));
     }
-    if second != "--" {
-        usage();
-    }
-    once(descriptor(first), args.collect());
+    let cgroup_procs = match second.to_str() {
+        Some("--") => None,
+        Some("--cgroup") => {
+            let procs = args.next().unwrap_or_else(|| usage());
+            if args.next().is_none_or(|dashes| dashes != "--") {
+                usage();
+            }
+            Some(CString::new(procs.into_vec()).unwrap_or_else(|_| usage()))
+        }
+        _ => usage(),
+    };
+    once(descriptor(first), cgroup_procs, args.collect());
 }
 
 /// One run, reported to the pipe `report_fd`; exits as the command did.
-fn once(report_fd: libc::c_int, args: Vec<OsString>) -> ! {
+fn once(report_fd: libc::c_int, cgroup_procs: Option<CString>, args: Vec<OsString>) -> ! {
     // The command must not inherit the report pipe.
     // SAFETY: fcntl on a descriptor number given by perflab.
     if unsafe { libc::fcntl(report_fd, libc::F_SETFD, libc::FD_CLOEXEC) } != 0 {
@@ -67,6 +77,8 @@ fn once(report_fd: libc::c_int, args: Vec<OsString>) -> ! {
         own_group: false,
         // perflab pinned this process already, and the pin is inherited.
         cpus: None,
+        cgroup_procs: cgroup_procs.as_deref(),
+        run_delay: cgroup_procs.is_none(),
     };
     let running = spawn::start(&launch).unwrap_or_else(|_| fail("cannot fork"));
     let report = running.wait().unwrap_or_else(|_| fail("wait4 failed"));
@@ -94,8 +106,8 @@ fn descriptor(arg: OsString) -> libc::c_int {
 
 fn usage() -> ! {
     eprintln!(
-        "perflab-exec: perflab's run starter; usage: perflab-exec FD -- PROGRAM [ARGS...] \
-         or perflab-exec --serve FD"
+        "perflab-exec: perflab's run starter; usage: perflab-exec FD [--cgroup PROCS] -- PROGRAM \
+         [ARGS...] or perflab-exec --serve FD"
     );
     std::process::exit(2);
 }

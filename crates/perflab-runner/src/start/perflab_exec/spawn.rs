@@ -30,6 +30,12 @@ pub struct Launch<'a> {
     pub own_group: bool,
     /// The CPUs to pin the command to (inherited by its whole tree).
     pub cpus: Option<libc::cpu_set_t>,
+    /// The `cgroup.procs` file of the run's own cgroup, which the command
+    /// enters before its exec (see the `containment` module).
+    pub cgroup_procs: Option<&'a CStr>,
+    /// Read the command's run delay (`/proc/PID/schedstat`) before reaping
+    /// it: its CPU wait where it has no cgroup of its own.
+    pub run_delay: bool,
 }
 
 /// A started command, not yet reaped.
@@ -39,6 +45,7 @@ pub struct Running {
     started_ns: u64,
     /// Gets the errno of a failed exec; end of file after a successful one.
     exec_errno: OwnedFd,
+    run_delay: bool,
 }
 
 /// How a command ended, as `wait4` saw it.
@@ -48,6 +55,7 @@ pub struct Report {
     /// The raw wait status.
     pub status: libc::c_int,
     exec_errno: libc::c_int,
+    run_delay_ns: Option<u64>,
 }
 
 /// Forks and execs the command.
@@ -91,6 +99,7 @@ pub fn start(launch: &Launch) -> io::Result<Running> {
         pid,
         started_ns,
         exec_errno: errno_read,
+        run_delay: launch.run_delay,
     })
 }
 
@@ -107,13 +116,21 @@ unsafe fn exec_child(
     // SAFETY (whole body): async-signal-safe system calls on descriptors and
     // memory that were valid at the fork.
     unsafe {
-        let fail = || -> ! {
-            let errno = *libc::__errno_location();
+        let report = |errno: libc::c_int| -> ! {
             libc::write(errno_pipe, (&errno as *const libc::c_int).cast(), 4);
             libc::_exit(127)
         };
+        let fail = || -> ! { report(*libc::__errno_location()) };
         if launch.own_group {
             libc::setpgid(0, 0);
+        }
+        if let Some(procs) = launch.cgroup_procs {
+            // Writing 0 moves the writing process; all it starts follows.
+            let fd = libc::open(procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+            if fd < 0 || libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
+                report(-*libc::__errno_location());
+            }
+            libc::close(fd);
         }
         if let Some(mask) = &launch.cpus {
             let size = std::mem::size_of::<libc::cpu_set_t>();
@@ -153,6 +170,11 @@ unsafe fn exec_child(
 impl Running {
     /// Waits for the command to end, then reads whether its exec failed.
     pub fn wait(self) -> io::Result<Report> {
+        let run_delay_ns = if self.run_delay {
+            self.run_delay_at_exit()?
+        } else {
+            None
+        };
         let mut status: libc::c_int = 0;
         // SAFETY: plain data filled by wait4.
         let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -182,14 +204,49 @@ impl Running {
             usage,
             status,
             exec_errno,
+            run_delay_ns,
         })
+    }
+
+    /// Waits for the command to exit without reaping it, then reads its run
+    /// delay while its /proc entry still exists.
+    fn run_delay_at_exit(&self) -> io::Result<Option<u64>> {
+        loop {
+            // SAFETY: waitid on our own child, into a zeroed siginfo.
+            let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+            let flags = libc::WEXITED | libc::WNOWAIT;
+            if unsafe { libc::waitid(libc::P_PID, self.pid as libc::id_t, &mut info, flags) } == 0 {
+                break;
+            }
+            let err = io::Error::last_os_error();
+            if err.kind() != io::ErrorKind::Interrupted {
+                return Err(err);
+            }
+        }
+        let path = format!("/proc/{}/schedstat\0", self.pid);
+        let mut buffer = [0u8; 128];
+        // SAFETY: open, read into a local buffer, close; the path is NUL-ended.
+        let n = unsafe {
+            let fd = libc::open(path.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC);
+            if fd < 0 {
+                return Ok(None);
+            }
+            let n = libc::read(fd, buffer.as_mut_ptr().cast(), buffer.len());
+            libc::close(fd);
+            n
+        };
+        let read = usize::try_from(n).ok().and_then(|n| buffer.get(..n));
+        Ok(read.and_then(crate::containment::parse_run_delay))
     }
 }
 
 impl Report {
     /// What perflab is told of the run.
     pub fn exec_report(&self) -> ExecReport {
-        ExecReport::from_wait4(self.wall_ns, &self.usage, self.status, self.exec_errno)
+        ExecReport {
+            run_delay_ns: self.run_delay_ns,
+            ..ExecReport::from_wait4(self.wall_ns, &self.usage, self.status, self.exec_errno)
+        }
     }
 }
 

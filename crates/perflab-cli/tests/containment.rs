@@ -1,0 +1,322 @@
+//! Each run in a cgroup of its own: what a command leaves running is ended
+//! and counted (or kept with --keep-children), the run's CPU wait is
+//! recorded as the `cpu-wait` metric, its CPU time covers processes nobody
+//! waited for, and without a cgroup (`PERFLAB_NO_CGROUP=1`, as where none
+//! is writable) the run delay of the command's own process stands in and
+//! the result says what is not measured.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Child, Command};
+
+use common::{Scratch, stdout_of_success};
+
+/// Whether a process with this id exists and is not a zombie.
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(')')
+            .next()
+            .is_some_and(|s| !s.trim_start().starts_with('Z'))
+    })
+}
+
+/// The pids a command appended to `children.txt`, one per run.
+fn children(s: &Scratch) -> Vec<u32> {
+    std::fs::read_to_string(s.path("children.txt"))
+        .unwrap()
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect()
+}
+
+/// Whether perflab can give runs a cgroup of their own on this machine
+/// (root, and a writable cgroup v2).
+fn cgroups_here() -> bool {
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    let v2 = mountinfo.lines().any(|l| l.contains(" - cgroup2 "));
+    // SAFETY: geteuid has no preconditions.
+    v2 && unsafe { libc::geteuid() } == 0
+}
+
+/// Each run's value of a metric, from the result document.
+fn per_run(doc: &serde_json::Value, metric: &str) -> Vec<f64> {
+    doc["variants"][0]["run_details"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| match metric {
+            "cpu" => r["user_s"].as_f64().unwrap() + r["sys_s"].as_f64().unwrap(),
+            "wall" => r["wall_s"].as_f64().unwrap(),
+            _ => r["metrics"][metric].as_f64().unwrap_or(f64::NAN),
+        })
+        .collect()
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+#[test]
+fn a_child_the_command_left_running_is_ended_and_counted() {
+    if !cgroups_here() {
+        eprintln!("skipped: runs get no cgroup of their own here (not root, or no cgroup v2)");
+        return;
+    }
+    let s = Scratch::new();
+    let out = s
+        .perflab()
+        .args(["run", "--runs", "3", "--", "sh", "-c"])
+        .arg("sleep 300 & echo $! >> children.txt; echo started")
+        .output()
+        .unwrap();
+    let stdout = stdout_of_success(&out);
+    assert!(
+        stdout.contains(
+            "left 1 process running when it returned, in 3 of its 3 runs; perflab ended them"
+        ),
+        "{stdout}"
+    );
+    let pids = children(&s);
+    assert_eq!(pids.len(), 3, "{pids:?}");
+    for pid in pids {
+        assert!(!alive(pid), "the child {pid} of a run is still running");
+    }
+}
+
+#[test]
+fn with_keep_children_a_child_left_running_stays_and_is_counted() {
+    if !cgroups_here() {
+        eprintln!("skipped: runs get no cgroup of their own here (not root, or no cgroup v2)");
+        return;
+    }
+    let s = Scratch::new();
+    // The child lets go of the output pipes, so perflab does not wait for them.
+    let out = s
+        .perflab()
+        .args(["run", "--runs", "2", "--keep-children", "--", "sh", "-c"])
+        .arg("sleep 300 >/dev/null 2>&1 & echo $! >> children.txt")
+        .output()
+        .unwrap();
+    let pids = children(&s);
+    let all_alive = pids.iter().all(|&pid| alive(pid));
+    for &pid in &pids {
+        let _ = Command::new("kill").arg(pid.to_string()).status();
+    }
+    let stdout = stdout_of_success(&out);
+    assert!(
+        stdout.contains("in 2 of its 2 runs; perflab left them running (--keep-children)"),
+        "{stdout}"
+    );
+    assert!(all_alive, "a kept child was ended: {pids:?}");
+}
+
+/// Starts `count` busy loops allowed only on `cpu`; they are killed when
+/// the returned guard is dropped, whatever happens in the test.
+struct Burners(Vec<Child>);
+
+impl Burners {
+    fn on(cpu: &str, count: usize) -> Self {
+        Burners(
+            (0..count)
+                .map(|_| {
+                    Command::new("taskset")
+                        .args(["-c", cpu, "sh", "-c", "while :; do :; done"])
+                        .spawn()
+                        .unwrap()
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Drop for Burners {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Tests that start burners take turns: one test's burners would
+/// otherwise slow another's runs.
+static BURNERS_IN_USE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Each run's (wall, CPU, CPU wait) in seconds for a CPU-bound command,
+/// one process without children (so that its own run delay covers it),
+/// pinned to `cpu`; and the output.
+fn pinned_runs(s: &Scratch, cpu: &str, no_cgroup: bool) -> (Vec<(f64, f64, f64)>, String) {
+    let mut cmd = s.perflab();
+    if no_cgroup {
+        cmd.env("PERFLAB_NO_CGROUP", "1");
+    }
+    let out = cmd
+        .args([
+            "ab",
+            "--pin",
+            cpu,
+            "--min-runs",
+            "3",
+            "--max-runs",
+            "3",
+            "--warmup",
+            "0",
+        ])
+        .args(["--json", "ab.json", "--no-shell", "--", "sh", "-c"])
+        .arg(common::busy(150_000))
+        .output()
+        .unwrap();
+    let stdout = common::stdout_of_result(&out);
+    let doc = s.json("ab.json");
+    let runs = per_run(&doc, "wall")
+        .into_iter()
+        .zip(per_run(&doc, "cpu"))
+        .zip(per_run(&doc, "cpu-wait"))
+        .map(|((wall, cpu), wait)| (wall, cpu, wait))
+        .collect();
+    (runs, stdout)
+}
+
+/// A CPU-bound process is either running or waiting for a CPU: its wall
+/// time is its CPU time plus its CPU wait, on a busy machine or a quiet
+/// one. Returns the median share of wall time waited.
+fn wait_share_checked(runs: &[(f64, f64, f64)], case: &str) -> f64 {
+    for &(wall, cpu, wait) in runs {
+        let unexplained = (wall - cpu - wait).abs();
+        assert!(
+            unexplained < 0.15 * wall,
+            "{case}: wall {wall:.3} s is not CPU {cpu:.3} s + CPU wait {wait:.3} s"
+        );
+    }
+    median(runs.iter().map(|(wall, _, wait)| wait / wall).collect())
+}
+
+#[test]
+fn cpu_wait_is_recorded_under_real_burners_and_small_without_them() {
+    if !cgroups_here() {
+        eprintln!("skipped: runs get no cgroup of their own here (not root, or no cgroup v2)");
+        return;
+    }
+    let _turn = BURNERS_IN_USE.lock().unwrap_or_else(|e| e.into_inner());
+    let s = Scratch::new();
+    let cpu = "0";
+    let (runs, _) = pinned_runs(&s, cpu, false);
+    let alone = wait_share_checked(&runs, "alone");
+    let burdened = {
+        let _burners = Burners::on(cpu, 3);
+        let (runs, _) = pinned_runs(&s, cpu, false);
+        wait_share_checked(&runs, "beside 3 burners")
+    };
+    // Three busy loops on the run's one CPU leave it at most a quarter of
+    // it: it waits three quarters of its wall time or more.
+    assert!(
+        burdened > 0.6,
+        "waited {burdened:.3} of wall time beside 3 burners"
+    );
+    assert!(
+        alone < burdened,
+        "waited {alone:.3} alone, {burdened:.3} beside 3 burners"
+    );
+}
+
+#[test]
+fn without_a_cgroup_the_commands_own_run_delay_is_its_cpu_wait_and_the_result_says_so() {
+    let _turn = BURNERS_IN_USE.lock().unwrap_or_else(|e| e.into_inner());
+    let s = Scratch::new();
+    let cpu = "0";
+    let _burners = Burners::on(cpu, 3);
+    let (runs, stdout) = pinned_runs(&s, cpu, true);
+    let burdened = wait_share_checked(&runs, "beside 3 burners, without a cgroup");
+    assert!(
+        burdened > 0.6,
+        "waited {burdened:.3} of wall time beside 3 burners"
+    );
+    assert!(
+        stdout.contains(
+            "cpu-wait is the run delay of each command's own process, without its children's"
+        ),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn cpu_time_counts_a_child_nobody_waited_for() {
+    if !cgroups_here() {
+        eprintln!("skipped: runs get no cgroup of their own here (not root, or no cgroup v2)");
+        return;
+    }
+    let s = Scratch::new();
+    // The shell starts a child that does a fixed amount of work, out of
+    // its own children (a subshell starts it and exits), and waits on a
+    // FIFO until the child is done: nobody ever calls wait4 for the child,
+    // so wait4 never sees its CPU time.
+    s.write(
+        "child.sh",
+        &format!("{}; echo done > done.fifo", common::busy(100_000)),
+    );
+    let command = "rm -f done.fifo; mkfifo done.fifo; (sh child.sh &); read x < done.fifo";
+    let measure = |no_cgroup: bool, json: &str| {
+        let mut cmd = s.perflab();
+        if no_cgroup {
+            cmd.env("PERFLAB_NO_CGROUP", "1");
+        }
+        let out = cmd
+            .args([
+                "run", "--runs", "2", "--json", json, "--", "sh", "-c", command,
+            ])
+            .output()
+            .unwrap();
+        stdout_of_success(&out);
+        median(per_run(&s.json(json), "cpu"))
+    };
+    let contained = measure(false, "contained.json");
+    let uncontained = measure(true, "uncontained.json");
+    assert!(
+        contained > 0.05 && contained > 5.0 * uncontained,
+        "CPU time {contained:.3} s in a cgroup, {uncontained:.3} s from wait4 alone"
+    );
+}
+
+#[test]
+fn run_cgroups_are_removed_when_perflab_is_done() {
+    if !cgroups_here() {
+        eprintln!("skipped: runs get no cgroup of their own here (not root, or no cgroup v2)");
+        return;
+    }
+    let s = Scratch::new();
+    let child = s
+        .perflab()
+        .args(["run", "--runs", "2", "--", "true"])
+        .output()
+        .unwrap();
+    stdout_of_success(&child);
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+    let mount = mountinfo
+        .lines()
+        .find_map(|l| {
+            let (before, after) = l.split_once(" - ")?;
+            after
+                .starts_with("cgroup2 ")
+                .then(|| before.split_whitespace().nth(4).unwrap().to_string())
+        })
+        .unwrap();
+    let own = std::fs::read_to_string("/proc/self/cgroup").unwrap();
+    let own = own.lines().find_map(|l| l.strip_prefix("0::")).unwrap();
+    let home = Path::new(&mount).join(own.trim_start_matches('/'));
+    // perflab's pid is gone; no cgroup of a perflab that is not running is left.
+    for entry in std::fs::read_dir(&home).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        if let Some(pid) = name
+            .strip_prefix("perflab-")
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|p| p.parse::<u32>().ok())
+        {
+            assert!(
+                Path::new(&format!("/proc/{pid}")).exists(),
+                "{name} was left behind by a perflab that exited"
+            );
+        }
+    }
+}
