@@ -22,7 +22,11 @@
 //!   once it is reaped, the [`ExecReport`] line.
 //! - or reply `perflab-exec/2 error ERRNO`: nothing was started.
 //!
-//! End of file on the socket (perflab exited) ends the server.
+//! End of file on the socket (perflab exited) ends the server. A hang-up
+//! during a run (perflab ended, even by `kill -9`) makes the server end
+//! the run (its process group and everything in its cgroup) and exit, so
+//! that nothing perflab started outlives it; the one-shot mode does the
+//! same when the read end of its report pipe closes.
 
 /// The first field of every request and the first word of every reply.
 pub const VERSION: &str = "perflab-exec/2";

@@ -91,6 +91,10 @@ fn run(socket: RawFd, request: &[u8], stdio: [OwnedFd; 3]) {
         // SAFETY: kill(2) on the process group of our own child.
         unsafe { libc::kill(-pid, libc::SIGKILL) };
     }
+    if !running.exits_before_perflab(socket) {
+        running.end_orphaned(cgroup_procs.as_deref());
+        std::process::exit(0);
+    }
     let report = running.wait().unwrap_or_else(|_| fail("wait4 failed"));
     send(socket, &report.exec_report().line());
 }

@@ -81,6 +81,10 @@ fn once(report_fd: libc::c_int, cgroup_procs: Option<CString>, args: Vec<OsStrin
         run_delay: cgroup_procs.is_none(),
     };
     let running = spawn::start(&launch).unwrap_or_else(|_| fail("cannot fork"));
+    if !running.exits_before_perflab(report_fd) {
+        running.end_orphaned(cgroup_procs.as_deref());
+        std::process::exit(125);
+    }
     let report = running.wait().unwrap_or_else(|_| fail("wait4 failed"));
     let line = report.exec_report().line();
     // SAFETY: writing a local buffer to the report pipe.

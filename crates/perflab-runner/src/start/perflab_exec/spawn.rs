@@ -7,6 +7,7 @@
 use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
 
 use crate::protocol::ExecReport;
 
@@ -168,6 +169,70 @@ unsafe fn exec_child(
 }
 
 impl Running {
+    /// Blocks until the command exits (true), or until `perflab_end`, this
+    /// process's end of a socket or pipe whose other end only perflab
+    /// holds, shows that perflab is gone (false): a hang-up or an error on
+    /// it, which the kernel reports however perflab ended, `kill -9`
+    /// included. Without pidfds (Linux before 5.3) it only says true, and
+    /// `wait` then blocks as before.
+    pub fn exits_before_perflab(&self, perflab_end: RawFd) -> bool {
+        let Some(pidfd) = crate::pidfd::open(self.pid) else {
+            return true;
+        };
+        loop {
+            let mut fds = [
+                libc::pollfd {
+                    fd: pidfd.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
+                // Hang-ups and errors are reported whatever is asked for.
+                libc::pollfd {
+                    fd: perflab_end,
+                    events: 0,
+                    revents: 0,
+                },
+            ];
+            // SAFETY: two valid pollfds, waiting without a limit.
+            let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
+            if n < 0 {
+                if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return true;
+            }
+            if fds[0].revents != 0 {
+                return true;
+            }
+            if fds[1].revents & (libc::POLLHUP | libc::POLLERR) != 0 {
+                return false;
+            }
+        }
+    }
+
+    /// Ends a run whose perflab is gone: its process group, everything in
+    /// its cgroup (whose `cgroup.procs` is given), then reaps it and
+    /// removes the cgroup, so that nothing perflab started outlives it.
+    pub fn end_orphaned(self, cgroup_procs: Option<&CStr>) {
+        // SAFETY: kill(2) of the run's own process group.
+        unsafe { libc::kill(-self.pid, libc::SIGKILL) };
+        let dir = cgroup_procs.and_then(|procs| {
+            let procs = std::path::Path::new(std::ffi::OsStr::from_bytes(procs.to_bytes()));
+            let _ = std::fs::write(procs.with_file_name("cgroup.kill"), "1");
+            procs.parent().map(std::path::Path::to_path_buf)
+        });
+        let _ = self.wait();
+        if let Some(dir) = dir {
+            // The killed processes leave the cgroup as they exit.
+            for _ in 0..100 {
+                if std::fs::remove_dir(&dir).is_ok() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+        }
+    }
+
     /// Waits for the command to end, then reads whether its exec failed.
     pub fn wait(self) -> io::Result<Report> {
         let run_delay_ns = if self.run_delay {
