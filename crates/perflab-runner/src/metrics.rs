@@ -84,6 +84,12 @@ impl MetricExtractor {
         Ok(())
     }
 
+    /// Whether any `--metric` pattern is given (then every line of the
+    /// output must be looked at).
+    pub fn has_patterns(&self) -> bool {
+        !self.patterns.is_empty()
+    }
+
     /// The names of the patterns.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.patterns.iter().map(|(n, _)| n.as_str())

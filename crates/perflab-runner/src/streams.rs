@@ -34,7 +34,8 @@ impl Stream {
 
     /// Reads what is available; marks the stream closed at end of file.
     fn drain(&mut self, extractor: &MetricExtractor) {
-        let mut buffer = [0u8; 16 * 1024];
+        // As large as a pipe's default capacity: one read empties it.
+        let mut buffer = [0u8; 64 * 1024];
         loop {
             // SAFETY: reading into a local buffer of the given length.
             let n = unsafe {
