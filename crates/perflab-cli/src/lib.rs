@@ -13,7 +13,8 @@
 //!   suite's in [`suite_document`]; two results of many benchmarks compared
 //!   by name in [`benchmark_family`]),
 //!   [`metric_history`] (a metric over commits, `perflab-history/1`; the
-//!   change points of a store in [`metric_history_changes`]),
+//!   change points of a store in [`metric_history_changes`]; the A/Bs that
+//!   confirm change points in [`metric_history_confirmation`]),
 //!   [`metric_direction`] and [`gather`] (what a `perflab report` page
 //!   shows, read from the store);
 //! - engines: [`engine`] (what every experiment shares: the session that
@@ -50,6 +51,7 @@ pub mod machine;
 pub mod metric_direction;
 pub mod metric_history;
 pub mod metric_history_changes;
+pub mod metric_history_confirmation;
 pub mod profilers;
 pub mod progress;
 pub mod result_document;
@@ -79,7 +81,7 @@ pub fn run(mut cli: Cli) -> Result<i32> {
         Command::Ab(args) => commands::ab(args, &store, executor_for),
         Command::Compare(args) => commands::compare(args, &store),
         Command::Run(args) => commands::run(args, &store, &mut executor_for(args.run.perf_events)?),
-        Command::History(args) => commands::history(args, &store),
+        Command::History(args) => commands::history(args, &store, executor_for),
         Command::Import(args) => commands::import(args, &store),
         Command::Profile(args) => commands::profile(args, &store, &mut executor),
         Command::Sweep(args) => commands::sweep(args, &store, &mut executor),

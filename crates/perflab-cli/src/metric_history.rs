@@ -283,6 +283,7 @@ fn change_points(steps: &[Step], q: &HistoryQuery) -> (Vec<ChangePointDoc>, Opti
                 steps_after: end - at,
                 p_value: c.p_value,
                 judgement: judge(&pooled(start, at), &pooled(at, end), q),
+                confirmation: None,
             }
         })
         .collect();

@@ -9,6 +9,10 @@
 //! measures every commit, so its newest change point is news. A series nobody has
 //! measured since (an experiment name given up, a metric no longer reported)
 //! is listed but cannot fail the command.
+//!
+//! The A/Bs that confirm change points (`--confirm`,
+//! [`crate::metric_history_confirmation`]) are neither series nor the newest
+//! experiment of their host.
 
 use std::collections::BTreeMap;
 
@@ -19,6 +23,7 @@ use perflab_report::changes::{SeriesChange, StoreChanges};
 use crate::error::Result;
 use crate::metric_direction::metric_direction;
 use crate::metric_history::{HistoryQuery, metric_history_from, step_label};
+use crate::metric_history_confirmation::{is_confirmation, newest_measured};
 use perflab_store::Store;
 
 /// The change points of every series in the store, or only of those of
@@ -36,7 +41,8 @@ pub fn store_changes(
     };
     let mut newest_steps = BTreeMap::new();
     for host in hosts {
-        if let Some(e) = store.list_experiments(1, Some(&host))?.first() {
+        // The A/Bs confirming change points are not what a CI job measures.
+        if let Some(e) = newest_measured(store, Some(&host))? {
             let step = match &e.git {
                 Some((commit, dirty)) => step_label(Some(commit), *dirty, e.id),
                 None => step_label(None, false, e.id),
@@ -53,8 +59,11 @@ pub fn store_changes(
         skipped: Vec::new(),
     };
     let mut judged_hosts = std::collections::BTreeSet::new();
+    // The A/Bs confirming change points make no series of their own.
     let wanted = |name: &Option<String>, metric: &str| {
-        only.0.is_none_or(|m| m == metric) && only.1.is_none_or(|n| name.as_deref() == Some(n))
+        !is_confirmation(name.as_deref())
+            && only.0.is_none_or(|m| m == metric)
+            && only.1.is_none_or(|n| name.as_deref() == Some(n))
     };
     for (name, metric) in store.named_metrics()? {
         if !wanted(&name, &metric) {
@@ -96,7 +105,13 @@ pub fn store_changes(
             out.watched_series += usize::from(watched);
             let count = s.change_points.len();
             for (i, change) in s.change_points.into_iter().enumerate() {
+                let experiments_after = s
+                    .steps
+                    .get(change.step)
+                    .map(|step| step.experiments.clone())
+                    .unwrap_or_default();
                 out.changes.push(SeriesChange {
+                    experiments_after,
                     name: name.clone(),
                     metric: metric.clone(),
                     unit: unit.clone(),

@@ -66,6 +66,10 @@ fn every_flag_with_a_default_shows_it_in_the_help() {
                 "--seed",
             ][..],
         ),
+        (
+            "history",
+            &["--permute", "--build", "--min-runs", "--max-runs"][..],
+        ),
         ("profile", &["--timeout", "--frequency"][..]),
         ("compare", &["--format"][..]),
         ("import", &["--format"][..]),

@@ -3,14 +3,19 @@
 //! with its runs' values, and the change points of the series, each judged
 //! between the segments of commits around it.
 //!
+//! With `--confirm`, each change point judged GO or NO-GO carries the
+//! interleaved A/B that reran its two commits ([`ConfirmationDoc`]): only a
+//! confirmed change counts as a change.
+//!
 //! Documents written before change points (steps judged against the one
-//! before) still read: the fields added since default to empty.
+//! before) or before confirmations still read: the fields added since
+//! default to empty.
 
 use serde::{Deserialize, Serialize};
 
 use crate::interval::PositiveIntervalDoc;
 use crate::result::{FormatError, parse_tagged};
-use crate::vocabulary::{Better, StepVerdict};
+use crate::vocabulary::{Better, StepVerdict, Verdict};
 
 /// The format tag of this version.
 pub const HISTORY_FORMAT: &str = "perflab-history/1";
@@ -51,7 +56,8 @@ impl MetricHistory {
         parse_tagged(text, HISTORY_FORMAT)
     }
 
-    /// True when the newest change point of some variant is a regression.
+    /// True when the newest change point of some variant is a regression
+    /// (confirmed, when it was put to an A/B: [`ChangePointDoc::is_regression`]).
     pub fn newest_change_regressed(&self) -> bool {
         self.series
             .iter()
@@ -88,11 +94,12 @@ pub struct VariantHistory {
 }
 
 impl VariantHistory {
-    /// True when this variant's newest change point is a regression.
+    /// True when this variant's newest change point is a regression
+    /// (confirmed, when it was put to an A/B: [`ChangePointDoc::is_regression`]).
     pub fn newest_change_regressed(&self) -> bool {
         self.change_points
             .last()
-            .is_some_and(|c| c.judgement.regression)
+            .is_some_and(ChangePointDoc::is_regression)
     }
 }
 
@@ -120,6 +127,52 @@ pub struct ChangePointDoc {
     pub p_value: f64,
     /// The segment before against the segment after.
     pub judgement: Judgement,
+    /// The interleaved A/B of the commit before against the commit after
+    /// (`--confirm`); left out when the change point was not put to one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmation: Option<ConfirmationDoc>,
+}
+
+impl ChangePointDoc {
+    /// True when the change point is a regression: judged NO-GO between
+    /// its segments and, when it was put to an interleaved A/B, confirmed
+    /// by it. A change point the A/B did not confirm is not a change of the
+    /// code (the machine may have changed between the commits' runs).
+    pub fn is_regression(&self) -> bool {
+        self.judgement.regression && self.confirmation.as_ref().is_none_or(|c| c.confirmed)
+    }
+}
+
+/// A change point put to an interleaved A/B: the commit before it against
+/// the commit after it, run again in randomised blocks with the series'
+/// command, so that a change of the machine between the commits' runs of
+/// the history cannot pass for a change of the code.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ConfirmationDoc {
+    /// True when the A/B decided the change point's own verdict (GO for a
+    /// GO, NO-GO for a NO-GO).
+    pub confirmed: bool,
+    /// The A/B's experiment id in the store (none when it was not run).
+    pub experiment: Option<i64>,
+    /// The A/B's verdict (none when it was not run or measured too few
+    /// pairs for one).
+    pub verdict: Option<Verdict>,
+    /// The A/B's relative change, the later commit against the earlier,
+    /// positive is better.
+    pub change: Option<f64>,
+    /// Its interval.
+    pub ci: Option<[f64; 2]>,
+    /// Pairs of runs the verdict rests on.
+    pub pairs: usize,
+    /// The A/B's confidence level: the history's, split over the change
+    /// points confirmed together (Bonferroni).
+    pub confidence: f64,
+    /// The command run at both commits.
+    pub command: String,
+    /// Why it was not run, or why it decides nothing (interrupted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// The metric at one commit.
@@ -159,4 +212,67 @@ pub struct Judgement {
     pub regression: bool,
     /// Why there is no interval, if there is none.
     pub note: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change_point(regression: bool, confirmed: Option<bool>) -> ChangePointDoc {
+        ChangePointDoc {
+            step: 4,
+            from: "a1b2c3d4".into(),
+            to: "e5f6a7b8".into(),
+            from_commit: None,
+            to_commit: None,
+            started_at: String::new(),
+            steps_before: 4,
+            steps_after: 4,
+            p_value: 0.005,
+            judgement: Judgement {
+                change: if regression { -0.5 } else { 0.5 },
+                ci: Some([-0.6, -0.4]),
+                verdict: if regression {
+                    StepVerdict::NoGo
+                } else {
+                    StepVerdict::Go
+                },
+                regression,
+                note: None,
+            },
+            confirmation: confirmed.map(|confirmed| ConfirmationDoc {
+                confirmed,
+                experiment: Some(9),
+                verdict: Some(if confirmed {
+                    Verdict::NoGo
+                } else {
+                    Verdict::Neutral
+                }),
+                change: Some(0.0),
+                ci: Some([-0.01, 0.01]),
+                pairs: 20,
+                confidence: 0.95,
+                command: "./app".into(),
+                note: None,
+            }),
+        }
+    }
+
+    #[test]
+    fn only_a_regression_the_ab_confirmed_or_that_was_not_put_to_one_is_a_regression() {
+        assert!(change_point(true, None).is_regression());
+        assert!(change_point(true, Some(true)).is_regression());
+        assert!(!change_point(true, Some(false)).is_regression());
+        assert!(!change_point(false, None).is_regression());
+        assert!(!change_point(false, Some(true)).is_regression());
+    }
+
+    #[test]
+    fn a_change_point_written_before_confirmations_reads_without_one() {
+        let mut text = serde_json::to_value(change_point(true, None)).unwrap();
+        assert!(text.get("confirmation").is_none());
+        text["confirmation"] = serde_json::Value::Null;
+        let read: ChangePointDoc = serde_json::from_value(text).unwrap();
+        assert_eq!(read.confirmation, None);
+    }
 }

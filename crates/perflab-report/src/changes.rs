@@ -22,6 +22,9 @@ pub struct SeriesChange {
     pub host: Option<String>,
     /// The change point.
     pub change: ChangePointDoc,
+    /// The experiments of the first step after it, oldest first: whose
+    /// command an A/B confirming it runs.
+    pub experiments_after: Vec<i64>,
     /// Whether its series was measured at the newest commit of its host.
     pub watched: bool,
     /// Whether it is its series' newest change point.
@@ -48,10 +51,11 @@ pub struct StoreChanges {
 
 impl StoreChanges {
     /// The change points that fail the command: the newest of a watched
-    /// series, when it is a regression.
+    /// series, when it is a regression (confirmed, when it was put to an
+    /// A/B: [`ChangePointDoc::is_regression`]).
     pub fn watched_regressions(&self) -> impl Iterator<Item = &SeriesChange> {
         self.changes
             .iter()
-            .filter(|c| c.watched && c.newest && c.change.judgement.regression)
+            .filter(|c| c.watched && c.newest && c.change.is_regression())
     }
 }

@@ -36,6 +36,7 @@ mod results;
 mod schema;
 mod sql;
 mod transfer;
+mod variants;
 
 pub use batch::{RunBatch, RunPlace};
 pub use error::{Error, Result, StoreError};
@@ -43,6 +44,7 @@ pub use history::ExperimentValues;
 pub use location::Location;
 pub use results::{ExperimentSummary, StoredRun};
 pub use transfer::{Selection, TransferSummary};
+pub use variants::StoredVariant;
 
 use perflab_format::vocabulary::{ExperimentKind, ResultStatus, Verdict};
 use perflab_runner::RunOutcome;

@@ -67,6 +67,23 @@ pub fn bisect_max_runs() -> String {
     )
 }
 
+/// `perflab history --min-runs` (with `--confirm`).
+pub fn confirm_min_runs() -> String {
+    format!(
+        "With --confirm: runs per commit before the first decision of each confirming A/B \
+         [default: {DEFAULT_MIN_RUNS}; {EXACT_MIN_RUNS} for instructions]"
+    )
+}
+
+/// `perflab history --max-runs` (with `--confirm`).
+pub fn confirm_max_runs() -> String {
+    format!(
+        "With --confirm: runs per commit at most in each confirming A/B; one that has not \
+         decided by then does not confirm its change point [default: {DEFAULT_MAX_RUNS}; \
+         {EXACT_MAX_RUNS} for instructions]"
+    )
+}
+
 /// `perflab sweep --confidence`.
 pub fn sweep_confidence() -> String {
     format!("Confidence level of the intervals [default: {DEFAULT_CONFIDENCE}]")

@@ -44,9 +44,34 @@ pub struct HistoryArgs {
     /// assumes runs differ only by the code, not by when they ran).
     #[arg(long, value_name = "commits|runs", default_value = "commits", value_parser = ["commits", "runs"])]
     pub permute: String,
-    /// Thresholds and confidence.
+    /// Thresholds and confidence (with --confirm, also those of the confirming A/Bs).
     #[command(flatten)]
     pub decision: DecisionArgs,
+    /// Confirm change points by interleaved A/Bs: for each, the commit before it
+    /// against the commit after it, run again here in randomised blocks with the
+    /// series' stored command in perflab's worktrees (as `perflab ab --rev`), at
+    /// the confidence split over the change points confirmed (Bonferroni) and with
+    /// the thresholds of --go/--nogo. A history measures commit after commit, so a
+    /// change of the machine between commits looks like a change of the code; only
+    /// a change point the A/B confirms counts (exit 3 only for a confirmed
+    /// regression). With --metric: every change point judged GO or NO-GO; with
+    /// --changes: the newest change point of each watched series that is a
+    /// regression. Run it in the repository the history was measured in.
+    #[arg(long)]
+    pub confirm: bool,
+    /// With --confirm: the command that builds a commit, run in its worktree
+    /// (e.g. 'cargo build --release'; 'true' when nothing needs building); each
+    /// commit is built once per command [default: none: every commit must already
+    /// have a worktree that `perflab ab --rev`, `bisect` or `history --confirm
+    /// --build` built].
+    #[arg(long, value_name = "CMD", requires = "confirm")]
+    pub build: Option<String>,
+    /// Runs per commit before the first decision of each confirming A/B.
+    #[arg(long, value_name = "N", requires = "confirm", help = super::defaults::confirm_min_runs())]
+    pub min_runs: Option<usize>,
+    /// Runs per commit at most in each confirming A/B.
+    #[arg(long, value_name = "N", requires = "confirm", help = super::defaults::confirm_max_runs())]
+    pub max_runs: Option<usize>,
     /// Write the metric history as JSON.
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,

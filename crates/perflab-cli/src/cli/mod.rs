@@ -84,8 +84,11 @@ perflab history --metric wall --name parser   (each benchmark over the imports)"
     /// List past experiments, or with --metric the history of a metric over commits.
     #[command(after_help = "Examples:\n  perflab history\n  \
 perflab history --metric wall --name parse-bench\n  \
-perflab history --metric cost --better lower --variant 'hamt n=10000' --markdown history.md\n\
-With --metric, the exit code is 3 when the newest step of a variant is a regression (NO-GO).")]
+perflab history --metric cost --better lower --variant 'hamt n=10000' --markdown history.md\n  \
+perflab history --metric wall --confirm --build 'cargo build --release'\n  \
+perflab history --changes --confirm   (in CI, after each commit's measurement)\n\
+With --metric, the exit code is 3 when the newest change point of a variant is a regression \
+(NO-GO); with --confirm, only when an interleaved A/B of its two commits confirmed it.")]
     History(HistoryArgs),
     /// Sample where the CPU time of a program goes (perf record), with a flame graph.
     #[command(after_help = "Examples:\n  perflab profile -- ./prog --size 1000\n  \

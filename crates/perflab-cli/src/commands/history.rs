@@ -1,20 +1,46 @@
 //! `perflab history`: past experiments, the history of a metric over
-//! commits, or the change points of every series in the store.
+//! commits, or the change points of every series in the store; with
+//! `--confirm`, change points put to interleaved A/Bs first
+//! ([`super::confirm`]).
+//!
+//! Which change points are confirmed: with `--metric`, every one of the
+//! series shown that was judged GO or NO-GO (the reader asked about these
+//! series); with `--changes`, only the newest change point of each watched
+//! series, and only when it is a regression: exactly those that can fail
+//! the command, so that a CI job running it after each commit runs at most
+//! one A/B per watched series, not one per change point in the store.
 
+use perflab_runner::Executor;
+
+use super::confirm::{Target, confirm_change_points};
 use crate::cli::HistoryArgs;
 use crate::error::to_json_pretty;
-use crate::error::{EXIT_NO_GO, EXIT_OK, Error, Result};
+use crate::error::{EXIT_INTERRUPTED, EXIT_NO_GO, EXIT_OK, Error, Result};
 use crate::metric_direction::metric_direction;
 use crate::metric_history::{HistoryQuery, metric_history};
 use crate::metric_history_changes::store_changes;
+use crate::metric_history_confirmation::{newest_measured, wants_confirmation};
 use perflab_format::change_words::ChangeWords;
 use perflab_format::vocabulary::Better;
 use perflab_report::markdown::history::history_markdown;
+use perflab_report::sections::history::series_title;
 use perflab_report::terminal::history::{changes_terminal, history_terminal, host_label};
 use perflab_store::Store;
 
-/// `perflab history`.
-pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {
+/// `perflab history`. `executor_for(perf_events)` gives the executor of
+/// the confirming A/Bs' runs (`--confirm`).
+pub fn history<E: Executor>(
+    args: &HistoryArgs,
+    store: &Store,
+    executor_for: impl FnOnce(bool) -> Result<E>,
+) -> Result<i32> {
+    if args.confirm && !args.changes && args.metric.is_none() {
+        return Err(Error::usage(
+            "--confirm",
+            "confirms change points, and the listing of experiments has none; add --metric M \
+             (the change points of one metric's series) or --changes (those of every series)",
+        ));
+    }
     let hosts = store.hosts()?;
     if let Some(host) = &args.host {
         if !hosts.contains(host) {
@@ -32,8 +58,40 @@ pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {
     if args.changes {
         let (thresholds, confidence) = args.decision.decision()?;
         let only = (args.metric.as_deref(), args.name.as_deref(), host);
-        let changes = store_changes(store, only, args.exchangeable(), thresholds, confidence)?;
+        let mut changes = store_changes(store, only, args.exchangeable(), thresholds, confidence)?;
+        let mut interrupted = false;
+        if args.confirm {
+            let targets: Vec<Target<'_>> = changes
+                .changes
+                .iter_mut()
+                .filter(|c| c.watched && c.newest && c.change.judgement.regression)
+                .map(|c| Target {
+                    title: format!(
+                        "{} {} (variant {})",
+                        c.name.as_deref().unwrap_or("(unnamed)"),
+                        c.metric,
+                        c.variant
+                    ),
+                    name: c.name.clone(),
+                    metric: c.metric.clone(),
+                    better: c.better,
+                    variant: c.variant.clone(),
+                    experiments_after: c.experiments_after.clone(),
+                    change: &mut c.change,
+                })
+                .collect();
+            if targets.is_empty() {
+                eprintln!(
+                    "perflab: --confirm: no watched series' newest change point is a regression; \
+                     nothing to confirm"
+                );
+            }
+            interrupted = confirm_change_points(targets, args, store, executor_for)?;
+        }
         print!("{}", changes_terminal(&changes));
+        if interrupted {
+            return Ok(EXIT_INTERRUPTED);
+        }
         return Ok(if changes.watched_regressions().next().is_some() {
             EXIT_NO_GO
         } else {
@@ -41,7 +99,7 @@ pub fn history(args: &HistoryArgs, store: &Store) -> Result<i32> {
         });
     }
     if let Some(metric) = &args.metric {
-        return show_metric_history(args, metric, store);
+        return show_metric_history(args, metric, store, executor_for);
     }
     let rows = store.list_experiments(args.limit, host)?;
     // The host column only when there is a choice of hosts to tell apart.
@@ -146,19 +204,21 @@ fn hosts_listing(hosts: &[String]) -> String {
         .join(", ")
 }
 
-fn show_metric_history(args: &HistoryArgs, metric: &str, store: &Store) -> Result<i32> {
+fn show_metric_history<E: Executor>(
+    args: &HistoryArgs,
+    metric: &str,
+    store: &Store,
+    executor_for: impl FnOnce(bool) -> Result<E>,
+) -> Result<i32> {
     let (better, unit) = metric_direction(store, metric, args.better.as_deref())?;
     let (thresholds, confidence) = args.decision.decision()?;
-    let name = match (&args.name, &args.host) {
-        (Some(n), _) => Some(n.clone()),
-        (None, None) => store.newest_name()?,
-        (None, Some(host)) => store
-            .list_experiments(1, Some(host))?
-            .into_iter()
-            .next()
-            .and_then(|e| e.name),
+    // By default the newest experiment's name; a confirming A/B's is no
+    // series to follow.
+    let name = match &args.name {
+        Some(n) => Some(n.clone()),
+        None => newest_measured(store, args.host.as_deref())?.and_then(|e| e.name),
     };
-    let history = metric_history(
+    let mut history = metric_history(
         store,
         &HistoryQuery {
             metric: metric.to_string(),
@@ -172,6 +232,44 @@ fn show_metric_history(args: &HistoryArgs, metric: &str, store: &Store) -> Resul
             exchangeable: args.exchangeable(),
         },
     )?;
+    let mut interrupted = false;
+    if args.confirm {
+        let titles: Vec<String> = history
+            .series
+            .iter()
+            .map(|s| series_title(&history, s))
+            .collect();
+        let mut targets = Vec::new();
+        for (s, title) in history.series.iter_mut().zip(titles) {
+            let after: Vec<Vec<i64>> = s
+                .change_points
+                .iter()
+                .map(|c| {
+                    s.steps
+                        .get(c.step)
+                        .map(|step| step.experiments.clone())
+                        .unwrap_or_default()
+                })
+                .collect();
+            for (change, experiments_after) in s.change_points.iter_mut().zip(after) {
+                if wants_confirmation(change) {
+                    targets.push(Target {
+                        name: history.name.clone(),
+                        metric: history.metric.clone(),
+                        better: history.better,
+                        variant: s.variant.clone(),
+                        title: title.clone(),
+                        experiments_after,
+                        change,
+                    });
+                }
+            }
+        }
+        if targets.is_empty() {
+            eprintln!("perflab: --confirm: no change point judged GO or NO-GO; nothing to confirm");
+        }
+        interrupted = confirm_change_points(targets, args, store, executor_for)?;
+    }
     print!("{}", history_terminal(&history, &unit));
     if let Some(path) = &args.json {
         let mut text = to_json_pretty("the metric history", &history)?;
@@ -180,6 +278,9 @@ fn show_metric_history(args: &HistoryArgs, metric: &str, store: &Store) -> Resul
     }
     if let Some(path) = &args.markdown {
         perflab_report::write_text(path, &history_markdown(&history, &unit, 3))?;
+    }
+    if interrupted {
+        return Ok(EXIT_INTERRUPTED);
     }
     Ok(if history.newest_change_regressed() {
         EXIT_NO_GO

@@ -4,6 +4,7 @@ mod ab;
 mod bisect;
 mod clean;
 mod compare;
+mod confirm;
 mod history;
 mod import;
 mod profile;

@@ -76,6 +76,27 @@ pub fn checkout_and_build(
     })
 }
 
+/// The commit's worktree as an earlier experiment left it, if its build
+/// succeeded there (its marker names the commit, whatever the build
+/// command was): what runs without a build command of its own.
+pub fn built_worktree(repo: &Repository, given: &str, commit: &str) -> Option<BuiltRevision> {
+    let tree = worktree_dir(repo, commit);
+    let marker = std::fs::read_to_string(tree.join(BUILD_MARKER)).ok()?;
+    let checked_out = Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(&tree)
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    (marker.starts_with(&format!("commit {commit}\n")) && checked_out.as_deref() == Some(commit))
+        .then(|| BuiltRevision {
+            given: given.to_string(),
+            commit: commit.to_string(),
+            tree,
+            working_tree: false,
+        })
+}
+
 /// The working tree as it is, built every time: its uncommitted contents
 /// have no commit id to cache a build by.
 pub fn build_working_tree(

@@ -68,6 +68,25 @@ impl RevisionBuilder {
         })
     }
 
+    /// Builder of commits only, in the folder `subdir` of each tree: the
+    /// working tree is never used, so its uncommitted changes, if any,
+    /// neither matter nor are refused (`perflab history --confirm` runs
+    /// commits a history measured).
+    pub fn commits_only(repo: Repository, build: Option<String>, subdir: PathBuf) -> Self {
+        Self {
+            repo,
+            build,
+            subdir,
+            use_working_tree_for: None,
+        }
+    }
+
+    /// The commit's worktree as an earlier experiment built it, if it did
+    /// (see [`checkout::built_worktree`]).
+    pub fn built_before(&self, given: &str, commit: &str) -> Option<BuiltRevision> {
+        checkout::built_worktree(&self.repo, given, commit)
+    }
+
     /// The commit a revision names; `flag` names it in the error.
     pub fn resolve(&self, rev: &str, flag: &str) -> Result<String> {
         self.repo.resolve(rev, flag)

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use perflab_format::duet::{DuetDoc, DuetPairDoc};
 use perflab_format::history::{
-    ChangePointDoc, HISTORY_FORMAT, Judgement, MetricHistory, Step, VariantHistory,
+    ChangePointDoc, ConfirmationDoc, HISTORY_FORMAT, Judgement, MetricHistory, Step, VariantHistory,
 };
 use perflab_format::interval::PositiveIntervalDoc;
 use perflab_format::machine::MachineDoc;
@@ -348,13 +348,24 @@ prop_compose! {
     pub fn change_point()(
         step in any::<usize>(), labels in vec(text(), 3), commits in vec(of(text()), 2),
         sizes in vec(any::<usize>(), 2), p_value in num(), judgement in judgement(),
+        confirmation in of(confirmation()),
     ) -> ChangePointDoc {
         ChangePointDoc {
             step, from: labels[0].clone(), to: labels[1].clone(),
             from_commit: commits[0].clone(), to_commit: commits[1].clone(),
             started_at: labels[2].clone(), steps_before: sizes[0], steps_after: sizes[1],
-            p_value, judgement,
+            p_value, judgement, confirmation,
         }
+    }
+}
+
+prop_compose! {
+    pub fn confirmation()(
+        confirmed in any::<bool>(), experiment in of(any::<i64>()), verdict in of(select(Verdict::ALL)),
+        change in of(num()), ci in of(pair()), pairs in any::<usize>(), confidence in num(),
+        command in text(), note in of(text()),
+    ) -> ConfirmationDoc {
+        ConfirmationDoc { confirmed, experiment, verdict, change, ci, pairs, confidence, command, note }
     }
 }
 

@@ -4,7 +4,8 @@ use std::fmt::Write;
 
 use super::cell;
 use crate::sections::history::{
-    change_points_line, describe_change_point, describe_judgement, header, level, series_title,
+    change_points_line, describe_change_point, describe_confirmation, describe_judgement, header,
+    level, series_title,
 };
 use perflab_format::history::MetricHistory;
 
@@ -65,9 +66,21 @@ pub fn history_markdown(e: &MetricHistory, unit: &str, heading: usize) -> String
         }
         let _ = writeln!(out, "\n{}.", cell(&change_points_line(s)));
         for c in &s.change_points {
+            let confirmation = c
+                .confirmation
+                .as_ref()
+                .map(|k| {
+                    let text = cell(&describe_confirmation(&e.metric, e.better, k));
+                    if k.confirmed && c.judgement.regression {
+                        format!("; **{text}**")
+                    } else {
+                        format!("; {text}")
+                    }
+                })
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "- {}",
+                "- {}{confirmation}",
                 cell(&describe_change_point(&e.metric, e.better, c))
             );
         }

@@ -3,7 +3,9 @@
 
 use crate::units::format_value;
 use perflab_format::change_words::{ChangeWords, thresholds_sentence};
-use perflab_format::history::{ChangePointDoc, Judgement, MetricHistory, Step, VariantHistory};
+use perflab_format::history::{
+    ChangePointDoc, ConfirmationDoc, Judgement, MetricHistory, Step, VariantHistory,
+};
 use perflab_format::vocabulary::Better;
 
 /// "-37.7% [-38.7%, -36.7%] GO" or "+3.0% (too few runs)": the later
@@ -86,6 +88,47 @@ pub fn describe_change_point(metric: &str, better: Better, c: &ChangePointDoc) -
     )
 }
 
+/// A change point's interleaved A/B in words, with the A/B's experiment,
+/// pairs, confidence, change and interval: "confirmed by an interleaved A/B
+/// (#14, 12 pairs at 97.5%): +199.8% [+196.1%, +203.6%] NO-GO" or "not
+/// confirmed by an interleaved A/B (#14, 30 pairs at 97.5%): +0.12%
+/// [-0.80%, +1.05%] NEUTRAL".
+pub fn describe_confirmation(metric: &str, better: Better, c: &ConfirmationDoc) -> String {
+    let said = if c.confirmed {
+        "confirmed by an interleaved A/B"
+    } else {
+        "not confirmed by an interleaved A/B"
+    };
+    let Some(id) = c.experiment else {
+        let why = c.note.as_deref().unwrap_or("it was not run");
+        return format!("{said}: {why}");
+    };
+    let figures = match (c.change, c.ci) {
+        (Some(change), Some(ci)) => format!(
+            ": {} {}",
+            ChangeWords::from_improvement(metric, better, change, Some(ci)).cell(),
+            c.verdict.map_or("INCONCLUSIVE", |v| v.as_str())
+        ),
+        _ => ": too few pairs for a verdict".into(),
+    };
+    let note = c
+        .note
+        .as_deref()
+        .map(|n| format!(" ({n})"))
+        .unwrap_or_default();
+    format!(
+        "{said} (#{id}, {} pairs at {}%){figures}{note}",
+        c.pairs,
+        level_percent(c.confidence)
+    )
+}
+
+/// A confidence level as a percentage without trailing zeros: "95%", "97.5%".
+fn level_percent(confidence: f64) -> String {
+    let pct = format!("{:.3}", confidence * 100.0);
+    pct.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 /// What a variant's change points come to, in one line.
 pub fn change_points_line(s: &VariantHistory) -> String {
     if let Some(note) = &s.note {
@@ -107,5 +150,60 @@ pub fn series_title(e: &MetricHistory, s: &VariantHistory) -> String {
         (Some(host), true) => format!("variant {} on {host}", s.variant),
         (None, true) => format!("variant {} on an unknown host", s.variant),
         _ => format!("variant {}", s.variant),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use perflab_format::vocabulary::Verdict;
+
+    fn confirmation(confirmed: bool, experiment: Option<i64>) -> ConfirmationDoc {
+        ConfirmationDoc {
+            confirmed,
+            experiment,
+            verdict: Some(if confirmed {
+                Verdict::NoGo
+            } else {
+                Verdict::Neutral
+            }),
+            change: Some(if confirmed { -2.0 / 3.0 } else { 0.001 }),
+            ci: Some(if confirmed {
+                [-0.68, -0.65]
+            } else {
+                [-0.004, 0.006]
+            }),
+            pairs: 12,
+            confidence: 0.975,
+            command: "./app".into(),
+            note: None,
+        }
+    }
+
+    #[test]
+    fn a_confirmation_names_its_experiment_pairs_level_change_and_verdict() {
+        let text = describe_confirmation("work", Better::Lower, &confirmation(true, Some(14)));
+        assert!(
+            text.starts_with("confirmed by an interleaved A/B (#14, 12 pairs at 97.5%): +200.0% [")
+                && text.ends_with("] NO-GO"),
+            "{text}"
+        );
+        let text = describe_confirmation("work", Better::Lower, &confirmation(false, Some(15)));
+        assert!(
+            text.starts_with(
+                "not confirmed by an interleaved A/B (#15, 12 pairs at 97.5%): -0.10% ["
+            ) && text.ends_with("] NEUTRAL"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_confirmation_that_did_not_run_says_why() {
+        let mut c = confirmation(false, None);
+        c.note = Some("the step after it ran on a dirty tree".into());
+        assert_eq!(
+            describe_confirmation("work", Better::Lower, &c),
+            "not confirmed by an interleaved A/B: the step after it ran on a dirty tree"
+        );
     }
 }

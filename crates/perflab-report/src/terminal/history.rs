@@ -4,7 +4,8 @@ use std::fmt::Write;
 
 use crate::changes::StoreChanges;
 use crate::sections::history::{
-    change_points_line, describe_change_point, describe_judgement, header, level, series_title,
+    change_points_line, describe_change_point, describe_confirmation, describe_judgement, header,
+    level, series_title,
 };
 use perflab_format::history::MetricHistory;
 
@@ -59,6 +60,13 @@ pub fn history_terminal(e: &MetricHistory, unit: &str) -> String {
                 "      {}",
                 describe_change_point(&e.metric, e.better, c)
             );
+            if let Some(confirmation) = &c.confirmation {
+                let _ = writeln!(
+                    out,
+                    "        {}",
+                    describe_confirmation(&e.metric, e.better, confirmation)
+                );
+            }
         }
     }
     out
@@ -139,6 +147,14 @@ pub fn changes_terminal(c: &StoreChanges) -> String {
             s.variant,
             describe_change_point(&s.metric, s.better, &s.change)
         );
+        if let Some(confirmation) = &s.change.confirmation {
+            let _ = writeln!(
+                out,
+                "  {:20}  {}",
+                "",
+                describe_confirmation(&s.metric, s.better, confirmation)
+            );
+        }
     }
     for note in &c.skipped {
         let _ = writeln!(out, "  skipped {note}");
@@ -148,12 +164,48 @@ pub fn changes_terminal(c: &StoreChanges) -> String {
             (Some(host), true) => format!(" on {host}"),
             _ => String::new(),
         };
+        let confirmed = match &s.change.confirmation {
+            Some(c) => format!(
+                ", confirmed by an interleaved A/B{}",
+                c.experiment
+                    .map(|id| format!(" (#{id})"))
+                    .unwrap_or_default()
+            ),
+            None => String::new(),
+        };
         let _ = writeln!(
             out,
-            "regression: the newest change point of {} {} ({}){on} is NO-GO",
+            "regression: the newest change point of {} {} ({}){on} is NO-GO{confirmed}",
             s.name.as_deref().unwrap_or("(unnamed)"),
             s.metric,
             s.variant
+        );
+    }
+    // Regressions of the history that an A/B did not confirm: said once
+    // more, since they no longer fail the command.
+    let unconfirmed = c.changes.iter().filter(|s| {
+        s.watched
+            && s.newest
+            && s.change.judgement.regression
+            && s.change.confirmation.as_ref().is_some_and(|k| !k.confirmed)
+    });
+    for s in unconfirmed {
+        let on = match (&s.host, many_hosts) {
+            (Some(host), true) => format!(" on {host}"),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "not a regression: the newest change point of {} {} ({}){on} is NO-GO in the history but was not confirmed by an interleaved A/B{}",
+            s.name.as_deref().unwrap_or("(unnamed)"),
+            s.metric,
+            s.variant,
+            s.change
+                .confirmation
+                .as_ref()
+                .and_then(|k| k.experiment)
+                .map(|id| format!(" (#{id})"))
+                .unwrap_or_default()
         );
     }
     out

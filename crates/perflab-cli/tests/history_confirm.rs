@@ -1,0 +1,202 @@
+//! `perflab history --confirm`: each change point put to an interleaved A/B
+//! of the commit before it against the commit after it, over real commits
+//! in perflab's worktrees. A change point the machine made is not
+//! confirmed and fails nothing; one the code made is confirmed and fails
+//! the history with exit 3.
+
+mod common;
+
+use common::machine_history::MachineHistory;
+use common::{Scratch, assert_exit, stderr_of_refusal};
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+const METRIC: [&str; 4] = ["--metric", "work", "--better", "lower"];
+
+/// A history of 10 commits, measured while `slowdown(step)` says how slow
+/// the machine was at each; the code's cost is `cost(step)`.
+fn measured(cost: impl Fn(usize) -> u32, slowdown: impl Fn(usize) -> u32) -> MachineHistory {
+    let h = MachineHistory::new();
+    for step in 1..=10 {
+        h.set_machine_slowdown(slowdown(step));
+        h.commit_and_measure(step, cost(step));
+    }
+    h
+}
+
+/// The one change point of the history's one series, from `--json`.
+fn change_point(h: &MachineHistory) -> serde_json::Value {
+    let json = h.repo.json("h.json");
+    let changes = json["series"][0]["change_points"].as_array().unwrap();
+    assert_eq!(changes.len(), 1, "{json}");
+    changes[0].clone()
+}
+
+#[test]
+fn a_change_point_made_by_the_machine_alone_is_not_confirmed_and_does_not_fail_the_history() {
+    // The code never changes; the machine is three times as slow from the
+    // sixth commit on, while the history is measured.
+    let h = measured(|_| 1000, |step| if step > 5 { 3 } else { 1 });
+    let out = h.history(&METRIC);
+    let stdout = text(&out.stdout);
+    assert_exit(&out, 3);
+    assert!(
+        stdout.contains("1 change point") && stdout.contains("← regression"),
+        "{stdout}"
+    );
+
+    // The machine is back to its speed when the change point is confirmed.
+    h.set_machine_slowdown(1);
+    let refusal = stderr_of_refusal(&h.history(&[&METRIC[..], &["--confirm"]].concat()));
+    assert!(
+        refusal.contains("--confirm: no built worktree of commits")
+            && refusal.contains("--build")
+            && refusal.contains(".perflab/worktrees"),
+        "{refusal}"
+    );
+
+    let confirm = ["--confirm", "--build", "true", "--max-runs", "20"];
+    let outputs = ["--json", "h.json", "--markdown", "h.md"];
+    let out = h.history(&[&METRIC[..], &confirm, &outputs].concat());
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_exit(&out, 0);
+    let change = change_point(&h);
+    assert_eq!(change["judgement"]["verdict"], "NO-GO", "{stdout}");
+    let confirmation = &change["confirmation"];
+    assert_eq!(confirmation["confirmed"], false, "{confirmation}");
+    let id = confirmation["experiment"].as_i64().unwrap();
+    assert_ne!(confirmation["verdict"], "NO-GO", "{confirmation}");
+    assert!(
+        confirmation["change"].as_f64().unwrap().abs() < 0.005,
+        "{confirmation}"
+    );
+    assert!(confirmation["ci"][0].as_f64().is_some(), "{confirmation}");
+    assert_eq!(confirmation["confidence"], 0.95);
+    assert!(
+        confirmation["command"]
+            .as_str()
+            .unwrap()
+            .contains("work.txt"),
+        "{confirmation}"
+    );
+    let said = format!("not confirmed by an interleaved A/B (#{id}, ");
+    assert!(stdout.contains(&said), "{stdout}");
+    assert!(
+        stderr.contains("confirming change point 1 of 1: variant insert-10K")
+            && stderr.contains("an interleaved A/B of the two commits at 95% confidence"),
+        "{stderr}"
+    );
+    let md = std::fs::read_to_string(h.repo.path("h.md")).unwrap();
+    assert!(md.contains(&said), "{md}");
+
+    // The confirming A/B is stored under a name of its own: no series of
+    // its own, not the newest experiment that makes a series watched, not
+    // the name a history follows by default.
+    let listing = text(&h.history(&[]).stdout);
+    assert!(listing.contains("confirm: insert-10K"), "{listing}");
+    let out = h.history(&["--changes", "--metric", "work"]);
+    let stdout = text(&out.stdout);
+    assert_exit(&out, 3);
+    assert!(
+        stdout.contains("1 change point in 1 series") && stdout.contains("[watched, newest]"),
+        "{stdout}"
+    );
+    let out = h.history(&METRIC);
+    assert_exit(&out, 3);
+    assert!(text(&out.stdout).contains("of \"insert-10K\""));
+
+    // The worktrees are built now: --changes confirms without --build.
+    let out = h.history(&[
+        "--changes",
+        "--metric",
+        "work",
+        "--confirm",
+        "--max-runs",
+        "20",
+    ]);
+    let stdout = text(&out.stdout);
+    assert_exit(&out, 0);
+    assert!(
+        stdout.contains("not confirmed by an interleaved A/B (#"),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("\nregression: the newest change point"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "not a regression: the newest change point of insert-10K work (insert-10K) is NO-GO \
+             in the history but was not confirmed by an interleaved A/B (#"
+        ),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_commit_that_makes_the_work_slower_is_confirmed_and_fails_the_history_with_exit_3() {
+    // The sixth commit triples the work; the machine never changes.
+    let h = measured(|step| if step > 5 { 3000 } else { 1000 }, |_| 1);
+    let confirm = [
+        "--confirm",
+        "--build",
+        "true",
+        "--min-runs",
+        "5",
+        "--max-runs",
+        "20",
+    ];
+    let out = h.history(&[&METRIC[..], &confirm, &["--json", "h.json"]].concat());
+    let stdout = text(&out.stdout);
+    assert_exit(&out, 3);
+    let confirmation = change_point(&h)["confirmation"].clone();
+    assert_eq!(confirmation["confirmed"], true, "{confirmation}");
+    assert_eq!(confirmation["verdict"], "NO-GO", "{confirmation}");
+    let [lo, hi] = [0, 1].map(|i| confirmation["ci"][i].as_f64().unwrap());
+    let truth = 1000.0 / 3000.0 - 1.0;
+    assert!(lo < truth && truth < hi, "{confirmation}");
+    assert!(
+        stdout.contains("\n        confirmed by an interleaved A/B (#11, "),
+        "{stdout}"
+    );
+
+    // Again through --changes, on the worktrees the first confirmation built.
+    let out = h.history(&[
+        "--changes",
+        "--metric",
+        "work",
+        "--confirm",
+        "--min-runs",
+        "5",
+    ]);
+    let stdout = text(&out.stdout);
+    assert_exit(&out, 3);
+    assert!(
+        stdout.contains(
+            "regression: the newest change point of insert-10K work (insert-10K) is NO-GO, \
+             confirmed by an interleaved A/B (#12)"
+        ),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn confirming_needs_change_points_to_confirm_and_a_build_needs_confirm() {
+    let s = Scratch::new();
+    let refusal = stderr_of_refusal(&s.perflab().args(["history", "--confirm"]).output().unwrap());
+    assert!(
+        refusal.contains("--confirm")
+            && refusal.contains("--metric")
+            && refusal.contains("--changes"),
+        "{refusal}"
+    );
+    let refusal = stderr_of_refusal(
+        &s.perflab()
+            .args(["history", "--metric", "wall", "--build", "make"])
+            .output()
+            .unwrap(),
+    );
+    assert!(refusal.contains("--confirm"), "{refusal}");
+}
