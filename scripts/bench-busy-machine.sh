@@ -133,6 +133,8 @@ if [[ -z $perflab ]]; then
   (cd "$root" && cargo build --release -q -p perflab-cli -p quickstart)
   perflab=$root/target/release/perflab
 fi
+# A bare name is looked up on PATH, as the shell would.
+[[ $perflab == */* ]] || perflab=$(command -v "$perflab" || echo "$perflab")
 [[ -x $perflab ]] || usage "--perflab $perflab is not an executable file"
 perflab=$(cd "$(dirname "$perflab")" && pwd)/$(basename "$perflab")
 quickstart=${quickstart:-$root/target/release/quickstart}
