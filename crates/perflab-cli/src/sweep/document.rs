@@ -2,6 +2,7 @@
 //! document of kind `sweep` with a `sweep` section), built from what the
 //! sweep measured and what the analysis makes of it.
 
+use crate::machine::containment::containment_warnings;
 use std::collections::BTreeMap;
 
 use perflab_format::sweep::{
@@ -40,6 +41,7 @@ pub fn sweep_document(sweep: &Sweep, state: &SweepState) -> Result<SweepDocument
     let mut points = Vec::new();
     let mut figures = Vec::new();
     let mut variants = Vec::new();
+    let mut named_runs = Vec::new();
     let mut unit = None;
     for (point, ps) in sweep.points.iter().zip(&state.points) {
         let label = point.label();
@@ -59,6 +61,7 @@ pub fn sweep_document(sweep: &Sweep, state: &SweepState) -> Result<SweepDocument
         for (c, command) in sweep.commands.iter().enumerate() {
             let runs = &ps.runs[c];
             let variant = variant_name(&command.name, &label);
+            named_runs.push((variant.clone(), runs.as_slice()));
             if !runs.is_empty() {
                 unit = unit.or_else(|| {
                     runs.iter()
@@ -120,6 +123,10 @@ pub fn sweep_document(sweep: &Sweep, state: &SweepState) -> Result<SweepDocument
     );
     result.seed = Some(state.header.seed);
     result.provenance = Some(provenance_map(&state.header.provenance));
+    result.warnings.extend(containment_warnings(
+        named_runs.iter().map(|(name, runs)| (name.as_str(), *runs)),
+        sweep.keep_children,
+    ));
     Ok(SweepDocument {
         result,
         sweep: SweepDoc {
