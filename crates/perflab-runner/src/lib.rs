@@ -106,6 +106,53 @@ impl CommandLine {
     }
 }
 
+/// Where a run's stdout and stderr go.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Output {
+    /// To perflab through pipes, read as fast as they fill: metric lines,
+    /// the answer check and the end of the output for error messages.
+    #[default]
+    Pipe,
+    /// To /dev/null, unread: the cheapest for the run, but no metric lines,
+    /// no answer check, no output in error messages.
+    Null,
+    /// To perflab's own stdout and stderr, unread.
+    Inherit,
+    /// To this file, written anew by each run, unread.
+    File(PathBuf),
+}
+
+impl Output {
+    /// Reads `--output`: `pipe`, `null`, `inherit`, or a file's path.
+    pub fn parse(text: &str) -> Self {
+        match text {
+            "pipe" => Output::Pipe,
+            "null" => Output::Null,
+            "inherit" => Output::Inherit,
+            path => Output::File(PathBuf::from(path)),
+        }
+    }
+
+    /// A file's path read from an experiment file, taken relative to the
+    /// file's folder; the words stay as they are.
+    pub fn relative_to(self, base: &std::path::Path) -> Self {
+        match self {
+            Output::File(path) => Output::File(base.join(path)),
+            other => other,
+        }
+    }
+
+    /// The word `--output` takes for this, or the file's path.
+    pub fn describe(&self) -> String {
+        match self {
+            Output::Pipe => "pipe".into(),
+            Output::Null => "null".into(),
+            Output::Inherit => "inherit".into(),
+            Output::File(path) => path.display().to_string(),
+        }
+    }
+}
+
 /// Everything needed to start one run.
 #[derive(Debug, Clone)]
 pub struct RunSpec {
@@ -126,6 +173,8 @@ pub struct RunSpec {
     /// Leave the processes the command started and left running when it
     /// returned, instead of ending them (they are counted either way).
     pub keep_children: bool,
+    /// Where its stdout and stderr go.
+    pub output: Output,
 }
 
 /// How a run ended.

@@ -20,6 +20,8 @@ pub fn builtin_metric(name: &str) -> Option<(&'static str, &'static str)> {
         "user" => Some(("user CPU time", "s")),
         "sys" => Some(("system CPU time", "s")),
         "peak-memory" => Some(("peak memory", "KiB")),
+        crate::CPU_WAIT => Some(("CPU wait (runnable, no CPU)", "s")),
+        crate::CPU_WAIT_FULL => Some(("CPU wait of every process at once", "s")),
         "instructions" => Some(("instructions executed (callgrind)", "instructions")),
         other => perf_event_metric(other),
     }

@@ -266,6 +266,7 @@ mod tests {
             profile_path: None,
             cpus: None,
             keep_children: false,
+            output: Default::default(),
         }
     }
 

@@ -165,6 +165,12 @@ pub struct RunOptions {
     /// reported either way; kept ones may run beside later runs).
     #[arg(long)]
     pub keep_children: bool,
+    /// Where the runs' stdout and stderr go: `pipe` (read by perflab for
+    /// metric lines, the answer check and error messages, as fast as the
+    /// pipe fills), `null` (/dev/null, unread: no metric lines), `inherit`
+    /// (perflab's own terminal, unread), or a FILE each run writes anew.
+    #[arg(long, value_name = "pipe|null|inherit|FILE", default_value = "pipe")]
+    pub output: String,
     /// Working directory of the runs.
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
@@ -187,6 +193,13 @@ pub struct RunOptions {
     /// machine has hardware counters. Reported as metrics named perf.*.
     #[arg(long)]
     pub perf_events: bool,
+}
+
+impl RunOptions {
+    /// Where the runs' output goes, from `--output`.
+    pub fn output(&self) -> perflab_runner::Output {
+        perflab_runner::Output::parse(&self.output)
+    }
 }
 
 /// `perflab ab`.

@@ -112,6 +112,7 @@ impl From<&SweepArgs> for SweepSettings {
             metrics: args.run.metrics.clone(),
             ignore_failure: args.run.ignore_failure,
             keep_children: args.run.keep_children,
+            output: args.run.output(),
             no_shell: args.run.no_shell,
             cwd: args.run.cwd.clone(),
         }

@@ -132,6 +132,7 @@ fn measure_runs(
         profile_path: None,
         cpus: None,
         keep_children: args.run.keep_children,
+        output: args.run.output(),
     };
     let mut progress = progress_for("run", runs, args.run.quiet);
     let mut outcomes = Vec::new();

@@ -27,6 +27,8 @@ pub struct RunChecks<'a> {
     pub ignore_failure: bool,
     /// Leave the processes a command left running instead of ending them.
     pub keep_children: bool,
+    /// Where the runs' stdout and stderr go.
+    pub output: perflab_runner::Output,
     /// The CPUs every run is pinned to.
     pub pin: Option<CpuSet>,
     /// The metrics every measured run must report (the decision's, the guards').
@@ -46,6 +48,7 @@ impl<'a> RunChecks<'a> {
             extractor: exp.extractor.clone(),
             ignore_failure: exp.ignore_failure,
             keep_children: exp.keep_children,
+            output: exp.output.clone(),
             pin: exp.pin.clone(),
             metrics: exp.measured_metrics().map(|m| m.name.as_str()).collect(),
             expect: &exp.expect,
@@ -115,6 +118,7 @@ impl RunMaker<'_> {
             ),
             cpus,
             keep_children: self.checks.keep_children,
+            output: self.checks.output.clone(),
         }
     }
 

@@ -80,6 +80,7 @@ struct FileDoc {
     cwd: Option<String>,
     ignore_failure: Option<bool>,
     keep_children: Option<bool>,
+    output: Option<String>,
     seed: Option<u64>,
     perf_events: Option<bool>,
     pin: Option<Spanned<String>>,
@@ -337,6 +338,10 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
         cwd: Some(doc.cwd.as_deref().map_or_else(|| base.clone(), dir)),
         ignore_failure: doc.ignore_failure,
         keep_children: doc.keep_children,
+        output: doc
+            .output
+            .as_deref()
+            .map(|o| perflab_runner::Output::parse(o).relative_to(&base)),
         metrics,
         guards,
         variants,

@@ -149,6 +149,8 @@ pub struct Experiment {
     pub ignore_failure: bool,
     /// Leave the processes a command left running instead of ending them.
     pub keep_children: bool,
+    /// Where the runs' stdout and stderr go.
+    pub output: perflab_runner::Output,
     /// Seed of the schedule.
     pub seed: Option<u64>,
     /// Read performance counters of every run (`perf.*` metrics).

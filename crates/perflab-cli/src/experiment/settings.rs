@@ -86,6 +86,8 @@ pub struct Settings {
     pub ignore_failure: Option<bool>,
     /// Leave the processes a command left running.
     pub keep_children: Option<bool>,
+    /// Where the runs' stdout and stderr go.
+    pub output: Option<perflab_runner::Output>,
     /// Extracted metrics.
     pub metrics: Vec<(String, Regex)>,
     /// Guards as (metric, limit, direction).
@@ -224,6 +226,7 @@ impl Settings {
             cwd,
             ignore_failure,
             keep_children,
+            output,
             seed,
             perf_events,
             expect,
@@ -375,6 +378,23 @@ impl Settings {
             )?),
             _ => None,
         };
+        let output = self.output.unwrap_or_default();
+        if output != perflab_runner::Output::Pipe {
+            let printed = std::iter::once(&metric)
+                .chain(guards.iter().map(|g| &g.metric))
+                .find(|m| perflab_runner::builtin_metric(&m.name).is_none());
+            if let Some(m) = printed {
+                return Err(Error::usage(
+                    "--output",
+                    format!(
+                        "'{}' is read from the runs' output, which --output {} leaves unread; \
+                         keep --output pipe (the default) to measure it",
+                        m.name,
+                        output.describe()
+                    ),
+                ));
+            }
+        }
         Ok(Experiment {
             name: self.name,
             variants,
@@ -392,6 +412,7 @@ impl Settings {
             extractor: Arc::new(MetricExtractor::from_pairs(self.metrics)),
             ignore_failure: self.ignore_failure.unwrap_or(false),
             keep_children: self.keep_children.unwrap_or(false),
+            output,
             seed: self.seed,
             perf_events: self.perf_events.unwrap_or(false),
             keep_env: self.keep_env,

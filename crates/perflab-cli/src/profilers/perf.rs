@@ -129,6 +129,7 @@ impl Perf {
             profile_path: None,
             cpus: None,
             keep_children: false,
+            output: Default::default(),
         };
         let outcome = executor.execute(&spec)?;
         if !data.exists() {

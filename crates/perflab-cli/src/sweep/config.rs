@@ -72,6 +72,8 @@ pub struct SweepSettings {
     pub ignore_failure: bool,
     /// Leave the processes a command left running instead of ending them.
     pub keep_children: bool,
+    /// Where the runs' stdout and stderr go.
+    pub output: perflab_runner::Output,
     /// Run commands directly instead of through `sh -c`.
     pub no_shell: bool,
     /// Working directory of the runs.
@@ -124,6 +126,8 @@ pub struct Sweep {
     pub ignore_failure: bool,
     /// Leave the processes a command left running instead of ending them.
     pub keep_children: bool,
+    /// Where the runs' stdout and stderr go.
+    pub output: perflab_runner::Output,
     /// Run through `sh -c`.
     pub shell: bool,
     /// Working directory of the runs.
@@ -244,6 +248,7 @@ impl Sweep {
             extractor: Arc::new(MetricExtractor::from_definitions(&args.metrics)?),
             ignore_failure: args.ignore_failure,
             keep_children: args.keep_children,
+            output: args.output.clone(),
             shell: !args.no_shell,
             cwd: args.cwd.clone(),
             seed: args.seed,

@@ -81,6 +81,7 @@ pub fn run_sweep(
             extractor: sweep.extractor.clone(),
             ignore_failure: sweep.ignore_failure,
             keep_children: sweep.keep_children,
+            output: sweep.output.clone(),
             pin: None,
             metrics: vec![sweep.metric.name.as_str()],
             expect: &nothing_expected,

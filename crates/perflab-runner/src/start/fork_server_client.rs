@@ -11,7 +11,7 @@
 //! died. A server that died or misbehaved is marked broken, the run fails
 //! with an error saying so, and the next run starts a new server.
 
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -22,6 +22,7 @@ use crate::error::{Error, Result};
 use crate::pidfd;
 use crate::protocol::{ExecReport, Reply};
 use crate::seqpacket::{self, Received};
+use crate::start::run_stdio::RunStdio;
 use crate::start::spawn_error::spawn_error;
 
 /// How long the server may take to answer a request.
@@ -102,22 +103,17 @@ impl ForkServer {
         request: &[u8],
     ) -> Result<(ServedRun<'_>, Vec<OwnedFd>)> {
         let command = spec.command.display();
-        let io = |source| Error::Io {
-            path: "pipe".into(),
-            source,
-        };
-        let (out_read, out_write) = pipe().map_err(io)?;
-        let (err_read, err_write) = pipe().map_err(io)?;
+        let stdio = RunStdio::open(&spec.output)?;
         let fds = [
             self.null.as_raw_fd(),
-            out_write.as_raw_fd(),
-            err_write.as_raw_fd(),
+            stdio.write[0].as_raw_fd(),
+            stdio.write[1].as_raw_fd(),
         ];
         if seqpacket::send_with_fds(&self.socket, request, &fds).is_err() {
             return Err(self.gone(&command, "before the run started"));
         }
         // The server and the run hold the write ends now.
-        drop((out_write, err_write));
+        drop(stdio.write);
         let answer = match seqpacket::receive(&self.socket, ANSWER_WITHIN) {
             Ok(Received::Message(text)) => text,
             Ok(Received::Nothing) => {
@@ -142,7 +138,7 @@ impl ForkServer {
                     pidfd: pidfd::open(pid),
                     exited_at: None,
                 };
-                Ok((run, vec![out_read, err_read]))
+                Ok((run, stdio.read))
             }
             Some(Reply::Refused { errno }) => {
                 Err(spawn_error(spec, std::io::Error::from_raw_os_error(errno)))
@@ -257,16 +253,4 @@ fn failure(command: &str, what: String) -> Error {
         run: format!("command '{command}'"),
         message: format!("perflab-exec, the fork server that starts perflab's runs, {what}"),
     }
-}
-
-/// A pipe, both ends close-on-exec (the write end reaches the run through
-/// the server, not through inheritance).
-fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0 as libc::c_int; 2];
-    // SAFETY: pipe2 fills two descriptors on success.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: both descriptors are new and ours.
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }

@@ -62,6 +62,7 @@ mod tests {
             profile_path: Some("/tmp/p.json".into()),
             cpus: None,
             keep_children: false,
+            output: Default::default(),
         }
     }
 

@@ -18,6 +18,7 @@ use crate::perf_events::{Attached, PerfEventSet};
 use crate::pidfd;
 use crate::protocol::ExecReport;
 use crate::start::one_shot_exec::{ReportPipe, installed_perflab_exec};
+use crate::start::run_stdio::RunStdio;
 use crate::start::spawn_error::spawn_error;
 
 /// A run forked by perflab, not yet reaped.
@@ -50,7 +51,10 @@ impl LocalRun {
             None => None,
         };
         let report_fd = report.as_ref().map(ReportPipe::write_fd);
+        let stdio = RunStdio::open(&spec.output)?;
+        let [stdout, stderr] = stdio.write;
         let mut command = build_command(spec, argv, report_fd, cgroup_procs);
+        command.stdout(stdout).stderr(stderr);
         let attaching = counters
             .map(|set| set.attach_to(&mut command))
             .transpose()?;
@@ -61,15 +65,9 @@ impl LocalRun {
             r.close_write();
         }
         let counters = attaching.map(|a| a.attached());
-        let mut child = spawned.map_err(|e| spawn_error(spec, e))?;
+        let child = spawned.map_err(|e| spawn_error(spec, e))?;
         let pid = child.id() as libc::pid_t;
-        let pipes: Vec<OwnedFd> = [
-            child.stdout.take().map(OwnedFd::from),
-            child.stderr.take().map(OwnedFd::from),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
+        let pipes = stdio.read;
         drop(child); // reaped below with wait4, which std's Child would not report rusage for
         let run = Self {
             pid,
@@ -193,8 +191,6 @@ fn build_command(
     command
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         // Its own process group: a timeout or Ctrl-C can then stop the whole
         // tree, and the terminal's Ctrl-C reaches perflab, not the run.
         .process_group(0);
@@ -262,6 +258,7 @@ mod tests {
             profile_path: None,
             cpus,
             keep_children: false,
+            output: Default::default(),
         };
         let argv = ["sh".to_string(), "-c".into(), text.into()];
         let (mut run, mut pipes) = LocalRun::spawn(&spec, &argv, None, None).unwrap();

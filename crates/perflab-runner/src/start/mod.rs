@@ -25,4 +25,5 @@ pub(crate) mod forked_by_perflab;
 pub(crate) mod one_shot_exec;
 pub mod perflab_exec;
 pub(crate) mod process_executor;
+pub(crate) mod run_stdio;
 pub(crate) mod spawn_error;

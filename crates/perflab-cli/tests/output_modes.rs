@@ -1,0 +1,133 @@
+//! `--output pipe|null|inherit|FILE`: where the runs' stdout and stderr
+//! go. Piped output (the default) is read for metric lines however much a
+//! run prints; the other modes leave it unread, and a metric that would
+//! have to be read from it is refused with exit 2.
+
+mod common;
+
+use common::{Scratch, assert_exit, stderr_of_refusal, stdout_of_success};
+
+/// A run that prints many short lines around its metric line.
+const CHATTY: &str = "yes | head -n 300000; echo 'PERFLAB_METRIC items 42'; yes | head -n 300000";
+
+#[test]
+fn piped_output_is_read_for_metric_lines_however_much_a_run_prints() {
+    let s = Scratch::new();
+    let out = s
+        .perflab()
+        .args(["run", "--runs", "2", "--", "sh", "-c", CHATTY])
+        .output()
+        .unwrap();
+    let stdout = stdout_of_success(&out);
+    assert!(stdout.contains("items: median 42"), "{stdout}");
+}
+
+#[test]
+fn with_output_null_nothing_is_read_and_the_runs_are_measured() {
+    let s = Scratch::new();
+    let out = s
+        .perflab()
+        .args([
+            "run", "--runs", "2", "--output", "null", "--", "sh", "-c", CHATTY,
+        ])
+        .output()
+        .unwrap();
+    let stdout = stdout_of_success(&out);
+    assert!(!stdout.contains("items:"), "{stdout}");
+    assert!(
+        !stdout.contains("\ny\n"),
+        "the runs' output reached perflab's"
+    );
+}
+
+#[test]
+fn with_output_inherit_the_runs_print_on_perflabs_own_stdout() {
+    let s = Scratch::new();
+    let out = s
+        .perflab()
+        .args([
+            "run",
+            "--runs",
+            "2",
+            "--output",
+            "inherit",
+            "--",
+            "echo",
+            "hello from the run",
+        ])
+        .output()
+        .unwrap();
+    let stdout = stdout_of_success(&out);
+    let printed = stdout
+        .lines()
+        .filter(|l| *l == "hello from the run")
+        .count();
+    assert_eq!(printed, 2, "{stdout}");
+}
+
+#[test]
+fn with_output_to_a_file_each_run_writes_it_anew() {
+    let s = Scratch::new();
+    let out = s
+        .perflab()
+        .args([
+            "run", "--runs", "3", "--output", "runs.log", "--", "sh", "-c",
+        ])
+        .arg("echo out; echo err >&2")
+        .output()
+        .unwrap();
+    stdout_of_success(&out);
+    let log = std::fs::read_to_string(s.path("runs.log")).unwrap();
+    assert_eq!(log, "out\nerr\n");
+}
+
+#[test]
+fn a_metric_read_from_output_that_is_not_read_is_refused() {
+    let s = Scratch::new();
+    let out = s
+        .perflab()
+        .args([
+            "ab",
+            "--measure",
+            "items",
+            "--better",
+            "higher",
+            "--output",
+            "null",
+        ])
+        .args([
+            "echo 'PERFLAB_METRIC items 1'",
+            "echo 'PERFLAB_METRIC items 2'",
+        ])
+        .output()
+        .unwrap();
+    assert_exit(&out, 2);
+    let stderr = stderr_of_refusal(&out);
+    assert!(stderr.contains("--output"), "{stderr}");
+    assert!(
+        stderr.contains("'items' is read from the runs' output"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_output_file_that_cannot_be_written_is_refused_naming_the_flag() {
+    let s = Scratch::new();
+    let out = s
+        .perflab()
+        .args([
+            "run",
+            "--runs",
+            "2",
+            "--output",
+            "no/such/folder/runs.log",
+            "--",
+            "true",
+        ])
+        .output()
+        .unwrap();
+    assert_exit(&out, 2);
+    let stderr = stderr_of_refusal(&out);
+    assert!(stderr.contains("--output"), "{stderr}");
+    assert!(stderr.contains("no/such/folder/runs.log"), "{stderr}");
+}
