@@ -12,15 +12,6 @@ use std::process::{Child, Command};
 
 use common::{Scratch, stdout_of_success};
 
-/// Whether a process with this id exists and is not a zombie.
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        stat.rsplit(')')
-            .next()
-            .is_some_and(|s| !s.trim_start().starts_with('Z'))
-    })
-}
-
 /// The pids a command appended to `children.txt`, one per run.
 fn children(s: &Scratch) -> Vec<u32> {
     std::fs::read_to_string(s.path("children.txt"))
@@ -28,6 +19,16 @@ fn children(s: &Scratch) -> Vec<u32> {
         .lines()
         .map(|l| l.trim().parse().unwrap())
         .collect()
+}
+
+/// True, after saying so, where perflab cannot give runs a cgroup of their
+/// own (not root, or no cgroup v2): the test has nothing to check there.
+fn skipped_without_cgroups() -> bool {
+    let here = cgroups_here();
+    if !here {
+        eprintln!("skipped: runs get no cgroup of their own here (not root, or no cgroup v2)");
+    }
+    !here
 }
 
 /// Whether perflab can give runs a cgroup of their own on this machine
@@ -60,8 +61,7 @@ fn median(mut values: Vec<f64>) -> f64 {
 
 #[test]
 fn a_child_the_command_left_running_is_ended_and_counted() {
-    if !cgroups_here() {
-        eprintln!("skipped: runs get no cgroup of their own here (not root, or no cgroup v2)");
+    if skipped_without_cgroups() {
         return;
     }
     let s = Scratch::new();
@@ -81,14 +81,16 @@ fn a_child_the_command_left_running_is_ended_and_counted() {
     let pids = children(&s);
     assert_eq!(pids.len(), 3, "{pids:?}");
     for pid in pids {
-        assert!(!alive(pid), "the child {pid} of a run is still running");
+        assert!(
+            !common::running(pid),
+            "the child {pid} of a run is still running"
+        );
     }
 }
 
 #[test]
 fn with_keep_children_a_child_left_running_stays_and_is_counted() {
-    if !cgroups_here() {
-        eprintln!("skipped: runs get no cgroup of their own here (not root, or no cgroup v2)");
+    if skipped_without_cgroups() {
         return;
     }
     let s = Scratch::new();
@@ -100,7 +102,7 @@ fn with_keep_children_a_child_left_running_stays_and_is_counted() {
         .output()
         .unwrap();
     let pids = children(&s);
-    let all_alive = pids.iter().all(|&pid| alive(pid));
+    let all_alive = pids.iter().all(|&pid| common::running(pid));
     for &pid in &pids {
         let _ = Command::new("kill").arg(pid.to_string()).status();
     }
@@ -195,8 +197,7 @@ fn wait_share_checked(runs: &[(f64, f64, f64)], case: &str) -> f64 {
 
 #[test]
 fn cpu_wait_is_recorded_under_real_burners_and_small_without_them() {
-    if !cgroups_here() {
-        eprintln!("skipped: runs get no cgroup of their own here (not root, or no cgroup v2)");
+    if skipped_without_cgroups() {
         return;
     }
     let _turn = BURNERS_IN_USE.lock().unwrap_or_else(|e| e.into_inner());
@@ -243,8 +244,7 @@ fn without_a_cgroup_the_commands_own_run_delay_is_its_cpu_wait_and_the_result_sa
 
 #[test]
 fn cpu_time_counts_a_child_nobody_waited_for() {
-    if !cgroups_here() {
-        eprintln!("skipped: runs get no cgroup of their own here (not root, or no cgroup v2)");
+    if skipped_without_cgroups() {
         return;
     }
     let s = Scratch::new();
@@ -281,8 +281,7 @@ fn cpu_time_counts_a_child_nobody_waited_for() {
 
 #[test]
 fn run_cgroups_are_removed_when_perflab_is_done() {
-    if !cgroups_here() {
-        eprintln!("skipped: runs get no cgroup of their own here (not root, or no cgroup v2)");
+    if skipped_without_cgroups() {
         return;
     }
     let s = Scratch::new();

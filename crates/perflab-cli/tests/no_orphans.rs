@@ -8,20 +8,11 @@ mod common;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::Scratch;
+use common::{Scratch, running};
 
 /// A run that writes its own pid and that of a child it leaves running,
 /// then waits long enough to be killed in flight.
 const RUN: &str = "echo $$ >> pids; sleep 300 & echo $! >> pids; sleep 300";
-
-/// Whether a process exists and has not exited (a zombie has).
-fn running(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        stat.rsplit(')')
-            .next()
-            .is_some_and(|s| !s.trim_start().starts_with('Z'))
-    })
-}
 
 /// The children of `parent` whose command name is `name`.
 fn children_named(parent: u32, name: &str) -> Vec<u32> {

@@ -61,6 +61,15 @@ pub fn busy(iterations: u32) -> String {
     format!("i=0; while [ $i -lt {iterations} ]; do i=$((i+1)); done")
 }
 
+/// Whether a process exists and has not exited (a zombie has).
+pub fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(')')
+            .next()
+            .is_some_and(|state| !state.trim_start().starts_with('Z'))
+    })
+}
+
 pub fn exists(path: &Path) -> bool {
     path.exists()
 }
