@@ -15,8 +15,8 @@ use perflab_stats::{Decision, SuiteTest, Verdict};
 
 use crate::decide::{Evaluation, PairValues, evaluation_of, pair_values};
 use crate::engine::{
-    ExperimentConfig, ModeConfig, OutcomeHeader, Plan, Progress, RunChecks, RunMaker, RunRequest,
-    Schedule, Session, StopReason, SuiteConfig, records,
+    ExperimentConfig, Gate, ModeConfig, OutcomeHeader, Plan, Progress, QuietGate, RunChecks,
+    RunMaker, RunRequest, Schedule, Session, StopReason, SuiteConfig, records,
 };
 use crate::error::Result;
 use crate::experiment::{Guard, Suite};
@@ -84,10 +84,11 @@ pub fn run_suite(
         paired: vec![[Vec::new(), Vec::new()]; suite.cells()],
         test,
         duet,
+        quiet: QuietGate::new(exp.wait_quiet),
     };
     let watch = executor.runs_on_this_machine().then(MachineWatch::start);
     let outcome = state.drive(executor, &mut session.schedule, progress);
-    let machine = watch.map(|w| w.finish(exp.pin.as_ref()));
+    let machine = watch.map(|w| w.finish(exp.pin.as_ref(), state.quiet.doc()));
     progress.finish();
     match outcome {
         Ok(stop) => Ok(SuiteRun {
@@ -161,6 +162,8 @@ struct SuiteState<'a> {
     test: SuiteTest,
     /// In duet mode, what starts a candidate's runs beside the baseline's.
     duet: Option<Duet>,
+    /// The wait for a quiet machine before each block.
+    quiet: QuietGate,
 }
 
 impl SuiteState<'_> {
@@ -197,6 +200,14 @@ impl SuiteState<'_> {
             let mut order: Vec<usize> = (0..self.suite.scenarios.len()).collect();
             schedule.shuffle(&mut order);
             for s in order {
+                match self
+                    .quiet
+                    .before_block(&exp.limits, started, &mut |l| progress.note(l))
+                {
+                    Gate::Open => {}
+                    Gate::OutOfTime => return Ok(StopReason::MaxTime),
+                    Gate::Interrupted => return Ok(StopReason::Interrupted),
+                }
                 if !self.block(executor, schedule, s)? {
                     return Ok(StopReason::Interrupted);
                 }

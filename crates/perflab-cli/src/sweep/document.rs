@@ -120,6 +120,8 @@ pub fn sweep_document(sweep: &Sweep, state: &SweepState) -> Result<SweepDocument
     );
     result.seed = Some(state.header.seed);
     result.provenance = Some(provenance_map(&state.header.provenance));
+    // A sweep watches no machine state; its shield and waits, if any.
+    result.machine = state.header.machine.clone();
     Ok(SweepDocument {
         result,
         sweep: SweepDoc {
