@@ -27,7 +27,7 @@ fn a_threshold_that_is_met_starts_every_block_at_once() {
     let out = s
         .perflab()
         .args(["ab", "true", "--wait-quiet=100%"])
-        .args(["--min-runs", "2", "--max-runs", "3", "--warmup", "0"])
+        .args(["--min-runs", "3", "--max-runs", "3", "--warmup", "0"])
         .args(["--quiet", "--json", "r.json"])
         .output()
         .unwrap();
@@ -86,7 +86,7 @@ fn a_threshold_never_met_stops_at_max_time_keeping_what_was_measured_and_says_wh
 }
 
 #[test]
-fn the_same_wait_holds_a_sweep_and_a_threshold_in_the_experiment_file() {
+fn the_same_wait_holds_a_sweep_a_suite_and_a_threshold_in_the_experiment_file() {
     if no_pressure_here() {
         return;
     }
@@ -119,6 +119,23 @@ fn the_same_wait_holds_a_sweep_and_a_threshold_in_the_experiment_file() {
         .unwrap();
     common::assert_reached_a_result(&out);
     assert_eq!(s.json("r.json")["machine"]["quiet_wait"]["threshold"], 1.0);
+    // A suite's blocks wait the same way.
+    s.write(
+        "suite.toml",
+        "wait_quiet = \"0%\"\nmax_time = \"1s\"\n\
+         [[variant]]\nname = \"a\"\n[[variant]]\nname = \"b\"\n\
+         [[scenario]]\nname = \"x\"\ncommand = \"true\"\n",
+    );
+    let out = s
+        .perflab()
+        .args(["ab", "-f", "suite.toml", "--quiet", "--json", "suite.json"])
+        .output()
+        .unwrap();
+    assert_exit(&out, 4);
+    assert_eq!(
+        s.json("suite.json")["machine"]["quiet_wait"]["gave_up"],
+        true
+    );
 }
 
 #[test]

@@ -200,6 +200,9 @@ impl SuiteState<'_> {
             let mut order: Vec<usize> = (0..self.suite.scenarios.len()).collect();
             schedule.shuffle(&mut order);
             for s in order {
+                if self.open_candidates(s).is_empty() {
+                    continue;
+                }
                 match self
                     .quiet
                     .before_block(&exp.limits, started, &mut |l| progress.note(l))
@@ -234,6 +237,18 @@ impl SuiteState<'_> {
         })
     }
 
+    /// The candidates of scenario `s` whose cells are still undecided.
+    fn open_candidates(&self, s: usize) -> Vec<usize> {
+        (1..self.suite.exp.variants.len())
+            .filter(|&v| {
+                !self
+                    .test
+                    .is_cell_finished(self.suite.cell(s, v))
+                    .unwrap_or(true)
+            })
+            .collect()
+    }
+
     /// One block of scenario `s`: the baseline and every undecided
     /// candidate once, in random order, then each candidate's pair. False
     /// when Ctrl-C stopped it.
@@ -243,14 +258,7 @@ impl SuiteState<'_> {
         schedule: &mut Schedule,
         s: usize,
     ) -> Result<bool> {
-        let open: Vec<usize> = (1..self.suite.exp.variants.len())
-            .filter(|&v| {
-                !self
-                    .test
-                    .is_cell_finished(self.suite.cell(s, v))
-                    .unwrap_or(true)
-            })
-            .collect();
+        let open = self.open_candidates(s);
         if open.is_empty() {
             return Ok(true);
         }

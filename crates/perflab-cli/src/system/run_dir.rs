@@ -102,14 +102,13 @@ fn parse_stat(stat: &str) -> Option<(char, u64)> {
 
 /// Writes `value` as the state file `path`, whole or not at all (a
 /// temporary file renamed over it, synced first), making the folder if
-/// needed; only root may read or write it.
+/// needed.
 pub fn write_state(path: &Path, value: &impl Serialize) -> Result<()> {
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
     };
-    let dir = path.parent().unwrap_or(Path::new("."));
-    create_private_dir(dir)?;
+    create_run_dir(path)?;
     let json = crate::error::to_json_pretty("a state file", value)?;
     let temporary = path.with_extension("json.new");
     let mut file = std::fs::File::create(&temporary).map_err(io)?;
@@ -153,19 +152,20 @@ pub fn remove_state(path: &Path) -> Result<()> {
     }
 }
 
-fn create_private_dir(dir: &Path) -> Result<()> {
+/// Makes the folder of the state file `path`. Anyone may read it (only
+/// root writes there): a user who is not root then learns from any perflab
+/// command that a shield left behind still confines the machine.
+pub fn create_run_dir(path: &Path) -> Result<()> {
     use std::os::unix::fs::DirBuilderExt;
-    match std::fs::DirBuilder::new()
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::DirBuilder::new()
         .recursive(true)
-        .mode(0o700)
+        .mode(0o755)
         .create(dir)
-    {
-        Ok(()) => Ok(()),
-        Err(source) => Err(Error::Io {
+        .map_err(|source| Error::Io {
             path: dir.to_path_buf(),
             source,
-        }),
-    }
+        })
 }
 
 #[cfg(test)]

@@ -34,7 +34,7 @@ use serde::{Deserialize, Serialize};
 
 use super::cpuset::{self, Hierarchy};
 use super::irq::{self, SavedAffinities};
-use super::run_dir::{Owner, read_state, remove_state, run_dir};
+use super::run_dir::{Owner, create_run_dir, read_state, remove_state, run_dir};
 use super::{is_root, root_needed, without};
 use crate::error::{Error, Result};
 use crate::experiment::pin::{PinSetting, checked_pin};
@@ -280,17 +280,7 @@ fn claim(path: &Path, state: &ShieldState) -> Result<()> {
         path: path.to_path_buf(),
         source,
     };
-    if let Some(dir) = path.parent() {
-        use std::os::unix::fs::DirBuilderExt;
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
-            .map_err(|source| Error::Io {
-                path: dir.to_path_buf(),
-                source,
-            })?;
-    }
+    create_run_dir(path)?;
     let json = crate::error::to_json_pretty("the shield's state", state)?;
     let mut file = std::fs::OpenOptions::new()
         .write(true)
