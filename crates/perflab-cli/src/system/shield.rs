@@ -456,8 +456,8 @@ fn undo_stale_shield_at(path: &Path) -> Result<Option<String>> {
         )));
     }
     if !is_root() {
-        return Err(Error::usage(
-            "shield",
+        return Err(Error::input(
+            path,
             format!(
                 "perflab process {} ended without undoing its shield of CPUs {}: every other process \
                  is still confined to CPUs {}; run any perflab command as root (e.g. sudo perflab \
