@@ -26,9 +26,11 @@
 //!   (verdicts from perflab-stats' sequential procedure) and [`profilers`]
 //!   (the perf and callgrind adapters);
 //! - state: [`experiment`] (validated configuration, with its run
-//!   limits), [`expectations`] (what a workload's runs must show) and
+//!   limits), [`expectations`] (what a workload's runs must show),
 //!   [`samples`] (existing samples and benchmark harnesses' results, for
-//!   `compare` and `import`);
+//!   `compare` and `import`), [`machine`] (the machine's state around an
+//!   experiment) and [`system`] (the machine's settings: `perflab system`,
+//!   and the CPU shield of `--shield`);
 //! - ground: [`error`].
 //!
 //! Runs are started by the `perflab-runner` crate and stored, with their
@@ -59,6 +61,7 @@ pub mod revisions;
 pub mod samples;
 pub mod suite_document;
 pub mod sweep;
+pub mod system;
 
 pub use error::{Error, Result};
 
@@ -67,11 +70,18 @@ use perflab_store::Store;
 
 /// Runs a parsed command line; returns the process exit code.
 pub fn run(mut cli: Cli) -> Result<i32> {
+    // A shield whose perflab was killed still confines the machine: undone
+    // first, whatever the command (one stat when there is none).
+    system::shield::undo_stale_shield();
     cli::take_commands_after_dashes(&mut cli.command)?;
     for (flag, path) in commands::output_files(&cli.command) {
         perflab_report::check_output(flag, path)?;
     }
     perflab_runner::install_interrupt_handler();
+    if let Command::System(args) = &cli.command {
+        // The machine's settings need no store.
+        return commands::system(args);
+    }
     let store = Store::open_at(
         &perflab_store::Location::from_flag(cli.store.as_deref())?,
         "--store",
@@ -90,6 +100,7 @@ pub fn run(mut cli: Cli) -> Result<i32> {
         Command::Clean(args) => commands::clean(args),
         Command::Push(args) => commands::push(args, &store),
         Command::Pull(args) => commands::pull(args, &store),
+        Command::System(args) => commands::system(args),
     }
 }
 

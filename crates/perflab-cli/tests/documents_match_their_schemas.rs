@@ -1,6 +1,6 @@
 //! Every document the real binary writes validates against its JSON Schema
 //! in `docs/schema/`: the `--json` files of `run`, `ab`, `compare`, `sweep`,
-//! a suite, `history` and `profile`, and everything kept in the store (each
+//! a suite, `history`, `profile` and `system show`, and everything kept in the store (each
 //! experiment's result, each run's profile, instruction counts), plus the
 //! profiles the Rust crate, perflab.h and the Python package write. The
 //! schemas are derived from the perflab-format types (see
@@ -68,6 +68,7 @@ fn schema_of(document: &Value, origin: &str) -> &'static str {
         Some("perflab-instructions/1") => "perflab-instructions-1.schema.json",
         Some("perflab-history/1") => "perflab-history-1.schema.json",
         Some("perflab-profile/1") => "perflab-profile-1.schema.json",
+        Some("perflab-system/1") => "perflab-system-1.schema.json",
         other => panic!("{origin}: no schema in docs/schema for format {other:?}: add one"),
     }
 }
@@ -190,6 +191,23 @@ fn results_of_run_ab_compare_sweep_a_suite_and_history_match_their_schemas() {
     );
     let (results, _, _) = assert_store_matches(&s);
     assert!(results >= 5, "{results} stored results");
+}
+
+#[test]
+fn the_settings_of_system_show_match_their_schema() {
+    let s = Scratch::new();
+    let out = s
+        .perflab()
+        .args(["system", "show", "--json", "system.json"])
+        .output()
+        .unwrap();
+    common::assert_exit(&out, 0);
+    let document = s.json("system.json");
+    assert_matches(
+        schema_of(&document, "system.json"),
+        &document,
+        "system.json",
+    );
 }
 
 #[test]

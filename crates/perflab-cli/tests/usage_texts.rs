@@ -14,7 +14,10 @@ fn help_of(command: &str) -> String {
 fn flag_help(help: &str, flag: &str) -> String {
     let names = |l: &str| {
         let l = l.trim_start();
-        l.starts_with(&format!("{flag} ")) || l.contains(&format!(", {flag} "))
+        // A flag with an optional value reads `--wait-quiet[=<PRESSURE>]`.
+        l.starts_with(&format!("{flag} "))
+            || l.starts_with(&format!("{flag}[="))
+            || l.contains(&format!(", {flag} "))
     };
     let mut lines = help.lines().skip_while(|l| !names(l));
     let first = lines
@@ -40,6 +43,8 @@ fn every_flag_with_a_default_shows_it_in_the_help() {
                 "--seed",
                 "--min-runs",
                 "--max-runs",
+                "--shield",
+                "--wait-quiet",
             ][..],
         ),
         ("run", &["--warmup", "--timeout", "--measure", "--runs"][..]),
@@ -52,6 +57,8 @@ fn every_flag_with_a_default_shows_it_in_the_help() {
                 "--better",
                 "--max-time",
                 "--seed",
+                "--shield",
+                "--wait-quiet",
             ][..],
         ),
         (
@@ -64,6 +71,8 @@ fn every_flag_with_a_default_shows_it_in_the_help() {
                 "--min-runs",
                 "--max-runs",
                 "--seed",
+                "--shield",
+                "--wait-quiet",
             ][..],
         ),
         (

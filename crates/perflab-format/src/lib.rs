@@ -2,8 +2,9 @@
 //!
 //! Every document carries a `format` field naming its kind and version
 //! (`perflab-profile/1`, `perflab-result/1`, `perflab-sampling/1`,
-//! `perflab-instructions/1`, `perflab-history/1`) so that readers can refuse
-//! a document they do not understand instead of misreading it. A sweep's
+//! `perflab-instructions/1`, `perflab-history/1`, `perflab-system/1`) so
+//! that readers can refuse a document they do not understand instead of
+//! misreading it. A sweep's
 //! result is a `perflab-result/1` document with a section of its own
 //! ([`sweep`]), and so is a suite's ([`suite`]). Closed sets of words (kinds, statuses, verdicts) are enums
 //! ([`vocabulary`]) that serialise as the words documents have always carried.
@@ -24,4 +25,5 @@ pub mod sampling;
 pub mod schema;
 pub mod suite;
 pub mod sweep;
+pub mod system;
 pub mod vocabulary;

@@ -46,4 +46,65 @@ pub struct MachineDoc {
     /// apart from the result's own warnings, which are about the variants.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The CPU shield the runs were made behind (`--shield`); absent when
+    /// they shared every CPU with the rest of the machine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shield: Option<ShieldDoc>,
+    /// How long perflab waited for a quiet machine before blocks
+    /// (`--wait-quiet`); absent when it was not asked to wait.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quiet_wait: Option<QuietWaitDoc>,
+}
+
+/// A CPU shield: CPUs kept for the runs while every other process, and
+/// what it started, was confined to the other CPUs through a cpuset
+/// cgroup, and interrupts were steered to those other CPUs.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ShieldDoc {
+    /// The CPUs kept for the runs, as a CPU list (`1`, `2-3`).
+    pub cpus: String,
+    /// The CPUs everything else was confined to, as a CPU list.
+    pub rest: String,
+    /// The cpuset hierarchy used: `cgroup-v1` or `cgroup-v2`.
+    pub cpuset: String,
+    /// Processes moved into the cgroup of the other CPUs.
+    pub processes_moved: usize,
+    /// Cgroups (and so every process in them) whose cpuset was narrowed
+    /// to the other CPUs.
+    pub cgroups_narrowed: usize,
+    /// Kernel threads left where they were: the kernel does not let them
+    /// move (most are bound to a CPU, and do little).
+    pub kernel_threads_left: usize,
+    /// Other processes that could not be moved (they ended meanwhile, or
+    /// the kernel refused), left where they were.
+    #[serde(default)]
+    pub processes_left: usize,
+    /// Interrupts whose affinity was set to the other CPUs.
+    pub irqs_steered: usize,
+    /// Interrupts the kernel would not move (per-CPU or managed by their
+    /// driver), left where they were.
+    pub irqs_left: usize,
+}
+
+/// The waits for a quiet machine before blocks: perflab waited until the
+/// machine's CPU pressure (`/proc/pressure/cpu`, the share of the last
+/// 10 seconds in which some runnable task waited for a CPU) was below a
+/// threshold.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct QuietWaitDoc {
+    /// The threshold, a fraction (0.05 for 5%).
+    pub threshold: f64,
+    /// Blocks that had to wait before they started.
+    pub blocks_waited: usize,
+    /// Seconds waited in all.
+    pub waited_s: f64,
+    /// True when the time limit (`--max-time`) ran out while waiting: the
+    /// experiment stopped there, with the runs measured before.
+    #[serde(default)]
+    pub gave_up: bool,
+    /// The CPU pressure last read, a fraction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_pressure: Option<f64>,
 }

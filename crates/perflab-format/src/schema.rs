@@ -19,6 +19,7 @@ use crate::result::{RESULT_FORMAT, ResultDocument};
 use crate::sampling::{SAMPLING_FORMAT, SamplingDocument};
 use crate::suite::SuiteDocument;
 use crate::sweep::SweepDocument;
+use crate::system::{SYSTEM_FORMAT, SystemDocument};
 
 /// One document's schema and the file it is kept in under `docs/schema/`.
 pub struct DocumentSchema {
@@ -54,6 +55,7 @@ pub fn document_schemas() -> Vec<DocumentSchema> {
             None,
         ),
         document::<MetricHistory>("perflab-history-1.schema.json", HISTORY_FORMAT, None),
+        document::<SystemDocument>("perflab-system-1.schema.json", SYSTEM_FORMAT, None),
     ]
 }
 

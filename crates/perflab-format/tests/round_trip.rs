@@ -10,12 +10,13 @@ use perflab_format::profile::Profile;
 use perflab_format::result::ResultDocument;
 use perflab_format::sampling::SamplingDocument;
 use perflab_format::sweep::SweepDocument;
+use perflab_format::system::SystemDocument;
 use perflab_format::vocabulary::ResultKind;
 use proptest::prelude::*;
 use proptest::sample::select;
 
 use strategies::measured::{instructions, profile, sampling};
-use strategies::{metric_history, result_of, sweep};
+use strategies::{metric_history, result_of, sweep, system};
 
 fn any_result() -> impl Strategy<Value = ResultDocument> {
     select(ResultKind::ALL).prop_flat_map(result_of)
@@ -59,6 +60,12 @@ proptest! {
     fn instruction_counts_read_back_as_written(doc in instructions()) {
         let text = serde_json::to_string(&doc).unwrap();
         prop_assert_eq!(InstructionsDocument::from_json_str(&text).unwrap(), doc);
+    }
+
+    #[test]
+    fn the_settings_of_a_machine_read_back_as_written(doc in system()) {
+        let text = serde_json::to_string(&doc).unwrap();
+        prop_assert_eq!(SystemDocument::from_json_str(&text).unwrap(), doc);
     }
 
     #[test]

@@ -11,8 +11,8 @@ use perflab_stats::Verdict;
 
 use crate::decide::{Decider, Evaluation};
 use crate::engine::{
-    AbConfig, DecisionConfig, ExperimentConfig, ModeConfig, OutcomeHeader, Plan, Progress,
-    RunChecks, RunMaker, RunRequest, Schedule, Session, StopReason, records,
+    AbConfig, DecisionConfig, ExperimentConfig, Gate, ModeConfig, OutcomeHeader, Plan, Progress,
+    QuietGate, RunChecks, RunMaker, RunRequest, Schedule, Session, StopReason, records,
 };
 use crate::error::Result;
 use crate::experiment::Experiment;
@@ -123,10 +123,11 @@ pub fn run_ab(
         variant_ids: session.variant_ids.clone(),
         runs: [Vec::new(), Vec::new()],
         duet,
+        quiet: QuietGate::new(exp.wait_quiet),
     };
     let watch = executor.runs_on_this_machine().then(MachineWatch::start);
     let outcome = state.drive(executor, &mut session.schedule, progress);
-    let machine = watch.map(|w| w.finish(exp.pin.as_ref()));
+    let machine = watch.map(|w| w.finish(exp.pin.as_ref(), state.quiet.doc()));
     progress.finish();
     let duet = state.duet.as_ref().and_then(Duet::doc);
     match outcome {
@@ -147,6 +148,8 @@ struct AbState<'a> {
     runs: [Vec<RunOutcome>; 2],
     /// In duet mode, what starts B's runs beside A's.
     duet: Option<Duet>,
+    /// The wait for a quiet machine before each block.
+    quiet: QuietGate,
 }
 
 /// The request for a run of `variant` of a plain A/B (no scenario). A free
@@ -186,6 +189,16 @@ impl AbState<'_> {
         let mut decider = Decider::new(self.exp)?;
         let mut evaluation = None;
         for iteration in 0..self.exp.limits.max_runs {
+            match self
+                .quiet
+                .before_block(&self.exp.limits, started, &mut |l| progress.note(l))
+            {
+                Gate::Open => {}
+                Gate::OutOfTime => return Ok((StopReason::MaxTime, decider.now(self.pairs())?)),
+                Gate::Interrupted => {
+                    return Ok((StopReason::Interrupted, decider.now(self.pairs())?));
+                }
+            }
             if !self.block(executor, schedule, iteration)? {
                 return Ok((StopReason::Interrupted, decider.now(self.pairs())?));
             }

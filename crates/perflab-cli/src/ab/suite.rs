@@ -15,8 +15,8 @@ use perflab_stats::{Decision, SuiteTest, Verdict};
 
 use crate::decide::{Evaluation, PairValues, evaluation_of, pair_values};
 use crate::engine::{
-    ExperimentConfig, ModeConfig, OutcomeHeader, Plan, Progress, RunChecks, RunMaker, RunRequest,
-    Schedule, Session, StopReason, SuiteConfig, records,
+    ExperimentConfig, Gate, ModeConfig, OutcomeHeader, Plan, Progress, QuietGate, RunChecks,
+    RunMaker, RunRequest, Schedule, Session, StopReason, SuiteConfig, records,
 };
 use crate::error::Result;
 use crate::experiment::{Guard, Suite};
@@ -84,10 +84,11 @@ pub fn run_suite(
         paired: vec![[Vec::new(), Vec::new()]; suite.cells()],
         test,
         duet,
+        quiet: QuietGate::new(exp.wait_quiet),
     };
     let watch = executor.runs_on_this_machine().then(MachineWatch::start);
     let outcome = state.drive(executor, &mut session.schedule, progress);
-    let machine = watch.map(|w| w.finish(exp.pin.as_ref()));
+    let machine = watch.map(|w| w.finish(exp.pin.as_ref(), state.quiet.doc()));
     progress.finish();
     match outcome {
         Ok(stop) => Ok(SuiteRun {
@@ -161,6 +162,8 @@ struct SuiteState<'a> {
     test: SuiteTest,
     /// In duet mode, what starts a candidate's runs beside the baseline's.
     duet: Option<Duet>,
+    /// The wait for a quiet machine before each block.
+    quiet: QuietGate,
 }
 
 impl SuiteState<'_> {
@@ -197,6 +200,17 @@ impl SuiteState<'_> {
             let mut order: Vec<usize> = (0..self.suite.scenarios.len()).collect();
             schedule.shuffle(&mut order);
             for s in order {
+                if self.open_candidates(s).is_empty() {
+                    continue;
+                }
+                match self
+                    .quiet
+                    .before_block(&exp.limits, started, &mut |l| progress.note(l))
+                {
+                    Gate::Open => {}
+                    Gate::OutOfTime => return Ok(StopReason::MaxTime),
+                    Gate::Interrupted => return Ok(StopReason::Interrupted),
+                }
                 if !self.block(executor, schedule, s)? {
                     return Ok(StopReason::Interrupted);
                 }
@@ -223,6 +237,18 @@ impl SuiteState<'_> {
         })
     }
 
+    /// The candidates of scenario `s` whose cells are still undecided.
+    fn open_candidates(&self, s: usize) -> Vec<usize> {
+        (1..self.suite.exp.variants.len())
+            .filter(|&v| {
+                !self
+                    .test
+                    .is_cell_finished(self.suite.cell(s, v))
+                    .unwrap_or(true)
+            })
+            .collect()
+    }
+
     /// One block of scenario `s`: the baseline and every undecided
     /// candidate once, in random order, then each candidate's pair. False
     /// when Ctrl-C stopped it.
@@ -232,14 +258,7 @@ impl SuiteState<'_> {
         schedule: &mut Schedule,
         s: usize,
     ) -> Result<bool> {
-        let open: Vec<usize> = (1..self.suite.exp.variants.len())
-            .filter(|&v| {
-                !self
-                    .test
-                    .is_cell_finished(self.suite.cell(s, v))
-                    .unwrap_or(true)
-            })
-            .collect();
+        let open = self.open_candidates(s);
         if open.is_empty() {
             return Ok(true);
         }

@@ -121,6 +121,8 @@ impl AbArgs {
                 .map(|p| parse_pin(p, "--pin"))
                 .transpose()?,
             duet: args.duet.then_some(true),
+            shield: args.machine.shield()?,
+            wait_quiet: args.machine.wait_quiet()?,
         })
     }
 }

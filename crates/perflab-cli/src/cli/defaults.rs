@@ -105,6 +105,16 @@ pub fn sweep_max_runs() -> String {
     )
 }
 
+/// `--wait-quiet`.
+pub fn wait_quiet() -> String {
+    format!(
+        "Before the first block and between blocks, wait until the machine's CPU pressure (the \
+         share of the last 10 s in which some task waited for a CPU, /proc/pressure/cpu) is below \
+         PRESSURE; the waits count towards --max-time [default: off; without =PRESSURE, {}]",
+        percent(crate::machine::pressure::DEFAULT_QUIET_PRESSURE)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,5 +124,10 @@ mod tests {
         assert!(go().ends_with("[default: 1%]"), "{}", go());
         assert!(nogo().ends_with("[default: -0.5%]"), "{}", nogo());
         assert!(ab_min_runs().contains("[default: 10; 2 for"));
+        assert!(
+            wait_quiet().ends_with("without =PRESSURE, 5%]"),
+            "{}",
+            wait_quiet()
+        );
     }
 }

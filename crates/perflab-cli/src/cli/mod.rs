@@ -9,7 +9,12 @@ use crate::error::Error;
 
 mod ab;
 mod defaults;
+mod machine;
 mod profile;
+mod system;
+
+pub use machine::MachineArgs;
+pub use system::{SystemAction, SystemArgs, SystemShowArgs};
 
 pub use profile::ProfileArgs;
 mod decision;
@@ -136,6 +141,12 @@ perflab --store ci.db pull --from postgres://me@perf-db/perflab\n\
 --experiment takes ids of the store pulled from. Experiments and runs already here are not copied again."
     )]
     Pull(PullArgs),
+    /// What helps or hurts measurements on this machine (show), and the settings that can
+    /// safely be changed for them (tune, as root), saved first and put back by reset.
+    #[command(after_help = "Examples:\n  perflab system show\n  \
+perflab system show --json system.json\n  \
+sudo perflab system tune      (then sudo perflab system reset)")]
+    System(SystemArgs),
 }
 
 /// Options shared by every command that runs processes.
@@ -279,6 +290,9 @@ pub struct AbArgs {
     /// same interference; for single-threaded programs that do not saturate memory bandwidth.
     #[arg(long)]
     pub duet: bool,
+    /// --shield and --wait-quiet.
+    #[command(flatten)]
+    pub machine: MachineArgs,
     /// With a suite file (-f with `[[scenario]]` tables): run only this scenario. Repeatable.
     #[arg(long = "scenario", value_name = "NAME")]
     pub scenarios: Vec<String>,

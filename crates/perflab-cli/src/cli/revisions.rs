@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{DecisionArgs, RunOptions};
+use super::{DecisionArgs, MachineArgs, RunOptions};
 use crate::error::{Error, Result};
 use crate::experiment::settings::VariantSettings;
 
@@ -85,6 +85,9 @@ pub struct BisectArgs {
     /// The shared run options (--json writes the search, not a step).
     #[command(flatten)]
     pub run: RunOptions,
+    /// --shield and --wait-quiet (a shield stays up for the whole search).
+    #[command(flatten)]
+    pub machine: MachineArgs,
 }
 
 /// `perflab clean`.

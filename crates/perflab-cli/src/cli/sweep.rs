@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use super::RunOptions;
+use super::{MachineArgs, RunOptions};
 use crate::error::Result;
 use crate::sweep::Sweep;
 use crate::sweep::config::SweepSettings;
@@ -84,6 +84,9 @@ pub struct SweepArgs {
     /// The shared run options.
     #[command(flatten)]
     pub run: RunOptions,
+    /// --shield and --wait-quiet.
+    #[command(flatten)]
+    pub machine: MachineArgs,
 }
 
 impl From<&SweepArgs> for SweepSettings {
@@ -115,6 +118,15 @@ impl From<&SweepArgs> for SweepSettings {
             output: args.run.output(),
             no_shell: args.run.no_shell,
             cwd: args.run.cwd.clone(),
+            shield: args.machine.shield.clone(),
+            wait_quiet: args.machine.wait_quiet.clone().map(|threshold| {
+                threshold.unwrap_or_else(|| {
+                    format!(
+                        "{}%",
+                        100.0 * crate::machine::pressure::DEFAULT_QUIET_PRESSURE
+                    )
+                })
+            }),
         }
     }
 }

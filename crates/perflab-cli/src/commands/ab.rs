@@ -16,7 +16,7 @@ use perflab_format::result::ResultDocument;
 use perflab_report::{Render, TerminalReport, side_by_side, write_requested};
 use perflab_store::Store;
 
-use super::exit_code_for;
+use super::{exit_code_for, lower_shield, raise_shield};
 
 /// Rows of the table of functions whose instruction counts changed.
 const CHANGED_FUNCTIONS_SHOWN: usize = 10;
@@ -50,13 +50,16 @@ pub fn ab<E: Executor>(
     let counting = exp.counts_instructions();
     let mut executor = executor_for(exp.perf_events)?;
     let mut progress = progress_for("ab", exp.limits.max_runs, args.run.quiet);
+    let shield = raise_shield(exp.shield.as_ref())?;
     if !counting {
         let mut ab = run_ab(&exp, &mut executor, Some(store), progress.as_mut())?;
+        lower_shield(shield, &mut ab.header.machine);
         ab.header.provenance.revisions = revisions;
         return finish(args, store, &exp, ab, None);
     }
     let mut counter = InstructionExecutor::new(&mut executor, &exp.keep_env)?;
     let mut ab = run_ab(&exp, &mut counter, Some(store), progress.as_mut())?;
+    lower_shield(shield, &mut ab.header.machine);
     ab.header.provenance.revisions = revisions;
     let variants: Vec<CountedVariant> = exp
         .variants
@@ -92,7 +95,14 @@ fn finish(
     extra: Option<String>,
 ) -> Result<i32> {
     let doc = record_outcome(store, exp, &ab)?;
-    let verdict = ab.evaluation.as_ref().map(|e| e.verdict);
+    // Stopped by the time limit before two pairs (waiting for a quiet
+    // machine): nothing was decided.
+    let verdict =
+        ab.evaluation
+            .as_ref()
+            .map(|e| e.verdict)
+            .or((ab.header.stop == StopReason::MaxTime)
+                .then_some(perflab_stats::Verdict::Inconclusive));
     print!("{}", TerminalReport.render(&doc));
     let names = [exp.variants[0].name.as_str(), exp.variants[1].name.as_str()];
     print!(

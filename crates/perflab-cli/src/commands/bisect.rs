@@ -21,6 +21,9 @@ use perflab_store::Store;
 use perflab_store::provenance::VariantRevision;
 
 use super::ab::record_outcome;
+use super::raise_shield;
+use crate::system::shield::Shield;
+use perflab_format::machine::ShieldDoc;
 
 /// `perflab bisect`. `executor_for(perf_events)` gives the executor of the runs.
 pub fn bisect<E: Executor>(
@@ -52,6 +55,9 @@ pub fn bisect<E: Executor>(
     let (metric_name, better) = (base.metric.name.clone(), base.metric.better);
     let good_tree = builder.prepare(&args.good, &good)?;
     let mut executor = executor_for(template.perf_events.unwrap_or(false))?;
+    // One shield for the whole search, recorded in every step's result.
+    let shield = raise_shield(base.shield.as_ref())?;
+    let shield_doc = shield.as_ref().map(Shield::doc);
     let mut steps = Vec::new();
     let mut interrupted = false;
     let end = search(path.len(), |index, attempt| {
@@ -72,7 +78,14 @@ pub fn bisect<E: Executor>(
             variant.cwd = Some(builder.run_dir(tree));
         }
         let exp = settings.into_experiment()?;
-        let (step, stop) = run_step(store, &exp, &mut executor, [&good_tree, &candidate], args)?;
+        let (step, stop) = run_step(
+            store,
+            &exp,
+            &mut executor,
+            [&good_tree, &candidate],
+            args,
+            shield_doc.as_ref(),
+        )?;
         let subject = builder.repo.subject(commit);
         interrupted = stop == StopReason::Interrupted;
         // An interrupted step decides nothing, whatever its runs so far say.
@@ -107,6 +120,7 @@ pub fn bisect<E: Executor>(
         steps.push(doc);
         Ok::<_, Error>(judgement)
     })?;
+    drop(shield);
     let revision = |given: &str, commit: &str| RevisionDoc {
         revision: given.to_string(),
         commit: commit.to_string(),
@@ -170,6 +184,7 @@ fn step_settings(args: &BisectArgs, step_confidence: f64) -> Result<Settings> {
         min_runs: args.min_runs,
         max_runs: args.max_runs,
         seed: args.seed,
+        machine: args.machine.clone(),
         run: RunOptions {
             json: None,
             markdown: None,
@@ -198,6 +213,7 @@ fn run_step<E: Executor>(
     executor: &mut E,
     trees: [&BuiltRevision; 2],
     args: &BisectArgs,
+    shield: Option<&ShieldDoc>,
 ) -> Result<(StepOutcome, StopReason)> {
     let counting = exp.counts_instructions();
     let mut progress = progress_for("bisect step", exp.limits.max_runs, args.run.quiet);
@@ -207,6 +223,9 @@ fn run_step<E: Executor>(
     } else {
         run_ab(exp, executor, Some(store), progress.as_mut())?
     };
+    if let Some(shield) = shield {
+        ab.header.machine.get_or_insert_default().shield = Some(shield.clone());
+    }
     ab.header.provenance.revisions = exp
         .variants
         .iter()

@@ -12,6 +12,7 @@ mod report;
 mod run;
 mod suite;
 mod sweep;
+mod system;
 mod transfer;
 
 pub use ab::ab;
@@ -24,6 +25,7 @@ pub use profile::profile;
 pub use report::report;
 pub use run::run;
 pub use sweep::sweep;
+pub use system::system;
 pub use transfer::{pull, push};
 
 use std::path::{Path, PathBuf};
@@ -31,8 +33,11 @@ use std::path::{Path, PathBuf};
 use perflab_runner::ProcessExecutor;
 use perflab_stats::Verdict;
 
-use crate::cli::{Command, RunOptions};
-use crate::error::{EXIT_INCONCLUSIVE, EXIT_NO_GO, EXIT_OK};
+use crate::cli::{Command, RunOptions, SystemAction};
+use crate::error::{EXIT_INCONCLUSIVE, EXIT_NO_GO, EXIT_OK, Result};
+use crate::experiment::pin::PinSetting;
+use crate::system::shield::Shield;
+use perflab_format::machine::MachineDoc;
 
 /// The exit code for a verdict.
 pub fn exit_code_for(verdict: Option<Verdict>) -> i32 {
@@ -61,12 +66,32 @@ pub fn output_files(command: &Command) -> Vec<(&'static str, &Path)> {
         ],
         Command::Report(args) => vec![("--html", &args.html), ("--markdown", &args.markdown)],
         Command::Bisect(args) => run(&args.run),
+        Command::System(args) => match &args.action {
+            SystemAction::Show(show) => vec![("--json", &show.json)],
+            SystemAction::Tune | SystemAction::Reset => Vec::new(),
+        },
         Command::Clean(_) | Command::Import(_) | Command::Push(_) | Command::Pull(_) => Vec::new(),
     };
     outputs
         .into_iter()
         .filter_map(|(flag, path)| path.as_deref().map(|path| (flag, path)))
         .collect()
+}
+
+/// Raises the shield of `--shield` (or the file's `shield`), if given; it is
+/// undone when dropped, so an error or Ctrl-C undoes it too.
+pub fn raise_shield(shield: Option<&PinSetting>) -> Result<Option<Shield>> {
+    shield.map(Shield::raise).transpose()
+}
+
+/// Undoes a shield once the runs are over and records it in the outcome's
+/// machine section (the result's `machine.shield`, and a line of the
+/// report).
+pub fn lower_shield(shield: Option<Shield>, machine: &mut Option<MachineDoc>) {
+    if let Some(mut shield) = shield {
+        shield.lower();
+        machine.get_or_insert_default().shield = Some(shield.doc());
+    }
 }
 
 /// Runs perflab's own executor: real processes.

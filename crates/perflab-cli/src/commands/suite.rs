@@ -16,7 +16,7 @@ use perflab_report::terminal::suite::suite_terminal;
 use perflab_report::write_text;
 use perflab_store::Store;
 
-use super::exit_code_for;
+use super::{exit_code_for, lower_shield, raise_shield};
 
 /// Runs the suite `from_file` describes, with the flags on top.
 pub fn suite<E: Executor>(
@@ -35,7 +35,9 @@ pub fn suite<E: Executor>(
     let suite = from_file.overlay(args.settings()?).into_suite()?;
     let mut executor = executor_for(suite.exp.perf_events)?;
     let mut progress = progress_for("suite", suite.exp.limits.max_runs, args.run.quiet);
-    let run = run_suite(&suite, &mut executor, Some(store), progress.as_mut())?;
+    let shield = raise_shield(suite.exp.shield.as_ref())?;
+    let mut run = run_suite(&suite, &mut executor, Some(store), progress.as_mut())?;
+    lower_shield(shield, &mut run.header.machine);
     let doc = suite_document(&suite, &run)?;
     let verdict = run.verdicts();
     let overall = perflab_stats::combine_verdicts(&verdict);

@@ -4,6 +4,7 @@
 use crate::error::{to_json, to_json_pretty};
 use perflab_runner::Executor;
 
+use super::{lower_shield, raise_shield};
 use crate::cli::SweepArgs;
 use crate::error::{EXIT_INTERRUPTED, EXIT_OK, Error, Result};
 use crate::progress::sweep_progress_for;
@@ -17,6 +18,7 @@ use perflab_store::Store;
 pub fn sweep(args: &SweepArgs, store: &Store, executor: &mut dyn Executor) -> Result<i32> {
     let sweep = args.sweep()?;
     let mut progress = sweep_progress_for(sweep.points.len(), args.run.quiet);
+    let shield = raise_shield(sweep.shield.as_ref())?;
     let mut state = run_sweep(
         &sweep,
         executor,
@@ -24,6 +26,7 @@ pub fn sweep(args: &SweepArgs, store: &Store, executor: &mut dyn Executor) -> Re
         progress.as_mut(),
         &mut |state| save_checkpoint(&sweep, Some(store), state),
     )?;
+    lower_shield(shield, &mut state.header.machine);
     let failure = state.failure.take();
     let doc = sweep_document(&sweep, &state)?;
     let json = to_json("the sweep document", &doc)?;

@@ -15,10 +15,12 @@
 //! [`RunLimits`](crate::experiment::RunLimits) are the limits every
 //! engine stops at (part of the validated configuration), and the engines
 //! report through the [`Progress`] and [`SweepProgress`] traits, which the
-//! rendering layer's bars implement.
+//! rendering layer's bars implement. Before each block every engine asks
+//! the same [`QuietGate`] whether to start it (`--wait-quiet`).
 
 pub mod config;
 pub mod progress;
+pub mod quiet;
 pub mod runs;
 
 use std::path::Path;
@@ -30,6 +32,7 @@ pub use perflab_runner::Schedule;
 pub use progress::{
     DecisionSoFar, NoProgress, PointProgress, Progress, SweepProgress, SweepStatus,
 };
+pub use quiet::{Gate, QuietGate};
 pub use runs::{RunChecks, RunMaker, RunRequest, failed_run, missing_metric};
 
 use perflab_format::machine::MachineDoc;

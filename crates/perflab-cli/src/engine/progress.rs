@@ -22,6 +22,11 @@ pub trait Progress {
     fn update(&mut self, done: usize, total: usize, decision: Option<DecisionSoFar>);
     /// The work is over.
     fn finish(&mut self);
+    /// A line about the experiment under way (what it waits for); on
+    /// stderr unless the display shows it otherwise.
+    fn note(&mut self, line: &str) {
+        eprintln!("perflab: {line}");
+    }
 }
 
 /// One point of a sweep as the progress display sees it.
@@ -101,6 +106,11 @@ pub trait SweepProgress {
     fn update(&mut self, status: &SweepStatus);
     /// The sweep is over.
     fn finish(&mut self);
+    /// A line about the sweep under way (what it waits for); on stderr
+    /// unless the display shows it otherwise.
+    fn note(&mut self, line: &str) {
+        eprintln!("perflab: {line}");
+    }
 }
 
 /// Shows nothing (not a terminal, `--quiet`, tests).

@@ -9,6 +9,8 @@
 //! perf_events = true        # perf events of every run (perf.* metrics)
 //! pin = "0-1"               # CPUs every run is pinned to (--pin)
 //! duet = true               # A and B started together, each on a CPU of its own (--duet)
+//! shield = "1"              # the runs get CPU 1 to themselves (--shield, as root)
+//! wait_quiet = "5%"         # wait for CPU pressure below 5% before each block (or true: --wait-quiet)
 //! keep_env = ["HOME"]       # with measure = "instructions": variables the counted runs keep
 //! expect = { items = "> 0" } # what every run must show (see the expectations module)
 //!
@@ -58,6 +60,7 @@ use toml::Spanned;
 
 use super::pin::parse_pin;
 use super::settings::{ScenarioSettings, Settings, VariantSettings, parse_better};
+use super::shielding::{DEFAULT_QUIET_PRESSURE, QuietSetting, parse_shield, parse_wait_quiet};
 use crate::error::{Error, Result};
 use crate::expectations::Expectations;
 use perflab_report::units::{parse_duration, parse_percent};
@@ -85,6 +88,8 @@ struct FileDoc {
     perf_events: Option<bool>,
     pin: Option<Spanned<String>>,
     duet: Option<bool>,
+    shield: Option<Spanned<String>>,
+    wait_quiet: Option<Spanned<toml::Value>>,
     #[serde(default)]
     keep_env: Vec<String>,
     expect: Option<Spanned<BTreeMap<String, String>>>,
@@ -217,6 +222,38 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
             )
         })
         .transpose()?;
+    let shield = doc
+        .shield
+        .as_ref()
+        .map(|p| {
+            parse_shield(
+                p.get_ref(),
+                &format!("{}: shield", location(text, path, p.span().start)),
+            )
+        })
+        .transpose()?;
+    let wait_quiet = match &doc.wait_quiet {
+        None => None,
+        Some(v) => {
+            let given_as = format!("{}: wait_quiet", location(text, path, v.span().start));
+            match v.get_ref() {
+                toml::Value::Boolean(false) => None,
+                toml::Value::Boolean(true) => Some(QuietSetting {
+                    threshold: DEFAULT_QUIET_PRESSURE,
+                    given_as,
+                }),
+                toml::Value::String(s) => Some(parse_wait_quiet(s, &given_as)?),
+                toml::Value::Integer(i) => Some(parse_wait_quiet(&i.to_string(), &given_as)?),
+                toml::Value::Float(f) => Some(parse_wait_quiet(&f.to_string(), &given_as)?),
+                _ => {
+                    return Err(at(
+                        Some(v.span()),
+                        "wait_quiet must be true, false, or a CPU pressure like \"5%\"".to_string(),
+                    ));
+                }
+            }
+        }
+    };
     let mut metrics = Vec::new();
     for (name, pattern) in &doc.metrics {
         MetricExtractor::check_name(name, "[metrics]")
@@ -354,6 +391,8 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
         build: doc.build.map(|b| b.command),
         pin,
         duet: doc.duet,
+        shield,
+        wait_quiet,
     })
 }
 

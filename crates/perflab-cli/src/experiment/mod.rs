@@ -7,6 +7,7 @@ mod file;
 pub mod limits;
 pub mod pin;
 pub mod settings;
+pub mod shielding;
 mod suite;
 
 use std::path::PathBuf;
@@ -159,8 +160,15 @@ pub struct Experiment {
     pub keep_env: Vec<String>,
     /// What every measured run must show; empty when nothing is expected.
     pub expect: crate::expectations::Expectations,
-    /// The CPUs every run is pinned to (checked against the allowed ones).
+    /// The CPUs every run is pinned to (checked against the allowed ones;
+    /// under a shield, the shielded CPUs unless `--pin` names some of them).
     pub pin: Option<perflab_runner::CpuSet>,
+    /// The CPUs shielded for the runs (`--shield`), with where they were
+    /// given; the command raises the shield around the runs.
+    pub shield: Option<pin::PinSetting>,
+    /// Before each block, wait until the machine's CPU pressure is below
+    /// this fraction (`--wait-quiet`).
+    pub wait_quiet: Option<f64>,
     /// In duet mode, the two CPUs A and B run on (swapped every block).
     pub duet: Option<[usize; 2]>,
 }

@@ -11,6 +11,7 @@ use regex::Regex;
 
 use super::duet::duet_cpus;
 use super::pin::{PinSetting, checked_pin};
+use super::shielding::{QuietSetting, checked_wait_quiet, pin_within_shield};
 use super::{
     COUNTED_MAX_RUNS, COUNTED_MIN_RUNS, DEFAULT_CONFIDENCE, DEFAULT_MAX_RUNS, DEFAULT_MIN_RUNS,
     Experiment, Guard, MetricChoice, RunLimits, Variant,
@@ -113,6 +114,10 @@ pub struct Settings {
     pub pin: Option<PinSetting>,
     /// Start A and B together, each on a CPU of its own.
     pub duet: Option<bool>,
+    /// The CPUs to shield for the runs.
+    pub shield: Option<PinSetting>,
+    /// Wait for a quiet machine before each block, below this CPU pressure.
+    pub wait_quiet: Option<QuietSetting>,
 }
 
 /// The thresholds and confidence level with their defaults, checked.
@@ -232,7 +237,9 @@ impl Settings {
             expect,
             build,
             pin,
-            duet
+            duet,
+            shield,
+            wait_quiet
         );
         self.metrics.extend(over.metrics);
         self.keep_env.extend(over.keep_env);
@@ -370,6 +377,12 @@ impl Settings {
             ));
         }
         let pin = self.pin.map(checked_pin).transpose()?;
+        let shield = self.shield;
+        let pin = match &shield {
+            Some(shield) => Some(pin_within_shield(pin, shield)?),
+            None => pin,
+        };
+        let wait_quiet = self.wait_quiet.map(checked_wait_quiet).transpose()?;
         let duet = match self.duet {
             Some(true) => Some(duet_cpus(
                 pin.as_ref(),
@@ -419,6 +432,8 @@ impl Settings {
             expect: self.expect.unwrap_or_default(),
             pin,
             duet,
+            shield,
+            wait_quiet,
         })
     }
 }

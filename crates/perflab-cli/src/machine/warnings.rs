@@ -26,12 +26,15 @@ pub fn machine_warnings(machine: &MachineDoc) -> Vec<String> {
         .and_then(|list| CpuSet::parse(list).ok())
         .map(|set| set.len())
         .or(machine.cpus_online);
-    if let (Some(load), Some(cpus)) = (machine.load_before, cpus) {
+    // Under a shield the load's processes had other CPUs than the runs.
+    if let (Some(load), Some(cpus), None) = (machine.load_before, cpus, &machine.shield) {
         if load > LOAD_PER_CPU_WARNING * cpus as f64 {
             warnings.push(format!(
                 "the load average was {load:.2} just before the first run, on {cpus} CPU{} perflab may use: \
                  another busy process shares the machine, and its bursts widen the interval or bias runs \
-                 that coincide with them; stop it (see top), or give it and the runs separate CPUs with --pin",
+                 that coincide with them; stop it (see top), give it and the runs separate CPUs with --pin \
+                 (or the runs CPUs of their own with --shield, as root), or let perflab wait for quiet \
+                 moments with --wait-quiet",
                 if cpus == 1 { "" } else { "s" }
             ));
         }
@@ -153,7 +156,16 @@ mod tests {
             "{}",
             w[0]
         );
-        assert!(w[0].contains("--pin"), "{}", w[0]);
+        assert!(
+            w[0].contains("--pin") && w[0].contains("--shield"),
+            "{}",
+            w[0]
+        );
+        let shielded = MachineDoc {
+            shield: Some(Default::default()),
+            ..machine(1.7, 0.0)
+        };
+        assert!(machine_warnings(&shielded).is_empty());
         assert!(w[1].contains("gave 5.0% of all CPU time"), "{}", w[1]);
     }
 

@@ -58,6 +58,10 @@ impl Progress for TerminalProgress {
     fn finish(&mut self) {
         self.bar.finish_and_clear();
     }
+
+    fn note(&mut self, line: &str) {
+        self.bar.println(format!("perflab: {line}"));
+    }
 }
 
 /// A terminal progress bar when possible and wanted, else nothing.

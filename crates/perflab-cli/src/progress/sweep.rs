@@ -53,6 +53,10 @@ impl SweepProgress for TerminalSweepProgress {
     fn finish(&mut self) {
         self.bar.finish_and_clear();
     }
+
+    fn note(&mut self, line: &str) {
+        self.bar.println(format!("perflab: {line}"));
+    }
 }
 
 /// A terminal display when possible and wanted, else nothing.

@@ -9,6 +9,8 @@ use perflab_runner::{CommandLine, MetricExtractor};
 use super::params::{Parameter, Point, cross_product, parse_parameter};
 use super::template::Template;
 use crate::error::{Error, Result};
+use crate::experiment::pin::PinSetting;
+use crate::experiment::shielding::{checked_wait_quiet, parse_shield, parse_wait_quiet};
 use crate::experiment::{MetricChoice, RunLimits, parse_better, parse_env};
 use perflab_report::units::{parse_duration, parse_percent};
 
@@ -78,6 +80,10 @@ pub struct SweepSettings {
     pub no_shell: bool,
     /// Working directory of the runs.
     pub cwd: Option<PathBuf>,
+    /// The CPUs to shield for the runs, as a CPU list.
+    pub shield: Option<String>,
+    /// Wait for CPU pressure below this percentage before each block.
+    pub wait_quiet: Option<String>,
 }
 
 /// One command run at every point.
@@ -134,6 +140,11 @@ pub struct Sweep {
     pub cwd: Option<PathBuf>,
     /// Seed of the visiting order.
     pub seed: Option<u64>,
+    /// The CPUs shielded for the runs (`--shield`), which the runs are pinned to.
+    pub shield: Option<PinSetting>,
+    /// Before each block, wait until the machine's CPU pressure is below
+    /// this fraction (`--wait-quiet`).
+    pub wait_quiet: Option<f64>,
 }
 
 impl Sweep {
@@ -252,6 +263,16 @@ impl Sweep {
             shell: !args.no_shell,
             cwd: args.cwd.clone(),
             seed: args.seed,
+            shield: args
+                .shield
+                .as_deref()
+                .map(|s| parse_shield(s, "--shield"))
+                .transpose()?,
+            wait_quiet: args
+                .wait_quiet
+                .as_deref()
+                .map(|t| checked_wait_quiet(parse_wait_quiet(t, "--wait-quiet")?))
+                .transpose()?,
         })
     }
 }

@@ -127,6 +127,8 @@ pub fn sweep_document(sweep: &Sweep, state: &SweepState) -> Result<SweepDocument
         named_runs.iter().map(|(name, runs)| (name.as_str(), *runs)),
         sweep.keep_children,
     ));
+    // A sweep watches no machine state; its shield and waits, if any.
+    result.machine = state.header.machine.clone();
     Ok(SweepDocument {
         result,
         sweep: SweepDoc {

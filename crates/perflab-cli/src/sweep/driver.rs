@@ -22,8 +22,8 @@ use super::config::variant_name;
 use super::params::Point;
 use super::state::{PointState, SweepState};
 use crate::engine::{
-    ExperimentConfig, ModeConfig, Plan, PointProgress, RunChecks, RunMaker, RunRequest, Schedule,
-    Session, SweepConfig, SweepProgress, SweepStatus, records,
+    ExperimentConfig, Gate, ModeConfig, Plan, PointProgress, QuietGate, RunChecks, RunMaker,
+    RunRequest, Schedule, Session, SweepConfig, SweepProgress, SweepStatus, records,
 };
 use crate::error::Result;
 use crate::expectations::Expectations;
@@ -82,13 +82,14 @@ pub fn run_sweep(
             ignore_failure: sweep.ignore_failure,
             keep_children: sweep.keep_children,
             output: sweep.output.clone(),
-            pin: None,
+            pin: sweep.shield.as_ref().map(|s| s.cpus.clone()),
             metrics: vec![sweep.metric.name.as_str()],
             expect: &nothing_expected,
             says_variant: false,
         }),
         variant_ids: session.variant_ids.clone(),
     };
+    let mut quiet = QuietGate::new(sweep.wait_quiet);
     let stop = 'rounds: loop {
         let mut order: Vec<usize> = (0..sweep.points.len())
             .filter(|&p| !state.points[p].done)
@@ -113,6 +114,11 @@ pub fn run_sweep(
                 })
             {
                 break 'rounds SweepStop::MaxTime;
+            }
+            match quiet.before_block(&sweep.limits, started, &mut |l| progress.note(l)) {
+                Gate::Open => {}
+                Gate::OutOfTime => break 'rounds SweepStop::MaxTime,
+                Gate::Interrupted => break 'rounds SweepStop::Interrupted,
             }
             match visit.point(executor, &mut session.schedule, p, &mut state.points[p]) {
                 Ok(true) => {}
@@ -142,6 +148,9 @@ pub fn run_sweep(
     };
     progress.finish();
     state.header.stop = stop;
+    if let Some(waits) = quiet.doc() {
+        state.header.machine.get_or_insert_default().quiet_wait = Some(waits);
+    }
     Ok(state)
 }
 

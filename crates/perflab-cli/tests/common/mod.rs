@@ -11,6 +11,7 @@ use perflab_cli::experiment::settings::VariantSettings;
 pub mod commits;
 pub mod harnesses;
 pub mod history;
+pub mod machine;
 pub mod machine_history;
 pub mod markdown;
 pub mod postgres;

@@ -12,7 +12,7 @@ use perflab_format::history::{
     ChangePointDoc, ConfirmationDoc, HISTORY_FORMAT, Judgement, MetricHistory, Step, VariantHistory,
 };
 use perflab_format::interval::PositiveIntervalDoc;
-use perflab_format::machine::MachineDoc;
+use perflab_format::machine::{MachineDoc, QuietWaitDoc, ShieldDoc};
 use perflab_format::result::{
     AsyncSpanStatsDoc, CounterDoc, CounterStatsDoc, DecisionDoc, GaugeDoc, GaugeStatsDoc, GuardDoc,
     LockDoc, LockStatsDoc, MetricInfo, RESULT_FORMAT, ResultDocument, RunDoc, SpanDoc,
@@ -22,6 +22,7 @@ use perflab_format::sweep::{
     CliffDoc, CommandDoc, CostBasis, LinearCostFitDoc, ParameterDoc, PointDoc, PointResultDoc,
     PowerLawFitDoc, SeriesDoc, SweepDoc, SweepDocument,
 };
+use perflab_format::system::{SYSTEM_FORMAT, SettingDoc, SettingState, SystemDocument};
 use perflab_format::vocabulary::{
     Better, GuardStatus, ResultKind, ResultStatus, StepVerdict, SweepStop, Verdict,
 };
@@ -219,12 +220,36 @@ prop_compose! {
         cpus_online in of(any::<usize>()), cpus_allowed in of(text()), pinned in of(text()),
         governor in of(text()), boost in of(any::<bool>()), smt in of(any::<bool>()),
         load_before in of(num()), steal_share in of(num()), interrupt_share in of(num()),
-        warnings in vec(text(), 0..2),
+        warnings in vec(text(), 0..2), shield in of(shield()), quiet_wait in of(quiet_wait()),
     ) -> MachineDoc {
         MachineDoc {
             cpus_online, cpus_allowed, pinned, governor, boost, smt, load_before,
-            steal_share, interrupt_share, warnings,
+            steal_share, interrupt_share, warnings, shield, quiet_wait,
         }
+    }
+}
+
+prop_compose! {
+    /// A CPU shield with its counts.
+    pub fn shield()(
+        cpus in text(), rest in text(), cpuset in text(),
+        counts in (any::<usize>(), any::<usize>(), any::<usize>(), any::<usize>(), any::<usize>(), any::<usize>()),
+    ) -> ShieldDoc {
+        ShieldDoc {
+            cpus, rest, cpuset,
+            processes_moved: counts.0, cgroups_narrowed: counts.1, kernel_threads_left: counts.2,
+            processes_left: counts.3, irqs_steered: counts.4, irqs_left: counts.5,
+        }
+    }
+}
+
+prop_compose! {
+    /// The waits for a quiet machine.
+    pub fn quiet_wait()(
+        threshold in num(), blocks_waited in any::<usize>(), waited_s in num(),
+        gave_up in any::<bool>(), last_pressure in of(num()),
+    ) -> QuietWaitDoc {
+        QuietWaitDoc { threshold, blocks_waited, waited_s, gave_up, last_pressure }
     }
 }
 
@@ -387,6 +412,27 @@ prop_compose! {
         MetricHistory {
             format: HISTORY_FORMAT.into(), metric, better, name, go: limits[0], nogo: limits[1],
             confidence: limits[2], false_alarm, permute, series,
+        }
+    }
+}
+
+prop_compose! {
+    /// The settings `perflab system show` found, a few of them.
+    pub fn system()(
+        settings in vec(
+            (text(), text(), select(&[SettingState::Ok, SettingState::Check, SettingState::NotAvailable][..]),
+             text(), text(), text(), text()),
+            0..4,
+        ),
+    ) -> SystemDocument {
+        SystemDocument {
+            format: SYSTEM_FORMAT.into(),
+            settings: settings
+                .into_iter()
+                .map(|(key, name, state, found, why, recommendation, source)| SettingDoc {
+                    key, name, state, found, why, recommendation, source,
+                })
+                .collect(),
         }
     }
 }

@@ -18,6 +18,7 @@ use perflab_format::vocabulary::ResultStatus;
 pub use page::report_markdown;
 
 use super::Render;
+use crate::sections::machine::machine_state_lines;
 use crate::sections::{decision_sentence, guard_change, thresholds, value};
 use crate::units::format_share;
 
@@ -126,8 +127,8 @@ pub fn markdown_body(doc: &ResultDocument) -> String {
         for w in &doc.warnings {
             let _ = writeln!(out, "\n> Warning: {}", cell(w));
         }
-        for w in doc.machine.iter().flat_map(|m| &m.warnings) {
-            let _ = writeln!(out, "\n> Machine state: {}", cell(w));
+        for w in doc.machine.iter().flat_map(machine_state_lines) {
+            let _ = writeln!(out, "\n> Machine state: {}", cell(&w));
         }
         if doc.status != ResultStatus::Complete {
             let _ = writeln!(

@@ -6,6 +6,7 @@ use perflab_format::suite::SuiteDocument;
 use perflab_format::vocabulary::ResultStatus;
 
 use super::cell;
+use crate::sections::machine::machine_state_lines;
 use crate::sections::suite::{cell_meaning, row_word, suite_headline, suite_matrix, verdict_rule};
 
 /// The suite's Markdown without a heading.
@@ -46,8 +47,8 @@ pub fn suite_markdown_body(doc: &SuiteDocument) -> String {
     for w in &doc.result.warnings {
         let _ = writeln!(out, "\n> Warning: {}", cell(w));
     }
-    for w in doc.result.machine.iter().flat_map(|m| &m.warnings) {
-        let _ = writeln!(out, "\n> Machine state: {}", cell(w));
+    for w in doc.result.machine.iter().flat_map(machine_state_lines) {
+        let _ = writeln!(out, "\n> Machine state: {}", cell(&w));
     }
     if doc.result.status != ResultStatus::Complete {
         let _ = writeln!(

@@ -15,6 +15,7 @@ use perflab_format::vocabulary::ResultStatus;
 
 use super::Render;
 use crate::sections::duet::duet_line;
+use crate::sections::machine::machine_state_lines;
 use crate::sections::{decision_sentence, guard_change, value};
 use crate::units::{format_percent, format_value};
 
@@ -101,7 +102,7 @@ impl Render for TerminalReport {
             let _ = writeln!(out, "  {}", duet_line(duet));
         }
         out.push_str(&warnings_terminal(&doc.warnings));
-        for w in doc.machine.iter().flat_map(|m| &m.warnings) {
+        for w in doc.machine.iter().flat_map(machine_state_lines) {
             let _ = writeln!(out, "  machine state: {w}");
         }
         out.push_str(&spans::terminal_spans(doc));

@@ -5,6 +5,7 @@ use std::fmt::Write;
 use perflab_format::suite::SuiteDocument;
 use perflab_format::vocabulary::{ResultStatus, Verdict};
 
+use crate::sections::machine::machine_state_lines;
 use crate::sections::suite::{cell_meaning, row_word, suite_headline, suite_matrix, verdict_rule};
 
 /// The suite as aligned text.
@@ -81,7 +82,7 @@ pub fn suite_terminal(doc: &SuiteDocument) -> String {
     for w in &doc.result.warnings {
         let _ = writeln!(out, "warning: {w}");
     }
-    for w in doc.result.machine.iter().flat_map(|m| &m.warnings) {
+    for w in doc.result.machine.iter().flat_map(machine_state_lines) {
         let _ = writeln!(out, "machine state: {w}");
     }
     if doc.result.status != ResultStatus::Complete {

@@ -2,6 +2,7 @@
 
 use std::fmt::Write;
 
+use crate::sections::machine::machine_state_lines;
 use crate::sections::sweep::{
     Row, describe_series, fixed_part_warnings, header, notes, rows, series_heading, series_name,
 };
@@ -72,6 +73,9 @@ pub fn sweep_terminal(doc: &SweepDocument) -> String {
     }
     for note in notes(doc) {
         let _ = writeln!(out, "  note: {note}");
+    }
+    for line in doc.result.machine.iter().flat_map(machine_state_lines) {
+        let _ = writeln!(out, "  machine state: {line}");
     }
     out
 }
