@@ -40,6 +40,7 @@ fn every_flag_with_a_default_shows_it_in_the_help() {
                 "--seed",
                 "--min-runs",
                 "--max-runs",
+                "--max-cpu-wait",
             ][..],
         ),
         ("run", &["--warmup", "--timeout", "--measure", "--runs"][..]),
@@ -52,6 +53,7 @@ fn every_flag_with_a_default_shows_it_in_the_help() {
                 "--better",
                 "--max-time",
                 "--seed",
+                "--max-cpu-wait",
             ][..],
         ),
         (
@@ -64,6 +66,7 @@ fn every_flag_with_a_default_shows_it_in_the_help() {
                 "--min-runs",
                 "--max-runs",
                 "--seed",
+                "--max-cpu-wait",
             ][..],
         ),
         ("profile", &["--timeout", "--frequency"][..]),

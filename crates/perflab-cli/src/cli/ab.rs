@@ -119,6 +119,7 @@ impl AbArgs {
                 .map(|p| parse_pin(p, "--pin"))
                 .transpose()?,
             duet: args.duet.then_some(true),
+            max_cpu_wait: args.contention.setting()?,
         })
     }
 }
