@@ -107,6 +107,7 @@ fn fill(store: &Store) {
                 seed: 1,
                 provenance,
                 machine: None,
+                contention: None,
             },
             duet: None,
         };

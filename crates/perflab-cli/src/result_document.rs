@@ -6,7 +6,9 @@
 //! the statistics, so its words and intervals stay fixed on disk).
 
 use crate::machine::containment::containment_warnings;
-use crate::machine::warnings::machine_with_warnings;
+use crate::machine::warnings::{cpu_wait_warnings, machine_with_warnings};
+use perflab_format::contention::ContentionDoc;
+use perflab_report::sections::cpu_wait::cpu_wait_doc;
 use std::collections::BTreeMap;
 
 use perflab_format::interval::PositiveIntervalDoc;
@@ -100,6 +102,7 @@ pub fn result_document(
         provenance: None,
         machine: None,
         duet: None,
+        contention: None,
     }
 }
 
@@ -141,6 +144,7 @@ pub fn samples_variant_doc(name: &str, values: &[f64]) -> Result<VariantDoc> {
         summary: summary_doc(values)?,
         samples: values.to_vec(),
         run_details: Vec::new(),
+        cpu_wait: None,
     })
 }
 
@@ -161,6 +165,7 @@ pub fn variant_doc(
         summary: summary_doc(&samples)?,
         samples,
         run_details: runs.iter().map(run_doc).collect(),
+        cpu_wait: cpu_wait_doc(runs),
     })
 }
 
@@ -294,6 +299,7 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
         .machine
         .as_ref()
         .map(|m| machine_with_warnings(m, &doc.variants, &doc.metric.name));
+    attach_cpu_wait(&mut doc, ab.header.contention.clone());
     if let Some(duet) = &ab.duet {
         doc.warnings.extend(crate::ab::duet::duet_warnings(
             duet,
@@ -303,6 +309,18 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
         doc.duet = Some(duet.clone());
     }
     Ok(doc)
+}
+
+/// Adds what the contention rule did, and a warning for each variant whose
+/// median run waited for a CPU too long: with the machine's state where it
+/// was watched (as its other warnings are), else with the result's own.
+pub fn attach_cpu_wait(doc: &mut ResultDocument, contention: Option<ContentionDoc>) {
+    doc.contention = contention;
+    let warnings = cpu_wait_warnings(&doc.variants);
+    match &mut doc.machine {
+        Some(machine) => machine.warnings.extend(warnings),
+        None => doc.warnings.extend(warnings),
+    }
 }
 
 /// Adds span figures and profile warnings from the runs' profiles, if any.

@@ -16,7 +16,7 @@ use crate::engine::StopReason;
 use crate::error::Result;
 use crate::experiment::Suite;
 use crate::result_document::{
-    attach_spans, metric_info, provenance_map, result_document, variant_doc,
+    attach_cpu_wait, attach_spans, metric_info, provenance_map, result_document, variant_doc,
 };
 use perflab_runner::RunOutcome;
 
@@ -104,6 +104,7 @@ pub fn suite_document(suite: &Suite, run: &SuiteRun) -> Result<SuiteDocument> {
             .zip(runs.iter().map(Vec::as_slice)),
         exp.keep_children,
     ));
+    attach_cpu_wait(&mut result, run.header.contention.clone());
     if let Some(duet) = &run.duet {
         let named: Vec<(&str, &[RunOutcome])> = name_refs
             .iter()

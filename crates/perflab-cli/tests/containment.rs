@@ -8,8 +8,9 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Child, Command};
+use std::process::Command;
 
+use common::burners::Burners;
 use common::{Scratch, stdout_of_success};
 
 /// The pids a command appended to `children.txt`, one per run.
@@ -114,34 +115,6 @@ fn with_keep_children_a_child_left_running_stays_and_is_counted() {
     assert!(all_alive, "a kept child was ended: {pids:?}");
 }
 
-/// Starts `count` busy loops allowed only on `cpu`; they are killed when
-/// the returned guard is dropped, whatever happens in the test.
-struct Burners(Vec<Child>);
-
-impl Burners {
-    fn on(cpu: &str, count: usize) -> Self {
-        Burners(
-            (0..count)
-                .map(|_| {
-                    Command::new("taskset")
-                        .args(["-c", cpu, "sh", "-c", "while :; do :; done"])
-                        .spawn()
-                        .unwrap()
-                })
-                .collect(),
-        )
-    }
-}
-
-impl Drop for Burners {
-    fn drop(&mut self) {
-        for child in &mut self.0 {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
 /// Tests that start burners take turns: one test's burners would
 /// otherwise slow another's runs.
 static BURNERS_IN_USE: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -149,7 +122,7 @@ static BURNERS_IN_USE: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// Each run's (wall, CPU, CPU wait) in seconds for a CPU-bound command,
 /// one process without children (so that its own run delay covers it),
 /// pinned to `cpu`; and the output.
-fn pinned_runs(s: &Scratch, cpu: &str, no_cgroup: bool) -> (Vec<(f64, f64, f64)>, String) {
+fn pinned_runs(s: &Scratch, cpu: usize, no_cgroup: bool) -> (Vec<(f64, f64, f64)>, String) {
     let mut cmd = s.perflab();
     if no_cgroup {
         cmd.env("PERFLAB_NO_CGROUP", "1");
@@ -158,7 +131,7 @@ fn pinned_runs(s: &Scratch, cpu: &str, no_cgroup: bool) -> (Vec<(f64, f64, f64)>
         .args([
             "ab",
             "--pin",
-            cpu,
+            &cpu.to_string(),
             "--min-runs",
             "3",
             "--max-runs",
@@ -202,11 +175,11 @@ fn cpu_wait_is_recorded_under_real_burners_and_small_without_them() {
     }
     let _turn = BURNERS_IN_USE.lock().unwrap_or_else(|e| e.into_inner());
     let s = Scratch::new();
-    let cpu = "0";
+    let cpu = 0;
     let (runs, _) = pinned_runs(&s, cpu, false);
     let alone = wait_share_checked(&runs, "alone");
     let burdened = {
-        let _burners = Burners::on(cpu, 3);
+        let _burners = Burners::on_cpu(cpu, 3);
         let (runs, _) = pinned_runs(&s, cpu, false);
         wait_share_checked(&runs, "beside 3 burners")
     };
@@ -226,8 +199,8 @@ fn cpu_wait_is_recorded_under_real_burners_and_small_without_them() {
 fn without_a_cgroup_the_commands_own_run_delay_is_its_cpu_wait_and_the_result_says_so() {
     let _turn = BURNERS_IN_USE.lock().unwrap_or_else(|e| e.into_inner());
     let s = Scratch::new();
-    let cpu = "0";
-    let _burners = Burners::on(cpu, 3);
+    let cpu = 0;
+    let _burners = Burners::on_cpu(cpu, 3);
     let (runs, stdout) = pinned_runs(&s, cpu, true);
     let burdened = wait_share_checked(&runs, "beside 3 burners, without a cgroup");
     assert!(

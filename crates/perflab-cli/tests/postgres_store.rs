@@ -2,7 +2,8 @@
 //! `common::postgres`): the same commands give the same documents as on
 //! SQLite, push and pull copy each experiment and run once, concurrent
 //! writers lose nothing, history keeps hosts apart, a killed perflab's experiment is marked
-//! `incomplete`, and a wrong URL is a usage error naming it without its password.
+//! `incomplete`, runs replaced by the contention rule are kept but left out, and a wrong URL is
+//! a usage error naming it without its password.
 
 mod common;
 
@@ -458,4 +459,54 @@ fn history_keeps_each_host_apart_on_postgres_too() {
         stderr.contains("alpha") && stderr.contains("beta"),
         "{stderr}"
     );
+}
+
+#[test]
+fn replaced_runs_are_kept_marked_and_left_out_on_postgres_and_their_mark_is_pulled() {
+    use perflab_format::vocabulary::ExperimentKind;
+    use perflab_store::{Location, Selection, Store, VariantRecord};
+
+    let server = PostgresServer::start();
+    let url = server.database("contended");
+    let location = Location::parse(std::path::Path::new(&url), "--store").unwrap();
+    let shared = Store::open_at(&location, "--store").unwrap();
+    let provenance = perflab_store::provenance::Provenance::collect(std::path::Path::new("."));
+    let variant = VariantRecord {
+        name: "a",
+        command: "true",
+        env: &[],
+        cwd: None,
+    };
+    let (id, variants) = shared
+        .begin_experiment(
+            ExperimentKind::Ab,
+            Some("contended"),
+            Some("wall"),
+            &provenance,
+            "{}",
+            &[variant],
+        )
+        .unwrap();
+    for sequence in 1..=4 {
+        let run = perflab_runner::FakeExecutor::outcome(sequence as f64);
+        shared
+            .record_run(id, variants[0], sequence, 0, false, &run)
+            .unwrap();
+    }
+    // The block of runs 2 and 3 was measured again.
+    shared.mark_replaced(id, 2..=3).unwrap();
+    let walls = |runs: Vec<perflab_store::StoredRun>| -> Vec<f64> {
+        runs.iter().map(|r| r.outcome.wall_s).collect()
+    };
+    assert_eq!(walls(shared.runs_of(id).unwrap()), [1.0, 4.0]);
+    assert_eq!(walls(shared.replaced_runs_of(id).unwrap()), [2.0, 3.0]);
+    assert_eq!(shared.count_runs(id).unwrap(), 2);
+    let history = shared.metric_values(Some("contended"), "wall").unwrap();
+    assert_eq!(history[0].values["a"], [1.0, 4.0]);
+
+    let local = Scratch::new();
+    let pulled = Store::open(&local.store()).unwrap();
+    shared.copy_to(&pulled, &Selection::default()).unwrap();
+    assert_eq!(walls(pulled.runs_of(1).unwrap()), [1.0, 4.0]);
+    assert_eq!(walls(pulled.replaced_runs_of(1).unwrap()), [2.0, 3.0]);
 }

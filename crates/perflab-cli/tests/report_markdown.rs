@@ -129,6 +129,7 @@ fn store_ab(store: &Store, exp: &Experiment, commit: &str, b: f64) -> i64 {
             seed: 1,
             provenance: prov,
             machine: None,
+            contention: None,
         },
         duet: None,
     };

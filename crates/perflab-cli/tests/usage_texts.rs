@@ -45,6 +45,7 @@ fn every_flag_with_a_default_shows_it_in_the_help() {
                 "--max-runs",
                 "--shield",
                 "--wait-quiet",
+                "--max-cpu-wait",
             ][..],
         ),
         ("run", &["--warmup", "--timeout", "--measure", "--runs"][..]),
@@ -59,6 +60,7 @@ fn every_flag_with_a_default_shows_it_in_the_help() {
                 "--seed",
                 "--shield",
                 "--wait-quiet",
+                "--max-cpu-wait",
             ][..],
         ),
         (
@@ -73,6 +75,7 @@ fn every_flag_with_a_default_shows_it_in_the_help() {
                 "--seed",
                 "--shield",
                 "--wait-quiet",
+                "--max-cpu-wait",
             ][..],
         ),
         (

@@ -13,6 +13,7 @@
 #![deny(missing_docs)]
 
 pub mod change_words;
+pub mod contention;
 pub mod duet;
 pub mod history;
 pub mod instructions;

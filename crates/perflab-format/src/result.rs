@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::contention::{ContentionDoc, CpuWaitDoc};
 use crate::duet::DuetDoc;
 use crate::machine::MachineDoc;
 use crate::vocabulary::{Better, GuardStatus, ResultKind, ResultStatus, Verdict};
@@ -76,6 +77,11 @@ pub struct ResultDocument {
     /// one after the other.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duet: Option<DuetDoc>,
+    /// What the contention rule did (blocks measured again because a run
+    /// waited for a CPU); absent when the rule was off or no run's CPU wait
+    /// was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contention: Option<ContentionDoc>,
 }
 
 /// What a metric is.
@@ -164,6 +170,9 @@ pub struct VariantDoc {
     /// Every run in detail, when perflab ran them.
     #[serde(default)]
     pub run_details: Vec<RunDoc>,
+    /// How long its runs waited for a CPU; absent when no run's wait was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_wait: Option<CpuWaitDoc>,
 }
 
 /// Summary statistics of a sample.

@@ -84,3 +84,18 @@ fn a_plain_result_is_not_read_as_a_sweep() {
     assert_eq!(SweepDocument::from_result_json(&text), None);
     assert!(SweepDocument::from_json_str(&text).is_err());
 }
+
+#[test]
+fn a_result_written_before_cpu_wait_reads_without_it_and_writes_as_before() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/result-run.json"
+    ))
+    .unwrap();
+    let doc = ResultDocument::from_json_str(&text).unwrap();
+    assert!(doc.variants.iter().all(|v| v.cpu_wait.is_none()));
+    assert_eq!(doc.contention, None);
+    let written = serde_json::to_string(&doc).unwrap();
+    assert!(!written.contains("cpu_wait"), "{written}");
+    assert!(!written.contains("contention"), "{written}");
+}

@@ -27,6 +27,12 @@
 //! Both feed [`classify`], the decision table of README ("The decision")
 //! and docs/decision.md.
 //!
+//! # Contention
+//!
+//! * A block in which a run waited for a CPU for more than a share of its
+//!   wall time is measured again, at most a few times: [`ContentionRule`]
+//!   (why the decision stays valid: its module documentation).
+//!
 //! # Drift
 //!
 //! * Whether a series got steadily slower or faster over its run order
@@ -119,6 +125,9 @@ pub use sequential::confidence_sequence::ConfidenceSequence;
 pub use sequential::config::{
     DEFAULT_CONFIDENCE, DEFAULT_MAX_RUNS, DEFAULT_MIN_RUNS, DEFAULT_SUITE_MIN_RUNS, EXACT_MAX_RUNS,
     EXACT_MIN_RUNS, SequentialConfig, tuned_confidence_sequence,
+};
+pub use sequential::contention::{
+    BlockFate, ContentionRule, DEFAULT_MAX_CPU_WAIT, MAX_REPEATS as CONTENTION_MAX_REPEATS,
 };
 pub use sequential::paired::paired_change;
 pub use sequential::procedure::{Decision, SequentialTest};

@@ -69,7 +69,7 @@ impl Store {
         let sql = format!(
             "SELECT e.id, e.name, e.started_at, e.git_commit, e.git_dirty, v.name, {expression}, v.command, e.host
              FROM experiments e JOIN runs r ON r.experiment_id = e.id JOIN variants v ON v.id = r.variant_id
-             WHERE e.name IS NOT DISTINCT FROM ?1 AND r.warmup = 0 ORDER BY e.id, r.sequence"
+             WHERE e.name IS NOT DISTINCT FROM ?1 AND r.warmup = 0 AND r.replaced = 0 ORDER BY e.id, r.sequence"
         );
         let params: &[Value] = if expression.contains("?2") {
             values![name, metric]
@@ -93,7 +93,7 @@ impl Store {
              UNION
              SELECT DISTINCT e.name, j.key FROM experiments e JOIN runs r ON r.experiment_id = e.id,
                  {} j
-             WHERE r.warmup = 0",
+             WHERE r.warmup = 0 AND r.replaced = 0",
             self.db.dialect().metric_names_of_run()
         );
         let mut pairs = self

@@ -95,7 +95,7 @@ pub struct ExperimentRow {
     pub host: String,
     /// Git commit, if any, and dirtiness.
     pub git: Option<(String, bool)>,
-    /// Measured (not warm-up) runs stored.
+    /// Measured (not warm-up, not replaced) runs stored.
     pub runs: i64,
     /// Variant names and commands, in order.
     pub variants: Vec<(String, String)>,
@@ -335,7 +335,7 @@ impl Store {
         let rows = self.rows(
             "SELECT e.id, e.kind, e.name, e.status, e.metric, e.verdict, e.change, e.ci_lo, e.ci_hi, e.started_at,
              e.git_commit, e.git_dirty,
-             (SELECT COUNT(*) FROM runs r WHERE r.experiment_id = e.id AND r.warmup = 0), e.host
+             (SELECT COUNT(*) FROM runs r WHERE r.experiment_id = e.id AND r.warmup = 0 AND r.replaced = 0), e.host
              FROM experiments e WHERE CAST(?2 AS TEXT) IS NULL OR COALESCE(e.host, '') = ?2
              ORDER BY e.id DESC LIMIT ?1",
             values![limit, host],
@@ -391,10 +391,11 @@ impl Store {
         }
     }
 
-    /// Number of measured runs stored for an experiment (for tests and messages).
+    /// Number of measured runs stored for an experiment that count (not
+    /// replaced), for tests and messages.
     pub fn count_runs(&self, experiment_id: i64) -> Result<i64> {
         self.count(
-            "SELECT COUNT(*) FROM runs WHERE experiment_id = ?1 AND warmup = 0",
+            "SELECT COUNT(*) FROM runs WHERE experiment_id = ?1 AND warmup = 0 AND replaced = 0",
             values![experiment_id],
         )
     }

@@ -101,19 +101,46 @@ impl Store {
         })
     }
 
-    /// Every stored run of an experiment, in the order they finished.
+    /// Every stored run of an experiment that counts, in the order they
+    /// finished: runs replaced by a new measurement of their block (see
+    /// [`Store::mark_replaced`]) are left out, as from every other reader.
     pub fn runs_of(&self, experiment_id: i64) -> Result<Vec<StoredRun>> {
+        self.stored_runs(experiment_id, false)
+    }
+
+    /// The runs of an experiment that were replaced by a new measurement of
+    /// their block, in the order they finished.
+    pub fn replaced_runs_of(&self, experiment_id: i64) -> Result<Vec<StoredRun>> {
+        self.stored_runs(experiment_id, true)
+    }
+
+    fn stored_runs(&self, experiment_id: i64, replaced: bool) -> Result<Vec<StoredRun>> {
         let rows = self.rows(
             "SELECT r.variant_id, v.name, r.warmup, r.wall_s, r.user_s, r.sys_s, r.peak_memory_kib,
              r.exit_code, r.signal, r.metrics_json, r.profile_json
              FROM runs r JOIN variants v ON v.id = r.variant_id
-             WHERE r.experiment_id = ?1 ORDER BY r.sequence",
-            values![experiment_id],
+             WHERE r.experiment_id = ?1 AND r.replaced = ?2 ORDER BY r.sequence",
+            values![experiment_id, replaced],
         )?;
         rows.iter()
             .map(stored_run)
             .collect::<std::result::Result<_, _>>()
             .map_err(|e| self.err(e))
+    }
+
+    /// Marks the runs of an experiment with these sequence numbers as
+    /// replaced by a new measurement of their block: they stay in the
+    /// store, and no figure, report, history or export takes them.
+    pub fn mark_replaced(
+        &self,
+        experiment_id: i64,
+        sequences: std::ops::RangeInclusive<usize>,
+    ) -> Result<()> {
+        self.execute(
+            "UPDATE runs SET replaced = 1 WHERE experiment_id = ?1 AND sequence BETWEEN ?2 AND ?3",
+            values![experiment_id, *sequences.start(), *sequences.end()],
+        )?;
+        Ok(())
     }
 }
 
@@ -154,4 +181,114 @@ fn stored_run(r: &Row) -> std::result::Result<StoredRun, StoreError> {
             containment: Default::default(),
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use perflab_format::vocabulary::ExperimentKind;
+    use perflab_runner::MetricValue;
+
+    use super::*;
+    use crate::provenance::Provenance;
+    use crate::{Selection, VariantRecord};
+
+    fn outcome(wall_s: f64) -> RunOutcome {
+        RunOutcome {
+            wall_s,
+            user_s: 0.0,
+            sys_s: 0.0,
+            peak_memory_kib: 1.0,
+            exit: ExitState::Code(0),
+            metrics: BTreeMap::from([(
+                "cpu-wait".to_string(),
+                MetricValue {
+                    value: wall_s / 10.0,
+                    unit: "s".into(),
+                },
+            )]),
+            output_tail: String::new(),
+            profile_json: None,
+            answer: None,
+            containment: Default::default(),
+        }
+    }
+
+    /// An experiment named "contended" with runs of 1.0 to 4.0 s, the
+    /// second and third replaced by a new measurement of their block.
+    fn experiment_with_replaced_runs(store: &Store) -> i64 {
+        let provenance = Provenance::collect(std::path::Path::new("."));
+        let variant = VariantRecord {
+            name: "a",
+            command: "true",
+            env: &[],
+            cwd: None,
+        };
+        let (id, variants) = store
+            .begin_experiment(
+                ExperimentKind::Ab,
+                Some("contended"),
+                Some("wall"),
+                &provenance,
+                "{}",
+                &[variant],
+            )
+            .unwrap();
+        for sequence in 1..=4 {
+            store
+                .record_run(
+                    id,
+                    variants[0],
+                    sequence,
+                    0,
+                    false,
+                    &outcome(sequence as f64),
+                )
+                .unwrap();
+        }
+        store.mark_replaced(id, 2..=3).unwrap();
+        id
+    }
+
+    fn walls(runs: &[StoredRun]) -> Vec<f64> {
+        runs.iter().map(|r| r.outcome.wall_s).collect()
+    }
+
+    #[test]
+    fn replaced_runs_are_kept_but_no_reader_of_runs_takes_them() {
+        let store = Store::in_memory().unwrap();
+        let id = experiment_with_replaced_runs(&store);
+        assert_eq!(walls(&store.runs_of(id).unwrap()), [1.0, 4.0]);
+        assert_eq!(walls(&store.replaced_runs_of(id).unwrap()), [2.0, 3.0]);
+        assert_eq!(store.count_runs(id).unwrap(), 2);
+        assert_eq!(store.list_experiments(1, None).unwrap()[0].runs, 2);
+        let history = store.metric_values(Some("contended"), "wall").unwrap();
+        assert_eq!(history[0].values["a"], [1.0, 4.0]);
+        let waits = store.metric_values(Some("contended"), "cpu-wait").unwrap();
+        assert_eq!(waits[0].values["a"], [0.1, 0.4]);
+    }
+
+    #[test]
+    fn copying_a_store_keeps_the_mark_of_replaced_runs() {
+        let from = Store::in_memory().unwrap();
+        let id = experiment_with_replaced_runs(&from);
+        let to = Store::in_memory().unwrap();
+        from.copy_to(&to, &Selection::default()).unwrap();
+        assert_eq!(walls(&to.runs_of(id).unwrap()), [1.0, 4.0]);
+        assert_eq!(walls(&to.replaced_runs_of(id).unwrap()), [2.0, 3.0]);
+    }
+
+    #[test]
+    fn a_run_copied_before_it_was_replaced_is_marked_on_the_next_copy() {
+        let from = Store::in_memory().unwrap();
+        let id = experiment_with_replaced_runs(&from);
+        from.execute("UPDATE runs SET replaced = 0", &[]).unwrap();
+        let to = Store::in_memory().unwrap();
+        from.copy_to(&to, &Selection::default()).unwrap();
+        assert_eq!(to.count_runs(id).unwrap(), 4);
+        from.mark_replaced(id, 2..=3).unwrap();
+        from.copy_to(&to, &Selection::default()).unwrap();
+        assert_eq!(walls(&to.replaced_runs_of(id).unwrap()), [2.0, 3.0]);
+    }
 }

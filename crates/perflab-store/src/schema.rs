@@ -28,7 +28,9 @@ use crate::error::{Error, Result};
 ///    whose process died is marked `incomplete` (see `liveness`).
 /// 3: a stable id (`uid`) of each experiment and run, so that copying
 ///    between stores (`perflab push`, `perflab pull`) stores each once.
-pub(super) const SCHEMA_VERSION: i64 = 3;
+/// 4: runs `replaced` by a new measurement of their block (the contention
+///    rule), kept but left out of every figure.
+pub(super) const SCHEMA_VERSION: i64 = 4;
 
 /// How long a process waits for another one holding the store.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -97,6 +99,13 @@ CREATE UNIQUE INDEX IF NOT EXISTS experiments_by_uid ON experiments(uid);
 CREATE UNIQUE INDEX IF NOT EXISTS runs_by_uid ON runs(uid);
 ";
 
+/// Version 4: a run replaced by a new measurement of its block, because a
+/// run of the block waited for a CPU too long (the contention rule), is
+/// kept and marked; every reader leaves it out. Older runs were all kept.
+const REPLACED_RUNS: &str = "
+ALTER TABLE runs ADD COLUMN replaced {int} NOT NULL DEFAULT 0;
+";
+
 /// Version 2: the process running an experiment, as `liveness` identifies it.
 const OWNER_COLUMNS: &str = "
 ALTER TABLE experiments ADD COLUMN owner_pid {int};
@@ -112,6 +121,7 @@ const MIGRATIONS: &[&[&str]] = &[
     &[EXPERIMENTS_RUNS, attachments::SCHEMA],
     &[OWNER_COLUMNS],
     &[STABLE_IDS],
+    &[REPLACED_RUNS],
 ];
 
 /// Sets up the connection and brings the schema to [`SCHEMA_VERSION`].

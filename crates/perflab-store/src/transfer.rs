@@ -44,8 +44,9 @@ const EXPERIMENT_COLUMNS: &str = "uid, kind, name, status, metric, verdict, chan
     finished_at, cwd, git_commit, git_dirty, host, cpu_model, kernel, perflab_version, config_json, result_json,
     owner_pid, owner_host, owner_boot, owner_pid_ns, owner_start_ticks";
 
-/// The columns of a run copied as they are, after its experiment and variant.
-const RUN_COLUMNS: &str = "uid, sequence, iteration, warmup, finished_at, wall_s, user_s, sys_s, peak_memory_kib, exit_code, signal, outcome, metrics_json, profile_json";
+/// The columns of a run copied as they are, after its experiment and
+/// variant; `uid` first and `replaced` last (see `copy_runs`).
+const RUN_COLUMNS: &str = "uid, sequence, iteration, warmup, finished_at, wall_s, user_s, sys_s, peak_memory_kib, exit_code, signal, outcome, metrics_json, profile_json, replaced";
 
 // Parameters in INSERT ... SELECT are cast: PostgreSQL would take an
 // untyped one in a select list for text.
@@ -235,6 +236,15 @@ impl Store {
                 summary.runs_copied += 1;
             } else {
                 summary.runs_present += 1;
+                // A run copied while its experiment ran may have been
+                // replaced by a new measurement of its block since.
+                let (uid, replaced) = (&params[2], &params[params.len() - 1]);
+                if *replaced == Value::Int(1) {
+                    to.execute(
+                        "UPDATE runs SET replaced = 1 WHERE uid = ?1",
+                        std::slice::from_ref(uid),
+                    )?;
+                }
             }
         }
         Ok(())

@@ -119,7 +119,7 @@ pub fn run_ab(
     let duet = exp.duet.map(|cpus| Duet::new(cpus, executor)).transpose()?;
     let mut state = AbState {
         exp,
-        maker: session.run_maker(RunChecks::of_experiment(exp)),
+        maker: session.run_maker(RunChecks::of_experiment(exp))?,
         variant_ids: session.variant_ids.clone(),
         runs: [Vec::new(), Vec::new()],
         duet,
@@ -134,7 +134,10 @@ pub fn run_ab(
         Ok((stop, evaluation)) => Ok(AbRun {
             runs: state.runs,
             evaluation,
-            header: session.header(stop, machine),
+            header: OutcomeHeader {
+                contention: state.maker.contention.doc(),
+                ..session.header(stop, machine)
+            },
             duet,
         }),
         Err(e) => Err(session.fail(e)),
@@ -257,30 +260,47 @@ impl AbState<'_> {
         Ok(true)
     }
 
-    /// One measured block: A and B in the schedule's order, or together in
-    /// duet mode. False when Ctrl-C stopped it.
+    /// One measured block: A and B in the schedule's order (drawn anew for
+    /// each measurement), or together in duet mode; measured again while
+    /// the contention rule says so. False when Ctrl-C stopped it (the runs
+    /// of a half-done block are kept, as pairs go).
     fn block(
         &mut self,
         executor: &mut dyn Executor,
         schedule: &mut Schedule,
         iteration: usize,
     ) -> Result<bool> {
-        if self.duet.is_some() {
-            let Some(pair) = self.duet_block(executor, iteration, false)? else {
-                return Ok(false);
+        loop {
+            self.maker.begin_block();
+            let mut measured: Vec<(usize, RunOutcome)> = Vec::with_capacity(2);
+            let complete = if self.duet.is_some() {
+                let pair = self.duet_block(executor, iteration, false)?;
+                measured.extend(pair.into_iter().flat_map(|[a, b]| [(0, a), (1, b)]));
+                !measured.is_empty()
+            } else {
+                let mut complete = true;
+                for variant in schedule.next_block() {
+                    match self.perform(executor, variant, iteration, false)? {
+                        Some(run) => measured.push((variant, run)),
+                        None => {
+                            complete = false;
+                            break;
+                        }
+                    }
+                }
+                complete
             };
-            for (runs, run) in self.runs.iter_mut().zip(pair) {
-                runs.push(run);
+            if complete && !self.maker.keep_block(measured.iter().map(|(_, run)| run))? {
+                if let Some(duet) = &mut self.duet {
+                    duet.forget_last_pair();
+                }
+                continue;
             }
-            return Ok(true);
+            for (variant, run) in measured {
+                self.runs[variant].push(run);
+            }
+            return Ok(complete);
         }
-        for variant in schedule.next_block() {
-            let Some(run) = self.perform(executor, variant, iteration, false)? else {
-                return Ok(false);
-            };
-            self.runs[variant].push(run);
-        }
-        Ok(true)
     }
 
     /// A duet block: A and B together; `None` when Ctrl-C stopped it.

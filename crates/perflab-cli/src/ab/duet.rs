@@ -105,6 +105,12 @@ impl Duet {
         Ok(Some([run_a, run_b]))
     }
 
+    /// Forgets the last measured pair, whose block the contention rule
+    /// replaced by a new measurement.
+    pub fn forget_last_pair(&mut self) {
+        self.pairs.pop();
+    }
+
     /// The section of the result document; `None` before the first pair.
     pub fn doc(&self) -> Option<DuetDoc> {
         let mut overlaps: Vec<f64> = self.pairs.iter().map(|p| p.overlap).collect();

@@ -78,7 +78,7 @@ pub fn run_suite(
     let duet = exp.duet.map(|cpus| Duet::new(cpus, executor)).transpose()?;
     let mut state = SuiteState {
         suite,
-        maker: session.run_maker(RunChecks::of_experiment(exp)),
+        maker: session.run_maker(RunChecks::of_experiment(exp))?,
         variant_ids: session.variant_ids.clone(),
         runs: vec![vec![Vec::new(); exp.variants.len()]; suite.scenarios.len()],
         paired: vec![[Vec::new(), Vec::new()]; suite.cells()],
@@ -95,7 +95,10 @@ pub fn run_suite(
             evaluations: state.evaluations()?,
             cell_confidence: state.test.cell_confidence(),
             runs: state.runs,
-            header: session.header(stop, machine),
+            header: OutcomeHeader {
+                contention: state.maker.contention.doc(),
+                ..session.header(stop, machine)
+            },
             duet: state.duet.as_ref().and_then(Duet::doc),
         }),
         Err(e) => Err(session.fail(e)),
@@ -266,12 +269,26 @@ impl SuiteState<'_> {
             return self.duet_block(executor, schedule, s, open);
         }
         let mut block: Vec<usize> = std::iter::once(0).chain(open.iter().copied()).collect();
-        schedule.shuffle(&mut block);
-        for &v in &block {
-            let iteration = self.runs[s][v].len();
-            let Some(run) = self.perform(executor, s, v, iteration, false)? else {
-                return Ok(false);
-            };
+        // Measured again, in a new order, while the contention rule says so.
+        let measured = loop {
+            self.maker.begin_block();
+            schedule.shuffle(&mut block);
+            let mut measured: Vec<(usize, RunOutcome)> = Vec::with_capacity(block.len());
+            for &v in &block {
+                let iteration = self.runs[s][v].len();
+                let Some(run) = self.perform(executor, s, v, iteration, false)? else {
+                    for (v, run) in measured {
+                        self.runs[s][v].push(run);
+                    }
+                    return Ok(false);
+                };
+                measured.push((v, run));
+            }
+            if self.maker.keep_block(measured.iter().map(|(_, run)| run))? {
+                break measured;
+            }
+        };
+        for (v, run) in measured {
             self.runs[s][v].push(run);
         }
         let baseline = self.runs[s][0].last().cloned().expect("the block ran it");
@@ -300,9 +317,18 @@ impl SuiteState<'_> {
         schedule.shuffle(&mut open);
         for v in open {
             let iterations = [self.runs[s][0].len(), self.runs[s][v].len()];
-            let Some([baseline, candidate]) = self.duet_pair(executor, s, v, iterations, false)?
-            else {
-                return Ok(false);
+            // The pair is the block: measured again while the contention rule says so.
+            let [baseline, candidate] = loop {
+                self.maker.begin_block();
+                let Some(pair) = self.duet_pair(executor, s, v, iterations, false)? else {
+                    return Ok(false);
+                };
+                if self.maker.keep_block(&pair)? {
+                    break pair;
+                }
+                if let Some(duet) = &mut self.duet {
+                    duet.forget_last_pair();
+                }
             };
             self.runs[s][0].push(baseline.clone());
             self.runs[s][v].push(candidate.clone());

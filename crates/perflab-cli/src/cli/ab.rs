@@ -123,6 +123,7 @@ impl AbArgs {
             duet: args.duet.then_some(true),
             shield: args.machine.shield()?,
             wait_quiet: args.machine.wait_quiet()?,
+            max_cpu_wait: args.contention.setting()?,
         })
     }
 }

@@ -3,8 +3,8 @@
 //! help cannot drift from what runs.
 
 use perflab_stats::{
-    DEFAULT_CONFIDENCE, DEFAULT_GO, DEFAULT_MAX_RUNS, DEFAULT_MIN_RUNS, DEFAULT_NOGO,
-    EXACT_MAX_RUNS, EXACT_MIN_RUNS,
+    CONTENTION_MAX_REPEATS, DEFAULT_CONFIDENCE, DEFAULT_GO, DEFAULT_MAX_CPU_WAIT, DEFAULT_MAX_RUNS,
+    DEFAULT_MIN_RUNS, DEFAULT_NOGO, EXACT_MAX_RUNS, EXACT_MIN_RUNS,
 };
 
 use crate::sweep::config;
@@ -84,6 +84,17 @@ pub fn confirm_max_runs() -> String {
     )
 }
 
+/// `--max-cpu-wait` of `ab`, `sweep` and `bisect`.
+pub fn max_cpu_wait() -> String {
+    format!(
+        "A block in which a run waited for a CPU (runnable, but other processes had it) for more \
+         than this share of its wall time is measured again, at most {CONTENTION_MAX_REPEATS} times; \
+         the replaced runs are kept in the store, marked, and left out of the result; off turns \
+         the rule off. Runs whose wait is not measured never trigger it [default: {}]",
+        percent(DEFAULT_MAX_CPU_WAIT)
+    )
+}
+
 /// `perflab sweep --confidence`.
 pub fn sweep_confidence() -> String {
     format!("Confidence level of the intervals [default: {DEFAULT_CONFIDENCE}]")
@@ -128,6 +139,11 @@ mod tests {
             wait_quiet().ends_with("without =PRESSURE, 5%]"),
             "{}",
             wait_quiet()
+        );
+        assert!(
+            max_cpu_wait().ends_with("[default: 5%]"),
+            "{}",
+            max_cpu_wait()
         );
     }
 }

@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::error::Error;
 
 mod ab;
+mod contention;
 mod defaults;
 mod machine;
 mod profile;
@@ -25,6 +26,7 @@ mod revisions;
 mod sweep;
 mod transfer;
 
+pub use contention::ContentionArgs;
 pub use decision::DecisionArgs;
 pub use history::HistoryArgs;
 pub use import::ImportArgs;
@@ -296,6 +298,9 @@ pub struct AbArgs {
     /// With a suite file (-f with `[[scenario]]` tables): run only this scenario. Repeatable.
     #[arg(long = "scenario", value_name = "NAME")]
     pub scenarios: Vec<String>,
+    /// The contention rule.
+    #[command(flatten)]
+    pub contention: ContentionArgs,
     /// The shared run options.
     #[command(flatten)]
     pub run: RunOptions,

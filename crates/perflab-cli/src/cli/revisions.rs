@@ -82,6 +82,9 @@ pub struct BisectArgs {
     /// Seed for the order of the variants within each block [default: random].
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+    /// The contention rule of every step.
+    #[command(flatten)]
+    pub contention: super::ContentionArgs,
     /// The shared run options (--json writes the search, not a step).
     #[command(flatten)]
     pub run: RunOptions,

@@ -81,6 +81,9 @@ pub struct SweepArgs {
     /// result].
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+    /// The contention rule: a block is a point's commands, run once each.
+    #[command(flatten)]
+    pub contention: super::ContentionArgs,
     /// The shared run options.
     #[command(flatten)]
     pub run: RunOptions,
@@ -110,6 +113,7 @@ impl From<&SweepArgs> for SweepSettings {
             max_runs: args.max_runs,
             max_time: args.max_time.clone(),
             seed: args.seed,
+            max_cpu_wait: args.contention.max_cpu_wait.clone(),
             warmup: args.run.warmup,
             timeout: args.run.timeout.clone(),
             metrics: args.run.metrics.clone(),

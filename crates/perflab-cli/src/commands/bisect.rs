@@ -16,6 +16,7 @@ use crate::experiment::{Experiment, Settings};
 use crate::progress::progress_for;
 use crate::revisions::{BuiltRevision, RevisionBuilder};
 use perflab_report::bisect::{BISECT_FORMAT, BisectDocument, RemainingDoc, RevisionDoc, StepDoc};
+use perflab_report::sections::cpu_wait::contention_line;
 use perflab_report::write_text;
 use perflab_store::Store;
 use perflab_store::provenance::VariantRevision;
@@ -117,6 +118,9 @@ pub fn bisect<E: Executor>(
             "{}",
             BisectDocument::step_line(steps.len() + 1, &doc, &metric_name, better).trim_end()
         );
+        if let Some(line) = &step.contention {
+            println!("  {line}");
+        }
         steps.push(doc);
         Ok::<_, Error>(judgement)
     })?;
@@ -185,6 +189,7 @@ fn step_settings(args: &BisectArgs, step_confidence: f64) -> Result<Settings> {
         max_runs: args.max_runs,
         seed: args.seed,
         machine: args.machine.clone(),
+        contention: args.contention.clone(),
         run: RunOptions {
             json: None,
             markdown: None,
@@ -204,6 +209,8 @@ struct StepOutcome {
     ci: Option<[f64; 2]>,
     runs: usize,
     experiment_id: Option<i64>,
+    /// What the contention rule did, when it measured a block again.
+    contention: Option<String>,
 }
 
 /// One A/B of the candidate against GOOD, stored like any `perflab ab`.
@@ -246,6 +253,7 @@ fn run_step<E: Executor>(
             ci: decision.map(|d| d.ci),
             runs: ab.runs[0].len().min(ab.runs[1].len()),
             experiment_id: ab.header.experiment_id,
+            contention: contention_line(&doc),
         },
         ab.header.stop,
     ))

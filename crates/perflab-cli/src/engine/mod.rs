@@ -11,7 +11,10 @@
 //! private folder for the runs' profiles; a [`RunMaker`] turns each
 //! [`RunRequest`] into a run, stores it as it finishes and checks it; the
 //! outcome starts with an [`OutcomeHeader`]; on an error the experiment is
-//! marked incomplete and the error says how many runs are kept.
+//! marked incomplete and the error says how many runs are kept. The run
+//! maker also applies the contention rule ([`contention`]): a block in
+//! which a run waited for a CPU too long is measured again, its runs kept
+//! in the store, marked replaced.
 //! [`RunLimits`](crate::experiment::RunLimits) are the limits every
 //! engine stops at (part of the validated configuration), and the engines
 //! report through the [`Progress`] and [`SweepProgress`] traits, which the
@@ -19,6 +22,7 @@
 //! the same [`QuietGate`] whether to start it (`--wait-quiet`).
 
 pub mod config;
+pub mod contention;
 pub mod progress;
 pub mod quiet;
 pub mod runs;
@@ -28,6 +32,7 @@ use std::path::Path;
 pub use config::{
     AbConfig, DecisionConfig, ExperimentConfig, ModeConfig, SuiteConfig, SweepConfig,
 };
+pub use contention::Contention;
 pub use perflab_runner::Schedule;
 pub use progress::{
     DecisionSoFar, NoProgress, PointProgress, Progress, SweepProgress, SweepStatus,
@@ -35,6 +40,7 @@ pub use progress::{
 pub use quiet::{Gate, QuietGate};
 pub use runs::{RunChecks, RunMaker, RunRequest, failed_run, missing_metric};
 
+use perflab_format::contention::ContentionDoc;
 use perflab_format::machine::MachineDoc;
 use perflab_format::vocabulary::{ExperimentKind, ResultStatus};
 
@@ -70,6 +76,8 @@ pub struct OutcomeHeader<Stop = StopReason> {
     pub provenance: Provenance,
     /// The machine's state during the runs, where it was watched.
     pub machine: Option<MachineDoc>,
+    /// What the contention rule did (see [`Contention::doc`]).
+    pub contention: Option<ContentionDoc>,
 }
 
 impl OutcomeHeader {
@@ -151,15 +159,17 @@ impl<'a> Session<'a> {
         })
     }
 
-    /// The run maker of this experiment, checking runs as `checks` say.
-    pub fn run_maker(&self, checks: RunChecks<'a>) -> RunMaker<'a> {
-        RunMaker {
+    /// The run maker of this experiment, checking runs as `checks` say
+    /// and applying their contention rule.
+    pub fn run_maker(&self, checks: RunChecks<'a>) -> Result<RunMaker<'a>> {
+        Ok(RunMaker {
+            contention: Contention::new(checks.max_cpu_wait)?,
             checks,
             store: self.store,
             experiment_id: self.experiment_id,
             sequence: 0,
             profile_dir: self.profiles.path().to_path_buf(),
-        }
+        })
     }
 
     /// The store's record of variant `index` (of the plan's records).
@@ -175,6 +185,7 @@ impl<'a> Session<'a> {
             seed: self.schedule.seed(),
             provenance: self.provenance.clone(),
             machine,
+            contention: None,
         }
     }
 

@@ -186,6 +186,7 @@ mod tests {
             max_time,
             warmup: 0,
             timeout: None,
+            max_cpu_wait: None,
         }
     }
 

@@ -11,6 +11,7 @@ use perflab_runner::{
     CpuSet, Executor, ExitState, MetricExtractor, RunOutcome, RunSpec, interrupted,
 };
 
+use super::contention::Contention;
 use crate::error::{Error, Result};
 use crate::expectations::{Expectations, check};
 use crate::experiment::{Experiment, Variant};
@@ -38,6 +39,8 @@ pub struct RunChecks<'a> {
     /// Whether messages call a run's name a variant (`run 3 of variant "B"`)
     /// or give it alone (a sweep's `run 3 of "prog n=10"`).
     pub says_variant: bool,
+    /// The contention rule's threshold (`None`: off), see [`Contention`].
+    pub max_cpu_wait: Option<f64>,
 }
 
 impl<'a> RunChecks<'a> {
@@ -53,6 +56,7 @@ impl<'a> RunChecks<'a> {
             metrics: exp.measured_metrics().map(|m| m.name.as_str()).collect(),
             expect: &exp.expect,
             says_variant: true,
+            max_cpu_wait: exp.limits.max_cpu_wait,
         }
     }
 }
@@ -69,6 +73,8 @@ pub struct RunMaker<'a> {
     pub sequence: usize,
     /// Where instrumented runs write their profiles.
     pub profile_dir: PathBuf,
+    /// The contention rule and what it did so far.
+    pub contention: Contention,
 }
 
 /// Which run to make.
@@ -89,6 +95,24 @@ pub struct RunRequest<'r> {
 }
 
 impl RunMaker<'_> {
+    /// A block begins (or a new measurement of it): its runs are those
+    /// made from now until [`RunMaker::keep_block`].
+    pub fn begin_block(&mut self) {
+        self.contention.begin(self.sequence);
+    }
+
+    /// Whether to keep the block begun with [`RunMaker::begin_block`], whose
+    /// measured runs are `runs`, by the contention rule: false when it is
+    /// to be measured again (its runs are then marked replaced in the
+    /// store), true otherwise (also after the rule's bound of repeats).
+    pub fn keep_block<'r>(
+        &mut self,
+        runs: impl IntoIterator<Item = &'r RunOutcome>,
+    ) -> Result<bool> {
+        let store = self.store.zip(self.experiment_id);
+        self.contention.keep(runs, self.sequence, store)
+    }
+
     /// One run; `None` when Ctrl-C stopped it (such a run is not kept).
     pub fn perform(
         &mut self,

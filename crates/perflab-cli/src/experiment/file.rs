@@ -58,6 +58,7 @@ use regex::Regex;
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::limits::MaxCpuWait;
 use super::pin::parse_pin;
 use super::settings::{ScenarioSettings, Settings, VariantSettings, parse_better};
 use super::shielding::{DEFAULT_QUIET_PRESSURE, QuietSetting, parse_shield, parse_wait_quiet};
@@ -90,6 +91,7 @@ struct FileDoc {
     duet: Option<bool>,
     shield: Option<Spanned<String>>,
     wait_quiet: Option<Spanned<toml::Value>>,
+    max_cpu_wait: Option<Spanned<toml::Value>>,
     #[serde(default)]
     keep_env: Vec<String>,
     expect: Option<Spanned<BTreeMap<String, String>>>,
@@ -393,6 +395,22 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
         duet: doc.duet,
         shield,
         wait_quiet,
+        max_cpu_wait: doc
+            .max_cpu_wait
+            .as_ref()
+            .map(|v| {
+                let parsed = match v.get_ref() {
+                    toml::Value::String(s) => MaxCpuWait::parse(s, "max_cpu_wait"),
+                    toml::Value::Integer(i) => MaxCpuWait::share(*i as f64 / 100.0, "max_cpu_wait"),
+                    toml::Value::Float(f) => MaxCpuWait::share(f / 100.0, "max_cpu_wait"),
+                    _ => Err(Error::usage(
+                        "max_cpu_wait",
+                        "give a share like \"5%\", a number of percent, or \"off\"",
+                    )),
+                };
+                parsed.map_err(|e| at(Some(v.span()), e.to_string()))
+            })
+            .transpose()?,
     })
 }
 
@@ -452,6 +470,23 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.starts_with("exp/perflab.toml:1:6"), "{err}");
+    }
+
+    #[test]
+    fn max_cpu_wait_is_a_share_a_number_of_percent_or_off_and_a_bad_one_is_pointed_at() {
+        let rule = |value: &str| parse(&format!("max_cpu_wait = {value}\n{TWO}"));
+        assert_eq!(
+            rule("\"2%\"").unwrap().max_cpu_wait,
+            Some(MaxCpuWait::Share(0.02))
+        );
+        assert_eq!(
+            rule("10").unwrap().max_cpu_wait,
+            Some(MaxCpuWait::Share(0.1))
+        );
+        assert_eq!(rule("\"off\"").unwrap().max_cpu_wait, Some(MaxCpuWait::Off));
+        let err = rule("\"0%\"").unwrap_err().to_string();
+        assert!(err.starts_with("exp/perflab.toml:1:16"), "{err}");
+        assert!(err.contains("max_cpu_wait") && err.contains("off"), "{err}");
     }
 
     #[test]

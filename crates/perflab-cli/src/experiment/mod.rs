@@ -17,7 +17,7 @@ use perflab_stats::{
     Better, ConfidenceSequence, GuardLimit, SequentialConfig, Thresholds, tuned_confidence_sequence,
 };
 
-pub use limits::RunLimits;
+pub use limits::{MaxCpuWait, RunLimits};
 pub use settings::{Settings, parse_better, parse_env, parse_guard, validated_decision};
 
 use perflab_runner::{CommandLine, MetricExtractor, builtin_metric};

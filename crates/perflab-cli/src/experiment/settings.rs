@@ -14,7 +14,7 @@ use super::pin::{PinSetting, checked_pin};
 use super::shielding::{QuietSetting, checked_wait_quiet, pin_within_shield};
 use super::{
     COUNTED_MAX_RUNS, COUNTED_MIN_RUNS, DEFAULT_CONFIDENCE, DEFAULT_MAX_RUNS, DEFAULT_MIN_RUNS,
-    Experiment, Guard, MetricChoice, RunLimits, Variant,
+    Experiment, Guard, MaxCpuWait, MetricChoice, RunLimits, Variant,
 };
 use crate::error::{Error, Result};
 use crate::expectations::Expectations;
@@ -118,6 +118,8 @@ pub struct Settings {
     pub shield: Option<PinSetting>,
     /// Wait for a quiet machine before each block, below this CPU pressure.
     pub wait_quiet: Option<QuietSetting>,
+    /// The contention rule's threshold, or off.
+    pub max_cpu_wait: Option<MaxCpuWait>,
 }
 
 /// The thresholds and confidence level with their defaults, checked.
@@ -239,7 +241,8 @@ impl Settings {
             pin,
             duet,
             shield,
-            wait_quiet
+            wait_quiet,
+            max_cpu_wait
         );
         self.metrics.extend(over.metrics);
         self.keep_env.extend(over.keep_env);
@@ -421,6 +424,12 @@ impl Settings {
                 max_time: self.max_time,
                 warmup: self.warmup.unwrap_or(if counting { 0 } else { 1 }),
                 timeout: self.timeout,
+                // Instruction counts do not suffer from waiting for a CPU:
+                // the rule is off for them unless asked for.
+                max_cpu_wait: match self.max_cpu_wait {
+                    None if counting => None,
+                    setting => MaxCpuWait::threshold(setting),
+                },
             },
             extractor: Arc::new(MetricExtractor::from_pairs(self.metrics)),
             ignore_failure: self.ignore_failure.unwrap_or(false),

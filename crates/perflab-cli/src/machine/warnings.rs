@@ -1,10 +1,11 @@
 //! What the machine's state and the runs' order tell a reader to check
 //! before trusting a result: another busy process, a hypervisor stealing
-//! time, and drift over run order (the same check `perflab compare` makes
-//! on samples that were not interleaved).
+//! time, runs that waited for a CPU, and drift over run order (the same
+//! check `perflab compare` makes on samples that were not interleaved).
 
 use perflab_format::machine::MachineDoc;
 use perflab_format::result::VariantDoc;
+use perflab_report::sections::cpu_wait::share;
 use perflab_runner::CpuSet;
 use perflab_stats::{DRIFT_MIN_CHANGE, DRIFT_SIGNIFICANCE, RunOrderTrend, run_order_trend};
 
@@ -16,6 +17,32 @@ pub const LOAD_PER_CPU_WARNING: f64 = 0.5;
 /// The steal share above which a hypervisor's other guests took enough
 /// time to show in the runs ("a few percent").
 pub const STEAL_WARNING: f64 = 0.02;
+
+/// The share of its wall time a variant's median run may wait for a CPU
+/// before the result warns: a median run that waited more than 2% was
+/// slowed by more than twice the default GO threshold (1%) by other
+/// processes alone, which no interleaving takes back from the figures.
+pub const MEDIAN_CPU_WAIT_WARNING: f64 = 0.02;
+
+/// A warning for each variant whose median run waited for a CPU for more
+/// than [`MEDIAN_CPU_WAIT_WARNING`] of its wall time, with the figures.
+pub fn cpu_wait_warnings(variants: &[VariantDoc]) -> Vec<String> {
+    variants
+        .iter()
+        .filter_map(|v| Some((v, v.cpu_wait.as_ref()?)))
+        .filter(|(_, w)| w.median_share > MEDIAN_CPU_WAIT_WARNING)
+        .map(|(v, w)| {
+            format!(
+                "the median run of \"{}\" waited for a CPU {} of its wall time (worst {}): the \
+                 machine was busy, and other processes' bursts slow runs unevenly; quiet the \
+                 machine, or see --shield / --wait-quiet",
+                v.name,
+                share(w.median_share),
+                share(w.worst_share)
+            )
+        })
+        .collect()
+}
 
 /// Warnings about the machine's state during an experiment.
 pub fn machine_warnings(machine: &MachineDoc) -> Vec<String> {
@@ -183,6 +210,7 @@ mod tests {
             summary: crate::result_document::summary_doc(&samples).unwrap(),
             samples,
             run_details: Vec::new(),
+            cpu_wait: None,
         };
         let variants = [doc("old", drifting), doc("new", steady)];
         let w = sequential_drift_warnings(&variants, "wall");
@@ -202,5 +230,38 @@ mod tests {
             "{}",
             w[0]
         );
+    }
+
+    #[test]
+    fn a_variant_whose_median_run_waited_over_two_percent_is_named_with_its_figures() {
+        let variant = |name: &str, median_share, worst_share| VariantDoc {
+            name: name.into(),
+            command: None,
+            env: Default::default(),
+            runs: 3,
+            summary: crate::result_document::summary_doc(&[1.0, 1.0, 1.0]).unwrap(),
+            samples: vec![1.0; 3],
+            run_details: Vec::new(),
+            cpu_wait: Some(perflab_format::contention::CpuWaitDoc {
+                runs: 3,
+                median_share,
+                worst_share,
+            }),
+        };
+        let w = cpu_wait_warnings(&[
+            variant("A", 0.004, 0.3),
+            variant("B", 0.073, 0.31),
+            variant("C", 0.02, 0.02),
+        ]);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].starts_with(
+                "the median run of \"B\" waited for a CPU 7.3% of its wall time (worst 31%): the \
+                 machine was busy"
+            ),
+            "{}",
+            w[0]
+        );
+        assert!(w[0].ends_with("see --shield / --wait-quiet"), "{}", w[0]);
     }
 }

@@ -11,7 +11,7 @@ use super::template::Template;
 use crate::error::{Error, Result};
 use crate::experiment::pin::PinSetting;
 use crate::experiment::shielding::{checked_wait_quiet, parse_shield, parse_wait_quiet};
-use crate::experiment::{MetricChoice, RunLimits, parse_better, parse_env};
+use crate::experiment::{MaxCpuWait, MetricChoice, RunLimits, parse_better, parse_env};
 use perflab_report::units::{parse_duration, parse_percent};
 
 /// The variant name of a command at a point, in messages and the store.
@@ -64,6 +64,8 @@ pub struct SweepSettings {
     pub max_time: Option<String>,
     /// Seed of the visiting order.
     pub seed: Option<u64>,
+    /// The contention rule's threshold (`5%`, `off`), as given.
+    pub max_cpu_wait: Option<String>,
     /// Warm-up runs, if given.
     pub warmup: Option<usize>,
     /// Per-run timeout, as a duration text.
@@ -255,6 +257,12 @@ impl Sweep {
                 max_time: duration(&args.max_time, "--max-time")?,
                 warmup: args.warmup.unwrap_or(1),
                 timeout: duration(&args.timeout, "--timeout")?,
+                max_cpu_wait: MaxCpuWait::threshold(
+                    args.max_cpu_wait
+                        .as_deref()
+                        .map(|text| MaxCpuWait::parse(text, "--max-cpu-wait"))
+                        .transpose()?,
+                ),
             },
             extractor: Arc::new(MetricExtractor::from_definitions(&args.metrics)?),
             ignore_failure: args.ignore_failure,

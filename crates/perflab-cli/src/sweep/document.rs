@@ -20,7 +20,7 @@ use super::series::{PointFigures, Series, series};
 use super::state::SweepState;
 use crate::error::{Result, to_json};
 use crate::result_document::{
-    interval_doc, metric_info, provenance_map, result_document, variant_doc,
+    attach_cpu_wait, interval_doc, metric_info, provenance_map, result_document, variant_doc,
 };
 use perflab_store::Store;
 
@@ -129,6 +129,7 @@ pub fn sweep_document(sweep: &Sweep, state: &SweepState) -> Result<SweepDocument
     ));
     // A sweep watches no machine state; its shield and waits, if any.
     result.machine = state.header.machine.clone();
+    attach_cpu_wait(&mut result, state.header.contention.clone());
     Ok(SweepDocument {
         result,
         sweep: SweepDoc {

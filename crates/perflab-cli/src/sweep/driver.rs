@@ -86,7 +86,8 @@ pub fn run_sweep(
             metrics: vec![sweep.metric.name.as_str()],
             expect: &nothing_expected,
             says_variant: false,
-        }),
+            max_cpu_wait: sweep.limits.max_cpu_wait,
+        })?,
         variant_ids: session.variant_ids.clone(),
     };
     let mut quiet = QuietGate::new(sweep.wait_quiet);
@@ -141,6 +142,7 @@ pub fn run_sweep(
             let n = point.runs.iter().map(Vec::len).min().unwrap_or(0);
             if rule.stop(n, point.widest).is_some() {
                 point.done = true;
+                state.header.contention = visit.maker.contention.doc();
                 checkpoint(&state)?;
             }
             progress.update(&status(sweep, &state, p, started.elapsed().as_secs_f64()));
@@ -151,6 +153,7 @@ pub fn run_sweep(
     if let Some(waits) = quiet.doc() {
         state.header.machine.get_or_insert_default().quiet_wait = Some(waits);
     }
+    state.header.contention = visit.maker.contention.doc();
     Ok(state)
 }
 
@@ -241,13 +244,20 @@ impl Visit<'_> {
             state.warmed = true;
         }
         let iteration = state.runs[0].len();
-        let mut outcomes = Vec::with_capacity(commands);
-        for c in schedule.next_block() {
-            let Some(run) = self.run(executor, p, c, iteration, false)? else {
-                return Ok(false);
-            };
-            outcomes.push((c, run));
-        }
+        // Measured again, in a new order, while the contention rule says so.
+        let outcomes = loop {
+            self.maker.begin_block();
+            let mut outcomes = Vec::with_capacity(commands);
+            for c in schedule.next_block() {
+                let Some(run) = self.run(executor, p, c, iteration, false)? else {
+                    return Ok(false);
+                };
+                outcomes.push((c, run));
+            }
+            if self.maker.keep_block(outcomes.iter().map(|(_, run)| run))? {
+                break outcomes;
+            }
+        };
         // A block is kept whole or not at all, so runs stay paired across commands.
         for (c, run) in outcomes {
             state.seconds += run.wall_s;

@@ -8,6 +8,7 @@ use assert_cmd::Command;
 use perflab_cli::experiment::Settings;
 use perflab_cli::experiment::settings::VariantSettings;
 
+pub mod burners;
 pub mod commits;
 pub mod harnesses;
 pub mod history;

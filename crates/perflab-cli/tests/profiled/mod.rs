@@ -267,6 +267,7 @@ pub fn store_instruction_counts(store: &Store, provenance: &Provenance) -> i64 {
             seed: 1,
             provenance: provenance.clone(),
             machine: None,
+            contention: None,
         },
         duet: None,
     };

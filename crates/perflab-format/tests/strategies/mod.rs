@@ -7,6 +7,7 @@ pub mod measured;
 
 use std::collections::BTreeMap;
 
+use perflab_format::contention::{ContentionDoc, CpuWaitDoc};
 use perflab_format::duet::{DuetDoc, DuetPairDoc};
 use perflab_format::history::{
     ChangePointDoc, ConfirmationDoc, HISTORY_FORMAT, Judgement, MetricHistory, Step, VariantHistory,
@@ -104,9 +105,28 @@ prop_compose! {
     pub fn variant()(
         name in text(), command in of(text()), env in btree_map(text(), text(), 0..3),
         runs in any::<usize>(), summary in summary(), samples in vec(num(), 0..5),
-        run_details in vec(run(), 0..3),
+        run_details in vec(run(), 0..3), cpu_wait in of(cpu_wait()),
     ) -> VariantDoc {
-        VariantDoc { name, command, env, runs, summary, samples, run_details }
+        VariantDoc { name, command, env, runs, summary, samples, run_details, cpu_wait }
+    }
+}
+
+prop_compose! {
+    /// A variant's CPU wait.
+    pub fn cpu_wait()(runs in any::<usize>(), shares in (num(), num())) -> CpuWaitDoc {
+        CpuWaitDoc { runs, median_share: shares.0, worst_share: shares.1 }
+    }
+}
+
+prop_compose! {
+    /// What the contention rule did.
+    pub fn contention()(
+        max_cpu_wait in num(), counts in (any::<usize>(), any::<usize>(), any::<usize>(), any::<usize>()),
+    ) -> ContentionDoc {
+        ContentionDoc {
+            max_cpu_wait, max_repeats: counts.0, blocks_measured_again: counts.1,
+            runs_replaced: counts.2, blocks_kept_contended: counts.3,
+        }
     }
 }
 
@@ -202,6 +222,7 @@ prop_compose! {
         ),
         profile_warnings in vec(text(), 0..2), seed in of(any::<u64>()),
         provenance in of(provenance()), machine in of(machine()), duet in of(duet()),
+        contention in of(contention()),
     ) -> ResultDocument {
         ResultDocument {
             format: RESULT_FORMAT.into(), kind, name, experiment_id, status, metric,
@@ -209,7 +230,7 @@ prop_compose! {
             change: decision.as_ref().map(|d| d.change),
             ci: decision.as_ref().map(|d| d.ci),
             decision, guards, variants, spans, warnings, counters, gauges, locks,
-            profile_warnings, seed, provenance, machine, duet,
+            profile_warnings, seed, provenance, machine, duet, contention,
         }
     }
 }

@@ -29,6 +29,7 @@ use charts::sweep::sweep_charts;
 use escape::esc;
 
 use crate::page::{ExperimentReport, ReportData};
+use crate::sections::cpu_wait::cpu_wait_lines;
 use crate::sections::duet::duet_line;
 use crate::sections::machine::machine_line;
 use crate::sections::provenance::provenance_line;
@@ -92,6 +93,9 @@ fn experiment_html(e: &ExperimentReport, out: &mut String, chart_id: &mut usize)
             esc(&duet_line(duet))
         );
     }
+    for line in e.result.iter().flat_map(cpu_wait_lines) {
+        let _ = write!(out, r#"<p class="provenance">{}</p>"#, esc(&line));
+    }
     if let Some(why) = &e.missing {
         let _ = write!(
             out,
@@ -108,6 +112,9 @@ fn experiment_html(e: &ExperimentReport, out: &mut String, chart_id: &mut usize)
                 out.push_str(&chart);
             }
             out.push_str(&tables::sweep_table(sweep));
+            for w in &sweep.result.warnings {
+                let _ = write!(out, r#"<p class="note">Warning: {}</p>"#, esc(w));
+            }
         }
         (None, Some(suite), _) => out.push_str(&suite::suite_html(suite)),
         (None, None, Some(result)) => {

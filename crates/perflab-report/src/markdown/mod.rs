@@ -18,6 +18,7 @@ use perflab_format::vocabulary::ResultStatus;
 pub use page::report_markdown;
 
 use super::Render;
+use crate::sections::cpu_wait::cpu_wait_lines;
 use crate::sections::machine::machine_state_lines;
 use crate::sections::{decision_sentence, guard_change, thresholds, value};
 use crate::units::format_share;
@@ -123,6 +124,9 @@ pub fn markdown_body(doc: &ResultDocument) -> String {
             if let Some(note) = &d.runs_needed_note {
                 let _ = writeln!(out, "Next: {note}.");
             }
+        }
+        for line in cpu_wait_lines(doc) {
+            let _ = writeln!(out, "\n{}", cell(&line));
         }
         for w in &doc.warnings {
             let _ = writeln!(out, "\n> Warning: {}", cell(w));

@@ -44,6 +44,9 @@ pub fn suite_markdown_body(doc: &SuiteDocument) -> String {
         cell_meaning(doc),
         verdict_rule(doc)
     );
+    for line in crate::sections::cpu_wait::cpu_wait_lines(&doc.result) {
+        let _ = writeln!(out, "\n{}", cell(&line));
+    }
     for w in &doc.result.warnings {
         let _ = writeln!(out, "\n> Warning: {}", cell(w));
     }

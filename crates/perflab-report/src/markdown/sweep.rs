@@ -90,7 +90,11 @@ pub fn sweep_markdown_body(doc: &SweepDocument) -> String {
             }
         }
     }
-    let warnings = fixed_part_warnings(doc);
+    for line in crate::sections::cpu_wait::cpu_wait_lines(&doc.result) {
+        let _ = writeln!(out, "\n{}", cell(&line));
+    }
+    let mut warnings = fixed_part_warnings(doc);
+    warnings.extend(doc.result.warnings.iter().cloned());
     if !warnings.is_empty() {
         let _ = writeln!(out);
         for warning in warnings {

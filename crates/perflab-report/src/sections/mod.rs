@@ -2,6 +2,7 @@
 //! words that the terminal, Markdown and HTML forms each lay out in their
 //! own way, computed once here so that the forms cannot disagree.
 
+pub mod cpu_wait;
 pub mod duet;
 pub mod fixed_cost;
 pub mod history;

@@ -14,6 +14,7 @@ use perflab_format::result::ResultDocument;
 use perflab_format::vocabulary::ResultStatus;
 
 use super::Render;
+use crate::sections::cpu_wait::cpu_wait_lines;
 use crate::sections::duet::duet_line;
 use crate::sections::machine::machine_state_lines;
 use crate::sections::{decision_sentence, guard_change, value};
@@ -100,6 +101,9 @@ impl Render for TerminalReport {
         }
         if let Some(duet) = &doc.duet {
             let _ = writeln!(out, "  {}", duet_line(duet));
+        }
+        for line in cpu_wait_lines(doc) {
+            let _ = writeln!(out, "  {line}");
         }
         out.push_str(&warnings_terminal(&doc.warnings));
         for w in doc.machine.iter().flat_map(machine_state_lines) {

@@ -79,6 +79,9 @@ pub fn suite_terminal(doc: &SuiteDocument) -> String {
     if let Some(duet) = &doc.result.duet {
         let _ = writeln!(out, "{}", crate::sections::duet::duet_line(duet));
     }
+    for line in crate::sections::cpu_wait::cpu_wait_lines(&doc.result) {
+        let _ = writeln!(out, "{line}");
+    }
     for w in &doc.result.warnings {
         let _ = writeln!(out, "warning: {w}");
     }

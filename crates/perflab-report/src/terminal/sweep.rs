@@ -68,7 +68,13 @@ pub fn sweep_terminal(doc: &SweepDocument) -> String {
             );
         }
     }
+    for line in crate::sections::cpu_wait::cpu_wait_lines(&doc.result) {
+        let _ = writeln!(out, "  {line}");
+    }
     for warning in fixed_part_warnings(doc) {
+        let _ = writeln!(out, "  warning: {warning}");
+    }
+    for warning in &doc.result.warnings {
         let _ = writeln!(out, "  warning: {warning}");
     }
     for note in notes(doc) {

@@ -1,6 +1,7 @@
 //! Sequential decisions: the A/B procedure that adds one interleaved pair of
 //! runs at a time and stops as soon as its interval decides, for one
-//! comparison or for every cell of a suite.
+//! comparison or for every cell of a suite, and the contention rule that
+//! measures again a block in which a run waited for a CPU.
 //!
 //! Method: confidence sequences, intervals valid at every look: the
 //! asymptotic sequence for a mean (Waudby-Smith, Arbour, Sinha, Kennedy &
@@ -13,6 +14,7 @@
 
 pub mod confidence_sequence;
 pub mod config;
+pub mod contention;
 pub mod paired;
 pub mod procedure;
 pub mod robust_sequence;

@@ -2,6 +2,7 @@
 //! the `decision_simulation` benchmark (which includes this file by path).
 #![allow(dead_code)]
 
+pub mod contention;
 pub mod series;
 pub mod suite;
 
