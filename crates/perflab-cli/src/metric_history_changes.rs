@@ -59,10 +59,14 @@ pub fn store_changes(
         skipped: Vec::new(),
     };
     let mut judged_hosts = std::collections::BTreeSet::new();
-    // The A/Bs confirming change points make no series of their own.
+    // The A/Bs confirming change points make no series of their own; nor
+    // does the runs' CPU wait unless asked for: it is the machine's, not
+    // the code's, and a busier machine is no regression of the code.
+    let machine_metric =
+        |metric: &str| [perflab_runner::CPU_WAIT, perflab_runner::CPU_WAIT_FULL].contains(&metric);
     let wanted = |name: &Option<String>, metric: &str| {
         !is_confirmation(name.as_deref())
-            && only.0.is_none_or(|m| m == metric)
+            && only.0.map_or(!machine_metric(metric), |m| m == metric)
             && only.1.is_none_or(|n| name.as_deref() == Some(n))
     };
     for (name, metric) in store.named_metrics()? {

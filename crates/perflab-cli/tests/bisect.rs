@@ -101,6 +101,9 @@ fn an_undecided_step_is_repeated_with_more_runs_then_the_remaining_range_is_give
             "bisect", "--good", "HEAD~4", "--bad", "HEAD", "--build", BUILD,
         ])
         .args(["--measure", "work", "--better", "lower", "--max-runs", "10"])
+        // The swings alternate run after run: a block measured again on a
+        // busy machine would shift them between A and B.
+        .args(["--max-cpu-wait", "off"])
         .args(["--quiet", "--json", "bisect.json", "--", "./app"])
         .output()
         .unwrap();

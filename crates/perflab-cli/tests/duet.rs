@@ -60,6 +60,10 @@ fn duet_args() -> Vec<&'static str> {
         "--env-b",
         "SIDE=B",
         "--duet",
+        // Every run is recorded: a block measured again on a busy machine
+        // would add runs.
+        "--max-cpu-wait",
+        "off",
         "--min-runs",
         "3",
         "--max-runs",
@@ -129,7 +133,7 @@ fn duet_in_an_experiment_file_reaches_the_runs() {
     s.write(
         "perflab.toml",
         &format!(
-            "duet = true\nmin_runs = 2\nmax_runs = 2\nwarmup = 0\n\
+            "duet = true\nmin_runs = 2\nmax_runs = 2\nwarmup = 0\nmax_cpu_wait = \"off\"\n\
              [[variant]]\ncommand = \"{record}\"\nenv = {{ SIDE = \"A\" }}\n\
              [[variant]]\ncommand = \"{record}\"\nenv = {{ SIDE = \"B\" }}\n"
         ),
@@ -157,7 +161,7 @@ fn in_a_suite_duet_runs_start_each_candidate_together_with_the_baseline() {
     s.write(
         "suite.toml",
         &format!(
-            "duet = true\nmin_runs = 2\nmax_runs = 2\nwarmup = 0\n\
+            "duet = true\nmin_runs = 2\nmax_runs = 2\nwarmup = 0\nmax_cpu_wait = \"off\"\n\
              [[variant]]\nname = \"a\"\nenv = {{ SIDE = \"A\" }}\n\
              [[variant]]\nname = \"b\"\nenv = {{ SIDE = \"B\" }}\n\
              [[scenario]]\nname = \"x\"\ncommand = \"{record}\"\n"

@@ -126,7 +126,7 @@ impl Output {
     /// Reads `--output`: `pipe`, `null`, `inherit`, or a file's path.
     pub fn parse(text: &str) -> Self {
         match text {
-            "pipe" => Output::Pipe,
+            "" | "pipe" => Output::Pipe,
             "null" => Output::Null,
             "inherit" => Output::Inherit,
             path => Output::File(PathBuf::from(path)),

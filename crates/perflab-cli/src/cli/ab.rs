@@ -100,7 +100,7 @@ impl AbArgs {
             cwd: args.run.cwd.clone(),
             ignore_failure: args.run.ignore_failure.then_some(true),
             keep_children: args.run.keep_children.then_some(true),
-            output: (args.run.output != "pipe").then(|| args.run.output()),
+            output: Some(args.run.output()).filter(|o| *o != perflab_runner::Output::Pipe),
             metrics,
             guards: args
                 .guards

@@ -15,7 +15,7 @@
 //!   changes.
 //!
 //! Everything a shield will change is read and written to a state file
-//! (`shield.json` in [`run_dir`](super::run_dir::run_dir)) with the owner's
+//! (`shield.json` in [`run_dir`](super::run_dir)) with the owner's
 //! pid before anything changes. The owner undoes it when the experiment
 //! ends, fails or is interrupted ([`Shield`] undoes it when dropped); if
 //! the owner is killed (`kill -9`, a crash), the next perflab command finds
