@@ -53,6 +53,9 @@ fn every_run_of_a_pinned_experiment_sees_only_the_pinned_cpu() {
             "--min-runs",
             "3",
         ])
+        // Every run is recorded: a block measured again on a busy machine
+        // would add runs.
+        .args(["--max-cpu-wait", "off"])
         .args(["--quiet", "--json", "r.json"])
         .output()
         .unwrap();
@@ -92,7 +95,7 @@ fn the_pin_of_an_experiment_file_reaches_the_runs() {
     s.write(
         "perflab.toml",
         &format!(
-            "pin = \"{cpu}\"\nmin_runs = 2\nmax_runs = 2\nwarmup = 0\n\
+            "pin = \"{cpu}\"\nmin_runs = 2\nmax_runs = 2\nwarmup = 0\nmax_cpu_wait = \"off\"\n\
              [[variant]]\ncommand = \"{RECORD_CPUS}\"\n[[variant]]\ncommand = \"{RECORD_CPUS}\"\n"
         ),
     );
@@ -169,7 +172,7 @@ fn the_runs_of_a_suite_are_pinned_and_its_result_records_the_pin() {
     s.write(
         "suite.toml",
         &format!(
-            "pin = \"{cpu}\"\nmin_runs = 2\nmax_runs = 2\nwarmup = 0\n\
+            "pin = \"{cpu}\"\nmin_runs = 2\nmax_runs = 2\nwarmup = 0\nmax_cpu_wait = \"off\"\n\
              [[variant]]\nname = \"a\"\n[[variant]]\nname = \"b\"\n\
              [[scenario]]\nname = \"x\"\ncommand = \"{RECORD_CPUS}\"\n"
         ),

@@ -46,6 +46,8 @@ fn investigate(s: &Scratch, store: &str) -> Vec<(String, String)> {
                 "ab", "--quiet", "--name", "cmp", "--better", "higher", "--seed", "7",
             ])
             .args(["--min-runs", "5", "--max-runs", "12", "--warmup", "0"])
+            // The same runs on both stores, however busy the machine.
+            .args(["--max-cpu-wait", "off"])
             .args(["--json", &format!("{step}.json")])
             .args(metric)
             .arg(counted(100, &format!("{step}.a")))
@@ -69,6 +71,7 @@ fn investigate(s: &Scratch, store: &str) -> Vec<(String, String)> {
                 "7",
             ])
             .args(["--warmup", "0", "--better", "lower", "--json", "sweep.json"])
+            .args(["--max-cpu-wait", "off"])
             .args(metric)
             .arg(sweep)
             .output()
@@ -124,6 +127,9 @@ const VOLATILE: &[&str] = &[
     "sys_s",
     "peak_memory_kib",
     "other_metrics",
+    "cpu_wait",
+    "cpu-wait",
+    "cpu-wait-full",
 ];
 
 fn normalised(doc: &serde_json::Value) -> String {
@@ -159,6 +165,8 @@ fn without_clock_readings(text: &str) -> String {
     let duration = regex::Regex::new(r"[0-9.]+ ?(ns|µs|ms|s|min|KiB|MiB|GiB)\b").unwrap();
     let about_the_machine = |l: &str| {
         l.starts_with("Machine:")
+            || l.starts_with("CPU wait")
+            || l.contains("waited for a CPU")
             || l.starts_with("> Machine state:")
             || (l.starts_with("> warning:") && MACHINE_STATE.iter().any(|w| l.contains(w)))
     };

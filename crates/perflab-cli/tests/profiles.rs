@@ -169,7 +169,9 @@ fn sweep_runs_store_their_profiles_and_the_report_shows_the_spans_of_each_point(
     let out = s
         .perflab()
         .args(["sweep", "-p", "n=1,2", "--warmup", "0", "--min-runs", "2"])
-        .args(["--max-runs", "2"])
+        // Every run's profile is counted: a block measured again on a busy
+        // machine would add runs.
+        .args(["--max-runs", "2", "--max-cpu-wait", "off"])
         .arg(format!(
             "test {{n}} -gt 0 && {}",
             copy_profile("spans-baseline.json")

@@ -18,9 +18,13 @@ fn stored_runs(s: &Scratch) -> i64 {
     ) else {
         return 0;
     };
-    db.query_row("SELECT COUNT(*) FROM runs WHERE warmup = 0", [], |r| {
-        r.get(0)
-    })
+    // Runs of a block measured again (contention) are kept, marked
+    // replaced, and not counted as the experiment's.
+    db.query_row(
+        "SELECT COUNT(*) FROM runs WHERE warmup = 0 AND replaced = 0",
+        [],
+        |r| r.get(0),
+    )
     .unwrap_or(0)
 }
 

@@ -21,6 +21,9 @@ fn sweep(s: &Scratch, args: &[&str]) -> std::process::Output {
     s.perflab()
         .args(["sweep", "--warmup", "0", "--min-runs", "3", "--seed", "7"])
         .args(["--json", "s.json", "--markdown", "s.md"])
+        // The synthetic costs come from a run counter: a block measured
+        // again on a busy machine would change which values are kept.
+        .args(["--max-cpu-wait", "off"])
         .args(args)
         .output()
         .unwrap()
@@ -130,7 +133,9 @@ fn a_cost_without_start_up_keeps_the_per_item_view() {
     assert_eq!(series["linear"]["has_fixed_part"], false, "{stdout}");
     assert!(stdout.contains("cost grows as n^1.0"), "{stdout}");
     assert!(stdout.contains("; no fixed part: "), "{stdout}");
-    assert!(!stdout.contains("warning"), "{stdout}");
+    // No warning about the fit (one about a busy machine may come).
+    let about_the_fit = |l: &&str| l.contains("warning") && !l.contains("waited for a CPU");
+    assert!(!stdout.lines().any(|l| about_the_fit(&l)), "{stdout}");
 }
 
 #[test]
