@@ -50,6 +50,43 @@ pub(crate) struct RunCgroup {
     procs: CString,
     /// `cgroup.procs` of perflab's own cgroup, where kept children go.
     home_procs: PathBuf,
+    /// The files read around every run, opened once: a read from the
+    /// start of a cgroup file makes the kernel write it anew, and the
+    /// opening (a path walk in cgroupfs) is what a run would pay for most.
+    files: Option<CgroupFiles>,
+}
+
+/// The open files of a run cgroup that are read around every run.
+#[derive(Debug)]
+struct CgroupFiles {
+    pressure: fs::File,
+    stat: fs::File,
+    procs: fs::File,
+}
+
+impl CgroupFiles {
+    fn open(dir: &Path) -> Option<Self> {
+        let open = |name: &str| fs::File::open(dir.join(name)).ok();
+        Some(CgroupFiles {
+            pressure: open("cpu.pressure").or_else(|| open("/dev/null"))?,
+            stat: open("cpu.stat")?,
+            procs: open("cgroup.procs")?,
+        })
+    }
+}
+
+/// The whole of a small kernel-generated file, read from its start.
+fn read_whole(file: &fs::File) -> String {
+    use std::os::unix::fs::FileExt;
+    let mut text = Vec::new();
+    let mut buffer = [0u8; 4096];
+    loop {
+        match file.read_at(&mut buffer, text.len() as u64) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => text.extend_from_slice(&buffer[..n]),
+        }
+    }
+    String::from_utf8_lossy(&text).into_owned()
 }
 
 /// The cumulative counters of a run cgroup at one moment, in microseconds.
@@ -92,10 +129,12 @@ impl RunCgroup {
         let dir = home.join(format!("perflab-{}-{n}", std::process::id()));
         fs::create_dir(&dir).ok()?;
         let procs = CString::new(dir.join("cgroup.procs").as_os_str().as_bytes()).ok()?;
+        let files = CgroupFiles::open(&dir);
         let cgroup = Self {
             dir,
             procs,
             home_procs: home.join("cgroup.procs"),
+            files,
         };
         // A cgroup whose counters cannot be read measures nothing.
         cgroup.readings().user_us?;
@@ -109,8 +148,10 @@ impl RunCgroup {
 
     /// The counters now.
     pub fn readings(&self) -> Readings {
-        let pressure = fs::read_to_string(self.dir.join("cpu.pressure")).unwrap_or_default();
-        let stat = fs::read_to_string(self.dir.join("cpu.stat")).unwrap_or_default();
+        let (pressure, stat) = match &self.files {
+            Some(files) => (read_whole(&files.pressure), read_whole(&files.stat)),
+            None => (String::new(), String::new()),
+        };
         let (wait_some_us, wait_full_us) = pressure_totals(&pressure);
         Readings {
             wait_some_us,
@@ -122,11 +163,11 @@ impl RunCgroup {
 
     /// The processes still in the cgroup.
     pub fn members(&self) -> Vec<libc::pid_t> {
-        fs::read_to_string(self.dir.join("cgroup.procs"))
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| l.trim().parse().ok())
-            .collect()
+        let text = match &self.files {
+            Some(files) => read_whole(&files.procs),
+            None => fs::read_to_string(self.dir.join("cgroup.procs")).unwrap_or_default(),
+        };
+        text.lines().filter_map(|l| l.trim().parse().ok()).collect()
     }
 
     /// Ends every process in the cgroup and waits (bounded) until it is
@@ -175,6 +216,7 @@ impl RunCgroup {
 impl Drop for RunCgroup {
     fn drop(&mut self) {
         self.end_all();
+        self.files = None; // an open file of a cgroup keeps it from going
         let _ = fs::remove_dir(&self.dir);
     }
 }
@@ -249,6 +291,7 @@ fn remove_stale(home: &Path) {
                 dir: entry.path(),
                 procs: CString::default(),
                 home_procs: home.join("cgroup.procs"),
+                files: None,
             };
             drop(stale); // ends its processes, removes it
         }

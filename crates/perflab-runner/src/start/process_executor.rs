@@ -57,6 +57,9 @@ pub struct ProcessExecutor {
     /// The cgroup every run is contained in, made on the first run;
     /// `Some(None)` where none can be made here.
     cgroup: Option<Option<RunCgroup>>,
+    /// Its counters after the last run: the cgroup is empty between runs,
+    /// so they are the next run's counters before it, read once.
+    last_readings: Option<Readings>,
 }
 
 impl ProcessExecutor {
@@ -142,7 +145,8 @@ impl Executor for ProcessExecutor {
     fn execute(&mut self, spec: &RunSpec) -> Result<RunOutcome> {
         let argv = argv(spec)?;
         let cgroup = self.cgroup.get_or_insert_with(RunCgroup::create).as_ref();
-        let before = cgroup.map(RunCgroup::readings);
+        let last = self.last_readings.take();
+        let before = cgroup.map(|c| last.unwrap_or_else(|| c.readings()));
         let started_at = Instant::now();
         let procs = cgroup.map(RunCgroup::procs);
         let (mut run, pipes) = start(&mut self.server, self.counters.as_ref(), spec, &argv, procs)?;
@@ -168,8 +172,10 @@ impl Executor for ProcessExecutor {
             let e = std::io::Error::from_raw_os_error(report.exec_errno);
             return Err(spawn_error(spec, e));
         }
+        let after = cgroup.map(RunCgroup::readings);
+        self.last_readings = after;
         let contained = before
-            .zip(cgroup.map(RunCgroup::readings))
+            .zip(after)
             .map(|(before, after)| before.until(&after));
         let status = report.status;
         let exit = match killed_for {
