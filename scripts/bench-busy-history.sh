@@ -96,7 +96,9 @@ measure_history() {
   git -C "$repo" init -q -b main
   git -C "$repo" config user.email bench@example.invalid
   git -C "$repo" config user.name bench
-  printf '.perflab/\n' > "$repo/.gitignore"
+  # What the script writes into the repository is not part of its commits:
+  # a measured tree with uncommitted changes could not be confirmed.
+  printf '.perflab/\nruns.stderr\n' > "$repo/.gitignore"
   for ((i = 1; i <= commits; i++)); do
     local work=1.0
     ((step > 0 && i >= step)) && work=1.05

@@ -10,7 +10,7 @@
 //! tree, at the cost of reading two small files. The cgroup also holds
 //! every process the command started, even one that left the command's
 //! process group, so perflab can count and end what the command left
-//! running (`cgroup.kill`), and `cpu.stat` gives the CPU time of every
+//! running, and `cpu.stat` gives the CPU time of every
 //! process of the tree, including those nobody waited for.
 //!
 //! One cgroup per executor, reused by its runs one after another: the
@@ -29,7 +29,6 @@
 
 use std::ffi::CString;
 use std::fs;
-use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -172,32 +171,26 @@ impl RunCgroup {
 
     /// Ends every process in the cgroup and waits (bounded) until it is
     /// empty; returns how many there were.
+    ///
+    /// One by one with SIGKILL, reading the members again until none is
+    /// left (a fork between reading and killing shows up in the next
+    /// reading), not with `cgroup.kill`: on this project's kernel a cgroup
+    /// that was once killed that way kills every child later started into
+    /// it with clone3's CLONE_INTO_CGROUP, and runs are started so.
     pub fn end_all(&self) -> usize {
         let members = self.members();
         if members.is_empty() {
             return 0;
         }
-        let killed = fs::OpenOptions::new()
-            .write(true)
-            .open(self.dir.join("cgroup.kill"))
-            .and_then(|mut f| f.write_all(b"1"))
-            .is_ok();
         let deadline = Instant::now() + END_WITHIN;
-        loop {
-            let left = self.members();
-            if left.is_empty() || Instant::now() >= deadline {
-                break;
-            }
-            if !killed {
-                // Kernels before 5.14 have no cgroup.kill: one by one, until
-                // none is left (a fork between reading and killing shows up
-                // in the next reading).
-                for pid in left {
-                    // SAFETY: kill(2) of a process in the run's own cgroup.
-                    unsafe { libc::kill(pid, libc::SIGKILL) };
-                }
+        let mut left = members.clone();
+        while !left.is_empty() && Instant::now() < deadline {
+            for pid in &left {
+                // SAFETY: kill(2) of a process in the run's own cgroup.
+                unsafe { libc::kill(*pid, libc::SIGKILL) };
             }
             std::thread::sleep(Duration::from_micros(200));
+            left = self.members();
         }
         members.len()
     }
