@@ -71,6 +71,10 @@ fn a_shield_confines_a_running_process_to_the_other_cpus_during_the_runs_and_let
         .env("PERFLAB_RUN_DIR", guard.run_dir.path())
         .args(["ab", &command, "--shield", &cpu])
         .args(["--min-runs", "2", "--max-runs", "2", "--warmup", "0"])
+        // Every run writes its lines: a block measured again (a short run
+        // waits more than 5% on a busy machine even when shielded) would
+        // add some.
+        .args(["--max-cpu-wait", "off"])
         .args(["--quiet", "--json", "r.json"])
         .output()
         .unwrap();
