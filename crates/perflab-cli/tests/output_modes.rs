@@ -7,17 +7,29 @@ mod common;
 
 use common::{Scratch, assert_exit, stderr_of_refusal, stdout_of_success};
 
+/// `perflab run --runs RUNS [--output OUTPUT] -- COMMAND...` in `s`.
+fn perflab_run(
+    s: &Scratch,
+    runs: usize,
+    output: Option<&str>,
+    command: &[&str],
+) -> std::process::Output {
+    let runs = runs.to_string();
+    let mut cmd = s.perflab();
+    cmd.args(["run", "--runs", &runs]);
+    if let Some(output) = output {
+        cmd.args(["--output", output]);
+    }
+    cmd.arg("--").args(command).output().unwrap()
+}
+
 /// A run that prints many short lines around its metric line.
 const CHATTY: &str = "yes | head -n 300000; echo 'PERFLAB_METRIC items 42'; yes | head -n 300000";
 
 #[test]
 fn piped_output_is_read_for_metric_lines_however_much_a_run_prints() {
     let s = Scratch::new();
-    let out = s
-        .perflab()
-        .args(["run", "--runs", "2", "--", "sh", "-c", CHATTY])
-        .output()
-        .unwrap();
+    let out = perflab_run(&s, 2, None, &["sh", "-c", CHATTY]);
     let stdout = stdout_of_success(&out);
     assert!(stdout.contains("items: median 42"), "{stdout}");
 }
@@ -25,13 +37,7 @@ fn piped_output_is_read_for_metric_lines_however_much_a_run_prints() {
 #[test]
 fn with_output_null_nothing_is_read_and_the_runs_are_measured() {
     let s = Scratch::new();
-    let out = s
-        .perflab()
-        .args([
-            "run", "--runs", "2", "--output", "null", "--", "sh", "-c", CHATTY,
-        ])
-        .output()
-        .unwrap();
+    let out = perflab_run(&s, 2, Some("null"), &["sh", "-c", CHATTY]);
     let stdout = stdout_of_success(&out);
     assert!(!stdout.contains("items:"), "{stdout}");
     assert!(
@@ -43,20 +49,7 @@ fn with_output_null_nothing_is_read_and_the_runs_are_measured() {
 #[test]
 fn with_output_inherit_the_runs_print_on_perflabs_own_stdout() {
     let s = Scratch::new();
-    let out = s
-        .perflab()
-        .args([
-            "run",
-            "--runs",
-            "2",
-            "--output",
-            "inherit",
-            "--",
-            "echo",
-            "hello from the run",
-        ])
-        .output()
-        .unwrap();
+    let out = perflab_run(&s, 2, Some("inherit"), &["echo", "hello from the run"]);
     let stdout = stdout_of_success(&out);
     let printed = stdout
         .lines()
@@ -68,14 +61,12 @@ fn with_output_inherit_the_runs_print_on_perflabs_own_stdout() {
 #[test]
 fn with_output_to_a_file_each_run_writes_it_anew() {
     let s = Scratch::new();
-    let out = s
-        .perflab()
-        .args([
-            "run", "--runs", "3", "--output", "runs.log", "--", "sh", "-c",
-        ])
-        .arg("echo out; echo err >&2")
-        .output()
-        .unwrap();
+    let out = perflab_run(
+        &s,
+        3,
+        Some("runs.log"),
+        &["sh", "-c", "echo out; echo err >&2"],
+    );
     stdout_of_success(&out);
     let log = std::fs::read_to_string(s.path("runs.log")).unwrap();
     assert_eq!(log, "out\nerr\n");
@@ -113,19 +104,7 @@ fn a_metric_read_from_output_that_is_not_read_is_refused() {
 #[test]
 fn an_output_file_that_cannot_be_written_is_refused_naming_the_flag() {
     let s = Scratch::new();
-    let out = s
-        .perflab()
-        .args([
-            "run",
-            "--runs",
-            "2",
-            "--output",
-            "no/such/folder/runs.log",
-            "--",
-            "true",
-        ])
-        .output()
-        .unwrap();
+    let out = perflab_run(&s, 2, Some("no/such/folder/runs.log"), &["true"]);
     assert_exit(&out, 2);
     let stderr = stderr_of_refusal(&out);
     assert!(stderr.contains("--output"), "{stderr}");
