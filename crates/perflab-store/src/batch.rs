@@ -107,7 +107,7 @@ impl Drop for RunBatch<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::collections::BTreeMap;
 
     use perflab_format::vocabulary::ExperimentKind;
@@ -117,7 +117,8 @@ mod tests {
     use crate::VariantRecord;
     use crate::provenance::Provenance;
 
-    fn outcome(wall_s: f64) -> RunOutcome {
+    /// A run of `wall_s` seconds, the same in every test of the store.
+    pub(crate) fn outcome(wall_s: f64) -> RunOutcome {
         RunOutcome {
             wall_s,
             user_s: 0.0,

@@ -185,7 +185,6 @@ fn stored_run(r: &Row) -> std::result::Result<StoredRun, StoreError> {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
 
     use perflab_format::vocabulary::ExperimentKind;
     use perflab_runner::MetricValue;
@@ -194,25 +193,17 @@ mod tests {
     use crate::provenance::Provenance;
     use crate::{Selection, VariantRecord};
 
+    /// A run whose CPU wait is a tenth of its wall time.
     fn outcome(wall_s: f64) -> RunOutcome {
-        RunOutcome {
-            wall_s,
-            user_s: 0.0,
-            sys_s: 0.0,
-            peak_memory_kib: 1.0,
-            exit: ExitState::Code(0),
-            metrics: BTreeMap::from([(
-                "cpu-wait".to_string(),
-                MetricValue {
-                    value: wall_s / 10.0,
-                    unit: "s".into(),
-                },
-            )]),
-            output_tail: String::new(),
-            profile_json: None,
-            answer: None,
-            containment: Default::default(),
-        }
+        let mut run = crate::batch::tests::outcome(wall_s);
+        run.metrics.insert(
+            "cpu-wait".to_string(),
+            MetricValue {
+                value: wall_s / 10.0,
+                unit: "s".into(),
+            },
+        );
+        run
     }
 
     /// An experiment named "contended" with runs of 1.0 to 4.0 s, the
