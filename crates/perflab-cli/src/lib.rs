@@ -82,12 +82,14 @@ pub fn run(mut cli: Cli) -> Result<i32> {
         // The machine's settings need no store.
         return commands::system(args);
     }
-    let store = Store::open_at(
-        &perflab_store::Location::from_flag(cli.store.as_deref())?,
-        "--store",
-    )?;
+    let location = perflab_store::Location::from_flag(cli.store.as_deref())?;
+    let store = if cli.command.only_reads_the_store() {
+        Store::open_for_reading(&location, "--store")?
+    } else {
+        Store::open_at(&location, "--store")?
+    };
     let mut executor = commands::real_executor();
-    match &cli.command {
+    let code = match &cli.command {
         Command::Ab(args) => commands::ab(args, &store, executor_for),
         Command::Compare(args) => commands::compare(args, &store),
         Command::Run(args) => commands::run(args, &store, &mut executor_for(args.run.perf_events)?),
@@ -101,7 +103,12 @@ pub fn run(mut cli: Cli) -> Result<i32> {
         Command::Push(args) => commands::push(args, &store),
         Command::Pull(args) => commands::pull(args, &store),
         Command::System(args) => commands::system(args),
+    };
+    // Said whatever the command's outcome: where its runs went.
+    for notice in store.take_notices() {
+        eprintln!("perflab: warning: {notice}");
     }
+    code
 }
 
 /// Real processes, reading perf events when `perf_events` is set.

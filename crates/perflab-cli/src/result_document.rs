@@ -9,6 +9,7 @@ use crate::machine::containment::containment_warnings;
 use crate::machine::warnings::{cpu_wait_warnings, machine_with_warnings};
 use perflab_format::contention::ContentionDoc;
 use perflab_report::sections::cpu_wait::cpu_wait_doc;
+use perflab_report::unreadable_metrics::unreadable_metric_warnings;
 use std::collections::BTreeMap;
 
 use perflab_format::interval::PositiveIntervalDoc;
@@ -290,10 +291,11 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
             names,
             [&ab.runs[0], &ab.runs[1]],
         ));
-    doc.warnings.extend(containment_warnings(
-        [(names[0], &ab.runs[0][..]), (names[1], &ab.runs[1][..])],
-        exp.keep_children,
-    ));
+    let variant_runs = [(names[0], &ab.runs[0][..]), (names[1], &ab.runs[1][..])];
+    doc.warnings
+        .extend(containment_warnings(variant_runs, exp.keep_children));
+    doc.warnings
+        .extend(unreadable_metric_warnings(variant_runs));
     doc.machine = ab
         .header
         .machine

@@ -8,6 +8,7 @@ use crate::machine::warnings::machine_with_warnings;
 use perflab_format::result::VariantDoc;
 use perflab_format::suite::{CandidateDoc, CellDoc, SuiteDocument};
 use perflab_format::vocabulary::ResultKind;
+use perflab_report::unreadable_metrics::unreadable_metric_warnings;
 use perflab_stats::{Verdict, combine_verdicts, summary_change};
 
 use crate::ab::SuiteRun;
@@ -97,13 +98,18 @@ pub fn suite_document(suite: &Suite, run: &SuiteRun) -> Result<SuiteDocument> {
         Some(&exp.confidence_sequence()?),
     );
     result.warnings.extend(differing_answers(suite, run));
-    result.warnings.extend(containment_warnings(
+    let cell_runs = || {
         name_refs
             .iter()
             .copied()
-            .zip(runs.iter().map(Vec::as_slice)),
-        exp.keep_children,
-    ));
+            .zip(runs.iter().map(Vec::as_slice))
+    };
+    result
+        .warnings
+        .extend(containment_warnings(cell_runs(), exp.keep_children));
+    result
+        .warnings
+        .extend(unreadable_metric_warnings(cell_runs()));
     attach_cpu_wait(&mut result, run.header.contention.clone());
     if let Some(duet) = &run.duet {
         let named: Vec<(&str, &[RunOutcome])> = name_refs

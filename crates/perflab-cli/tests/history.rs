@@ -111,13 +111,13 @@ fn outside_a_git_checkout_the_steps_are_called_experiments_not_commits() {
 }
 
 #[test]
-fn a_report_from_an_empty_store_or_of_an_unknown_experiment_is_refused_with_exit_2() {
+fn a_report_where_nothing_was_measured_or_of_an_unknown_experiment_is_refused_with_exit_2() {
     let s = Scratch::new();
     let out = s.perflab().args(["report"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("holds no experiment yet") && err.contains("perflab run"),
+        err.contains("no store at .perflab/perflab.db") && err.contains("perflab run"),
         "{err}"
     );
     let s = repository();

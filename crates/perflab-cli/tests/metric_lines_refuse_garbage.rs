@@ -68,10 +68,13 @@ proptest! {
             "any=(.*)".to_string(),
         ])
         .unwrap();
-        let mut found = BTreeMap::new();
+        let (mut found, mut unreadable) = (BTreeMap::new(), BTreeMap::new());
         for line in &lines {
-            let held = extractor.scan_line(line, &mut found);
-            prop_assert!(!held || !found.is_empty());
+            let held = extractor.scan_line(line, &mut found, &mut unreadable);
+            prop_assert!(!held || !found.is_empty() || !unreadable.is_empty());
+        }
+        for name in unreadable.keys() {
+            prop_assert!(!found.contains_key(name), "{name} both read and unreadable");
         }
         for (name, metric) in &found {
             prop_assert!(metric.value.is_finite(), "{name}: {metric:?} from {lines:?}");
@@ -90,7 +93,7 @@ proptest! {
         match MetricExtractor::from_definitions(&definitions) {
             Ok(extractor) => {
                 let mut found = BTreeMap::new();
-                extractor.scan_line(&line, &mut found);
+                extractor.scan_line(&line, &mut found, &mut BTreeMap::new());
                 prop_assert!(found.values().all(|m| m.value.is_finite()));
             }
             Err(e) => {
@@ -108,7 +111,7 @@ proptest! {
     ) {
         let mut found = BTreeMap::new();
         let held = MetricExtractor::default()
-            .scan_line(&format!("PERFLAB_METRIC m {value} {unit}"), &mut found);
+            .scan_line(&format!("PERFLAB_METRIC m {value} {unit}"), &mut found, &mut BTreeMap::new());
         prop_assert!(held);
         prop_assert_eq!(found["m"].value, value);
         prop_assert_eq!(&found["m"].unit, &unit);
@@ -121,21 +124,23 @@ proptest! {
     ) {
         let mut found = BTreeMap::new();
         let held = MetricExtractor::default()
-            .scan_line(&format!("PERFLAB_COUNT {name} {value}"), &mut found);
+            .scan_line(&format!("PERFLAB_COUNT {name} {value}"), &mut found, &mut BTreeMap::new());
         prop_assert!(held);
         prop_assert_eq!(found[&name].value, value as f64);
         prop_assert_eq!(found[&name].unit.as_str(), perflab_runner::COUNT_UNIT);
     }
 
     #[test]
-    fn a_count_line_without_a_number_holds_no_metric(
+    fn a_count_line_without_a_number_gives_no_value_and_says_what_is_wrong(
         name in "[a-z_.]{1,12}",
         value in "[a-zA-Z%/]{0,6}",
     ) {
-        let mut found = BTreeMap::new();
-        let held = MetricExtractor::default()
-            .scan_line(&format!("PERFLAB_COUNT {name} {value}"), &mut found);
-        prop_assert!(!held && found.is_empty(), "{:?}", found);
+        let (mut found, mut unreadable) = (BTreeMap::new(), BTreeMap::new());
+        MetricExtractor::default()
+            .scan_line(&format!("PERFLAB_COUNT {name} {value}"), &mut found, &mut unreadable);
+        prop_assert!(found.is_empty(), "{:?}", found);
+        let problem = &unreadable[&name];
+        prop_assert!(problem.contains("PERFLAB_COUNT"), "{}", problem);
     }
 }
 

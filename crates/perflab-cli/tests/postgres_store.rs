@@ -137,6 +137,18 @@ fn normalised(doc: &serde_json::Value) -> String {
         match v {
             serde_json::Value::Object(map) => {
                 map.retain(|k, _| !VOLATILE.contains(&k.as_str()));
+                // Warnings about the machine (its load, the runs' CPU wait)
+                // are the moment's, not the store's.
+                if let Some(serde_json::Value::Array(warnings)) = map.get_mut("warnings") {
+                    warnings.retain(|w| {
+                        let w = w.as_str().unwrap_or_default();
+                        !w.contains("waited for a CPU")
+                            && !MACHINE_STATE.iter().any(|m| w.contains(m))
+                    });
+                    if warnings.is_empty() {
+                        map.remove("warnings");
+                    }
+                }
                 map.values_mut().for_each(strip);
             }
             serde_json::Value::Array(items) => items.iter_mut().for_each(strip),
@@ -422,6 +434,14 @@ fn a_missing_database_an_unreachable_server_or_a_bad_url_is_exit_2_without_the_p
         "{stderr}"
     );
 
+    // Something to push: a push without a store of its own is refused
+    // for --store first.
+    let measured = s
+        .perflab()
+        .args(["run", "-r", "1", "--warmup", "0", "true"])
+        .output()
+        .unwrap();
+    assert_exit(&measured, 0);
     let out = s
         .perflab()
         .args(["push", "--to", &missing])

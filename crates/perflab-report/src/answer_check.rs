@@ -53,7 +53,11 @@ fn first_difference(a: &Answer, b: &Answer) -> Option<(String, String)> {
             (None, None) => return None,
             (x, y) if x == y => continue,
             (x, y) => {
-                let shown = |line: Option<&str>| line.unwrap_or("(nothing)").trim().to_string();
+                // The lines are the programs' own: shown with their control
+                // characters escaped, never sent to the terminal as they are.
+                let shown = |line: Option<&str>| {
+                    perflab_runner::escape_control(line.unwrap_or("(nothing)").trim()).into_owned()
+                };
                 return Some((shown(x), shown(y)));
             }
         }

@@ -25,6 +25,7 @@ pub mod sections;
 pub mod spans;
 pub mod terminal;
 pub mod units;
+pub mod unreadable_metrics;
 
 use std::path::Path;
 

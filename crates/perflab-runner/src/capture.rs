@@ -42,6 +42,8 @@ pub struct LineScanner {
     hasher: Xxh3,
     /// Metrics found, last value wins.
     pub metrics: BTreeMap<String, MetricValue>,
+    /// Metrics whose last line held no readable value, with what is wrong.
+    pub unreadable: BTreeMap<String, String>,
     /// The last lines of the stream.
     pub tail: VecDeque<String>,
     /// What the program printed apart from its measurements (its digest
@@ -53,6 +55,7 @@ impl std::fmt::Debug for LineScanner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LineScanner")
             .field("metrics", &self.metrics)
+            .field("unreadable", &self.unreadable)
             .field("tail", &self.tail)
             .field("answer", &self.answer)
             .finish_non_exhaustive()
@@ -172,7 +175,8 @@ impl LineScanner {
     fn line(&mut self, bytes: &[u8], extractor: &MetricExtractor) {
         let text = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX_LINE_BYTES)]);
         let text = text.trim_end_matches('\r');
-        let metric = bytes.len() <= MAX_LINE_BYTES && extractor.scan_line(text, &mut self.metrics);
+        let metric = bytes.len() <= MAX_LINE_BYTES
+            && extractor.scan_line(text, &mut self.metrics, &mut self.unreadable);
         if !metric {
             self.hasher.update(bytes);
             self.hasher.update(b"\n");

@@ -36,6 +36,7 @@ impl FakeExecutor {
             sys_s: wall_s * 0.05,
             peak_memory_kib: 4096.0,
             exit: ExitState::Code(0),
+            unreadable_metrics: Default::default(),
             metrics: BTreeMap::new(),
             output_tail: String::new(),
             profile_json: None,

@@ -45,7 +45,7 @@ pub use interrupt::{install_interrupt_handler, interrupted};
 pub use metrics::{COUNT_UNIT, MetricExtractor, builtin_metric};
 pub use perf_events::{Attached, Attaching, PerfEvent, PerfEventSet, perf_event_metric};
 pub use schedule::Schedule;
-pub use si_number::parse_si_number;
+pub use si_number::{NumberProblem, parse_si_number, read_si_number};
 pub use start::perflab_exec as exec;
 pub use start::process_executor::ProcessExecutor;
 pub use valgrind::{CountedRun, FIXED_PATH, INSTRUCTIONS, InstructionExecutor};
@@ -231,6 +231,11 @@ pub struct RunOutcome {
     pub exit: ExitState,
     /// Metrics found in the output.
     pub metrics: BTreeMap<String, MetricValue>,
+    /// Metrics whose line was in the output but whose value could not be
+    /// read (`inf`, `1,5`), with what was wrong: such a value is left out,
+    /// and said so, rather than taken as a metric missing or as another
+    /// number.
+    pub unreadable_metrics: BTreeMap<String, String>,
     /// The last lines of stdout and stderr, for error messages.
     pub output_tail: String,
     /// The profile the run wrote, as JSON text, if any.
@@ -300,14 +305,36 @@ impl RunOutcome {
 
 /// Quotes program output for an error message, one `  | ` line per line,
 /// or `  (no output)` when there is none.
+///
+/// Control characters other than tab are written as escapes (`\u{1b}`):
+/// the output is the program's, and an escape sequence in it would
+/// otherwise reach the terminal and could clear the screen, move the
+/// cursor over perflab's own message or set the window title.
 pub fn quote_output(text: &str) -> String {
     if text.trim().is_empty() {
         return "  (no output)".to_string();
     }
     text.lines()
-        .map(|l| format!("  | {l}"))
+        .map(|l| format!("  | {}", escape_control(l)))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// `text` with every control character but tab escaped as Rust writes it
+/// (`\u{1b}`, `\r`), the rest as it is.
+pub fn escape_control(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(|c| c.is_control() && c != '\t') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut escaped = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() && c != '\t' {
+            escaped.extend(c.escape_default());
+        } else {
+            escaped.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(escaped)
 }
 
 /// Something that can perform a run: real processes, or a script in tests.
@@ -361,5 +388,15 @@ mod tests {
     fn a_command_for_the_shell_is_kept_as_written() {
         let command = CommandLine::new("prog 'a b", true).unwrap();
         assert_eq!(command, CommandLine::Shell("prog 'a b".into()));
+    }
+
+    #[test]
+    fn quoted_output_shows_escape_sequences_instead_of_sending_them_to_the_terminal() {
+        let quoted = quote_output("\u{1b}[2J\u{1b}]0;owned\u{7}title\n\tindented");
+        assert_eq!(
+            quoted,
+            "  | \\u{1b}[2J\\u{1b}]0;owned\\u{7}title\n  | \tindented"
+        );
+        assert!(!quoted.contains('\u{1b}'));
     }
 }

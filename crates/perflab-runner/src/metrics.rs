@@ -9,8 +9,9 @@ use regex::Regex;
 
 use crate::MetricValue;
 use crate::error::{Error, Result};
+use crate::escape_control;
 use crate::perf_events::perf_event_metric;
-use crate::si_number::parse_si_number;
+use crate::si_number::read_si_number;
 
 /// The metrics every run has without looking at its output, with their units.
 pub fn builtin_metric(name: &str) -> Option<(&'static str, &'static str)> {
@@ -98,11 +99,19 @@ impl MetricExtractor {
     }
 
     /// Looks at one line of output; the last value seen for a metric wins.
-    /// Returns whether the line held a metric.
-    pub fn scan_line(&self, line: &str, found: &mut BTreeMap<String, MetricValue>) -> bool {
+    /// A metric whose line is there but whose value cannot be read goes
+    /// into `unreadable`, with what is wrong (until a later line gives it a
+    /// value). Returns whether the line held a metric.
+    pub fn scan_line(
+        &self,
+        line: &str,
+        found: &mut BTreeMap<String, MetricValue>,
+        unreadable: &mut BTreeMap<String, String>,
+    ) -> bool {
         let mut held = false;
-        if let Some((name, value)) = parse_metric_line(line).or_else(|| parse_count_line(line)) {
-            found.insert(name.to_string(), value);
+        let marked = parse_metric_line(line).or_else(|| parse_count_line(line));
+        if let Some((name, value)) = marked {
+            record(name, value, found, unreadable);
             held = true;
         }
         for (name, regex) in &self.patterns {
@@ -113,29 +122,78 @@ impl MetricExtractor {
                 .get(1)
                 .or_else(|| captures.get(0))
                 .map_or("", |m| m.as_str());
-            if let Some(value) = parse_si_number(text) {
-                found.insert(
-                    name.clone(),
-                    MetricValue {
-                        value,
-                        unit: String::new(),
-                    },
-                );
-                held = true;
-            }
+            let value = read_si_number(text)
+                .map(|value| MetricValue {
+                    value,
+                    unit: String::new(),
+                })
+                .map_err(|problem| {
+                    format!(
+                        "the --metric pattern for '{name}' matched '{}' in the line `{}`, which {problem}",
+                        escape_control(text),
+                        escape_control(line.trim())
+                    )
+                });
+            record(name, value, found, unreadable);
+            held = true;
         }
         held
     }
 }
 
+/// Keeps a metric's value, or what made it unreadable, in place of
+/// whatever an earlier line gave it.
+fn record(
+    name: &str,
+    value: std::result::Result<MetricValue, String>,
+    found: &mut BTreeMap<String, MetricValue>,
+    unreadable: &mut BTreeMap<String, String>,
+) {
+    match value {
+        Ok(value) => {
+            unreadable.remove(name);
+            found.insert(name.to_string(), value);
+        }
+        Err(problem) => {
+            found.remove(name);
+            unreadable.insert(name.to_string(), problem);
+        }
+    }
+}
+
+/// What a metric line gave: its metric's name and value, or what is wrong
+/// with the value.
+type MarkedMetric<'a> = (&'a str, std::result::Result<MetricValue, String>);
+
+/// The value word of a `PERFLAB_METRIC` or `PERFLAB_COUNT` line, read.
+fn marked_value(line: &str, word: &str, unit: String) -> std::result::Result<MetricValue, String> {
+    read_si_number(word)
+        .map(|value| MetricValue { value, unit })
+        .map_err(|problem| {
+            format!(
+                "the line `{}` gives the value '{}', which {problem}",
+                escape_control(line.trim()),
+                escape_control(word)
+            )
+        })
+}
+
 /// Parses `PERFLAB_METRIC <name> <value> [<unit>]`, wherever the line has it.
-fn parse_metric_line(line: &str) -> Option<(&str, MetricValue)> {
+fn parse_metric_line(line: &str) -> Option<MarkedMetric<'_>> {
     let start = line.find("PERFLAB_METRIC ")?;
     let mut words = line[start + "PERFLAB_METRIC ".len()..].split_whitespace();
     let name = words.next()?;
-    let value = parse_si_number(words.next()?)?;
+    let Some(word) = words.next() else {
+        return Some((
+            name,
+            Err(format!(
+                "the line `{}` has no value after the name",
+                escape_control(line.trim())
+            )),
+        ));
+    };
     let unit = words.collect::<Vec<_>>().join(" ");
-    Some((name, MetricValue { value, unit }))
+    Some((name, marked_value(line, word, unit)))
 }
 
 /// The unit of a metric read from a `PERFLAB_COUNT` line.
@@ -144,18 +202,20 @@ pub const COUNT_UNIT: &str = "count";
 /// Parses `PERFLAB_COUNT <name> <value>`, wherever the line has it: a count
 /// is a metric whose unit is [`COUNT_UNIT`]. Anything after the value is
 /// ignored, as a count has no unit of its own.
-fn parse_count_line(line: &str) -> Option<(&str, MetricValue)> {
+fn parse_count_line(line: &str) -> Option<MarkedMetric<'_>> {
     let start = line.find("PERFLAB_COUNT ")?;
     let mut words = line[start + "PERFLAB_COUNT ".len()..].split_whitespace();
     let name = words.next()?;
-    let value = parse_si_number(words.next()?)?;
-    Some((
-        name,
-        MetricValue {
-            value,
-            unit: COUNT_UNIT.to_string(),
-        },
-    ))
+    let Some(word) = words.next() else {
+        return Some((
+            name,
+            Err(format!(
+                "the line `{}` has no value after the name",
+                escape_control(line.trim())
+            )),
+        ));
+    };
+    Some((name, marked_value(line, word, COUNT_UNIT.to_string())))
 }
 
 #[cfg(test)]
@@ -163,11 +223,74 @@ mod tests {
     use super::*;
 
     fn scan(extractor: &MetricExtractor, text: &str) -> BTreeMap<String, MetricValue> {
-        let mut found = BTreeMap::new();
+        scan_all(extractor, text).0
+    }
+
+    fn scan_all(
+        extractor: &MetricExtractor,
+        text: &str,
+    ) -> (BTreeMap<String, MetricValue>, BTreeMap<String, String>) {
+        let (mut found, mut unreadable) = (BTreeMap::new(), BTreeMap::new());
         for line in text.lines() {
-            extractor.scan_line(line, &mut found);
+            extractor.scan_line(line, &mut found, &mut unreadable);
         }
-        found
+        (found, unreadable)
+    }
+
+    #[test]
+    fn a_metric_line_with_a_value_that_is_no_finite_number_says_what_is_wrong() {
+        let (found, unreadable) = scan_all(
+            &MetricExtractor::default(),
+            "PERFLAB_METRIC a inf\nPERFLAB_METRIC b NaN ms\nPERFLAB_METRIC c 1e400\n\
+             PERFLAB_METRIC d 1,5\nPERFLAB_COUNT e\nPERFLAB_METRIC f 1,500\n",
+        );
+        assert_eq!(found.keys().collect::<Vec<_>>(), ["f"]);
+        assert_eq!(found["f"].value, 1500.0);
+        assert!(
+            unreadable["a"].contains("value 'inf', which is not a finite number"),
+            "{unreadable:?}"
+        );
+        assert!(
+            unreadable["a"].contains("`PERFLAB_METRIC a inf`"),
+            "{unreadable:?}"
+        );
+        assert!(
+            unreadable["b"].contains("'NaN', which is not a finite number"),
+            "{unreadable:?}"
+        );
+        assert!(
+            unreadable["c"].contains("'1e400', which is not a finite number"),
+            "{unreadable:?}"
+        );
+        assert!(
+            unreadable["d"].contains("'1,5', which has a comma"),
+            "{unreadable:?}"
+        );
+        assert!(unreadable["e"].contains("no value"), "{unreadable:?}");
+    }
+
+    #[test]
+    fn the_last_line_of_a_metric_decides_whether_its_value_is_readable() {
+        let extractor = MetricExtractor::default();
+        let (found, unreadable) =
+            scan_all(&extractor, "PERFLAB_METRIC m inf\nPERFLAB_METRIC m 2\n");
+        assert_eq!((found["m"].value, unreadable.len()), (2.0, 0));
+        let (found, unreadable) =
+            scan_all(&extractor, "PERFLAB_METRIC m 2\nPERFLAB_METRIC m NaN\n");
+        assert!(found.is_empty() && unreadable.contains_key("m"));
+    }
+
+    #[test]
+    fn a_pattern_capturing_no_number_says_what_it_matched() {
+        let extractor = MetricExtractor::from_definitions(&["tp=tp: (\\S+)".into()]).unwrap();
+        let (found, unreadable) = scan_all(&extractor, "tp: n/a\n");
+        assert!(found.is_empty());
+        assert!(
+            unreadable["tp"].contains(
+                "pattern for 'tp' matched 'n/a' in the line `tp: n/a`, which is not a number"
+            ),
+            "{unreadable:?}"
+        );
     }
 
     #[test]

@@ -125,6 +125,7 @@ pub(crate) mod tests {
             sys_s: 0.0,
             peak_memory_kib: 1.0,
             exit: ExitState::Code(0),
+            unreadable_metrics: Default::default(),
             metrics: BTreeMap::new(),
             output_tail: String::new(),
             profile_json: None,

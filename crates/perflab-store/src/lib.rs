@@ -26,12 +26,14 @@ mod backend;
 mod batch;
 pub mod ci;
 mod error;
+mod file_identity;
 mod history;
 mod liveness;
 mod location;
 pub mod machine_description;
 mod postgres;
 pub mod provenance;
+mod reading;
 mod results;
 mod schema;
 mod sql;
@@ -58,6 +60,11 @@ pub struct Store {
     db: Backend,
     /// The file, or the URL without its password.
     path: PathBuf,
+    /// The file opened, for a SQLite store (see `file_identity`).
+    file: Option<file_identity::FileIdentity>,
+    /// What the store did that the user must be told (a deleted store
+    /// written back), for [`Store::take_notices`].
+    notices: std::sync::Mutex<Vec<String>>,
 }
 /// A variant as stored.
 pub struct VariantRecord<'a> {
@@ -150,7 +157,16 @@ impl Store {
 
     fn init(db: Backend, path: PathBuf) -> Result<Self> {
         schema::prepare(&db, &path)?;
-        let store = Self { db, path };
+        let file = match &db {
+            Backend::Sqlite(_) => file_identity::FileIdentity::of(&path),
+            Backend::Postgres(_) => None,
+        };
+        let store = Self {
+            db,
+            path,
+            file,
+            notices: Default::default(),
+        };
         store.mark_ended_experiments_incomplete()?;
         Ok(store)
     }
@@ -327,7 +343,19 @@ impl Store {
                 result_json
             ],
         )?;
-        Ok(())
+        self.write_back_if_deleted()
+    }
+
+    /// What the store did that the user must be told, such as a store file
+    /// deleted while an experiment wrote to it and written back; each
+    /// notice is given once.
+    pub fn take_notices(&self) -> Vec<String> {
+        std::mem::take(
+            &mut self
+                .notices
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        )
     }
 
     /// The newest experiments (of `host` only, when given), newest first.

@@ -162,6 +162,7 @@ fn stored_run(r: &Row) -> std::result::Result<StoredRun, StoreError> {
             sys_s: r.f64(5)?,
             peak_memory_kib: r.f64(6)?,
             exit,
+            unreadable_metrics: Default::default(),
             metrics: metrics
                 .into_iter()
                 .map(|(k, value)| {

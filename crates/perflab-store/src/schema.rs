@@ -33,7 +33,7 @@ use crate::error::{Error, Result};
 pub(super) const SCHEMA_VERSION: i64 = 4;
 
 /// How long a process waits for another one holding the store.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 const EXPERIMENTS_RUNS: &str = "
 CREATE TABLE IF NOT EXISTS experiments (
@@ -184,6 +184,23 @@ fn set_version(db: &Backend) -> std::result::Result<(), StoreError> {
             "DELETE FROM perflab_schema; INSERT INTO perflab_schema (version) VALUES ({SCHEMA_VERSION});"
         )),
     }
+}
+
+/// Checks that a store opened read-only has the current schema: an older
+/// one would be upgraded by a command that writes, which this one cannot.
+pub(super) fn check_current(db: &Backend, path: &Path) -> Result<()> {
+    let found = version(db, path)?;
+    if found == SCHEMA_VERSION {
+        return Ok(());
+    }
+    Err(Error::input(
+        path,
+        format!(
+            "this store was written by an older perflab (schema {found}, this one reads \
+             {SCHEMA_VERSION}) and cannot be upgraded here, as it cannot be written; copy it \
+             somewhere writable, or run this command where it can be written"
+        ),
+    ))
 }
 
 /// The store's schema version; refuses stores from a newer perflab.

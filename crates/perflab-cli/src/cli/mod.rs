@@ -151,6 +151,18 @@ sudo perflab system tune      (then sudo perflab system reset)")]
     System(SystemArgs),
 }
 
+impl Command {
+    /// Whether the command only reads the store: it then creates none, and
+    /// works on one it cannot write (see `Store::open_for_reading`).
+    pub fn only_reads_the_store(&self) -> bool {
+        match self {
+            Command::History(args) => !args.confirm,
+            Command::Report(_) | Command::Push(_) => true,
+            _ => false,
+        }
+    }
+}
+
 /// Options shared by every command that runs processes.
 #[derive(Debug, Args, Clone, Default)]
 pub struct RunOptions {

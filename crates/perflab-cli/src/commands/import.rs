@@ -156,6 +156,7 @@ fn sample_runs(b: &Benchmark) -> Vec<RunOutcome> {
                 sys_s: 0.0,
                 peak_memory_kib: 0.0,
                 exit: ExitState::Code(0),
+                unreadable_metrics: Default::default(),
                 metrics,
                 output_tail: String::new(),
                 profile_json: None,

@@ -210,11 +210,14 @@ fn measure_runs(
     );
     doc.provenance = Some(provenance_map(&provenance));
     crate::result_document::attach_spans(&mut doc, std::slice::from_ref(&outcomes), &[&name], None);
+    let variant_runs = [(name.as_str(), &outcomes[..])];
     doc.warnings
         .extend(crate::machine::containment::containment_warnings(
-            [(name.as_str(), &outcomes[..])],
+            variant_runs,
             args.run.keep_children,
         ));
+    doc.warnings
+        .extend(perflab_report::unreadable_metrics::unreadable_metric_warnings(variant_runs));
     store.finish_experiment(
         id,
         doc.status,

@@ -238,11 +238,19 @@ pub fn failed_run(label: String, command: &str, run: &RunOutcome) -> Error {
     }
 }
 
-/// The error for a metric a run did not print.
+/// The error for a metric a run did not print, or printed with a value
+/// that cannot be read.
 pub fn missing_metric(metric: &str, variant: &str, index: usize, run: &RunOutcome) -> Error {
+    let run_name = format!("run {} of variant \"{variant}\"", index + 1);
+    if let Some(problem) = run.unreadable_metrics.get(metric) {
+        return Error::Run {
+            run: run_name,
+            message: format!("metric '{metric}' has no usable value: {problem}"),
+        };
+    }
     let tail = perflab_runner::quote_output(&run.output_tail);
     Error::Run {
-        run: format!("run {} of variant \"{variant}\"", index + 1),
+        run: run_name,
         message: format!(
             "metric '{metric}' was not found in its output. It must print 'PERFLAB_METRIC {metric} <value>' \
              or match the --metric pattern for '{metric}'. The end of its output:\n{tail}"

@@ -28,6 +28,7 @@ fn run_with(metrics: &[(&str, f64)], profile_json: Option<String>) -> RunOutcome
         sys_s: 0.25,
         peak_memory_kib: 2048.0,
         exit: ExitState::Code(0),
+        unreadable_metrics: Default::default(),
         metrics: metrics
             .iter()
             .map(|(name, value)| {

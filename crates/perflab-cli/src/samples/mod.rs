@@ -123,13 +123,10 @@ pub fn read_source(input: &str, forced: Option<Format>) -> Result<Source> {
     let imported = importer.read(&input)?;
     for b in &imported.benchmarks {
         for (metric, series) in &b.metrics {
-            if let Some(v) = series.values.iter().find(|v| !v.is_finite()) {
+            if let Some(problem) = series.values.iter().find_map(|&v| impossible(v, series)) {
                 return Err(Error::input(
                     &input.path,
-                    format!(
-                        "benchmark '{}' has a {metric} of {v}, which is not a finite number",
-                        b.name
-                    ),
+                    format!("benchmark '{}' has a {metric} of {problem}", b.name),
                 ));
             }
         }
@@ -166,6 +163,32 @@ fn detect(input: &Input) -> Result<&'static dyn Importer> {
          if it is one of these, force it with --format to see what is missing"
     };
     Err(Error::input(&input.path, what))
+}
+
+/// The longest time a sample may take: a year. A longer one is a unit
+/// mistaken (nanoseconds read as seconds) or a damaged file, not a
+/// benchmark, and would only print as a number of hundreds of digits.
+const LONGEST_SAMPLE_S: f64 = 365.0 * 24.0 * 3600.0;
+
+/// What makes `value` of `series` impossible, or `None`: every value must
+/// be finite; times (unit `s`) must lie between 0 and a year, and byte
+/// and allocation counts per operation must not be negative.
+fn impossible(value: f64, series: &imported::Series) -> Option<String> {
+    if !value.is_finite() {
+        return Some(format!("{value}, which is not a finite number"));
+    }
+    let unit = series.unit.as_str();
+    if value < 0.0 && matches!(unit, "s" | "B/op" | "allocs/op") {
+        return Some(format!(
+            "{value} {unit}, which cannot be negative; check that the file is the harness's own output"
+        ));
+    }
+    if unit == "s" && value > LONGEST_SAMPLE_S {
+        return Some(format!(
+            "{value:e} s, more than a year per sample; check the file's time unit"
+        ));
+    }
+    None
 }
 
 /// Samples read from one input.

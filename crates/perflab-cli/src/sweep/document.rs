@@ -3,6 +3,7 @@
 //! sweep measured and what the analysis makes of it.
 
 use crate::machine::containment::containment_warnings;
+use perflab_report::unreadable_metrics::unreadable_metric_warnings;
 use std::collections::BTreeMap;
 
 use perflab_format::sweep::{
@@ -123,10 +124,13 @@ pub fn sweep_document(sweep: &Sweep, state: &SweepState) -> Result<SweepDocument
     );
     result.seed = Some(state.header.seed);
     result.provenance = Some(provenance_map(&state.header.provenance));
-    result.warnings.extend(containment_warnings(
-        named_runs.iter().map(|(name, runs)| (name.as_str(), *runs)),
-        sweep.keep_children,
-    ));
+    let point_runs = || named_runs.iter().map(|(name, runs)| (name.as_str(), *runs));
+    result
+        .warnings
+        .extend(containment_warnings(point_runs(), sweep.keep_children));
+    result
+        .warnings
+        .extend(unreadable_metric_warnings(point_runs()));
     // A sweep watches no machine state; its shield and waits, if any.
     result.machine = state.header.machine.clone();
     attach_cpu_wait(&mut result, state.header.contention.clone());

@@ -160,6 +160,7 @@ mod tests {
             sys_s: 0.0,
             peak_memory_kib: 1.0,
             exit: perflab_runner::ExitState::Code(0),
+            unreadable_metrics: Default::default(),
             metrics,
             output_tail: String::new(),
             profile_json: None,

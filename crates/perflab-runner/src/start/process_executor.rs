@@ -184,6 +184,7 @@ impl Executor for ProcessExecutor {
             None => ExitState::Code(libc::WEXITSTATUS(status)),
         };
         let mut metrics = BTreeMap::new();
+        let mut unreadable_metrics = BTreeMap::new();
         let mut tail = Vec::new();
         // The first stream is stdout: results go there, logs to stderr.
         let mut answer = None;
@@ -191,8 +192,11 @@ impl Executor for ProcessExecutor {
             stream.scanner.finish(&spec.extractor);
             answer.get_or_insert_with(|| stream.scanner.answer.clone());
             metrics.extend(stream.scanner.metrics);
+            unreadable_metrics.extend(stream.scanner.unreadable);
             tail.extend(stream.scanner.tail);
         }
+        // A value read on either stream wins over an unreadable one.
+        unreadable_metrics.retain(|name: &String, _| !metrics.contains_key(name));
         for (name, value) in counters.iter().flat_map(|c| c.read()) {
             let unit = perf_event_metric(name).map_or("", |(_, unit)| unit);
             let unit = unit.to_string();
@@ -214,6 +218,7 @@ impl Executor for ProcessExecutor {
             peak_memory_kib: report.peak_memory_kib as f64,
             exit,
             metrics,
+            unreadable_metrics,
             output_tail: tail.join("\n"),
             profile_json,
             answer,
