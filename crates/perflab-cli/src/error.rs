@@ -81,13 +81,20 @@ pub enum Error {
         source: serde_json::Error,
     },
     /// The store's database failed.
-    #[error("store {}: {source}", path.display())]
+    #[error("store {}: {source}{}", path.display(), damaged_advice(source, path))]
     Store {
         /// The store file, or its URL without the password.
         path: PathBuf,
         /// The underlying error.
         source: StoreError,
     },
+}
+
+/// What to do about a damaged store, on a line of its own, or nothing.
+fn damaged_advice(source: &StoreError, path: &std::path::Path) -> String {
+    perflab_store::damaged_store_advice(source, path)
+        .map(|advice| format!("\n{advice}"))
+        .unwrap_or_default()
 }
 
 /// `value` as compact JSON, or an error naming `what` it is.

@@ -65,7 +65,7 @@ pub mod system;
 
 pub use error::{Error, Result};
 
-use cli::{Cli, Command};
+use cli::{Cli, Command, StoreAction, StoreArgs};
 use perflab_store::Store;
 
 /// Runs a parsed command line; returns the process exit code.
@@ -83,6 +83,13 @@ pub fn run(mut cli: Cli) -> Result<i32> {
         return commands::system(args);
     }
     let location = perflab_store::Location::from_flag(cli.store.as_deref())?;
+    if let Command::Store(StoreArgs {
+        action: StoreAction::Check,
+    }) = &cli.command
+    {
+        // A damaged store may not open as a store: checked on its own.
+        return commands::store_check(&location);
+    }
     let store = if cli.command.only_reads_the_store() {
         Store::open_for_reading(&location, "--store")?
     } else {
@@ -103,6 +110,10 @@ pub fn run(mut cli: Cli) -> Result<i32> {
         Command::Push(args) => commands::push(args, &store),
         Command::Pull(args) => commands::pull(args, &store),
         Command::System(args) => commands::system(args),
+        Command::Store(args) => match &args.action {
+            StoreAction::Check => commands::store_check(&location),
+            StoreAction::Backup(backup) => commands::store_backup(backup, &store),
+        },
     };
     // Said whatever the command's outcome: where its runs went.
     for notice in store.take_notices() {

@@ -110,3 +110,21 @@ fn an_output_file_that_cannot_be_written_is_refused_naming_the_flag() {
     assert!(stderr.contains("--output"), "{stderr}");
     assert!(stderr.contains("no/such/folder/runs.log"), "{stderr}");
 }
+
+#[test]
+fn the_output_benchmark_script_measures_a_small_output_against_dev_null() {
+    let s = Scratch::new();
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/bench-output.sh");
+    let out = std::process::Command::new(script)
+        .args(["--bytes", "100000", "--pairs", "3"])
+        .args(["--perflab", env!("CARGO_BIN_EXE_perflab")])
+        .current_dir(s.dir.path())
+        .output()
+        .unwrap();
+    let stdout = stdout_of_success(&out);
+    assert!(
+        stdout.contains("load average") && stdout.contains("B against A: "),
+        "{stdout}"
+    );
+}

@@ -23,6 +23,7 @@ mod history;
 mod import;
 mod report;
 mod revisions;
+mod store;
 mod sweep;
 mod transfer;
 
@@ -32,6 +33,7 @@ pub use history::HistoryArgs;
 pub use import::ImportArgs;
 pub use report::ReportArgs;
 pub use revisions::{BisectArgs, CleanArgs};
+pub use store::{StoreAction, StoreArgs, StoreBackupArgs};
 pub use sweep::SweepArgs;
 pub use transfer::{PullArgs, PushArgs, SelectionArgs};
 
@@ -149,6 +151,11 @@ perflab --store ci.db pull --from postgres://me@perf-db/perflab\n\
 perflab system show --json system.json\n  \
 sudo perflab system tune      (then sudo perflab system reset)")]
     System(SystemArgs),
+    /// Look after the store file: check it for damage, or copy it while experiments write to it.
+    #[command(after_help = "Examples:\n  perflab store check\n  \
+perflab store backup backups/perflab-$(date +%F).db\n  \
+perflab --store ci.db store check")]
+    Store(StoreArgs),
 }
 
 impl Command {
@@ -157,7 +164,7 @@ impl Command {
     pub fn only_reads_the_store(&self) -> bool {
         match self {
             Command::History(args) => !args.confirm,
-            Command::Report(_) | Command::Push(_) => true,
+            Command::Report(_) | Command::Push(_) | Command::Store(_) => true,
             _ => false,
         }
     }

@@ -10,6 +10,7 @@ mod import;
 mod profile;
 mod report;
 mod run;
+mod store;
 mod suite;
 mod sweep;
 mod system;
@@ -24,6 +25,7 @@ pub use import::import;
 pub use profile::profile;
 pub use report::report;
 pub use run::run;
+pub use store::{store_backup, store_check};
 pub use sweep::sweep;
 pub use system::system;
 pub use transfer::{pull, push};
@@ -70,7 +72,11 @@ pub fn output_files(command: &Command) -> Vec<(&'static str, &Path)> {
             SystemAction::Show(show) => vec![("--json", &show.json)],
             SystemAction::Tune | SystemAction::Reset => Vec::new(),
         },
-        Command::Clean(_) | Command::Import(_) | Command::Push(_) | Command::Pull(_) => Vec::new(),
+        Command::Clean(_)
+        | Command::Import(_)
+        | Command::Push(_)
+        | Command::Pull(_)
+        | Command::Store(_) => Vec::new(),
     };
     outputs
         .into_iter()

@@ -2,7 +2,7 @@
 //! store of the command (`--store`) and another one.
 
 use crate::cli::{PullArgs, PushArgs};
-use crate::error::{EXIT_OK, Error, Result};
+use crate::error::{EXIT_OK, Result};
 use perflab_store::{Location, Store, TransferSummary};
 
 /// `perflab push`: from `--store` to `--to`.
@@ -17,19 +17,8 @@ pub fn push(args: &PushArgs, store: &Store) -> Result<i32> {
 /// `perflab pull`: from `--from` into `--store`.
 pub fn pull(args: &PullArgs, store: &Store) -> Result<i32> {
     let location = Location::parse(&args.from, "--from")?;
-    if let Location::File(path) = &location {
-        // Opening would create an empty store and pull nothing from it.
-        if !path.exists() {
-            return Err(Error::usage(
-                "--from",
-                format!(
-                    "there is no store at {}: check the path (perflab push --to creates one)",
-                    path.display()
-                ),
-            ));
-        }
-    }
-    let from = Store::open_at(&location, "--from")?;
+    // Read only: a mistyped path creates no empty store to pull nothing from.
+    let from = Store::open_for_reading(&location, "--from")?;
     let summary = from.copy_to(store, &args.selection.selection())?;
     println!("pulled from {location}: {}", describe(&summary));
     Ok(EXIT_OK)

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# What perflab's reading of a run's output costs a program that prints a
+# lot: the same work, printing its output into perflab's pipe (B) against
+# writing it to /dev/null itself (A), measured by perflab as an interleaved
+# A/B, so that drift of the machine falls on both alike.
+#
+#   scripts/bench-output.sh [--bytes N] [--pairs P] [--perflab PATH]
+#
+# The program is `yes | head -c N` (200,000,000 bytes of short lines by
+# default); perflab reads B's output as it reads any run's (`--output pipe`,
+# the default: metric lines found, the answer hashed, a tail kept). The
+# A/B runs exactly P pairs (20) with thresholds at +5% and -5%, so the goal,
+# "a command printing 200 MB is measured within 5% of the same command
+# writing to /dev/null", is met when the verdict is NEUTRAL: the whole
+# interval of the change lies within 5%. Prints the machine's load and CPU
+# pressure at the start, perflab's table, and one line with the change and
+# its interval. Without --perflab, perflab is built in release mode first.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+usage() {
+  echo "bench-output.sh: $1" >&2
+  echo "usage: scripts/bench-output.sh [--bytes N] [--pairs P] [--perflab PATH]" >&2
+  exit 2
+}
+
+bytes=200000000 pairs=20 perflab=''
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --bytes) [[ $# -ge 2 && $2 =~ ^[0-9]+$ ]] || usage "--bytes takes a number of bytes"; bytes=$2; shift 2 ;;
+    --pairs) [[ $# -ge 2 && $2 =~ ^[0-9]+$ && $2 -ge 2 ]] || usage "--pairs takes a number of 2 or more"; pairs=$2; shift 2 ;;
+    --perflab) [[ $# -ge 2 ]] || usage "--perflab takes a path"; perflab=$2; shift 2 ;;
+    *) usage "unknown argument '$1'" ;;
+  esac
+done
+if [[ -z $perflab ]]; then
+  (cd "$root" && cargo build --release -p perflab-cli >&2)
+  perflab=$root/target/release/perflab
+fi
+[[ -x $perflab ]] || usage "no perflab at $perflab"
+perflab=$(cd "$(dirname "$perflab")" && pwd)/$(basename "$perflab")
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+echo "load average $(cut -d' ' -f1-3 /proc/loadavg); CPU pressure: $(head -1 /proc/pressure/cpu 2>/dev/null || echo unknown)"
+echo "A: yes | head -c $bytes > /dev/null    B: yes | head -c $bytes, read by perflab"
+status=0
+"$perflab" --store "$work/store.db" ab \
+  "yes | head -c $bytes > /dev/null" "yes | head -c $bytes" \
+  --name "output-$bytes" --min-runs "$pairs" --max-runs "$pairs" --warmup 1 \
+  --go 5% --nogo -5% --json "$work/result.json" || status=$?
+# 0 GO, 3 NO-GO, 4 INCONCLUSIVE: a verdict; anything else is a failure.
+case $status in 0|3|4) ;; *) echo "bench-output.sh: perflab ab failed (exit $status)" >&2; exit "$status" ;; esac
+/usr/bin/python3 - "$work/result.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+change, (lo, hi) = doc["change"], doc["ci"]
+within = doc["verdict"] == "NEUTRAL"
+print(f"B against A: {change:+.1%} [{lo:+.1%}, {hi:+.1%}] ({doc['verdict']}): "
+      f"the output's reading {'costs' if within else 'is not shown to cost'} less than 5%")
+PY
