@@ -518,3 +518,21 @@ fn max_time_below_the_minimum_runs_gives_inconclusive() {
     assert_eq!(result["verdict"], "INCONCLUSIVE");
     needs_at_least_the_minimum(&result["decision"]);
 }
+
+#[test]
+fn two_pairs_of_a_clear_change_give_no_verdict_and_say_how_many_pairs_are_needed() {
+    let s = Scratch::new();
+    let out = s
+        .perflab()
+        .args(["ab", "sleep 0.01", "sleep 0.05", "--warmup", "0"])
+        .args(["--min-runs", "2", "--max-runs", "2", "--json", "r.json"])
+        .output()
+        .unwrap();
+    common::assert_exit(&out, 4);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("only 2 pairs, and a verdict at 95% confidence needs at least 4"),
+        "{stdout}"
+    );
+    assert_eq!(s.json("r.json")["verdict"], "INCONCLUSIVE");
+}

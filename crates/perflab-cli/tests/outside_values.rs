@@ -103,3 +103,22 @@ fn a_failing_programs_escape_sequences_are_shown_escaped_not_sent_to_the_termina
     assert!(err.contains(r"\u{1b}]0;owned\u{7}\u{1b}[2Jgone"), "{err}");
     assert!(!out.stderr.contains(&0x1b), "{err}");
 }
+
+#[test]
+fn a_samples_file_over_a_gibibyte_is_refused_before_it_is_read() {
+    let s = Scratch::new();
+    // Sparse: it takes no room on disk, and would take 1.1 GiB to read.
+    let big = std::fs::File::create(s.path("big.txt")).unwrap();
+    big.set_len(1100 << 20).unwrap();
+    s.write("small.txt", "1\n2\n3\n");
+    let out = s
+        .perflab()
+        .args(["compare", "big.txt", "small.txt"])
+        .output()
+        .unwrap();
+    let err = stderr_of_refusal(&out);
+    assert!(
+        err.contains("big.txt") && err.contains("is 1.1 GiB") && err.contains("up to 1 GiB"),
+        "{err}"
+    );
+}

@@ -82,6 +82,9 @@ fn a_killed_ab_leaves_its_experiment_incomplete_with_its_finished_runs() {
             "500",
             "--max-runs",
             "500",
+            // It counts its own runs: none may be marked replaced meanwhile.
+            "--max-cpu-wait",
+            "off",
             "sleep 0.01",
             "sleep 0.01",
         ],

@@ -5,7 +5,8 @@
 //! Run with `cargo bench -p perflab-stats --bench decision_simulation`;
 //! `-- change-points` runs only the rows of change points in a history,
 //! `-- decisions` only the first table (single A/B experiments), `-- tuning`
-//! only the tuning table.
+//! only the tuning table, `-- min-pairs` only the rows of the smallest
+//! `min_runs` at 1, 12 and 1,000 cells.
 //! Deterministic: every row uses a fixed seed.
 
 #[path = "../tests/common/mod.rs"]
@@ -190,6 +191,10 @@ fn main() {
     let only_tuning = std::env::args().any(|a| a == "tuning");
     if std::env::args().any(|a| a == "change-points") {
         change_points::change_point_rows(SEED);
+        return;
+    }
+    if std::env::args().any(|a| a == "min-pairs") {
+        suite::min_pairs_rows(SequentialConfig::new(Better::Higher), SEED);
         return;
     }
     // The defaults through the constructor `perflab ab` uses

@@ -124,7 +124,7 @@ pub use sample::{PositiveSample, Sample};
 pub use sequential::confidence_sequence::ConfidenceSequence;
 pub use sequential::config::{
     DEFAULT_CONFIDENCE, DEFAULT_MAX_RUNS, DEFAULT_MIN_RUNS, DEFAULT_SUITE_MIN_RUNS, EXACT_MAX_RUNS,
-    EXACT_MIN_RUNS, SequentialConfig, tuned_confidence_sequence,
+    EXACT_MIN_RUNS, SequentialConfig, fewest_deciding_pairs, tuned_confidence_sequence,
 };
 pub use sequential::contention::{
     BlockFate, ContentionRule, DEFAULT_MAX_CPU_WAIT, MAX_REPEATS as CONTENTION_MAX_REPEATS,

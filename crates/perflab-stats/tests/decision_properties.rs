@@ -115,7 +115,7 @@ proptest! {
         }
         let (g, p) = (guarded.evaluate().unwrap(), plain.evaluate().unwrap());
         prop_assert_eq!(g.interval, p.interval);
-        prop_assert_eq!(g.primary, p.verdict);
+        prop_assert_eq!(g.primary, p.primary);
         if p.verdict == Verdict::Go {
             prop_assert!(g.verdict != Verdict::Neutral, "{g:?}");
         } else {

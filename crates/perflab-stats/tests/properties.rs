@@ -200,7 +200,14 @@ proptest! {
         let cs = ConfidenceSequence::new(config.confidence, config.optimise_at).unwrap();
         let iv = paired_change(&b[..n], &c[..n], better, &cs).unwrap();
         prop_assert_eq!(d.interval, iv);
-        prop_assert_eq!(d.verdict, classify(&iv, &config.thresholds));
+        prop_assert_eq!(d.primary, classify(&iv, &config.thresholds));
+        // Below the fewest pairs validated at 95%, no verdict.
+        if n >= test.deciding_floor() {
+            prop_assert_eq!(d.verdict, d.primary);
+        } else {
+            prop_assert_eq!(d.verdict, Verdict::Inconclusive);
+            prop_assert_eq!(n, b.len());
+        }
         prop_assert_eq!(d.runs_needed.is_some(), d.verdict == Verdict::Inconclusive);
         prop_assert!(d.verdict != Verdict::Inconclusive || n == b.len());
     }

@@ -20,15 +20,50 @@ fn an_interval_below_the_minimum_decides_nothing_and_says_how_far_the_minimum_is
 }
 
 #[test]
+fn two_pairs_never_decide_at_95_percent_and_the_decision_says_how_many_more_are_needed() {
+    // `--min-runs 2 --max-runs 2`: a clear change, but two pairs are below
+    // the fewest the decision is validated for.
+    let config = SequentialConfig::tuned(Better::Lower, Default::default(), 0.95, 2, 2);
+    let mut t = SequentialTest::new(config).unwrap();
+    assert_eq!(t.push(100.0, 80.0).unwrap(), None);
+    let d = t.push(101.0, 80.5).unwrap().expect("stops at max_runs");
+    assert_eq!(d.verdict, Verdict::Inconclusive);
+    let floor = perflab_stats::fewest_deciding_pairs(0.95);
+    assert_eq!((t.deciding_floor(), floor), (4, 4));
+    assert_eq!(d.runs_needed, Some(RunsNeeded::Additional(floor - 2)));
+}
+
+#[test]
+fn values_that_repeat_exactly_decide_from_the_minimum_whatever_the_floor() {
+    let config = SequentialConfig::tuned(Better::Lower, Default::default(), 0.95, 2, 20);
+    let mut t = SequentialTest::new(config).unwrap();
+    assert_eq!(t.push(1000.0, 900.0).unwrap(), None);
+    let d = t
+        .push(1000.0, 900.0)
+        .unwrap()
+        .expect("an exact interval decides");
+    assert_eq!((d.verdict, d.runs), (Verdict::Go, 2));
+}
+
+#[test]
+fn a_stricter_level_needs_more_pairs_before_it_may_decide() {
+    let floor = perflab_stats::fewest_deciding_pairs;
+    assert!(floor(0.90) <= floor(0.95));
+    assert!(floor(0.95) < floor(1.0 - 0.05 / 12.0));
+    assert!(floor(1.0 - 0.05 / 12.0) < floor(1.0 - 0.05 / 1000.0));
+    assert_eq!(floor(1.0 - 0.05 / 1e6), floor(1.0 - 0.05 / 1000.0));
+}
+
+#[test]
 fn a_guard_that_worsens_turns_go_into_no_go_and_an_uncertain_one_keeps_going() {
-    let config = SequentialConfig::tuned(Better::Lower, Default::default(), 0.95, 4, 8);
+    let config = SequentialConfig::tuned(Better::Lower, Default::default(), 0.95, 5, 10);
     let limit = GuardLimit {
         better: Better::Lower,
         max_worsening: 0.05,
     };
     let mut t = SequentialTest::with_guards(config, vec![limit]).unwrap();
     let mut last = None;
-    for i in 0..4 {
+    for i in 0..5 {
         let base = 100.0 + f64::from(i % 2);
         last = t
             .push_with_guards(base, base * 0.8, &[(4000.0, 5000.0 + f64::from(i))])
@@ -39,7 +74,7 @@ fn a_guard_that_worsens_turns_go_into_no_go_and_an_uncertain_one_keeps_going() {
     assert_eq!(d.guards[0].status, GuardStatus::Violated);
 
     let mut t = SequentialTest::with_guards(config, vec![limit]).unwrap();
-    let noisy = [4000.0, 4800.0, 3700.0, 4500.0];
+    let noisy = [4000.0, 4800.0, 3700.0, 4500.0, 4200.0];
     for (i, g) in noisy.iter().enumerate() {
         let base = 100.0 + i as f64;
         assert_eq!(

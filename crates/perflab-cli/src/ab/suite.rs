@@ -417,7 +417,12 @@ impl SuiteState<'_> {
                     None => self.test.evaluate(c)?,
                 };
                 let runs = [self.paired[c][0].as_slice(), self.paired[c][1].as_slice()];
-                Ok(Some(evaluation_of(&self.suite.exp, &decision, runs)))
+                Ok(Some(evaluation_of(
+                    &self.suite.exp,
+                    &decision,
+                    runs,
+                    self.test.cell_confidence(),
+                )))
             })
             .collect()
     }

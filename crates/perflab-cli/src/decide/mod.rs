@@ -174,14 +174,19 @@ impl<'a> Decider<'a> {
     }
 
     fn evaluation(&self, d: &Decision, runs: [&[RunOutcome]; 2]) -> Evaluation {
-        evaluation_of(self.exp, d, runs)
+        evaluation_of(self.exp, d, runs, self.test.config().confidence)
     }
 }
 
 /// The evaluation of decision `d` of `exp`, reached on the paired `runs`
-/// (the i-th run of each side from the same block): its reason, guards, and
-/// whether the values were exact.
-pub fn evaluation_of(exp: &Experiment, d: &Decision, runs: [&[RunOutcome]; 2]) -> Evaluation {
+/// (the i-th run of each side from the same block) by a test at
+/// `test_confidence`: its reason, guards, and whether the values were exact.
+pub fn evaluation_of(
+    exp: &Experiment,
+    d: &Decision,
+    runs: [&[RunOutcome]; 2],
+    test_confidence: f64,
+) -> Evaluation {
     let guards: Vec<GuardOutcome> = exp
         .guards
         .iter()
@@ -200,7 +205,7 @@ pub fn evaluation_of(exp: &Experiment, d: &Decision, runs: [&[RunOutcome]; 2]) -
             .next()
             .is_some_and(|first| values.all(|v| v == first))
     });
-    let reason = reason::reason(exp, d, &guards, exact);
+    let reason = reason::reason(exp, d, &guards, exact, test_confidence);
     Evaluation {
         verdict: d.verdict,
         reason,

@@ -72,19 +72,45 @@ pub fn verdict_sentence(
 
 /// The sentence for `d`: below the minimum, the decision metric's own
 /// verdict, then what the guards did to a GO, then whether it is exact.
-pub fn reason(exp: &Experiment, d: &Decision, guards: &[GuardOutcome], exact: bool) -> String {
+///
+/// `test_confidence` is the level the test decided at (a suite's cell
+/// decides at a split level): below the fewest pairs validated at it
+/// ([`perflab_stats::fewest_deciding_pairs`]) no verdict is given, as
+/// below `--min-runs`, unless the values were exact.
+pub fn reason(
+    exp: &Experiment,
+    d: &Decision,
+    guards: &[GuardOutcome],
+    exact: bool,
+    test_confidence: f64,
+) -> String {
     let th = &exp.thresholds;
     let iv = &d.interval;
     let band = relative_band(exp.metric.better, iv);
-    let mut reason = if d.runs < exp.limits.min_runs {
+    let min_runs = exp.limits.min_runs;
+    let floor = if exact {
+        min_runs
+    } else {
+        min_runs.max(perflab_stats::fewest_deciding_pairs(test_confidence))
+    };
+    let mut reason = if d.runs < min_runs {
         format!(
-            "only {} of the {} pairs needed before any verdict (--min-runs): the interval {band} is not yet trusted to decide",
-            d.runs, exp.limits.min_runs
+            "only {} of the {min_runs} pairs needed before any verdict (--min-runs): the interval {band} is not yet trusted to decide",
+            d.runs
+        )
+    } else if d.runs < floor {
+        let level = format!("{:.4}", 100.0 * test_confidence);
+        format!(
+            "only {} pairs, and a verdict at {}% confidence needs at least {floor} \
+             (the fewest from which the decision is validated; --min-runs {min_runs} is below it): \
+             the interval {band} is not yet trusted to decide",
+            d.runs,
+            level.trim_end_matches('0').trim_end_matches('.')
         )
     } else {
         verdict_sentence(d.primary, iv, th, exp.metric.better, "runs")
     };
-    if d.primary == Verdict::Go && d.runs >= exp.limits.min_runs {
+    if d.primary == Verdict::Go && d.runs >= floor {
         if let Some(g) = guards.iter().find(|g| g.status == GuardStatus::Violated) {
             reason = format!(
                 "{} improved, but guard {} worsened: B relative to A {} {}, beyond the {} allowed",

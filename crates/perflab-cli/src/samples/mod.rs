@@ -94,6 +94,7 @@ pub fn read_source(input: &str, forced: Option<Format>) -> Result<Source> {
     let text = if path.is_dir() {
         None
     } else {
+        refuse_too_large(&path)?;
         Some(std::fs::read_to_string(&path).map_err(|e| {
             let hint = if e.kind() == std::io::ErrorKind::InvalidData {
                 "give a text file of numbers, a JSON result or a benchmark harness's output"
@@ -163,6 +164,31 @@ fn detect(input: &Input) -> Result<&'static dyn Importer> {
          if it is one of these, force it with --format to see what is missing"
     };
     Err(Error::input(&input.path, what))
+}
+
+/// The largest input file read: 1 GiB, about 100 million values as text.
+/// A file is read whole and its values kept, so a larger one would take
+/// more memory than a comparison should; it is refused before reading.
+const LARGEST_INPUT_BYTES: u64 = 1 << 30;
+
+/// Refuses a file larger than [`LARGEST_INPUT_BYTES`], with what to do.
+fn refuse_too_large(path: &Path) -> Result<()> {
+    let Ok(meta) = std::fs::metadata(path) else {
+        // Not there, or unreadable: reading it says which.
+        return Ok(());
+    };
+    if meta.len() > LARGEST_INPUT_BYTES {
+        return Err(Error::input(
+            path,
+            format!(
+                "is {:.1} GiB; perflab reads samples files of up to 1 GiB (about 100 million \
+                 values): compare a sample of the runs, for example every tenth line \
+                 (awk 'NR % 10 == 0')",
+                meta.len() as f64 / (1u64 << 30) as f64
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The longest time a sample may take: a year. A longer one is a unit

@@ -125,3 +125,59 @@ pub fn suite_rows(config: SequentialConfig, seed: u64) {
         "'runs' = median pairs the changed cell used; 'rounds' = median pairs of the longest cell (the experiment's length in blocks)."
     );
 }
+
+/// The error rate of A = A experiments of 1, 12 and 1,000 cells when cells
+/// may decide from `min_runs` pairs (up to the default 60): which smallest
+/// `min_runs` keeps the promise at each number of cells, Gaussian noise and
+/// heavy-tailed (5% of runs 20% slower).
+pub fn min_pairs_rows(config: SequentialConfig, seed: u64) {
+    println!(
+        "\nSmallest min_runs: A = A suites at {} for the whole experiment, cells deciding from min_runs to {} pairs;",
+        config.confidence, config.max_runs
+    );
+    println!(
+        "'false' = some cell GO or NO-GO; 'missed' = some interval missed its truth at a look."
+    );
+    println!(
+        "{:<44} {:>6} {:<22} {:<22}",
+        "cells, noise, min_runs", "exps", "false GO/NO-GO", "some interval missed"
+    );
+    let heavy = |mut suite: SuiteScenario| {
+        suite.runs.tail_probability = 0.05;
+        suite.runs.tail_penalty = 0.20;
+        suite
+    };
+    let mut row = 0;
+    for (cells, experiments, mins) in [
+        (1, 4000, &[2, 3, 4, 5, 6, 8, 10][..]),
+        (12, 1000, &[3, 5, 8, 10, 15, 20][..]),
+        (1000, 100, &[5, 10, 15, 20, 30][..]),
+    ] {
+        for (noise_label, suite) in [
+            ("2%", SuiteScenario::unchanged(cells, 1, 0.02)),
+            (
+                "2% + 5% runs 20% slower",
+                heavy(SuiteScenario::unchanged(cells, 1, 0.02)),
+            ),
+        ] {
+            for &min_runs in mins {
+                row += 1;
+                let t = simulate_suite(
+                    seed + 5000 + row,
+                    experiments,
+                    &suite,
+                    SequentialConfig { min_runs, ..config },
+                    true,
+                    true,
+                );
+                println!(
+                    "{:<44} {:>6} {:<22} {:<22}",
+                    format!("{cells} cells, {noise_label}, min {min_runs}"),
+                    experiments,
+                    wilson(t.false_anywhere, t.experiments),
+                    wilson(t.missed, t.experiments),
+                );
+            }
+        }
+    }
+}

@@ -34,6 +34,41 @@ pub const DEFAULT_MIN_RUNS: usize = 10;
 /// 0.7 %; 20 is kept as the safer default, at a cost of 6 or 7 pairs for a
 /// clear change (median 13 to 15 pairs from 10).
 pub const DEFAULT_SUITE_MIN_RUNS: usize = 20;
+/// The fewest pairs from which a test at `confidence` may decide: the
+/// smallest `min_runs` at which the decision simulation (benchmark
+/// `decision_simulation -- min-pairs`) kept the promised error rate, for
+/// the level one test decides at (a suite's cells decide at a split level,
+/// 1 - (1 - confidence) / cells). Below it the confidence sequence, valid
+/// only asymptotically, could decide on too little: with 2 pairs, 6 of 60
+/// A = A experiments of `true` against `true` decided at a promised 5%.
+///
+/// Method: a table of the error rates simulated, each row the level of one
+/// test in a 95% experiment of 1, 12 or 1,000 cells (error 5%, 0.42%,
+/// 0.005%). Each row's pairs are the smallest `min_runs` at which the share
+/// of A = A experiments in which some interval missed the truth at some
+/// look stayed at most 5%, with Gaussian noise of 2% and with 5% of runs
+/// 20% slower (4,000, 1,000 and 100 experiments): 1 cell, 4 pairs (3.8%
+/// and 3.2%; 3 pairs: 6.6%, 5.2%); 12 cells, 8 (3.0%, 2.5%; 5: 9.0%,
+/// 6.8%); 1,000 cells, 30 (1.0%, 3.0%; 20: 7.0%, 7.0%). A level between
+/// two rows takes the stricter row's pairs; a level stricter than the last
+/// row (more than 1,000 cells at 95%) takes the last row's, which no
+/// simulation has checked.
+pub fn fewest_deciding_pairs(confidence: f64) -> usize {
+    let error = 1.0 - confidence;
+    VALIDATED_MIN_PAIRS
+        .iter()
+        // A little slack: 1 - 0.95 is not exactly 0.05 in floating point.
+        .find(|(row_error, _)| error >= row_error * (1.0 - 1e-9))
+        .map_or(
+            VALIDATED_MIN_PAIRS[VALIDATED_MIN_PAIRS.len() - 1].1,
+            |&(_, pairs)| pairs,
+        )
+}
+
+/// (error rate of one test, fewest pairs validated at it), loosest first;
+/// see [`fewest_deciding_pairs`].
+const VALIDATED_MIN_PAIRS: [(f64, usize); 3] = [(0.05, 4), (0.05 / 12.0, 8), (0.05 / 1000.0, 30)];
+
 /// Default maximum number of pairs (runs per variant).
 pub const DEFAULT_MAX_RUNS: usize = 60;
 /// Minimum number of pairs for a measurement expected to repeat exactly

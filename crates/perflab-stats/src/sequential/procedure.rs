@@ -11,7 +11,7 @@ use crate::decision::runs_needed::RunsNeeded;
 use crate::error::{SampleRole, StatsError};
 use crate::sample::Sample;
 use crate::sequential::confidence_sequence::ConfidenceSequence;
-use crate::sequential::config::SequentialConfig;
+use crate::sequential::config::{SequentialConfig, fewest_deciding_pairs};
 use crate::sequential::robust_sequence::decision_interval;
 use crate::sequential::runs_needed::{runs_needed_guard, runs_needed_paired};
 
@@ -47,7 +47,8 @@ pub struct Decision {
 /// The sequential A/B procedure as a pure state machine.
 ///
 /// Method: after each pair (baseline, candidate), once at least `min_runs`
-/// pairs exist, compute [`crate::sequential::paired::paired_change`] (the
+/// pairs exist (and the fewest the simulations validate at this confidence,
+/// [`SequentialTest::deciding_floor`]), compute [`crate::sequential::paired::paired_change`] (the
 /// confidence sequence for the Huber location of the per-pair log gains,
 /// [`crate::sequential::robust_sequence::RobustSequence`], tuned to the run
 /// limit: [`SequentialConfig::tuned`]) and [`classify`] it. Guards, if any, are
@@ -154,10 +155,11 @@ impl SequentialTest {
         guard_values: &[(f64, f64)],
     ) -> Result<Option<Decision>, StatsError> {
         self.record(baseline_value, candidate_value, guard_values)?;
-        if self.gains.len() < self.config.min_runs {
+        let runs = self.gains.len();
+        if runs < self.deciding_floor() && runs < self.config.max_runs {
             return Ok(None);
         }
-        let decision = self.assess()?;
+        let decision = self.evaluate()?;
         if decision.verdict != Verdict::Inconclusive || decision.runs >= self.config.max_runs {
             self.decision = Some(decision.clone());
             return Ok(Some(decision));
@@ -291,19 +293,39 @@ impl SequentialTest {
         })
     }
 
+    /// The pairs below which no verdict is given ([`SequentialTest::evaluate`]):
+    /// `min_runs`, raised to the fewest pairs from which the decision is
+    /// validated at this test's confidence ([`fewest_deciding_pairs`]),
+    /// where the asymptotic interval could otherwise decide on too little.
+    /// Values that repeat exactly (every pair's gain the same, guards' too:
+    /// an instruction count of a deterministic program) have a point
+    /// interval, exact at any number of pairs: for them it is `min_runs`.
+    pub fn deciding_floor(&self) -> usize {
+        let repeats = |gains: &[f64]| gains.windows(2).all(|w| w[0] == w[1]);
+        if self.gains.len() >= 2
+            && repeats(&self.gains)
+            && self.guard_gains.iter().all(|g| repeats(g))
+        {
+            return self.config.min_runs;
+        }
+        self.config
+            .min_runs
+            .max(fewest_deciding_pairs(self.config.confidence))
+    }
+
     /// The decision if the test stopped now (interrupted, out of time, or
     /// replayed with [`SequentialTest::record`]): the interval and the guards,
     /// which are valid at any look, and the verdict the stopping rule allows.
-    /// Below `min_runs` pairs, where the asymptotic interval is not yet
-    /// trusted to decide, the verdict is INCONCLUSIVE whatever the interval
-    /// says, and a projected number of further pairs is at least what reaching
-    /// `min_runs` takes.
+    /// Below [`SequentialTest::deciding_floor`] pairs, where the asymptotic
+    /// interval is not yet trusted to decide, the verdict is INCONCLUSIVE
+    /// whatever the interval says, and a projected number of further pairs is
+    /// at least what reaching that floor takes.
     ///
     /// # Errors
     /// [`StatsError::TooFew`] with fewer than 2 pairs; [`StatsError::ChangeOutOfRange`].
     pub fn evaluate(&self) -> Result<Decision, StatsError> {
         let mut decision = self.assess()?;
-        let missing = self.config.min_runs.saturating_sub(decision.runs);
+        let missing = self.deciding_floor().saturating_sub(decision.runs);
         if missing > 0 {
             let projected = decision.runs_needed.unwrap_or(RunsNeeded::Additional(0));
             decision.verdict = Verdict::Inconclusive;
