@@ -180,20 +180,9 @@ fn marked_value(line: &str, word: &str, unit: String) -> std::result::Result<Met
 
 /// Parses `PERFLAB_METRIC <name> <value> [<unit>]`, wherever the line has it.
 fn parse_metric_line(line: &str) -> Option<MarkedMetric<'_>> {
-    let start = line.find("PERFLAB_METRIC ")?;
-    let mut words = line[start + "PERFLAB_METRIC ".len()..].split_whitespace();
-    let name = words.next()?;
-    let Some(word) = words.next() else {
-        return Some((
-            name,
-            Err(format!(
-                "the line `{}` has no value after the name",
-                escape_control(line.trim())
-            )),
-        ));
-    };
-    let unit = words.collect::<Vec<_>>().join(" ");
-    Some((name, marked_value(line, word, unit)))
+    parse_marked(line, "PERFLAB_METRIC ", |rest| {
+        rest.collect::<Vec<_>>().join(" ")
+    })
 }
 
 /// The unit of a metric read from a `PERFLAB_COUNT` line.
@@ -203,8 +192,18 @@ pub const COUNT_UNIT: &str = "count";
 /// is a metric whose unit is [`COUNT_UNIT`]. Anything after the value is
 /// ignored, as a count has no unit of its own.
 fn parse_count_line(line: &str) -> Option<MarkedMetric<'_>> {
-    let start = line.find("PERFLAB_COUNT ")?;
-    let mut words = line[start + "PERFLAB_COUNT ".len()..].split_whitespace();
+    parse_marked(line, "PERFLAB_COUNT ", |_| COUNT_UNIT.to_string())
+}
+
+/// Parses `<marker><name> <value> ...` wherever the line has it; `unit`
+/// makes the unit from the words after the value.
+fn parse_marked<'a>(
+    line: &'a str,
+    marker: &str,
+    unit: impl FnOnce(std::str::SplitWhitespace<'a>) -> String,
+) -> Option<MarkedMetric<'a>> {
+    let start = line.find(marker)?;
+    let mut words = line[start + marker.len()..].split_whitespace();
     let name = words.next()?;
     let Some(word) = words.next() else {
         return Some((
@@ -215,7 +214,7 @@ fn parse_count_line(line: &str) -> Option<MarkedMetric<'_>> {
             )),
         ));
     };
-    Some((name, marked_value(line, word, COUNT_UNIT.to_string())))
+    Some((name, marked_value(line, word, unit(words))))
 }
 
 #[cfg(test)]
