@@ -117,7 +117,7 @@ impl Duet {
         if overlaps.is_empty() {
             return None;
         }
-        overlaps.sort_by(f64::total_cmp);
+        overlaps.sort_unstable_by(f64::total_cmp);
         let n = overlaps.len();
         let median = if n % 2 == 1 {
             overlaps[n / 2]

@@ -191,7 +191,7 @@ fn growth(
     let sizes: Vec<f64> = curve.iter().map(|m| m.1).collect();
     let totals: Vec<f64> = curve.iter().map(|m| m.2.estimate * m.1).collect();
     let mut distinct = sizes.clone();
-    distinct.sort_by(f64::total_cmp);
+    distinct.sort_unstable_by(f64::total_cmp);
     distinct.dedup();
     if distinct.len() >= 3 {
         return Ok((

@@ -18,7 +18,7 @@ pub fn cpu_wait_doc(runs: &[RunOutcome]) -> Option<CpuWaitDoc> {
     if shares.is_empty() {
         return None;
     }
-    shares.sort_by(f64::total_cmp);
+    shares.sort_unstable_by(f64::total_cmp);
     let n = shares.len();
     let median = if n % 2 == 1 {
         shares[n / 2]

@@ -17,7 +17,7 @@ pub fn series_sizes(doc: &SweepDocument, series: &SeriesDoc) -> Vec<f64> {
         .iter()
         .filter_map(|&i| doc.sweep.points.get(i)?.size)
         .collect();
-    sizes.sort_by(f64::total_cmp);
+    sizes.sort_unstable_by(f64::total_cmp);
     sizes.dedup();
     sizes
 }

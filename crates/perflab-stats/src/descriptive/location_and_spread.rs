@@ -151,13 +151,13 @@ pub(crate) fn mad_sorted_unchecked(sorted: &[f64], median: f64) -> Result<f64, S
             statistic: "median absolute deviation",
         });
     }
-    dev.sort_by(f64::total_cmp);
+    dev.sort_unstable_by(f64::total_cmp);
     Ok(quantile_sorted_unchecked(&dev, 0.5))
 }
 
 pub(crate) fn sorted_copy(xs: &[f64]) -> Vec<f64> {
     let mut v = xs.to_vec();
-    v.sort_by(f64::total_cmp);
+    v.sort_unstable_by(f64::total_cmp);
     v
 }
 

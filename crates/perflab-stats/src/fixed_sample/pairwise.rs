@@ -104,12 +104,12 @@ mod tests {
             .iter()
             .flat_map(|xi| y.iter().map(move |yj| yj - xi))
             .collect();
-        d.sort_by(f64::total_cmp);
+        d.sort_unstable_by(f64::total_cmp);
         d[k - 1]
     }
 
     fn sorted(mut v: Vec<f64>) -> Vec<f64> {
-        v.sort_by(f64::total_cmp);
+        v.sort_unstable_by(f64::total_cmp);
         v
     }
 

@@ -133,7 +133,7 @@ pub fn linear_cost_fit(
         variances.push(variance);
     }
     let mut distinct = sizes.clone();
-    distinct.sort_by(f64::total_cmp);
+    distinct.sort_unstable_by(f64::total_cmp);
     distinct.dedup();
     if distinct.len() < 3 {
         return Err(StatsError::TooFew {

@@ -77,7 +77,7 @@ pub fn power_law_fit(
         PositiveSample::new(costs, SampleRole::Candidate)?;
     }
     let mut distinct = sizes.to_vec();
-    distinct.sort_by(f64::total_cmp);
+    distinct.sort_unstable_by(f64::total_cmp);
     distinct.dedup();
     if distinct.len() < 3 {
         return Err(StatsError::TooFew {
