@@ -8,6 +8,7 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 
 use crate::backend::Backend;
 use crate::error::{Error, Result, StoreError};
+use crate::reading::existing_store_file;
 use crate::{Location, Store};
 
 /// Most problems `store check` lists; SQLite finds one per damaged page.
@@ -32,15 +33,9 @@ pub struct CheckReport {
 /// its own data) or a path without a file.
 pub fn check_file(location: &Location, flag: &str) -> Result<CheckReport> {
     let path = match location {
-        Location::File(path) if path.is_file() => path,
         Location::File(path) => {
-            return Err(Error::usage(
-                flag,
-                format!(
-                    "no store at {}: give the path of a store file",
-                    path.display()
-                ),
-            ));
+            existing_store_file(path, flag)?;
+            path
         }
         Location::Postgres(_) => {
             return Err(Error::usage(

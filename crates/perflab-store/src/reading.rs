@@ -33,22 +33,7 @@ impl Store {
             Location::Postgres(_) => return Self::open_at(location, flag),
             Location::File(path) => path,
         };
-        if !path.is_file() {
-            let what = if path.exists() {
-                "is not a file"
-            } else {
-                "does not exist"
-            };
-            return Err(Error::usage(
-                flag,
-                format!(
-                    "no store at {}: it {what}. Give the path of a store (--store or \
-                     PERFLAB_STORE); a store is made by the first command that measures \
-                     (perflab ab, perflab run, perflab sweep)",
-                    path.display()
-                ),
-            ));
-        }
+        existing_store_file(path, flag)?;
         if writable(path) {
             return Self::open(path);
         }
@@ -82,6 +67,28 @@ impl Store {
             notices: Default::default(),
         })
     }
+}
+
+/// Refuses a path that holds no store file, naming `flag`: a command that
+/// only reads or checks a store never creates one.
+pub(crate) fn existing_store_file(path: &Path, flag: &str) -> Result<()> {
+    if path.is_file() {
+        return Ok(());
+    }
+    let what = if path.exists() {
+        "is not a file"
+    } else {
+        "does not exist"
+    };
+    Err(Error::usage(
+        flag,
+        format!(
+            "no store at {}: it {what}. Give the path of a store (--store or \
+             PERFLAB_STORE); a store is made by the first command that measures \
+             (perflab ab, perflab run, perflab sweep)",
+            path.display()
+        ),
+    ))
 }
 
 /// Whether this process may write both the store file and its folder (where
