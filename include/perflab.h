@@ -180,7 +180,8 @@ typedef struct perflab_thread {
     perflab__slot discard; /* for sites past PERFLAB_MAX_SITES: keeps the stack balanced */
     /* cold: who the thread is, when it started and ended */
     uint64_t id, os_tid, start_ticks, start_cpu_ns, end_ticks, end_cpu_ns;
-    int cpu_clock, has_cpu_clock, has_start_cpu, ended;
+    uint64_t start_wait_ns, end_wait_ns; /* time runnable, waiting for a CPU (schedstat) */
+    int cpu_clock, has_cpu_clock, has_start_cpu, has_start_wait, has_end_wait, ended;
     char name[16];
     struct perflab_thread *next;
 } perflab_thread;
@@ -463,6 +464,7 @@ PERFLAB__INLINE void perflab__block_end(perflab__block *block) { perflab_span_en
 #endif
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -537,6 +539,27 @@ static int perflab__clock_ns(clockid_t clock, uint64_t *ns) {
     return 1;
 }
 
+/* A thread's time runnable but waiting for a CPU, from the scheduler's
+ * statistics (field 2 of /proc/self/task/TID/schedstat, in ns; the kernel's
+ * Documentation/scheduler/sched-stats.rst): `tid` 0 reads the calling thread.
+ * Read where CPU time is (a thread's start and end), never per span. Returns
+ * 0 where the kernel keeps no such statistics. */
+static int perflab__runnable_wait_ns(uint64_t tid, uint64_t *ns) {
+    char path[64], text[96];
+    if (tid) snprintf(path, sizeof path, "/proc/self/task/%llu/schedstat", (unsigned long long)tid);
+    else snprintf(path, sizeof path, "/proc/thread-self/schedstat");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    text[n] = 0;
+    unsigned long long on_cpu = 0, waited = 0;
+    if (sscanf(text, "%llu %llu", &on_cpu, &waited) != 2) return 0;
+    *ns = waited;
+    return 1;
+}
+
 static uint64_t perflab__ns(uint64_t ticks) {
     return perflab__timer_tsc ? (uint64_t)((double)ticks * perflab__ns_per_tick) : ticks;
 }
@@ -603,6 +626,7 @@ static void perflab__thread_ended(void *data) {
     prctl(PR_GET_NAME, t->name, 0, 0, 0);
     PERFLAB__STORE(t->end_ticks, perflab__ticks());
     PERFLAB__STORE(t->end_cpu_ns, has_cpu ? cpu : PERFLAB__LOAD(t->start_cpu_ns));
+    t->has_end_wait = perflab__runnable_wait_ns(0, &t->end_wait_ns);
     __atomic_store_n(&t->ended, 1, __ATOMIC_RELEASE);
     perflab__tls = &perflab__placeholder; /* probes in later destructors record nothing */
     perflab__thread_gone = 1;
@@ -618,6 +642,7 @@ static perflab_thread *perflab__new_thread(uint64_t start_ticks) {
     t->has_cpu_clock = pthread_getcpuclockid(pthread_self(), &clock) == 0;
     t->cpu_clock = (int)clock;
     t->has_start_cpu = perflab__clock_ns(CLOCK_THREAD_CPUTIME_ID, &t->start_cpu_ns);
+    t->has_start_wait = perflab__runnable_wait_ns(0, &t->start_wait_ns);
     t->start_ticks = start_ticks;
     perflab_thread *head = __atomic_load_n(&perflab__threads, __ATOMIC_RELAXED);
     do t->next = head;
@@ -779,8 +804,8 @@ typedef struct perflab__gauge_row {
 } perflab__gauge_row;
 
 typedef struct perflab__thread_row {
-    uint64_t id, os_tid, wall_ns, cpu_ns, attributed_ns;
-    int has_cpu, ended, has_name;
+    uint64_t id, os_tid, wall_ns, cpu_ns, attributed_ns, preempted_ns, blocked_ns;
+    int has_cpu, has_split, ended, has_name;
     char name[17];
     uint64_t unbalanced, too_deep;
 } perflab__thread_row;
@@ -994,6 +1019,18 @@ static int perflab__collect_threads(perflab__report *r, uint64_t end_ticks, int 
         if (row->attributed_ns > row->wall_ns) row->attributed_ns = row->wall_ns;
         row->has_cpu = has_cpu && t->has_start_cpu;
         row->cpu_ns = row->has_cpu && cpu > t->start_cpu_ns ? cpu - t->start_cpu_ns : 0;
+        /* Wall time is on the CPU, waiting for one (preempted), or neither (blocked). */
+        uint64_t wait = 0;
+        int has_wait = 0;
+        if (ended) has_wait = t->has_end_wait, wait = t->end_wait_ns;
+        else has_wait = perflab__runnable_wait_ns(t == perflab__tls ? 0 : t->os_tid, &wait);
+        row->has_split = row->has_cpu && has_wait && t->has_start_wait;
+        if (row->has_split) {
+            row->preempted_ns = wait > t->start_wait_ns ? wait - t->start_wait_ns : 0;
+            if (row->preempted_ns > row->wall_ns) row->preempted_ns = row->wall_ns;
+            uint64_t busy = row->cpu_ns + row->preempted_ns;
+            row->blocked_ns = row->wall_ns > busy ? row->wall_ns - busy : 0;
+        }
         row->unbalanced = PERFLAB__LOAD(t->unbalanced), row->too_deep = PERFLAB__LOAD(t->too_deep);
         /* A thread inherits its creator's name: only a name it was given is one. */
         if (t->os_tid == (uint64_t)perflab__pid) {
@@ -1154,7 +1191,19 @@ static void perflab__find_warnings(perflab__report *r) {
          * off the CPU: a lower bound from the clocks every thread reads anyway. */
         uint64_t waited = t->attributed_ns > t->cpu_ns ? t->attributed_ns - t->cpu_ns : 0;
         if (t->has_cpu && t->attributed_ns > 0 && (double)waited >= PERFLAB__WAITING_SHARE * (double)t->attributed_ns)
-            perflab__warn(r, "mostly_waiting", label, perflab__format("at least %.0f%% of the %.3f ms inside spans on thread %s was spent off the CPU (sleeping, blocked on I/O or a lock, or preempted): spans measure wall time, so their per-call figures include that waiting; if the waiting is not what you measure, move it out of the spans", (double)waited * 100.0 / (double)t->attributed_ns, (double)t->attributed_ns / 1e6, label));
+        {
+            char cause[256];
+            double off_cpu = (double)(t->preempted_ns + t->blocked_ns);
+            if (off_cpu < 1) off_cpu = 1;
+            double preempted = (double)t->preempted_ns * 100.0 / off_cpu, blocked = (double)t->blocked_ns * 100.0 / off_cpu;
+            if (!t->has_split)
+                snprintf(cause, sizeof cause, "sleeping, blocked on I/O, a lock or a channel, or preempted; this system does not say which");
+            else if (t->preempted_ns >= t->blocked_ns)
+                snprintf(cause, sizeof cause, "mostly preempted: of the thread's %.3f ms off the CPU, %.0f%% it was ready to run and waited for a CPU other threads held, %.0f%% it was blocked", off_cpu / 1e6, preempted, blocked);
+            else
+                snprintf(cause, sizeof cause, "mostly blocked: of the thread's %.3f ms off the CPU, %.0f%% it was blocked (sleeping, waiting for I/O, a lock or a channel), %.0f%% it was ready to run and waited for a CPU", off_cpu / 1e6, blocked, preempted);
+            perflab__warn(r, "mostly_waiting", label, perflab__format("at least %.0f%% of the %.3f ms inside spans on thread %s was spent off the CPU (%s): spans measure wall time, so their per-call figures include that waiting; if the waiting is not what you measure, move it out of the spans", (double)waited * 100.0 / (double)t->attributed_ns, (double)t->attributed_ns / 1e6, label, cause));
+        }
         double share = (double)(t->wall_ns - t->attributed_ns) / (double)t->wall_ns;
         if (share > PERFLAB__UNATTRIBUTED_THRESHOLD)
             perflab__warn(r, "unattributed", label, perflab__format("%.1f%% of thread %s's %.3f ms is outside any top-level span (%.3f ms unattributed, threshold %.0f%%); wrap the remaining phases in spans before calling it overhead", share * 100, label, (double)t->wall_ns / 1e6, (double)(t->wall_ns - t->attributed_ns) / 1e6, PERFLAB__UNATTRIBUTED_THRESHOLD * 100));
@@ -1235,6 +1284,8 @@ static void perflab__write_json(FILE *f, const perflab__report *r) {
         fprintf(f, ", \"os_tid\": %llu, \"wall_ns\": %llu, \"cpu_ns\": ", (ull)t->os_tid, (ull)t->wall_ns);
         if (t->has_cpu) fprintf(f, "%llu", (ull)t->cpu_ns);
         else fputs("null", f);
+        if (t->has_split) fprintf(f, ", \"preempted_ns\": %llu, \"blocked_ns\": %llu", (ull)t->preempted_ns, (ull)t->blocked_ns);
+        else fputs(", \"preempted_ns\": null, \"blocked_ns\": null", f);
         fprintf(f, ", \"attributed_ns\": %llu, \"unattributed_ns\": %llu, \"ended\": %s}", (ull)t->attributed_ns,
                 (ull)(t->wall_ns - t->attributed_ns), t->ended ? "true" : "false");
     }
@@ -1374,15 +1425,25 @@ static void perflab__print(const perflab__report *r) {
     if (r->n_spans)
         fprintf(f, "* incl/wall: inclusive time over the session's wall time. Times of several threads add up, so it can exceed 100%%.\n"
                    "  self excludes spans entered inside; p50/p95/p99 are within 1.6%% (histogram), mean exact.\n");
-    fprintf(f, "%-16s  %9s %9s %9s %12s\n", "thread", "wall", "cpu", "in spans", "unattributed");
+    fprintf(f, "%-16s  %9s %9s %9s %9s %9s %12s\n", "thread", "wall", "cpu", "preempted", "blocked", "in spans", "unattributed");
+    int unsplit = 0;
     for (size_t i = 0; i < r->n_threads; i++) {
         const perflab__thread_row *t = &r->threads[i];
         uint64_t rest = t->wall_ns - t->attributed_ns;
+        char e[32], g[32];
+        unsplit |= !t->has_split;
         perflab__thread_label(label, sizeof label, t);
-        fprintf(f, "%-16s  %s %s %s %s %5.1f%%%s\n", label, perflab__duration(a, (double)t->wall_ns, 9),
+        fprintf(f, "%-16s  %s %s %s %s %s %s %5.1f%%%s\n", label, perflab__duration(a, (double)t->wall_ns, 9),
                 t->has_cpu ? perflab__duration(b, (double)t->cpu_ns, 9) : "        -",
+                t->has_split ? perflab__duration(e, (double)t->preempted_ns, 9) : "        -",
+                t->has_split ? perflab__duration(g, (double)t->blocked_ns, 9) : "        -",
                 perflab__duration(c, (double)t->attributed_ns, 9), perflab__duration(d, (double)rest, 12),
                 (double)rest * 100 / (double)(t->wall_ns ? t->wall_ns : 1), t->ended ? "  (ended)" : "");
+    }
+    if (r->n_threads) {
+        fprintf(f, "* wall = cpu + preempted (ready to run, waiting for a CPU) + blocked (sleeping, I/O, locks, channels).\n");
+        if (unsplit)
+            fprintf(f, "  A `-` under preempted and blocked: the system keeps no scheduler statistics (/proc/thread-self/schedstat), so the waiting is not split.\n");
     }
     /* As wide as the longest name (in columns, as for gauges), like the Rust table. */
     width = 7;

@@ -102,6 +102,47 @@ def test_a_span_around_a_sleep_is_mostly_waiting(program):
     )
     warning = warnings_of(profile, "mostly_waiting")
     assert [w["subject"] for w in warning] == ["main (#1)"]
+    # A 0.2 s sleep is at least 0.2 s not runnable, less the microseconds
+    # between the reads; load only adds to the wait for a CPU after waking.
+    main = profile["threads"][0]
+    assert main["blocked_ns"] >= 199_000_000, main
+    assert main["cpu_ns"] + main["preempted_ns"] + main["blocked_ns"] <= main["wall_ns"], main
+    assert "mostly blocked" in warning[0]["message"], warning
+
+
+def test_a_thread_sharing_its_cpu_with_two_busy_processes_is_preempted(program):
+    profile, completed = program.run(
+        """
+        import os, signal, time, perflab
+        cpu = os.sched_getaffinity(0).pop()
+        os.sched_setaffinity(0, {cpu})
+        rivals = []
+        for _ in range(2):
+            pid = os.fork()  # inherits the affinity
+            if pid == 0:
+                while True:
+                    pass
+            rivals.append(pid)
+        with perflab.span("compute"):
+            start = time.monotonic()
+            while time.monotonic() - start < 0.3:
+                pass
+        for pid in rivals:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        """,
+        env={"PERFLAB_TABLE": "1"},
+    )
+    # A third of one CPU on a quiet machine, less on a busy one: at least
+    # half of the wall time waiting for it; never asleep, so hardly blocked.
+    main = profile["threads"][0]
+    assert main["preempted_ns"] * 2 >= main["wall_ns"], main
+    assert main["blocked_ns"] * 10 < main["wall_ns"], main
+    warning = warnings_of(profile, "mostly_waiting")
+    assert "mostly preempted" in warning[0]["message"], warning
+    header = next(line for line in completed.stderr.splitlines() if line.startswith("thread "))
+    assert header.split() == ["thread", "wall", "cpu", "preempted", "blocked", "in", "spans", "unattributed"]
+    assert "* wall = cpu + preempted (ready to run, waiting for a CPU) + blocked" in completed.stderr
 
 
 def test_spans_left_out_of_order_are_ignored_and_warned_about(program):

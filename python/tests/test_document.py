@@ -9,7 +9,8 @@ SESSION = ["name", "scope", "wall_ns", "cpu_ns", "ended_by", "started_unix_ms", 
 TIMER = ["name", "span_cost_ns", "percentile_relative_error", "instrumentation_ns"]
 SPAN = ["name", "kind", "file", "line", "calls", "inclusive_ns", "self_ns", "mean_ns", "min_ns",
         "p50_ns", "p95_ns", "p99_ns", "max_ns", "threads", "unwound"]
-THREAD = ["id", "name", "os_tid", "wall_ns", "cpu_ns", "attributed_ns", "unattributed_ns", "ended"]
+THREAD = ["id", "name", "os_tid", "wall_ns", "cpu_ns", "preempted_ns", "blocked_ns", "attributed_ns",
+          "unattributed_ns", "ended"]
 COUNTER = ["name", "file", "line", "events", "total", "threads"]
 GAUGE = ["name", "file", "line", "samples", "last", "min", "max", "mean"]
 

@@ -7,8 +7,8 @@
 //! `outer` span holding half a unit of work of its own, `light` (1 unit) and
 //! `heavy` (3 units); it times each light and heavy call itself with
 //! CLOCK_MONOTONIC, just outside the span, and prints the sums. gauges.c
-//! sets gauges from two threads; waiting.c puts a span around a sleep or
-//! around work. A missing compiler fails the tests with the install advice
+//! sets gauges from two threads; waiting.c puts a span around a sleep, around
+//! work, or around work on a CPU two other processes spin on. A missing compiler fails the tests with the install advice
 //! (CI installs them).
 
 mod common;
@@ -363,6 +363,25 @@ fn the_table_is_printed_only_when_asked_and_a_bad_path_costs_one_line() {
             && stderr.contains("[never_entered]"),
         "{stderr}"
     );
+    // The thread table splits the time off the CPU, as the Rust table does.
+    let header = stderr
+        .lines()
+        .find(|line| line.starts_with("thread "))
+        .unwrap_or_default();
+    for column in [
+        "wall",
+        "cpu",
+        "preempted",
+        "blocked",
+        "in spans",
+        "unattributed",
+    ] {
+        assert!(header.contains(column), "{stderr}");
+    }
+    assert!(
+        stderr.contains("* wall = cpu + preempted (ready to run, waiting for a CPU) + blocked (sleeping, I/O, locks, channels)."),
+        "{stderr}"
+    );
     // Counter names set the column's width, as in the Rust table.
     let counter_row =
         |name: &str, events: &str, total: &str| format!("{name:<13}  {events:>12} {total:>14}");
@@ -700,6 +719,36 @@ fn a_gauge_compiled_with_perflab_off_does_not_evaluate_its_value() {
 }
 
 #[test]
+fn a_thread_sharing_its_cpu_with_two_busy_processes_is_preempted_not_blocked() {
+    let scratch = Scratch::new();
+    let program = compile(
+        scratch.dir.path(),
+        "cc",
+        &["waiting.c"],
+        &["-std=c11"],
+        "waiting",
+    );
+    let (profile, _, _) = profile_of(&scratch, &program, &["compete"]);
+    // A third of one CPU on a quiet machine, less on a busy one: at least
+    // half of the wall time waiting for the CPU; never asleep, so blocked
+    // only by page faults and the like.
+    let thread = &profile.threads[0];
+    let preempted = thread.preempted_ns.expect("the time preempted");
+    let blocked = thread.blocked_ns.expect("the time blocked");
+    assert!(preempted * 2 >= thread.wall_ns, "{thread:?}");
+    assert!(blocked * 10 < thread.wall_ns, "{thread:?}");
+    let warning = profile
+        .warnings_of(WarningKind::MostlyWaiting)
+        .next()
+        .expect("a mostly-waiting warning");
+    assert!(
+        warning.message.contains("mostly preempted"),
+        "{}",
+        warning.message
+    );
+}
+
+#[test]
 fn a_span_around_a_sleep_is_warned_about_as_mostly_waiting_and_busy_work_is_not() {
     let scratch = Scratch::new();
     let program = compile(
@@ -715,8 +764,26 @@ fn a_span_around_a_sleep_is_warned_about_as_mostly_waiting_and_busy_work_is_not(
         let waited = thread
             .attributed_ns
             .saturating_sub(thread.cpu_ns.expect("the thread's CPU time"));
+        let preempted = thread.preempted_ns.expect("the thread's time preempted");
+        let blocked = thread.blocked_ns.expect("the thread's time blocked");
+        let off_cpu = (preempted + blocked).max(1) as f64;
+        let (preempted_share, blocked_share) = (
+            preempted as f64 * 100.0 / off_cpu,
+            blocked as f64 * 100.0 / off_cpu,
+        );
+        let cause = if preempted >= blocked {
+            format!(
+                "mostly preempted: of the thread's {:.3} ms off the CPU, {preempted_share:.0}% it was ready to run and waited for a CPU other threads held, {blocked_share:.0}% it was blocked",
+                off_cpu / 1e6
+            )
+        } else {
+            format!(
+                "mostly blocked: of the thread's {:.3} ms off the CPU, {blocked_share:.0}% it was blocked (sleeping, waiting for I/O, a lock or a channel), {preempted_share:.0}% it was ready to run and waited for a CPU",
+                off_cpu / 1e6
+            )
+        };
         format!(
-            "at least {:.0}% of the {:.3} ms inside spans on thread main (#1) was spent off the CPU (sleeping, blocked on I/O or a lock, or preempted): spans measure wall time, so their per-call figures include that waiting; if the waiting is not what you measure, move it out of the spans",
+            "at least {:.0}% of the {:.3} ms inside spans on thread main (#1) was spent off the CPU ({cause}): spans measure wall time, so their per-call figures include that waiting; if the waiting is not what you measure, move it out of the spans",
             waited as f64 * 100.0 / thread.attributed_ns as f64,
             thread.attributed_ns as f64 / 1e6,
         )
@@ -728,6 +795,10 @@ fn a_span_around_a_sleep_is_warned_about_as_mostly_waiting_and_busy_work_is_not(
     assert_eq!(warnings.len(), 1, "{:?}", profile.warnings);
     assert_eq!(warnings[0].subject, "main (#1)");
     assert_eq!(warnings[0].message, expected(&profile));
+    // A 50 ms sleep is at least 50 ms not runnable (less the microseconds
+    // between the clock reads); load only adds to the wait after waking.
+    let thread = &profile.threads[0];
+    assert!(thread.blocked_ns.unwrap() >= 49_000_000, "{thread:?}");
 
     let (profile, _, _) = profile_of(&scratch, &program, &["busy"]);
     // Busy work is only warned about if the machine took the CPU away for

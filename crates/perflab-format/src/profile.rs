@@ -280,6 +280,18 @@ pub struct ThreadRecord {
     pub wall_ns: u64,
     /// CPU time of the thread over the same interval, where the platform tells it.
     pub cpu_ns: Option<u64>,
+    /// Part of `wall_ns` the thread was runnable but waiting for a CPU: taken
+    /// off it by the scheduler for other threads, or woken and not yet run.
+    /// From the scheduler's statistics (`/proc/thread-self/schedstat` on
+    /// Linux); `None` where the system does not keep them (and in profiles
+    /// written before the field existed, which it is left out of).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preempted_ns: Option<u64>,
+    /// Part of `wall_ns` the thread was off the CPU and not runnable: sleeping,
+    /// waiting for I/O, a lock or a channel. `wall_ns - cpu_ns - preempted_ns`
+    /// (never below 0); `None` where `preempted_ns` is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocked_ns: Option<u64>,
     /// Part of `wall_ns` inside top-level spans.
     pub attributed_ns: u64,
     /// `wall_ns - attributed_ns`: time no span covers.
@@ -563,6 +575,8 @@ mod tests {
                 os_tid: Some(42),
                 wall_ns: 1_000_000,
                 cpu_ns: Some(900_000),
+                preempted_ns: Some(30_000),
+                blocked_ns: Some(70_000),
                 attributed_ns: 500_000,
                 unattributed_ns: 500_000,
                 ended: false,

@@ -167,24 +167,41 @@ fn threads_section(out: &mut String, profile: &Profile) {
         .max(6);
     let _ = writeln!(
         out,
-        "{:<width$}  {:>9} {:>9} {:>9} {:>12} {:>6}",
-        "thread", "wall", "cpu", "in spans", "unattributed", ""
+        "{:<width$}  {:>9} {:>9} {:>9} {:>9} {:>9} {:>12} {:>6}",
+        "thread", "wall", "cpu", "preempted", "blocked", "in spans", "unattributed", ""
     );
+    let optional = |ns: Option<u64>| {
+        ns.map(|ns| duration(ns as f64))
+            .unwrap_or_else(|| "-".to_string())
+    };
     for (thread, label) in profile.threads.iter().zip(labels) {
         let share = thread.unattributed_ns as f64 * 100.0 / thread.wall_ns.max(1) as f64;
         let _ = writeln!(
             out,
-            "{:<width$}  {:>9} {:>9} {:>9} {:>12} {:>5.1}%{}",
+            "{:<width$}  {:>9} {:>9} {:>9} {:>9} {:>9} {:>12} {:>5.1}%{}",
             label,
             duration(thread.wall_ns as f64),
-            thread
-                .cpu_ns
-                .map(|cpu| duration(cpu as f64))
-                .unwrap_or_else(|| "-".to_string()),
+            optional(thread.cpu_ns),
+            optional(thread.preempted_ns),
+            optional(thread.blocked_ns),
             duration(thread.attributed_ns as f64),
             duration(thread.unattributed_ns as f64),
             share,
             if thread.ended { "  (ended)" } else { "" },
+        );
+    }
+    let _ = writeln!(
+        out,
+        "* wall = cpu + preempted (ready to run, waiting for a CPU) + blocked (sleeping, I/O, locks, channels)."
+    );
+    if profile
+        .threads
+        .iter()
+        .any(|thread| thread.preempted_ns.is_none())
+    {
+        let _ = writeln!(
+            out,
+            "  A `-` under preempted and blocked: the system keeps no scheduler statistics (/proc/thread-self/schedstat), so the waiting is not split."
         );
     }
 }

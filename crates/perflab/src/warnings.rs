@@ -1,7 +1,7 @@
 //! The warnings a profile carries: conditions under which its figures
 //! mislead if read without them.
 
-use perflab_format::profile::{Profile, Warning, WarningKind};
+use perflab_format::profile::{Profile, ThreadRecord, Warning, WarningKind};
 
 /// A span whose mean is within this many times the cost of one span is
 /// mostly measuring the probe.
@@ -94,9 +94,10 @@ pub(crate) fn find(profile: &Profile, program_not_utf8: bool) -> Vec<Warning> {
                     WarningKind::MostlyWaiting,
                     &subject,
                     format!(
-                        "at least {:.0}% of the {:.3} ms inside spans on thread {subject} was spent off the CPU (sleeping, blocked on I/O or a lock, or preempted): spans measure wall time, so their per-call figures include that waiting; if the waiting is not what you measure, move it out of the spans",
+                        "at least {:.0}% of the {:.3} ms inside spans on thread {subject} was spent off the CPU ({}): spans measure wall time, so their per-call figures include that waiting; if the waiting is not what you measure, move it out of the spans",
                         waited as f64 * 100.0 / thread.attributed_ns as f64,
                         thread.attributed_ns as f64 / 1e6,
+                        waiting_cause(thread),
                     ),
                 );
             }
@@ -170,5 +171,27 @@ pub(crate) fn thread_label(id: u64, name: Option<&str>) -> String {
     match name {
         Some(name) => format!("{name} (#{id})"),
         None => format!("#{id}"),
+    }
+}
+
+/// Which kind of waiting dominated a thread's time off the CPU, in words, from
+/// its preempted/blocked split when the profile has one.
+fn waiting_cause(thread: &ThreadRecord) -> String {
+    let (Some(preempted), Some(blocked)) = (thread.preempted_ns, thread.blocked_ns) else {
+        return "sleeping, blocked on I/O, a lock or a channel, or preempted; this system does not say which".to_string();
+    };
+    let off_cpu = (preempted + blocked).max(1) as f64;
+    let preempted_share = preempted as f64 * 100.0 / off_cpu;
+    let blocked_share = blocked as f64 * 100.0 / off_cpu;
+    if preempted >= blocked {
+        format!(
+            "mostly preempted: of the thread's {:.3} ms off the CPU, {preempted_share:.0}% it was ready to run and waited for a CPU other threads held, {blocked_share:.0}% it was blocked",
+            off_cpu / 1e6
+        )
+    } else {
+        format!(
+            "mostly blocked: of the thread's {:.3} ms off the CPU, {blocked_share:.0}% it was blocked (sleeping, waiting for I/O, a lock or a channel), {preempted_share:.0}% it was ready to run and waited for a CPU",
+            off_cpu / 1e6
+        )
     }
 }

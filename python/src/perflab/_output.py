@@ -85,14 +85,23 @@ def render_table(profile):
     if spans:
         lines.append("* incl/wall: inclusive time over the session's wall time. Times of several threads add up, so it can exceed 100%.")
         lines.append("  self excludes spans entered inside; p50/p95/p99 are within 1.6% (histogram), mean exact.")
-    lines.append("%-16s  %9s %9s %9s %12s" % ("thread", "wall", "cpu", "in spans", "unattributed"))
+    lines.append("%-16s  %9s %9s %9s %9s %9s %12s" % (
+        "thread", "wall", "cpu", "preempted", "blocked", "in spans", "unattributed"))
+
+    def optional(ns):
+        return _duration(ns, 9) if ns is not None else "        -"
+
     for thread in profile["threads"]:
         label = "%s (#%d)" % (thread["name"], thread["id"]) if thread["name"] else "#%d" % thread["id"]
-        lines.append("%-16s  %s %s %s %s %5.1f%%%s" % (
-            label, _duration(thread["wall_ns"], 9),
-            _duration(thread["cpu_ns"], 9) if thread["cpu_ns"] is not None else "        -",
+        lines.append("%-16s  %s %s %s %s %s %s %5.1f%%%s" % (
+            label, _duration(thread["wall_ns"], 9), optional(thread["cpu_ns"]),
+            optional(thread["preempted_ns"]), optional(thread["blocked_ns"]),
             _duration(thread["attributed_ns"], 9), _duration(thread["unattributed_ns"], 12),
             thread["unattributed_ns"] * 100.0 / (thread["wall_ns"] or 1), "  (ended)" if thread["ended"] else ""))
+    if profile["threads"]:
+        lines.append("* wall = cpu + preempted (ready to run, waiting for a CPU) + blocked (sleeping, I/O, locks, channels).")
+        if any(thread["preempted_ns"] is None for thread in profile["threads"]):
+            lines.append("  A `-` under preempted and blocked: the system keeps no scheduler statistics (/proc/thread-self/schedstat), so the waiting is not split.")
     counters, gauges = profile["counters"], profile["gauges"]
     if counters:
         width = max([7] + [len(counter["name"]) for counter in counters])

@@ -28,14 +28,20 @@ def thread_records(tables, end_ns):
         ended = table.ended
         end = min(table.end_ns, end_ns) if ended else end_ns
         end_cpu = table.end_cpu_ns if ended else table.cpu_ns_now()
+        end_wait = table.end_wait_ns if ended else table.wait_ns_now()
         wall = max(end - table.start_ns, 0)
         attributed = min(table.attributed_ns, wall)
-        cpu = None
+        cpu = preempted = blocked = None
         if table.start_cpu_ns is not None and end_cpu is not None:
             cpu = max(end_cpu - table.start_cpu_ns, 0)
+        if cpu is not None and table.start_wait_ns is not None and end_wait is not None:
+            # Wall time is on the CPU, waiting for one (preempted), or neither (blocked).
+            preempted = min(max(end_wait - table.start_wait_ns, 0), wall)
+            blocked = max(wall - cpu - preempted, 0)
         records.append({
             "id": table.id, "name": table.name, "os_tid": table.os_tid,
-            "wall_ns": wall, "cpu_ns": cpu, "attributed_ns": attributed,
+            "wall_ns": wall, "cpu_ns": cpu, "preempted_ns": preempted, "blocked_ns": blocked,
+            "attributed_ns": attributed,
             "unattributed_ns": wall - attributed, "ended": ended,
         })
     return records

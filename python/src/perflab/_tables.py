@@ -16,6 +16,7 @@ stacks had a span open (the union, not the sum: two tasks each inside a
 span for the same 10 ms attribute 10 ms of the thread's wall time).
 """
 
+import os
 import sys
 import threading
 import time
@@ -74,7 +75,7 @@ class ThreadTable:
 
     __slots__ = (
         "id", "name", "os_tid", "ident", "start_ns", "start_cpu_ns", "cpu_clock",
-        "end_ns", "end_cpu_ns", "ended", "stack", "task_stacks", "open_stacks",
+        "start_wait_ns", "end_ns", "end_cpu_ns", "end_wait_ns", "ended", "stack", "task_stacks", "open_stacks",
         "busy_since", "attributed_ns", "unbalanced", "slots", "counters", "gauges",
     )
 
@@ -87,7 +88,8 @@ class ThreadTable:
         self.start_ns = start_ns
         self.start_cpu_ns = _thread_cpu_ns()
         self.cpu_clock = _cpu_clock_of(self.ident)
-        self.end_ns = self.end_cpu_ns = None
+        self.start_wait_ns = runnable_wait_ns()
+        self.end_ns = self.end_cpu_ns = self.end_wait_ns = None
         self.ended = False
         self.stack = Stack()
         self.task_stacks = {}
@@ -101,6 +103,7 @@ class ThreadTable:
         self.end_ns = _clock()
         if threading.get_ident() == self.ident:
             self.end_cpu_ns = _thread_cpu_ns()
+            self.end_wait_ns = runnable_wait_ns()
         self.ended = True
 
     def cpu_ns_now(self):
@@ -113,6 +116,34 @@ class ThreadTable:
             return time.clock_gettime_ns(self.cpu_clock)
         except OSError:
             return None
+
+
+    def wait_ns_now(self):
+        """The thread's time waiting for a CPU so far, read from any thread, if it runs."""
+        if threading.get_ident() == self.ident:
+            return runnable_wait_ns()
+        return runnable_wait_ns(self.os_tid) if self.os_tid is not None else None
+
+
+def runnable_wait_ns(os_tid=None, _os=os, _int=int, _errors=(OSError, IndexError, ValueError)):
+    """A thread's total time runnable but waiting for a CPU, from the
+    scheduler's statistics (field 2 of ``/proc/self/task/TID/schedstat``, in
+    ns; the kernel's Documentation/scheduler/sched-stats.rst); ``os_tid``
+    None reads the calling thread. Read at a thread's start and end, as CPU
+    time is, never per span. None where the kernel keeps no such statistics.
+
+    The builtins it needs are bound as defaults: the main thread's end is
+    noted while the interpreter shuts down, after ``open`` and ``int`` are
+    gone from the builtins."""
+    path = "/proc/thread-self/schedstat" if os_tid is None else "/proc/self/task/%d/schedstat" % os_tid
+    try:
+        descriptor = _os.open(path, _os.O_RDONLY)
+        try:
+            return _int(_os.read(descriptor, 96).split()[1])
+        finally:
+            _os.close(descriptor)
+    except _errors:
+        return None
 
 
 def _thread_cpu_ns():

@@ -47,7 +47,7 @@ def find_warnings(profile, unbalanced):
             # Span time beyond the thread's whole CPU time was certainly spent off the CPU.
             waited = max(attributed - cpu, 0)
             if attributed > 0 and waited >= WAITING_SHARE * attributed:
-                warn("mostly_waiting", subject, "at least %.0f%% of the %.3f ms inside spans on thread %s was spent off the CPU (sleeping, blocked on I/O or a lock, or preempted): spans measure wall time, so their per-call figures include that waiting; if the waiting is not what you measure, move it out of the spans" % (waited * 100.0 / attributed, attributed / 1e6, subject))
+                warn("mostly_waiting", subject, "at least %.0f%% of the %.3f ms inside spans on thread %s was spent off the CPU (%s): spans measure wall time, so their per-call figures include that waiting; if the waiting is not what you measure, move it out of the spans" % (waited * 100.0 / attributed, attributed / 1e6, subject, _waiting_cause(thread)))
         share = thread["unattributed_ns"] / thread["wall_ns"]
         if share > threshold:
             warn("unattributed", subject, "%.1f%% of thread %s's %.3f ms is outside any top-level span (%.3f ms unattributed, threshold %.0f%%); wrap the remaining phases in spans before calling it overhead" % (share * 100.0, subject, thread["wall_ns"] / 1e6, thread["unattributed_ns"] / 1e6, threshold * 100.0))
@@ -64,3 +64,15 @@ def find_warnings(profile, unbalanced):
     if unbalanced:
         warn("unbalanced_spans", "session", "a span was left %d times while it was not the innermost open one on its thread or task (a generator or callback left it); those exits were ignored and the spans around them may read too long: leave spans in the reverse order of entering them" % unbalanced)
     return warnings
+
+
+def _waiting_cause(thread):
+    """Which kind of waiting dominated the thread's time off the CPU, in words."""
+    preempted, blocked = thread.get("preempted_ns"), thread.get("blocked_ns")
+    if preempted is None or blocked is None:
+        return "sleeping, blocked on I/O, a lock or a channel, or preempted; this system does not say which"
+    off_cpu = float(max(preempted + blocked, 1))
+    preempted_share, blocked_share = preempted * 100.0 / off_cpu, blocked * 100.0 / off_cpu
+    if preempted >= blocked:
+        return "mostly preempted: of the thread's %.3f ms off the CPU, %.0f%% it was ready to run and waited for a CPU other threads held, %.0f%% it was blocked" % (off_cpu / 1e6, preempted_share, blocked_share)
+    return "mostly blocked: of the thread's %.3f ms off the CPU, %.0f%% it was blocked (sleeping, waiting for I/O, a lock or a channel), %.0f%% it was ready to run and waited for a CPU" % (off_cpu / 1e6, blocked_share, preempted_share)

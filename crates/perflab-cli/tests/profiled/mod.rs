@@ -88,6 +88,8 @@ pub fn span_profile(spans: &[(&str, u64, u64)], thread_ns: u64, warnings: &[&str
             os_tid: None,
             wall_ns: thread_ns,
             cpu_ns: None,
+            preempted_ns: None,
+            blocked_ns: None,
             attributed_ns: attributed,
             unattributed_ns: thread_ns - attributed,
             ended: false,

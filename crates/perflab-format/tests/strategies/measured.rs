@@ -134,11 +134,12 @@ prop_compose! {
     pub fn thread_record()(
         id in any::<u64>(), name in of(text()), os_tid in of(any::<u64>()),
         wall_ns in any::<u64>(), cpu_ns in of(any::<u64>()), split in any::<[u64; 2]>(),
-        ended in any::<bool>(),
+        off_cpu in of(any::<[u64; 2]>()), ended in any::<bool>(),
     ) -> ThreadRecord {
         ThreadRecord {
-            id, name, os_tid, wall_ns, cpu_ns, attributed_ns: split[0], unattributed_ns: split[1],
-            ended,
+            id, name, os_tid, wall_ns, cpu_ns,
+            preempted_ns: off_cpu.map(|times| times[0]), blocked_ns: off_cpu.map(|times| times[1]),
+            attributed_ns: split[0], unattributed_ns: split[1], ended,
         }
     }
 }

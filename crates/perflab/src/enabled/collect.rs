@@ -14,7 +14,7 @@ use crate::imp::lock_totals::lock_records;
 use crate::imp::metric_totals::{counter_records, gauge_records};
 use crate::imp::registry::SessionShared;
 use crate::imp::span_totals::{site_totals, span_records, thousandths};
-use crate::imp::thread_table::ThreadTable;
+use crate::imp::thread_table::{ThreadTable, UNKNOWN};
 
 /// Builds the profile of a session that ended at `end_ticks`.
 pub(crate) fn build_profile(
@@ -93,17 +93,42 @@ fn thread_record(table: &ThreadTable, session_end_ticks: u64, timer: &Timer) -> 
     } else {
         table.thread.cpu_clock.read_ns()
     };
+    let end_runnable_wait_ns = if ended {
+        Some(table.end_runnable_wait_ns.load(Relaxed)).filter(|&wait| wait != UNKNOWN)
+    } else if crate::imp::binding::current_thread_id() == Some(table.thread.id) {
+        crate::imp::cpu_time::runnable_wait_ns(None)
+    } else {
+        // Another thread's statistics, by its id; `None` if it is gone.
+        table
+            .thread
+            .os_tid
+            .and_then(|tid| crate::imp::cpu_time::runnable_wait_ns(Some(tid)))
+    };
     let wall_ns = timer.ns(end_ticks.saturating_sub(table.start_ticks));
     let attributed_ns = timer.ns(table.attributed_ticks.load(Relaxed)).min(wall_ns);
+    let cpu_ns = table
+        .start_cpu_ns
+        .zip(end_cpu_ns)
+        .map(|(start, end)| end.saturating_sub(start));
+    let preempted_ns = table
+        .start_runnable_wait_ns
+        .zip(end_runnable_wait_ns)
+        .zip(cpu_ns)
+        .map(|((start, end), _)| end.saturating_sub(start).min(wall_ns));
+    // Wall time is on the CPU, waiting for it, or neither: blocked. The
+    // three clocks are read a few microseconds apart, so the remainder is
+    // clamped at zero rather than trusted to the nanosecond.
+    let blocked_ns = preempted_ns
+        .zip(cpu_ns)
+        .map(|(preempted, cpu)| wall_ns.saturating_sub(cpu).saturating_sub(preempted));
     ThreadRecord {
         id: table.thread.id,
         name: table.thread.name.clone(),
         os_tid: table.thread.os_tid,
         wall_ns,
-        cpu_ns: table
-            .start_cpu_ns
-            .zip(end_cpu_ns)
-            .map(|(start, end)| end.saturating_sub(start)),
+        cpu_ns,
+        preempted_ns,
+        blocked_ns,
         attributed_ns,
         unattributed_ns: wall_ns - attributed_ns,
         ended,

@@ -17,6 +17,9 @@ pub(crate) use crate::imp::single_writer::bump;
 /// `SpanSlot::pending_ticks` when no call waits to enter the histogram.
 pub(crate) const NO_PENDING: u64 = u64::MAX;
 
+/// `ThreadTable::end_runnable_wait_ns` when the system did not tell it.
+pub(crate) const UNKNOWN: u64 = u64::MAX;
+
 /// Figures of one span call site on one thread, in timer ticks.
 pub(crate) struct SpanSlot {
     pub(crate) calls: AtomicU64,
@@ -166,8 +169,12 @@ pub(crate) struct ThreadTable {
     pub(crate) thread: ThreadIdentity,
     pub(crate) start_ticks: u64,
     pub(crate) start_cpu_ns: Option<u64>,
+    /// The thread's time waiting for a CPU so far, when the table was made.
+    pub(crate) start_runnable_wait_ns: Option<u64>,
     pub(crate) end_ticks: AtomicU64,
     pub(crate) end_cpu_ns: AtomicU64,
+    /// The same when the thread ended ([`UNKNOWN`] if it could not be read).
+    pub(crate) end_runnable_wait_ns: AtomicU64,
     /// Set (with release ordering, after the end figures) when the thread ends.
     pub(crate) ended: AtomicBool,
 }
@@ -197,8 +204,10 @@ impl ThreadTable {
             thread,
             start_ticks: timer.ticks(),
             start_cpu_ns: crate::imp::cpu_time::this_thread_ns(),
+            start_runnable_wait_ns: crate::imp::cpu_time::runnable_wait_ns(None),
             end_ticks: AtomicU64::new(0),
             end_cpu_ns: AtomicU64::new(0),
+            end_runnable_wait_ns: AtomicU64::new(UNKNOWN),
             ended: AtomicBool::new(false),
         }
     }
@@ -258,6 +267,8 @@ impl ThreadTable {
         self.end_ticks.store(self.ticks(), Relaxed);
         let cpu = crate::imp::cpu_time::this_thread_ns().unwrap_or(0);
         self.end_cpu_ns.store(cpu, Relaxed);
+        let wait = crate::imp::cpu_time::runnable_wait_ns(None).unwrap_or(UNKNOWN);
+        self.end_runnable_wait_ns.store(wait, Relaxed);
         self.ended.store(true, Ordering::Release);
     }
 }
