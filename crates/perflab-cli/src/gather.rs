@@ -10,6 +10,7 @@ use perflab_format::sampling::SamplingDocument;
 use perflab_format::suite::SuiteDocument;
 use perflab_format::sweep::SweepDocument;
 use perflab_report::page::{ExperimentReport, ReportData};
+use perflab_report::sampling::off_cpu::wall_stacks_attachment;
 use perflab_report::sections::sampling::SamplingReport;
 use perflab_report::sections::spans::{span_breakdowns, variant_spans};
 use perflab_stats::Thresholds;
@@ -80,10 +81,24 @@ fn experiment(
     match row.result_json.as_deref() {
         Some(text) if row.kind == "profile" => match SamplingDocument::from_json_str(text) {
             Ok(doc) => {
-                sampling = Some(SamplingReport {
-                    doc,
-                    folded: store.folded(id)?,
-                })
+                // Profiles with off-CPU time draw the wall-time stacks.
+                let folded = if !doc.profiles.is_empty()
+                    && doc.profiles.iter().all(|p| p.off_cpu.is_some())
+                {
+                    doc.profiles
+                        .iter()
+                        .map(|p| {
+                            let kind = wall_stacks_attachment(&p.name);
+                            Ok((
+                                p.name.clone(),
+                                store.attachment(id, &kind)?.unwrap_or_default(),
+                            ))
+                        })
+                        .collect::<Result<Vec<_>>>()?
+                } else {
+                    store.folded(id)?
+                };
+                sampling = Some(SamplingReport { doc, folded })
             }
             Err(e) => {
                 missing = Some(format!(

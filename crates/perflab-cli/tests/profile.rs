@@ -209,3 +209,127 @@ fn a_stripped_binary_is_profiled_with_a_warning_saying_what_is_missing_and_why()
         "perf cannot know the name heavy without symbols: {profile}"
     );
 }
+
+/// The off-CPU function named `name` of the stored profile at `index`.
+fn off_cpu_function<'a>(json: &'a Value, index: usize, name: &str) -> &'a Value {
+    json["profiles"][index]["off_cpu"]["functions"]
+        .as_array()
+        .expect("an off-CPU profile")
+        .iter()
+        .find(|f| f["name"] == name)
+        .unwrap_or_else(|| panic!("{name} is not among the off-CPU functions: {json:#}"))
+}
+
+#[test]
+fn an_off_cpu_profile_names_the_function_a_program_blocks_in_with_its_blocked_time() {
+    require_tool("perf");
+    let s = Scratch::new();
+    let prog = compile_c(s.dir.path(), "blocking", &native::blocking_source(), &[]);
+    let out = s
+        .perflab()
+        .args([
+            "profile",
+            "--off-cpu",
+            "--json",
+            "p.json",
+            "--svg",
+            "f.svg",
+            "--",
+        ])
+        .arg(&prog)
+        .arg("20")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let json = s.json("p.json");
+    // Ten sleeps of 20 ms are at least 200 ms blocked in wait_for_disk (a
+    // busy machine only adds the wait for a CPU after each wake-up), and
+    // never more than the run's wall time.
+    let wait = off_cpu_function(&json, 0, "wait_for_disk");
+    let blocked = wait["blocked_ns"].as_u64().unwrap();
+    let wall_ns = f(&json["profiles"][0]["wall_s"]) * 1e9;
+    assert!(
+        blocked >= 200_000_000 && (blocked as f64) < wall_ns,
+        "{wait}"
+    );
+    assert!(wait["intervals"].as_u64().unwrap() >= 10, "{wait}");
+    let off_cpu = &json["profiles"][0]["off_cpu"];
+    assert!(
+        off_cpu["blocked_ns"].as_u64().unwrap() >= blocked,
+        "{off_cpu}"
+    );
+    assert_eq!(off_cpu["lost_events"], 0, "{off_cpu}");
+    let waited_in_wait_for_disk = off_cpu["stacks"].as_array().unwrap().iter().any(|stack| {
+        stack["cause"] == "blocked"
+            && stack["frames"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f == "wait_for_disk")
+    });
+    assert!(waited_in_wait_for_disk, "{off_cpu}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("off the CPU:") && stdout.contains("wait_for_disk"),
+        "{stdout}"
+    );
+    // One flame graph of wall time, on- and off-CPU under frames of their own.
+    let svg = std::fs::read_to_string(s.path("f.svg")).unwrap();
+    for frame in ["on-CPU", "off-CPU (blocked)", "wait_for_disk", "compute"] {
+        assert!(svg.contains(frame), "no {frame} in the flame graph");
+    }
+    let out = s
+        .perflab()
+        .args(["report", "--markdown", "r.md", "--html", "r.html"])
+        .output()
+        .unwrap();
+    common::assert_exit(&out, 0);
+    let markdown = std::fs::read_to_string(s.path("r.md")).unwrap();
+    assert!(
+        markdown.contains(
+            "| function (off-CPU time with it on the stack) | blocked | preempted | intervals |"
+        ) && markdown.contains("| `wait_for_disk` |"),
+        "{markdown}"
+    );
+    let html = std::fs::read_to_string(s.path("r.html")).unwrap();
+    assert!(
+        html.contains("off-CPU (blocked)") && html.contains("<code>wait_for_disk</code>"),
+        "the page shows the off-CPU table and the wall-time flame graph"
+    );
+}
+
+#[test]
+fn a_differential_off_cpu_profile_shows_the_blocked_time_that_grew() {
+    require_tool("perf");
+    let s = Scratch::new();
+    let prog = compile_c(s.dir.path(), "blocking", &native::blocking_source(), &[]);
+    let baseline = format!("{} 10", prog.display());
+    let out = s
+        .perflab()
+        .args(["profile", "--off-cpu", "--no-svg", "--json", "d.json"])
+        .args(["--baseline", &baseline, "--"])
+        .arg(&prog)
+        .arg("30")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let json = s.json("d.json");
+    let change = json["off_cpu_changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "wait_for_disk")
+        .unwrap_or_else(|| panic!("{json:#}"));
+    let [a, b] = [0, 1].map(|i| change["blocked_ns"][i].as_u64().unwrap());
+    // 10 × 10 ms against 10 × 30 ms: at least 100 and 300 ms. Nothing more
+    // is certain: a blocked interval also holds the wait for a CPU after the
+    // wake-up, which under load can outweigh the sleeps' difference.
+    assert!(a >= 100_000_000 && b >= 300_000_000, "{change}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("off-CPU time that moved from A to B"),
+        "{stdout}"
+    );
+}

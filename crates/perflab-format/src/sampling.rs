@@ -33,6 +33,10 @@ pub struct SamplingDocument {
     /// (candidate minus baseline), largest move first.
     #[serde(default)]
     pub changes: Vec<ShareChange>,
+    /// For two profiles recorded with `--off-cpu`: the functions whose time
+    /// off the CPU moved, largest move first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub off_cpu_changes: Vec<OffCpuChange>,
     /// Things the reader must know: too few samples, missing symbols, ...
     #[serde(default)]
     pub warnings: Vec<String>,
@@ -82,6 +86,115 @@ pub struct SampledProfile {
     /// The functions with the largest shares (by self and by inclusive
     /// share), largest self share first.
     pub functions: Vec<FunctionShare>,
+    /// Where the threads were off the CPU, when recorded with `--off-cpu`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub off_cpu: Option<OffCpuProfile>,
+}
+
+/// Where one profiled command's threads waited (`perflab profile --off-cpu`):
+/// every interval from a thread's switch off a CPU to its next switch back
+/// on, attributed to the stack it left from and split by why it left.
+///
+/// Durations are measured from the scheduler's switch timestamps, not
+/// sampled, so they carry no sampling interval; they are those of the one
+/// profiled run.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct OffCpuProfile {
+    /// CPU time of the command's threads, the sum of the periods of the
+    /// on-CPU samples, ns.
+    pub on_cpu_ns: u64,
+    /// Time off the CPU while still runnable (preempted: waiting for a CPU
+    /// other threads held), ns.
+    pub preempted_ns: u64,
+    /// Time off the CPU while not runnable (blocked: sleeping, waiting for
+    /// I/O, a lock or a channel), ns. Includes the wait for a CPU after
+    /// the wake-up, which the scheduler does not report apart.
+    pub blocked_ns: u64,
+    /// Off-CPU intervals measured.
+    pub intervals: u64,
+    /// Switches off a CPU with no switch back on before the recording
+    /// ended (a thread's last one, as it exits); not in the times above.
+    pub unmatched_switches: u64,
+    /// Events perf lost because its buffers overflowed; the times above
+    /// miss the intervals they held.
+    pub lost_events: u64,
+    /// Per thread, in the order the threads first ran.
+    pub threads: Vec<OffCpuThread>,
+    /// The program's functions (not the kernel's: those are in `stacks`) by
+    /// the time off the CPU with them on the stack, largest first.
+    pub functions: Vec<OffCpuFunction>,
+    /// Stacks by time off the CPU, largest first.
+    pub stacks: Vec<OffCpuStack>,
+}
+
+/// One thread's time on and off the CPU.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct OffCpuThread {
+    /// The operating system's thread id.
+    pub tid: u64,
+    /// The thread's name (its `comm`).
+    pub name: String,
+    /// CPU time from the on-CPU samples, ns.
+    pub on_cpu_ns: u64,
+    /// Time preempted, ns.
+    pub preempted_ns: u64,
+    /// Time blocked, ns.
+    pub blocked_ns: u64,
+    /// Off-CPU intervals.
+    pub intervals: u64,
+}
+
+/// The time off the CPU with one function on the stack.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct OffCpuFunction {
+    /// The function (`_[k]` marks kernel functions).
+    pub name: String,
+    /// Time blocked with the function on the stack, ns (once per interval however often it recurses).
+    pub blocked_ns: u64,
+    /// Time preempted with the function on the stack, ns.
+    pub preempted_ns: u64,
+    /// Off-CPU intervals with the function on the stack.
+    pub intervals: u64,
+}
+
+/// Why a thread was off the CPU.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum OffCpuCause {
+    /// It left the CPU still runnable: another thread took it.
+    Preempted,
+    /// It left the CPU to wait: sleep, I/O, a lock, a channel.
+    Blocked,
+}
+
+/// One distinct stack a thread left the CPU from, and the time it stayed off.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct OffCpuStack {
+    /// Frames, outermost first; the first is the thread's name.
+    pub frames: Vec<String>,
+    /// Why the thread left the CPU.
+    pub cause: OffCpuCause,
+    /// Time off the CPU, ns.
+    pub ns: u64,
+    /// Off-CPU intervals.
+    pub intervals: u64,
+}
+
+/// How one function's time off the CPU moved from the baseline to the candidate.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct OffCpuChange {
+    /// The function.
+    pub name: String,
+    /// Time blocked with it on the stack, baseline and candidate, ns.
+    pub blocked_ns: [u64; 2],
+    /// Time preempted with it on the stack, baseline and candidate, ns.
+    pub preempted_ns: [u64; 2],
 }
 
 /// One function's share of the samples.

@@ -20,6 +20,12 @@ pub struct ProfileArgs {
     /// functions' shares moved from it to CMD, with a differential flame graph.
     #[arg(long, value_name = "CMD_A")]
     pub baseline: Option<String>,
+    /// Also record where the threads were off the CPU: every switch off and back on a CPU,
+    /// with the stack it left from, as preempted (still runnable) or blocked (sleep, I/O,
+    /// locks, channels); the flame graph then shows wall time, on- and off-CPU apart. Needs
+    /// root, or kernel.perf_event_paranoid=-1 and a readable tracefs.
+    #[arg(long)]
+    pub off_cpu: bool,
     /// Samples per second of CPU time.
     #[arg(short = 'F', long, value_name = "HZ", default_value_t = 999)]
     pub frequency: u32,

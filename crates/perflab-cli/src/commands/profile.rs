@@ -5,19 +5,22 @@ use crate::error::{to_json, to_json_pretty};
 use perflab_format::vocabulary::{ExperimentKind, ResultStatus};
 use std::path::{Path, PathBuf};
 
-use perflab_format::sampling::{SAMPLING_FORMAT, SampledProfile, SamplerInfo, SamplingDocument};
+use perflab_format::sampling::{
+    OffCpuProfile, SAMPLING_FORMAT, SampledProfile, SamplerInfo, SamplingDocument,
+};
 use perflab_runner::tools::resolve_program;
 use perflab_runner::{Executor, ExitState, RunOutcome};
 
 use crate::cli::ProfileArgs;
 use crate::error::{EXIT_INTERRUPTED, EXIT_OK, Error, Result};
 use crate::experiment::parse_env;
-use crate::profilers::diff::share_changes;
-use crate::profilers::warnings::{profile_warnings, symbol_warnings};
-use crate::profilers::{CallGraph, FunctionCounts, Perf};
+use crate::profilers::diff::{off_cpu_changes, share_changes};
+use crate::profilers::warnings::{off_cpu_warnings, profile_warnings, symbol_warnings};
+use crate::profilers::{CallGraph, FunctionCounts, Perf, Recording};
 use crate::result_document::provenance_map;
 use perflab_report::sampling::FoldedStacks;
 use perflab_report::sampling::flamegraph::{write_differential, write_flamegraph};
+use perflab_report::sampling::off_cpu::wall_stacks_attachment;
 use perflab_report::sampling::render::render_sampling;
 use perflab_report::units::parse_duration;
 use perflab_store::provenance::Provenance;
@@ -92,6 +95,12 @@ pub fn profile(args: &ProfileArgs, store: &Store, executor: &mut dyn Executor) -
     }
     let perf = Perf::locate()?;
     warnings.extend(perf.notes.iter().cloned());
+    let recording = if args.off_cpu {
+        perf.check_off_cpu_access()?;
+        Recording::OnAndOffCpu
+    } else {
+        Recording::OnCpu
+    };
 
     let provenance = Provenance::collect(args.cwd.as_deref().unwrap_or(Path::new(".")));
     let displays: Vec<String> = targets.iter().map(|t| t.argv.join(" ")).collect();
@@ -107,7 +116,7 @@ pub fn profile(args: &ProfileArgs, store: &Store, executor: &mut dyn Executor) -
         .collect();
     let config = serde_json::json!({
         "frequency_hz": args.frequency, "call_graph": call_graph.as_str(),
-        "event": perf.event, "confidence": args.confidence,
+        "event": perf.event, "confidence": args.confidence, "off_cpu": args.off_cpu,
     });
     let (id, variant_ids) = store.begin_experiment(
         ExperimentKind::Profile,
@@ -121,6 +130,9 @@ pub fn profile(args: &ProfileArgs, store: &Store, executor: &mut dyn Executor) -
     let mut profiles = Vec::new();
     let mut folded_all = Vec::new();
     let mut counts_all = Vec::new();
+    // Every function's off-CPU time (not only the top ones), for the changes.
+    let mut off_cpu_all: Vec<OffCpuProfile> = Vec::new();
+    let mut wall_all: Vec<FoldedStacks> = Vec::new();
     for (index, target) in targets.iter().enumerate() {
         // perf prints nothing while the program runs: say what is going on,
         // on a terminal only, so that logs and pipes stay clean.
@@ -130,8 +142,13 @@ pub fn profile(args: &ProfileArgs, store: &Store, executor: &mut dyn Executor) -
             } else {
                 String::new()
             };
+            let switches = if args.off_cpu {
+                " with its switches off and on the CPU"
+            } else {
+                ""
+            };
             eprintln!(
-                "perflab: profiling{of} under perf record at {} Hz: $ {}",
+                "perflab: profiling{of} under perf record at {} Hz{switches}: $ {}",
                 args.frequency, displays[index]
             );
         }
@@ -147,9 +164,10 @@ pub fn profile(args: &ProfileArgs, store: &Store, executor: &mut dyn Executor) -
             timeout,
             args.frequency,
             call_graph,
+            recording,
             scratch.path(),
         );
-        let (outcome, folded) = match profiled {
+        let (outcome, folded, trace) = match profiled {
             Ok(done) => done,
             Err(e) => {
                 store.finish_experiment(id, ResultStatus::Incomplete, None, None, None)?;
@@ -185,13 +203,17 @@ pub fn profile(args: &ProfileArgs, store: &Store, executor: &mut dyn Executor) -
             args.frequency,
             args.confidence,
         ));
-        profiles.push(sampled_profile(
-            target,
-            &displays[index],
-            &outcome,
-            &counts,
-            functions,
-        ));
+        let mut profile = sampled_profile(target, &displays[index], &outcome, &counts, functions);
+        if let Some(trace) = &trace {
+            let off_cpu = trace.profile(args.top);
+            warnings.extend(off_cpu_warnings(&prefix, &off_cpu));
+            profile.off_cpu = Some(off_cpu);
+            off_cpu_all.push(trace.profile(usize::MAX));
+            let wall = trace.wall_stacks(&folded, args.frequency);
+            store.attach(id, &wall_stacks_attachment(&target.name), &wall.to_text())?;
+            wall_all.push(wall);
+        }
+        profiles.push(profile);
         folded_all.push(folded);
         counts_all.push(counts);
     }
@@ -200,14 +222,22 @@ pub fn profile(args: &ProfileArgs, store: &Store, executor: &mut dyn Executor) -
         [a, b] => share_changes(a, b, args.confidence)?,
         _ => Vec::new(),
     };
-    let svg = write_svg(
-        args,
-        &targets,
-        &profiles,
-        &folded_all,
-        call_graph,
-        &mut warnings,
-    )?;
+    let off_cpu_changes = match off_cpu_all.as_slice() {
+        [a, b] => off_cpu_changes(a, b, args.top),
+        _ => Vec::new(),
+    };
+    let svg = if wall_all.is_empty() {
+        write_svg(
+            args,
+            &targets,
+            &profiles,
+            &folded_all,
+            call_graph,
+            &mut warnings,
+        )?
+    } else {
+        write_wall_svg(args, &targets, &profiles, &wall_all, &mut warnings)?
+    };
     if let (Some(path), Some(last)) = (&svg, profiles.last_mut()) {
         last.flamegraph = Some(path.display().to_string());
     }
@@ -234,6 +264,7 @@ pub fn profile(args: &ProfileArgs, store: &Store, executor: &mut dyn Executor) -
         confidence: args.confidence,
         profiles,
         changes,
+        off_cpu_changes,
         warnings: warnings.clone(),
         provenance: Some(provenance_map(&provenance)),
     };
@@ -272,7 +303,56 @@ fn sampled_profile(
         unknown_samples: counts.unknown,
         flamegraph: None,
         functions,
+        off_cpu: None,
     }
+}
+
+/// The flame graph of wall time: on-CPU and off-CPU frames under frames of
+/// their own, widths in µs; for two commands, the differential one.
+fn write_wall_svg(
+    args: &ProfileArgs,
+    targets: &[Target],
+    profiles: &[SampledProfile],
+    wall: &[FoldedStacks],
+    warnings: &mut Vec<String>,
+) -> Result<Option<PathBuf>> {
+    if args.no_svg {
+        return Ok(None);
+    }
+    if wall.iter().any(FoldedStacks::is_empty) {
+        warnings.push("no flame graph was written: a profile recorded no time".into());
+        return Ok(None);
+    }
+    let differential = wall.len() == 2;
+    let path = args.svg.clone().unwrap_or_else(|| {
+        PathBuf::from(if differential {
+            "flamegraph-diff.svg"
+        } else {
+            "flamegraph.svg"
+        })
+    });
+    let last = &profiles[profiles.len() - 1];
+    let intervals = last.off_cpu.as_ref().map_or(0, |off| off.intervals);
+    let subtitle = format!(
+        "wall time in µs: on-CPU from {} samples at {} Hz, off-CPU from {intervals} switches (blocked, preempted)",
+        last.samples, args.frequency
+    );
+    if differential {
+        write_differential(
+            &wall[0],
+            &wall[1],
+            &format!(
+                "{} → {}",
+                targets[0].argv.join(" "),
+                targets[1].argv.join(" ")
+            ),
+            &format!("{subtitle}; red grew, blue shrank (baseline scaled to the same total)"),
+            &path,
+        )?;
+    } else {
+        write_flamegraph(&wall[0], &targets[0].argv.join(" "), &subtitle, &path)?;
+    }
+    Ok(Some(path))
 }
 
 fn write_svg(

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeSet;
 
-use perflab_format::sampling::ShareChange;
+use perflab_format::sampling::{OffCpuChange, OffCpuProfile, ShareChange};
 use perflab_stats::proportion_difference;
 
 use super::shares::FunctionCounts;
@@ -81,6 +81,47 @@ pub fn share_changes(
             .then(a.name.cmp(&b.name))
     });
     Ok(changes)
+}
+
+/// How each function's time off the CPU moved from the baseline to the
+/// candidate (functions of either profile), largest move of blocked plus
+/// preempted time first, `top` of them. Times of one run each: no interval.
+pub fn off_cpu_changes(
+    baseline: &OffCpuProfile,
+    candidate: &OffCpuProfile,
+    top: usize,
+) -> Vec<OffCpuChange> {
+    let find = |profile: &OffCpuProfile, name: &str| {
+        profile
+            .functions
+            .iter()
+            .find(|f| f.name == name)
+            .map_or((0, 0), |f| (f.blocked_ns, f.preempted_ns))
+    };
+    let names: BTreeSet<&String> = baseline
+        .functions
+        .iter()
+        .chain(&candidate.functions)
+        .map(|f| &f.name)
+        .collect();
+    let mut changes: Vec<OffCpuChange> = names
+        .into_iter()
+        .map(|name| {
+            let (a, b) = (find(baseline, name), find(candidate, name));
+            OffCpuChange {
+                name: name.clone(),
+                blocked_ns: [a.0, b.0],
+                preempted_ns: [a.1, b.1],
+            }
+        })
+        .collect();
+    let moved = |c: &OffCpuChange| {
+        let total = |i: usize| (c.blocked_ns[i] + c.preempted_ns[i]) as i128;
+        (total(1) - total(0)).unsigned_abs()
+    };
+    changes.sort_by(|a, b| moved(b).cmp(&moved(a)).then(a.name.cmp(&b.name)));
+    changes.truncate(top);
+    changes
 }
 
 #[cfg(test)]

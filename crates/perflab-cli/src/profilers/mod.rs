@@ -12,5 +12,5 @@ pub mod shares;
 pub mod symbols;
 pub mod warnings;
 
-pub use perf::{CallGraph, Perf};
+pub use perf::{CallGraph, Perf, Recording};
 pub use shares::FunctionCounts;

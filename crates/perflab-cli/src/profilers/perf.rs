@@ -1,6 +1,9 @@
 //! The `perf` adapter: `perf record` on the cpu-clock event (a software
 //! clock, so it works on virtual machines without hardware counters), then
-//! `perf script` folded into stacks.
+//! `perf script` folded into stacks. With off-CPU recording, also the
+//! scheduler's switches of the command's threads (`--switch-events` and the
+//! `sched:sched_switch` tracepoint with its stack), paired into intervals by
+//! perflab-report's `sampling::off_cpu`.
 
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
@@ -13,6 +16,7 @@ use perflab_runner::{CommandLine, Executor, MetricExtractor, RunOutcome, RunSpec
 
 use crate::error::{Error, Result};
 use perflab_report::sampling::FoldedStacks;
+use perflab_report::sampling::off_cpu::SchedulerTrace;
 
 /// How stacks are unwound.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +61,16 @@ pub struct Perf {
     pub notes: Vec<String>,
 }
 
+/// What `perf record` records besides the on-CPU samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recording {
+    /// On-CPU samples only.
+    OnCpu,
+    /// On-CPU samples, and every switch of the command's threads off and
+    /// back on a CPU, with the stack at each switch off.
+    OnAndOffCpu,
+}
+
 impl Perf {
     /// Finds perf and checks that this user may sample (`perf_event_paranoid`).
     pub fn locate() -> Result<Self> {
@@ -74,12 +88,55 @@ impl Perf {
         })
     }
 
+    /// Checks that this user may record the scheduler's switches: the
+    /// `sched:sched_switch` tracepoint needs root, or a readable tracefs
+    /// and `kernel.perf_event_paranoid` at -1.
+    pub fn check_off_cpu_access(&self) -> Result<()> {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } == 0 {
+            return Ok(());
+        }
+        let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
+            .ok()
+            .and_then(|s| s.trim().parse::<i32>().ok());
+        let readable = [
+            "/sys/kernel/tracing/events/sched/sched_switch/id",
+            "/sys/kernel/debug/tracing/events/sched/sched_switch/id",
+        ]
+        .iter()
+        .any(|path| std::fs::read_to_string(path).is_ok());
+        if readable && paranoid.is_some_and(|level| level <= -1) {
+            return Ok(());
+        }
+        Err(Error::usage(
+            "--off-cpu",
+            "recording the scheduler's switches (the sched:sched_switch tracepoint) needs root, or \
+             `sudo sysctl kernel.perf_event_paranoid=-1` and a tracefs this user may read \
+             (`sudo mount -o remount,mode=755 /sys/kernel/tracing`); run perflab as root, or \
+             profile without --off-cpu",
+        ))
+    }
+
+    /// The on-CPU event as `perf record -e` takes it and `perf script`
+    /// names it: its own frequency as a term, so that the tracepoint of an
+    /// off-CPU recording can take every event (`-c 1`) beside it.
+    pub fn on_cpu_event(&self, frequency: u32, recording: Recording) -> String {
+        match recording {
+            Recording::OnCpu => self.event.clone(),
+            Recording::OnAndOffCpu => match self.event.split_once(':') {
+                Some((name, modifiers)) => format!("{name}/freq={frequency}/{modifiers}"),
+                None => format!("{}/freq={frequency}/", self.event),
+            },
+        }
+    }
+
     /// The `perf record` command line for `argv`, writing to `data`.
     pub fn record_args(
         &self,
         data: &Path,
         frequency: u32,
         call_graph: CallGraph,
+        recording: Recording,
         argv: &[String],
     ) -> Vec<String> {
         let mut args = vec![
@@ -89,9 +146,19 @@ impl Perf {
             // Do not copy every profiled binary into ~/.debug.
             "--no-buildid-cache".into(),
             "-e".into(),
-            self.event.clone(),
-            "-F".into(),
-            frequency.to_string(),
+            self.on_cpu_event(frequency, recording),
+        ];
+        match recording {
+            Recording::OnCpu => args.extend(["-F".into(), frequency.to_string()]),
+            Recording::OnAndOffCpu => args.extend([
+                "--switch-events".into(),
+                "-e".into(),
+                "sched:sched_switch".into(),
+                "-c".into(),
+                "1".into(),
+            ]),
+        }
+        args.extend([
             "--call-graph".into(),
             match call_graph {
                 CallGraph::FramePointers => "fp".into(),
@@ -100,7 +167,7 @@ impl Perf {
             "-o".into(),
             data.display().to_string(),
             "--".into(),
-        ];
+        ]);
         args.extend(argv.iter().cloned());
         args
     }
@@ -117,11 +184,14 @@ impl Perf {
         timeout: Option<Duration>,
         frequency: u32,
         call_graph: CallGraph,
+        recording: Recording,
         scratch: &Path,
-    ) -> Result<(RunOutcome, FoldedStacks)> {
+    ) -> Result<(RunOutcome, FoldedStacks, Option<SchedulerTrace>)> {
         let data = scratch.join("perf.data");
         let spec = RunSpec {
-            command: CommandLine::Direct(self.record_args(&data, frequency, call_graph, argv)),
+            command: CommandLine::Direct(
+                self.record_args(&data, frequency, call_graph, recording, argv),
+            ),
             env: env.to_vec(),
             cwd: cwd.map(Path::to_path_buf),
             timeout,
@@ -143,12 +213,50 @@ impl Perf {
                 ),
             });
         }
-        let folded = self.fold(&data, scratch)?;
-        Ok((outcome, folded))
+        let on_cpu_event = self.on_cpu_event(frequency, recording);
+        let (folded, trace) = match recording {
+            Recording::OnCpu => (self.fold(&data, scratch)?, None),
+            Recording::OnAndOffCpu => (
+                self.script(
+                    &data,
+                    scratch,
+                    &["-F", "comm,pid,tid,time,event,ip,sym,dso"],
+                    |text| FoldedStacks::from_perf_script_event(text, &on_cpu_event),
+                )?,
+                Some(self.script(
+                    &data,
+                    scratch,
+                    &[
+                        "--show-switch-events",
+                        "--show-lost-events",
+                        "-F",
+                        "comm,pid,tid,time,period,event,ip,sym,dso,trace",
+                    ],
+                    |text| SchedulerTrace::from_perf_script(text, &on_cpu_event),
+                )?),
+            ),
+        };
+        Ok((outcome, folded, trace))
     }
 
     /// `perf script` on `data`, folded.
     pub fn fold(&self, data: &Path, scratch: &Path) -> Result<FoldedStacks> {
+        self.script(
+            data,
+            scratch,
+            &["-F", "comm,pid,tid,time,event,ip,sym,dso"],
+            FoldedStacks::from_perf_script,
+        )
+    }
+
+    /// `perf script` on `data` with `fields`, its text read by `read`.
+    fn script<T>(
+        &self,
+        data: &Path,
+        scratch: &Path,
+        fields: &[&str],
+        read: impl FnOnce(BufReader<std::process::ChildStdout>) -> std::io::Result<T>,
+    ) -> Result<T> {
         let errors_path = scratch.join("perf-script.err");
         let errors = std::fs::File::create(&errors_path).map_err(|source| Error::Io {
             path: errors_path.clone(),
@@ -157,7 +265,7 @@ impl Perf {
         let mut child = Command::new(&self.program)
             .args(["script", "-i"])
             .arg(data)
-            .args(["-F", "comm,pid,tid,time,event,ip,sym,dso"])
+            .args(fields)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(errors)
@@ -167,7 +275,7 @@ impl Perf {
                 message: format!("perf script could not be started: {e}"),
             })?;
         let stdout = child.stdout.take().expect("stdout is piped");
-        let folded = FoldedStacks::from_perf_script(BufReader::new(stdout));
+        let folded = read(BufReader::new(stdout));
         let status = child.wait().map_err(|e| Error::Tool {
             tool: "perf".into(),
             message: format!("waiting for perf script failed: {e}"),
@@ -238,12 +346,35 @@ mod tests {
             Path::new("/tmp/p.data"),
             999,
             CallGraph::Dwarf,
+            Recording::OnCpu,
             &["./prog".into(), "1".into()],
         );
         let text = args.join(" ");
         assert!(
             text.contains("-e cpu-clock -F 999 --call-graph dwarf -o /tmp/p.data -- ./prog 1"),
             "{text}"
+        );
+        let args = perf.record_args(
+            Path::new("/tmp/p.data"),
+            999,
+            CallGraph::FramePointers,
+            Recording::OnAndOffCpu,
+            &["./prog".into()],
+        );
+        let text = args.join(" ");
+        assert!(
+            text.contains(
+                "-e cpu-clock/freq=999/ --switch-events -e sched:sched_switch -c 1 --call-graph fp"
+            ),
+            "{text}"
+        );
+        let user_only = Perf {
+            event: "cpu-clock:u".into(),
+            ..perf
+        };
+        assert_eq!(
+            user_only.on_cpu_event(99, Recording::OnAndOffCpu),
+            "cpu-clock/freq=99/u"
         );
     }
 }

@@ -1,10 +1,11 @@
 //! What a profile will lack or cannot support, said before the user reads
 //! it: functions without names (a stripped binary), stacks that cannot be
-//! unwound, too few samples for the shares shown.
+//! unwound, too few samples for the shares shown, too few off-CPU intervals
+//! or events perf lost.
 
 use std::path::Path;
 
-use perflab_format::sampling::FunctionShare;
+use perflab_format::sampling::{FunctionShare, OffCpuProfile};
 
 use super::perf::CallGraph;
 use super::shares::{FunctionCounts, precision_warning};
@@ -68,6 +69,31 @@ pub fn profile_warnings(
             "{prefix}{:.0}% of the samples are in code perf could not name (shown as [unknown] or \
              [object]): a stripped binary, JIT-compiled code, or a library without symbols",
             unknown * 100.0
+        ));
+    }
+    warnings
+}
+
+/// Fewer off-CPU intervals than this describe a few waits, not a pattern.
+pub const FEW_OFF_CPU_INTERVALS: u64 = 20;
+
+/// Too few off-CPU intervals, or events perf lost; `prefix` names the
+/// profile when there are two.
+pub fn off_cpu_warnings(prefix: &str, profile: &OffCpuProfile) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if profile.intervals < FEW_OFF_CPU_INTERVALS {
+        warnings.push(format!(
+            "{prefix}only {} off-CPU intervals were recorded (fewer than {FEW_OFF_CPU_INTERVALS}): \
+             the off-CPU figures describe a few waits of this one run, not where it usually waits; \
+             profile a longer run",
+            profile.intervals
+        ));
+    }
+    if profile.lost_events > 0 {
+        warnings.push(format!(
+            "{prefix}perf lost {} events (its buffers overflowed): the off-CPU intervals they held \
+             are missing from the figures; profile with a lower --frequency or a shorter run",
+            profile.lost_events
         ));
     }
     warnings

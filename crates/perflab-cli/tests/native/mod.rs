@@ -78,3 +78,31 @@ int main(int argc, char **argv) {
     return 0;
 }
 "#;
+
+/// A program that blocks in `wait_for_disk` ten times for argv[1] ms each
+/// (through `read_block`, a function of its own, so that frame-pointer
+/// stacks keep `wait_for_disk` although glibc's sleep keeps no frame) and
+/// computes for a few milliseconds between the waits.
+pub fn blocking_source() -> String {
+    r#"#include <stdlib.h>
+#include <time.h>
+static volatile unsigned long sink;
+__attribute__((noinline)) void read_block(long ms) {
+    struct timespec pause = { ms / 1000, (ms % 1000) * 1000000L };
+    while (nanosleep(&pause, &pause) != 0) {}
+    sink++;
+}
+__attribute__((noinline)) void wait_for_disk(long ms) { read_block(ms); sink++; }
+__attribute__((noinline)) void compute(void) {
+    unsigned long x = 1;
+    for (unsigned long i = 0; i < 5000000; i++) { x = x * 2654435761u + i; __asm__ volatile("" : "+r"(x)); }
+    sink += x;
+}
+int main(int argc, char **argv) {
+    long ms = argc > 1 ? strtol(argv[1], 0, 10) : 20;
+    for (int i = 0; i < 10; i++) { wait_for_disk(ms); compute(); }
+    return 0;
+}
+"#
+    .to_string()
+}

@@ -175,6 +175,7 @@ pub fn store_differential_profile(
             unknown_samples: c.unknown,
             flamegraph: None,
             functions,
+            off_cpu: None,
         });
         counts.push(c);
     }
@@ -191,6 +192,7 @@ pub fn store_differential_profile(
         confidence: 0.95,
         profiles,
         changes: share_changes(&counts[0], &counts[1], 0.95).unwrap(),
+        off_cpu_changes: vec![],
         warnings,
         provenance: Some(provenance_map(provenance)),
     };

@@ -12,7 +12,8 @@ use perflab_format::profile::{
     Warning, WarningKind,
 };
 use perflab_format::sampling::{
-    FunctionShare, SAMPLING_FORMAT, SampledProfile, SamplerInfo, SamplingDocument, ShareChange,
+    FunctionShare, OffCpuCause, OffCpuChange, OffCpuFunction, OffCpuProfile, OffCpuStack,
+    OffCpuThread, SAMPLING_FORMAT, SampledProfile, SamplerInfo, SamplingDocument, ShareChange,
 };
 use proptest::collection::vec;
 use proptest::option::of;
@@ -37,10 +38,46 @@ prop_compose! {
     pub fn sampled_profile()(
         name in text(), command in text(), exit_code in of(any::<i32>()), wall_s in num(),
         samples in any::<u64>(), unknown_samples in any::<u64>(), flamegraph in of(text()),
-        functions in vec(function_share(), 0..3),
+        functions in vec(function_share(), 0..3), off_cpu in of(off_cpu_profile()),
     ) -> SampledProfile {
         SampledProfile {
             name, command, exit_code, wall_s, samples, unknown_samples, flamegraph, functions,
+            off_cpu,
+        }
+    }
+}
+
+fn off_cpu_cause() -> impl Strategy<Value = OffCpuCause> {
+    select(vec![OffCpuCause::Preempted, OffCpuCause::Blocked])
+}
+
+prop_compose! {
+    pub fn off_cpu_profile()(
+        totals in any::<[u64; 6]>(),
+        threads in vec((any::<u64>(), text(), any::<[u64; 4]>()), 0..3),
+        functions in vec((text(), any::<[u64; 3]>()), 0..3),
+        stacks in vec((vec(text(), 0..3), off_cpu_cause(), any::<[u64; 2]>()), 0..3),
+    ) -> OffCpuProfile {
+        OffCpuProfile {
+            on_cpu_ns: totals[0], preempted_ns: totals[1], blocked_ns: totals[2],
+            intervals: totals[3], unmatched_switches: totals[4], lost_events: totals[5],
+            threads: threads
+                .into_iter()
+                .map(|(tid, name, t)| OffCpuThread {
+                    tid, name, on_cpu_ns: t[0], preempted_ns: t[1], blocked_ns: t[2],
+                    intervals: t[3],
+                })
+                .collect(),
+            functions: functions
+                .into_iter()
+                .map(|(name, f)| OffCpuFunction {
+                    name, blocked_ns: f[0], preempted_ns: f[1], intervals: f[2],
+                })
+                .collect(),
+            stacks: stacks
+                .into_iter()
+                .map(|(frames, cause, s)| OffCpuStack { frames, cause, ns: s[0], intervals: s[1] })
+                .collect(),
         }
     }
 }
@@ -63,13 +100,19 @@ prop_compose! {
         name in of(text()), experiment_id in of(any::<i64>()),
         sampler in (text(), text(), any::<u32>(), text()), confidence in num(),
         profiles in vec(sampled_profile(), 1..3), changes in vec(share_change(), 0..3),
+        off_cpu_changes in vec((text(), any::<[u64; 2]>(), any::<[u64; 2]>()), 0..3),
         warnings in vec(text(), 0..2), provenance in of(provenance()),
     ) -> SamplingDocument {
         let (tool, event, frequency_hz, call_graph) = sampler;
         SamplingDocument {
             format: SAMPLING_FORMAT.into(), name, experiment_id,
             sampler: SamplerInfo { tool, event, frequency_hz, call_graph },
-            confidence, profiles, changes, warnings, provenance,
+            confidence, profiles, changes,
+            off_cpu_changes: off_cpu_changes
+                .into_iter()
+                .map(|(name, blocked_ns, preempted_ns)| OffCpuChange { name, blocked_ns, preempted_ns })
+                .collect(),
+            warnings, provenance,
         }
     }
 }

@@ -190,12 +190,18 @@ fn sampling_html(sampling: &SamplingReport, out: &mut String, id: usize) {
             out.push_str(&chart);
         }
         out.push_str(&profile_tables::sampled_profile_tables(profile));
+        if let Some(off_cpu) = &profile.off_cpu {
+            out.push_str(&profile_tables::off_cpu_tables(off_cpu));
+        }
     }
     if doc.profiles.len() == 2 {
         if let Some(chart) = share_changes_chart(doc) {
             out.push_str(&chart);
         }
         out.push_str(&profile_tables::share_changes_table(doc));
+    }
+    if !doc.off_cpu_changes.is_empty() {
+        out.push_str(&profile_tables::off_cpu_changes_table(doc));
     }
     for w in &doc.warnings {
         let _ = write!(out, r#"<p class="note">Warning: {}</p>"#, esc(w));

@@ -5,9 +5,11 @@
 use std::fmt::Write;
 
 use perflab_format::instructions::InstructionsDocument;
-use perflab_format::sampling::{SampledProfile, SamplingDocument};
+use perflab_format::sampling::{OffCpuProfile, SampledProfile, SamplingDocument};
 
 use super::escape::esc;
+use crate::sampling::off_cpu::{cause_word, off_cpu_summary, off_cpu_time, where_it_waited};
+use crate::sampling::render::STACK_FRAMES_SHOWN;
 use crate::sections::instructions::*;
 use crate::sections::sampling::*;
 use crate::units::{
@@ -60,6 +62,76 @@ pub fn sampled_profile_tables(profile: &SampledProfile) -> String {
         }
         out.push_str("</tbody></table>");
     }
+    out
+}
+
+/// Where a profile's threads were off the CPU: totals, threads, functions, stacks.
+pub fn off_cpu_tables(off_cpu: &OffCpuProfile) -> String {
+    let mut out = format!("<p>{}.</p>", esc(&off_cpu_summary(off_cpu)));
+    out.push_str(r#"<table><thead><tr><th>thread</th><th class="num">on CPU</th><th class="num">preempted</th><th class="num">blocked</th><th class="num">intervals</th></tr></thead><tbody>"#);
+    for t in &off_cpu.threads {
+        let _ = write!(
+            out,
+            r#"<tr><td>{} ({})</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td></tr>"#,
+            esc(&t.name),
+            t.tid,
+            esc(&off_cpu_time(t.on_cpu_ns)),
+            esc(&off_cpu_time(t.preempted_ns)),
+            esc(&off_cpu_time(t.blocked_ns)),
+            t.intervals
+        );
+    }
+    out.push_str("</tbody></table>");
+    if off_cpu.functions.is_empty() {
+        return out;
+    }
+    out.push_str(r#"<table><thead><tr><th>function (off-CPU time with it on the stack)</th><th class="num">blocked</th><th class="num">preempted</th><th class="num">intervals</th></tr></thead><tbody>"#);
+    for f in off_cpu.functions.iter().take(TOP_FUNCTIONS) {
+        let _ = write!(
+            out,
+            r#"<tr><td><code>{}</code></td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td></tr>"#,
+            esc(&f.name),
+            esc(&off_cpu_time(f.blocked_ns)),
+            esc(&off_cpu_time(f.preempted_ns)),
+            f.intervals
+        );
+    }
+    out.push_str("</tbody></table>");
+    out.push_str(r#"<table><thead><tr><th>off-CPU stack (the program's innermost frames, then the kernel's wait)</th><th>cause</th><th class="num">time</th><th class="num">intervals</th></tr></thead><tbody>"#);
+    for s in off_cpu.stacks.iter().take(TOP_FUNCTIONS) {
+        let _ = write!(
+            out,
+            r#"<tr><td><code>{}</code></td><td>{}</td><td class="num">{}</td><td class="num">{}</td></tr>"#,
+            esc(&where_it_waited(s, STACK_FRAMES_SHOWN)),
+            cause_word(s.cause),
+            esc(&off_cpu_time(s.ns)),
+            s.intervals
+        );
+    }
+    out.push_str("</tbody></table>");
+    out
+}
+
+/// How the functions' off-CPU time moved between the two profiles.
+pub fn off_cpu_changes_table(doc: &SamplingDocument) -> String {
+    let [a, b] = [&doc.profiles[0], &doc.profiles[1]];
+    let mut out = format!(
+        r#"<p>Off-CPU time that moved from {} to {} (one run each: no interval, rerun to see how much is noise).</p><table><thead><tr><th>function</th><th class="num">blocked</th><th class="num">preempted</th></tr></thead><tbody>"#,
+        esc(&a.name),
+        esc(&b.name)
+    );
+    for c in &doc.off_cpu_changes {
+        let _ = write!(
+            out,
+            r#"<tr><td><code>{}</code></td><td class="num">{} → {}</td><td class="num">{} → {}</td></tr>"#,
+            esc(&c.name),
+            esc(&off_cpu_time(c.blocked_ns[0])),
+            esc(&off_cpu_time(c.blocked_ns[1])),
+            esc(&off_cpu_time(c.preempted_ns[0])),
+            esc(&off_cpu_time(c.preempted_ns[1]))
+        );
+    }
+    out.push_str("</tbody></table>");
     out
 }
 

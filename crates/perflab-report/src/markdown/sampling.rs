@@ -1,11 +1,14 @@
 //! A sampling profile as Markdown: per profiled command its top functions
-//! by self and inclusive share, and for two profiles the shares that moved.
+//! by self and inclusive share and, when recorded, where its threads were
+//! off the CPU; for two profiles the shares and off-CPU times that moved.
 
 use std::fmt::Write;
 
-use perflab_format::sampling::{FunctionShare, SamplingDocument};
+use perflab_format::sampling::{FunctionShare, OffCpuProfile, SamplingDocument};
 
 use super::cell;
+use crate::sampling::off_cpu::{cause_word, off_cpu_summary, off_cpu_time, where_it_waited};
+use crate::sampling::render::STACK_FRAMES_SHOWN;
 use crate::sections::sampling::*;
 use crate::units::{
     format_count, format_points, format_points_interval, format_share, format_share_interval,
@@ -91,6 +94,86 @@ fn changes_markdown(out: &mut String, doc: &SamplingDocument) {
     }
 }
 
+/// Where the threads were off the CPU: totals, threads, functions, stacks.
+fn off_cpu_markdown(out: &mut String, off_cpu: &OffCpuProfile) {
+    let _ = writeln!(out, "\n{}.", cell(&off_cpu_summary(off_cpu)));
+    let _ = writeln!(
+        out,
+        "\n| thread | on CPU | preempted | blocked | intervals |\n| --- | ---: | ---: | ---: | ---: |"
+    );
+    for t in &off_cpu.threads {
+        let _ = writeln!(
+            out,
+            "| {} ({}) | {} | {} | {} | {} |",
+            cell(&t.name),
+            t.tid,
+            off_cpu_time(t.on_cpu_ns),
+            off_cpu_time(t.preempted_ns),
+            off_cpu_time(t.blocked_ns),
+            t.intervals
+        );
+    }
+    if off_cpu.functions.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\n| function (off-CPU time with it on the stack) | blocked | preempted | intervals |\n| --- | ---: | ---: | ---: |"
+    );
+    for f in off_cpu.functions.iter().take(TOP_FUNCTIONS) {
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} |",
+            cell(&f.name),
+            off_cpu_time(f.blocked_ns),
+            off_cpu_time(f.preempted_ns),
+            f.intervals
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n| off-CPU stack (the program's innermost frames, then the kernel's wait) | cause | time | intervals |\n| --- | --- | ---: | ---: |"
+    );
+    for s in off_cpu.stacks.iter().take(TOP_FUNCTIONS) {
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} |",
+            cell(&where_it_waited(s, STACK_FRAMES_SHOWN)),
+            cause_word(s.cause),
+            off_cpu_time(s.ns),
+            s.intervals
+        );
+    }
+}
+
+/// How the functions' off-CPU time moved from the baseline to the candidate.
+fn off_cpu_changes_markdown(out: &mut String, doc: &SamplingDocument) {
+    let [a, b] = [&doc.profiles[0], &doc.profiles[1]];
+    let _ = writeln!(
+        out,
+        "\n**Off-CPU time that moved** from {} to {} (one run each: no interval, rerun to see how much is noise):",
+        cell(&a.name),
+        cell(&b.name)
+    );
+    let _ = writeln!(
+        out,
+        "\n| function | blocked {a} → {b} | preempted {a} → {b} |\n| --- | ---: | ---: |",
+        a = cell(&a.name),
+        b = cell(&b.name)
+    );
+    for c in &doc.off_cpu_changes {
+        let _ = writeln!(
+            out,
+            "| `{}` | {} → {} | {} → {} |",
+            cell(&c.name),
+            off_cpu_time(c.blocked_ns[0]),
+            off_cpu_time(c.blocked_ns[1]),
+            off_cpu_time(c.preempted_ns[0]),
+            off_cpu_time(c.preempted_ns[1])
+        );
+    }
+}
+
 /// The profile section in Markdown: per profiled command its top functions
 /// by self and by inclusive share, the shares that moved, and the warnings.
 pub fn sampling_markdown(doc: &SamplingDocument) -> String {
@@ -123,9 +206,15 @@ pub fn sampling_markdown(doc: &SamplingDocument) -> String {
             &by_inclusive(profile, TOP_FUNCTIONS),
             true,
         );
+        if let Some(off_cpu) = &profile.off_cpu {
+            off_cpu_markdown(&mut out, off_cpu);
+        }
     }
     if doc.profiles.len() == 2 {
         changes_markdown(&mut out, doc);
+    }
+    if !doc.off_cpu_changes.is_empty() {
+        off_cpu_changes_markdown(&mut out, doc);
     }
     for w in &doc.warnings {
         let _ = writeln!(out, "\n> warning: {}", cell(w));

@@ -18,9 +18,22 @@ impl FoldedStacks {
     /// and `dso` fields; without `period`, so that every sample counts once).
     /// Kernel functions get a `_[k]` suffix.
     pub fn from_perf_script(script: impl BufRead) -> std::io::Result<Self> {
+        Self::fold(script, None)
+    }
+
+    /// As [`FoldedStacks::from_perf_script`], for the samples of `event`
+    /// only (as perf names it), each weighted by its period when the text
+    /// has one.
+    pub fn from_perf_script_event(script: impl BufRead, event: &str) -> std::io::Result<Self> {
+        Self::fold(script, Some(event))
+    }
+
+    /// Without an event, inferno folds the samples of the first event it meets.
+    fn fold(script: impl BufRead, event: Option<&str>) -> std::io::Result<Self> {
         let mut options = Options::default();
         options.annotate_kernel = true;
         options.nthreads = 1;
+        options.event_filter = event.map(str::to_string);
         let mut folded = Vec::new();
         // inferno asserts on some malformed input (stack lines without a
         // sample header; a symbol ending in a multi-byte character) instead of

@@ -1,14 +1,21 @@
 //! Profiles on the terminal: the top functions with their samples, shares
-//! and intervals; for two profiles, the shares that moved.
+//! and intervals; where the threads were off the CPU, when recorded; for
+//! two profiles, the shares and off-CPU times that moved.
 
 use std::fmt::Write;
 
-use perflab_format::sampling::{FunctionShare, SampledProfile, SamplingDocument, ShareChange};
+use perflab_format::sampling::{
+    FunctionShare, OffCpuProfile, SampledProfile, SamplingDocument, ShareChange,
+};
 
+use super::off_cpu::{cause_word, off_cpu_summary, off_cpu_time as ms, where_it_waited};
 use crate::units::{format_points, format_points_interval, format_share, format_share_interval};
 
 /// Longest function name shown before it is cut.
 const NAME_WIDTH: usize = 40;
+
+/// Innermost frames shown of an off-CPU stack.
+pub const STACK_FRAMES_SHOWN: usize = 4;
 
 /// The document as text for a terminal.
 pub fn render_sampling(doc: &SamplingDocument, top: usize) -> String {
@@ -33,6 +40,9 @@ pub fn render_sampling(doc: &SamplingDocument, top: usize) -> String {
             doc.confidence * 100.0
         );
         out.push_str(&function_table(profile, top));
+        if let Some(off_cpu) = &profile.off_cpu {
+            out.push_str(&off_cpu_tables(off_cpu, top));
+        }
         if let Some(svg) = &profile.flamegraph {
             let _ = writeln!(out, "  flame graph: {svg}");
         }
@@ -40,6 +50,109 @@ pub fn render_sampling(doc: &SamplingDocument, top: usize) -> String {
     }
     if doc.profiles.len() == 2 {
         out.push_str(&changes_table(doc, top));
+    }
+    if !doc.off_cpu_changes.is_empty() {
+        out.push_str(&off_cpu_changes_table(doc));
+    }
+    out
+}
+
+/// Where the wall time went off the CPU: totals, per thread, by function, by stack.
+fn off_cpu_tables(off_cpu: &OffCpuProfile, top: usize) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "  {}", off_cpu_summary(off_cpu));
+    let width = off_cpu
+        .threads
+        .iter()
+        .map(|t| t.name.chars().count() + t.tid.to_string().len() + 3)
+        .max()
+        .unwrap_or(6)
+        .max(6);
+    let _ = writeln!(
+        out,
+        "  {:<width$}  {:>11} {:>11} {:>11} {:>9}",
+        "thread", "on CPU", "preempted", "blocked", "intervals"
+    );
+    for thread in &off_cpu.threads {
+        let _ = writeln!(
+            out,
+            "  {:<width$}  {:>11} {:>11} {:>11} {:>9}",
+            format!("{} ({})", thread.name, thread.tid),
+            ms(thread.on_cpu_ns),
+            ms(thread.preempted_ns),
+            ms(thread.blocked_ns),
+            thread.intervals,
+        );
+    }
+    if off_cpu.functions.is_empty() {
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "  off-CPU time by function of the program (anywhere on the stack the thread left the CPU from):"
+    );
+    let _ = writeln!(
+        out,
+        "  {:<NAME_WIDTH$}  {:>11} {:>11} {:>9}",
+        "function", "blocked", "preempted", "intervals"
+    );
+    for function in off_cpu.functions.iter().take(top) {
+        let _ = writeln!(
+            out,
+            "  {:<NAME_WIDTH$}  {:>11} {:>11} {:>9}",
+            short(&function.name),
+            ms(function.blocked_ns),
+            ms(function.preempted_ns),
+            function.intervals,
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  off-CPU stacks, longest first (the program's innermost frames, then the kernel's wait):"
+    );
+    for stack in off_cpu.stacks.iter().take(top) {
+        let cause = cause_word(stack.cause);
+        let _ = writeln!(
+            out,
+            "  {cause:<9} {:>11} ×{:<5} {}",
+            ms(stack.ns),
+            stack.intervals,
+            where_it_waited(stack, STACK_FRAMES_SHOWN),
+        );
+    }
+    out
+}
+
+/// How the functions' off-CPU time moved between the two profiles.
+fn off_cpu_changes_table(doc: &SamplingDocument) -> String {
+    let mut out = String::new();
+    let [a, b] = [&doc.profiles[0], &doc.profiles[1]];
+    let _ = writeln!(
+        out,
+        "off-CPU time that moved from {} to {} (one run each, so no interval: rerun to see how much is noise):",
+        a.name, b.name
+    );
+    let _ = writeln!(
+        out,
+        "  {:<NAME_WIDTH$}  {:>25}  {:>25}",
+        "function", "blocked A → B", "preempted A → B"
+    );
+    for change in &doc.off_cpu_changes {
+        let _ = writeln!(
+            out,
+            "  {:<NAME_WIDTH$}  {:>25}  {:>25}",
+            short(&change.name),
+            format!(
+                "{} → {}",
+                ms(change.blocked_ns[0]),
+                ms(change.blocked_ns[1])
+            ),
+            format!(
+                "{} → {}",
+                ms(change.preempted_ns[0]),
+                ms(change.preempted_ns[1])
+            ),
+        );
     }
     out
 }
@@ -197,6 +310,7 @@ mod tests {
                 share("hot_leaf", 1500, 1500, 2000),
                 share("main", 5, 2000, 2000),
             ],
+            off_cpu: None,
         };
         let table = function_table(&profile, 10);
         let (by_self, by_inclusive) = table.split_once("by inclusive share:").unwrap();

@@ -36,12 +36,20 @@ pub fn flamegraph_chart(report: &SamplingReport, id: usize) -> Result<String, St
     let last = doc.profiles.last().ok_or("the profile lists no command")?;
     let differential = stacks.len() == 2 && doc.profiles.len() == 2;
     let samples = stacks.last().map_or(0, FoldedStacks::total);
-    let subtitle = format!(
-        "{} samples of {} at {} Hz",
-        format_count(samples as f64),
-        doc.sampler.event,
-        doc.sampler.frequency_hz
-    );
+    let subtitle = match &last.off_cpu {
+        Some(off_cpu) => format!(
+            "wall time in µs: on-CPU from {} samples at {} Hz, off-CPU from {} switches (blocked, preempted)",
+            format_count(last.samples as f64),
+            doc.sampler.frequency_hz,
+            format_count(off_cpu.intervals as f64)
+        ),
+        None => format!(
+            "{} samples of {} at {} Hz",
+            format_count(samples as f64),
+            doc.sampler.event,
+            doc.sampler.frequency_hz
+        ),
+    };
     let mut opts = options(&last.command, &subtitle);
     opts.image_width = Some(WIDTH);
     opts.min_width = MIN_WIDTH;
