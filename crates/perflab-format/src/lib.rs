@@ -2,7 +2,8 @@
 //!
 //! Every document carries a `format` field naming its kind and version
 //! (`perflab-profile/1`, `perflab-result/1`, `perflab-sampling/1`,
-//! `perflab-instructions/1`, `perflab-history/1`, `perflab-system/1`) so
+//! `perflab-instructions/1`, `perflab-history/1`, `perflab-system/1`;
+//! `perflab-trace/1` in its `otherData`) so
 //! that readers can refuse a document they do not understand instead of
 //! misreading it. A sweep's
 //! result is a `perflab-result/1` document with a section of its own
@@ -27,4 +28,5 @@ pub mod schema;
 pub mod suite;
 pub mod sweep;
 pub mod system;
+pub mod trace;
 pub mod vocabulary;

@@ -20,6 +20,7 @@ use crate::sampling::{SAMPLING_FORMAT, SamplingDocument};
 use crate::suite::SuiteDocument;
 use crate::sweep::SweepDocument;
 use crate::system::{SYSTEM_FORMAT, SystemDocument};
+use crate::trace::{TRACE_FORMAT, TraceDocument};
 
 /// One document's schema and the file it is kept in under `docs/schema/`.
 pub struct DocumentSchema {
@@ -56,7 +57,24 @@ pub fn document_schemas() -> Vec<DocumentSchema> {
         ),
         document::<MetricHistory>("perflab-history-1.schema.json", HISTORY_FORMAT, None),
         document::<SystemDocument>("perflab-system-1.schema.json", SYSTEM_FORMAT, None),
+        trace_document(),
     ]
+}
+
+/// The trace's tag is in `otherData.format` (the Chrome trace event format
+/// keeps its top level for viewers).
+fn trace_document() -> DocumentSchema {
+    let schema: Schema = SchemaSettings::draft2020_12()
+        .into_generator()
+        .into_root_schema_for::<TraceDocument>();
+    let mut schema = schema.to_value();
+    let file_name = "perflab-trace-1.schema.json";
+    schema["$id"] = json!(format!("https://perflab.invalid/schema/{file_name}"));
+    schema["$defs"]["TraceInfo"]["properties"]["format"] = json!({
+        "description": "The document's kind and version; a reader refuses any other.",
+        "const": TRACE_FORMAT,
+    });
+    DocumentSchema { file_name, schema }
 }
 
 fn document<T: JsonSchema>(

@@ -1,4 +1,4 @@
-//! Writing a profile to a file, so that a reader never sees half of one.
+//! Writing a profile or a trace to a file, so that a reader never sees half of one.
 
 use std::io::Write;
 use std::path::Path;
@@ -13,6 +13,21 @@ use perflab_format::profile::Profile;
 pub fn write_profile(path: &Path, profile: &Profile) -> std::io::Result<()> {
     let mut text = profile.to_json_pretty()?;
     text.push('\n');
+    write_whole(path, &text)
+}
+
+/// Writes a trace as compact JSON to `path`, as [`write_profile`] writes a profile.
+#[cfg(feature = "enabled")]
+pub(crate) fn write_trace(
+    path: &Path,
+    trace: &perflab_format::trace::TraceDocument,
+) -> std::io::Result<()> {
+    let mut text = trace.to_json()?;
+    text.push('\n');
+    write_whole(path, &text)
+}
+
+fn write_whole(path: &Path, text: &str) -> std::io::Result<()> {
     let regular_or_new = match std::fs::metadata(path) {
         Ok(metadata) => metadata.is_file(),
         Err(_) => true,

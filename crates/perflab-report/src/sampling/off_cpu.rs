@@ -101,7 +101,9 @@ pub fn is_kernel_frame(frame: &str) -> bool {
 pub fn where_it_waited(stack: &OffCpuStack, keep: usize) -> String {
     let frames = stack.frames.iter().skip(1).map(String::as_str);
     let program: Vec<&str> = frames.clone().filter(|f| !is_kernel_frame(f)).collect();
-    let kernel = frames.clone().rfind(|f| is_kernel_frame(f) && !is_scheduler_frame(f));
+    let kernel = frames
+        .clone()
+        .rfind(|f| is_kernel_frame(f) && !is_scheduler_frame(f));
     let cut = program.len().saturating_sub(keep);
     let mut text = if cut > 0 {
         "… → ".to_string()

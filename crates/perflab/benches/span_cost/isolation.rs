@@ -33,19 +33,31 @@ pub fn measure_here(index: usize, ops: u64) {
     let case = &CASES[index];
     // Both libraries are set up in every child, whatever the case, so that
     // every case runs in the same kind of process.
-    let (session, hotpath_guard) = calls::start_libraries();
+    let (session, hotpath_guard) = calls::start_libraries(case.traced);
     let (rate, placement) = workers::run(case.call, case.threads, ops / 20, ops);
     println!("{rate}");
     println!("{placement}");
+    if case.traced {
+        // Writing millions of events is not what is measured: leave
+        // without ending the session (no exit hooks run).
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        // SAFETY: _exit ends the process at once; nothing is left to run.
+        unsafe { libc::_exit(0) };
+    }
     drop(hotpath_guard);
     drop(session);
 }
 
-/// Starts this benchmark again to measure case `index` once.
-pub fn measure_in_child(index: usize) -> Measured {
+/// Starts this benchmark again to measure case `index` once, `ops` calls per thread.
+pub fn measure_in_child(index: usize, ops: u64) -> Measured {
     let exe = std::env::current_exe().expect("the benchmark finds its own executable");
+    // Room in each thread's timeline for every call, warm-up included, so
+    // that a traced case measures recording, not dropping.
+    let events = (ops + ops / 20 + 1000).to_string();
     let output = Command::new(exe)
         .env(CHILD_CASE, index.to_string())
+        .env("PERFLAB_TRACE_EVENTS", events)
         .output()
         .expect("the benchmark starts a copy of itself");
     let stdout = String::from_utf8_lossy(&output.stdout);

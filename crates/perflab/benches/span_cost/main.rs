@@ -16,7 +16,9 @@ mod workers;
 
 use std::time::Duration;
 
-use calls::{CASES, CLOCK_READS, HOTPATH, PERFLAB_MUTEX, PERFLAB_SPAN, PLAIN, STD_MUTEX};
+use calls::{
+    CASES, CLOCK_READS, HOTPATH, PERFLAB_MUTEX, PERFLAB_SPAN, PERFLAB_SPAN_TRACED, PLAIN, STD_MUTEX,
+};
 
 const OPS: u64 = 5_000_000;
 const REPS: usize = 15;
@@ -75,7 +77,7 @@ fn main() {
     let mut two_thread_placement = String::new();
     for _ in 0..REPS {
         for (index, case) in CASES.iter().enumerate() {
-            let measured = isolation::measure_in_child(index);
+            let measured = isolation::measure_in_child(index, OPS);
             if case.threads == 2 {
                 two_thread_placement = measured.placement;
             }
@@ -115,8 +117,8 @@ fn main() {
     let span_one = rate(PERFLAB_SPAN, 1);
     let reads_one = rate(CLOCK_READS, 1);
     let hotpath_one = rate(HOTPATH, 1);
-    let span_ratio = thread_ratio(of(PERFLAB_SPAN, 1), of(PERFLAB_SPAN, 2));
-    let reads_ratio = thread_ratio(of(CLOCK_READS, 1), of(CLOCK_READS, 2));
+    let span_ratio = paired_ratio(of(PERFLAB_SPAN, 1), of(PERFLAB_SPAN, 2));
+    let reads_ratio = paired_ratio(of(CLOCK_READS, 1), of(CLOCK_READS, 2));
     println!();
     println!(
         "perflab span!, 1 thread: {span_one:.2} ns (target <= 25 ns); two clock reads: {reads_one:.2} ns; span / clock reads = {:.2}",
@@ -129,6 +131,11 @@ fn main() {
     println!(
         "two clock reads, 2 threads / 1 thread = {:.2} paired median, {:.2} of minimums (the machine's own ratio)",
         reads_ratio.paired_median, reads_ratio.of_minimums
+    );
+    let traced_ratio = paired_ratio(of(PERFLAB_SPAN, 1), of(PERFLAB_SPAN_TRACED, 1));
+    println!(
+        "perflab span! traced / untraced, 1 thread = {:.2} paired median, {:.2} of minimums (target <= 1.50)",
+        traced_ratio.paired_median, traced_ratio.of_minimums
     );
     println!(
         "hotpath / perflab, 1 thread = {:.1}x",
@@ -143,8 +150,8 @@ fn main() {
     println!("machine at end: {}", machine());
 }
 
-/// How much one call costs on two threads against one.
-struct ThreadRatio {
+/// How much one case costs against another (two threads against one, traced against not).
+struct PairedRatio {
     /// Median over repetitions of each repetition's own ratio: the two
     /// cases of a repetition run minutes apart at most, so drift of the
     /// machine cancels within each pair, as in perflab's A/B decisions.
@@ -156,10 +163,10 @@ struct ThreadRatio {
     of_minimums: f64,
 }
 
-fn thread_ratio(one: &[f64], two: &[f64]) -> ThreadRatio {
+fn paired_ratio(one: &[f64], two: &[f64]) -> PairedRatio {
     let ratios: Vec<f64> = one.iter().zip(two).map(|(one, two)| two / one).collect();
     let minimum = |samples: &[f64]| samples.iter().copied().fold(f64::INFINITY, f64::min);
-    ThreadRatio {
+    PairedRatio {
         paired_median: median(&ratios),
         of_minimums: minimum(two) / minimum(one),
     }
@@ -168,7 +175,7 @@ fn thread_ratio(one: &[f64], two: &[f64]) -> ThreadRatio {
 /// Resident-set growth over `MEMORY_CALLS` calls on one thread, and
 /// perflab's own start-up estimate of a span's cost.
 fn memory_growth() {
-    let (session, hotpath_guard) = calls::start_libraries();
+    let (session, hotpath_guard) = calls::start_libraries(false);
     println!();
     println!("memory: resident set growth over {MEMORY_CALLS} further calls on one thread");
     let memory_cases: [(&str, fn()); 3] = [

@@ -45,6 +45,14 @@ impl SessionBuilder {
     pub fn no_profile_file(self) -> Self {
         self
     }
+    /// Writes the session's timeline to `path`.
+    pub fn trace_path(self, _path: impl Into<PathBuf>) -> Self {
+        self
+    }
+    /// Writes no timeline.
+    pub fn no_trace_file(self) -> Self {
+        self
+    }
     /// Warns about threads whose time outside spans exceeds this share.
     pub fn unattributed_threshold(self, _share: f64) -> Self {
         self

@@ -220,6 +220,7 @@ impl ThreadState {
             table_span_slots(),
             COUNTER_SITES.len(),
             GAUGE_SITES.len(),
+            session.config.trace_events(),
         ));
         session.lock_tables().push(table.clone());
         self.tables.push((Arc::downgrade(&session), table.clone()));

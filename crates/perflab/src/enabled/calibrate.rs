@@ -32,7 +32,7 @@ fn measure() -> f64 {
         os_tid: None,
         cpu_clock: ThreadCpuClock::of_this_thread(),
     };
-    let table = ThreadTable::new(timer, identity, 1, 0, 0);
+    let table = ThreadTable::new(timer, identity, 1, 0, 0, 0);
     let Some(slot) = table.slot(0) else {
         return 0.0;
     };

@@ -5,6 +5,7 @@
 use crate::imp::binding::current_table;
 use crate::imp::site::{CounterSite, GaugeSite};
 use crate::imp::thread_table::bump;
+use crate::imp::trace_buffer::EventKind;
 
 /// An amount a counter can add. Negative amounts count as zero: counters only grow.
 pub trait CountAmount {
@@ -55,9 +56,18 @@ pub fn count(site: &'static CounterSite, amount: impl CountAmount) {
     let Some(table) = current_table() else {
         return;
     };
-    if let Some(cell) = table.get().counters.get(site.index()) {
+    let table = table.get();
+    if let Some(cell) = table.counters.get(site.index()) {
         bump(&cell.events, 1);
         bump(&cell.total, amount);
+        if table.trace.is_some() {
+            table.trace(
+                EventKind::Counter,
+                site.index() as u32,
+                table.ticks(),
+                amount,
+            );
+        }
     }
 }
 
@@ -74,6 +84,8 @@ pub fn gauge(site: &'static GaugeSite, value: impl GaugeValue) {
     };
     let table = table.get();
     if let Some(cell) = table.gauges.get(site.index()) {
-        cell.record(value, table.ticks());
+        let now = table.ticks();
+        cell.record(value, now);
+        table.trace(EventKind::Gauge, site.index() as u32, now, value.to_bits());
     }
 }

@@ -15,6 +15,7 @@ use crate::imp::binding::{BoundTable, current_table};
 use crate::imp::site::SpanSite;
 use crate::imp::span::{Frame, note_unwound};
 use crate::imp::thread_table::{SpanSlot, ThreadTable, bump};
+use crate::imp::trace_buffer::EventKind;
 
 pin_project! {
     /// A future measured as one call of an async span.
@@ -68,6 +69,12 @@ impl PollFrame<'_> {
         let closed = self.frame.close(self.table, self.slot);
         bump(&self.slot.polls, 1);
         bump(&self.slot.poll_ticks, closed.elapsed_ticks);
+        self.table.trace(
+            EventKind::Poll,
+            self.slot.index,
+            self.frame.start_ticks,
+            closed.end_ticks,
+        );
         (closed.end_ticks, closed.elapsed_ticks)
     }
 }
@@ -119,6 +126,12 @@ impl<F: Future> Future for MeasuredFuture<F> {
             bump(&slot.inclusive_ticks, wall);
             bump(&slot.idle_ticks, wall.saturating_sub(*this.busy_ticks));
             slot.record_call(wall);
+            table.trace(
+                EventKind::Async,
+                slot.index,
+                *this.first_poll_ticks,
+                end_ticks,
+            );
         }
         result
     }

@@ -23,6 +23,8 @@ pub(crate) mod span;
 pub mod span_life;
 mod span_totals;
 pub(crate) mod thread_table;
+mod trace_buffer;
+mod trace_document;
 
 pub use counter::{CountAmount, GaugeValue};
 pub use session::{AttachGuard, Session, SessionBuilder, SessionHandle};

@@ -28,7 +28,21 @@ pub(crate) struct SessionConfig {
     pub(crate) scope: SessionScope,
     pub(crate) print_table: bool,
     pub(crate) profile_path: Option<PathBuf>,
+    /// Where the timeline goes; none when the session does not trace.
+    pub(crate) trace_path: Option<PathBuf>,
+    pub(crate) trace_events_per_thread: usize,
     pub(crate) unattributed_threshold: f64,
+}
+
+impl SessionConfig {
+    /// Events each thread's timeline holds: 0 when the session does not trace.
+    pub(crate) fn trace_events(&self) -> usize {
+        if self.trace_path.is_some() {
+            self.trace_events_per_thread
+        } else {
+            0
+        }
+    }
 }
 
 /// A session as threads and the exit hook see it.

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Weak};
 
 use perflab_format::profile::{PROFILE_ENV, Profile, SessionEnd, SessionScope};
+use perflab_format::trace::{DEFAULT_TRACE_EVENTS, TRACE_ENV, TRACE_EVENTS_ENV};
 
 use crate::imp::binding;
 use crate::imp::clock::timer;
@@ -41,6 +42,7 @@ pub struct SessionBuilder {
     scope: SessionScope,
     print_table: Option<bool>,
     profile_path: Option<Option<PathBuf>>,
+    trace_path: Option<Option<PathBuf>>,
     unattributed_threshold: f64,
 }
 
@@ -76,6 +78,22 @@ impl SessionBuilder {
         self
     }
 
+    /// Records the session's timeline (every span's call, poll, counter and
+    /// gauge, with its time) and writes it to `path` in the Chrome trace
+    /// event format, which Perfetto's UI opens (default: the path in
+    /// `PERFLAB_TRACE`, if set; each thread keeps up to `PERFLAB_TRACE_EVENTS`
+    /// events, a million unless set).
+    pub fn trace_path(mut self, path: impl Into<PathBuf>) -> Self {
+        self.trace_path = Some(Some(path.into()));
+        self
+    }
+
+    /// Records no timeline, whatever `PERFLAB_TRACE` says.
+    pub fn no_trace_file(mut self) -> Self {
+        self.trace_path = Some(None);
+        self
+    }
+
     /// Warns about threads whose time outside spans exceeds this share of their wall time.
     pub fn unattributed_threshold(mut self, share: f64) -> Self {
         self.unattributed_threshold = share;
@@ -97,6 +115,10 @@ impl SessionBuilder {
             profile_path: self
                 .profile_path
                 .unwrap_or_else(|| std::env::var_os(PROFILE_ENV).map(PathBuf::from)),
+            trace_path: self
+                .trace_path
+                .unwrap_or_else(|| std::env::var_os(TRACE_ENV).map(PathBuf::from)),
+            trace_events_per_thread: trace_events_per_thread(),
             unattributed_threshold: self.unattributed_threshold,
         };
         let shared = Arc::new(SessionShared::new(config, timer().ticks()));
@@ -105,6 +127,27 @@ impl SessionBuilder {
         Session {
             shared: Some(shared),
             _not_send: PhantomData,
+        }
+    }
+}
+
+/// `PERFLAB_TRACE_EVENTS`, or the default when it is unset; a value that is
+/// not a positive whole number is said once on stderr and the default used.
+fn trace_events_per_thread() -> usize {
+    let Some(text) = std::env::var_os(TRACE_EVENTS_ENV) else {
+        return DEFAULT_TRACE_EVENTS;
+    };
+    match text
+        .to_str()
+        .and_then(|text| text.trim().parse::<usize>().ok())
+    {
+        Some(events) if events > 0 => events,
+        _ => {
+            eprintln!(
+                "perflab: {TRACE_EVENTS_ENV}={} is not a positive whole number of events; each thread keeps up to {DEFAULT_TRACE_EVENTS}",
+                text.to_string_lossy()
+            );
+            DEFAULT_TRACE_EVENTS
         }
     }
 }
@@ -133,6 +176,7 @@ impl Session {
             scope: SessionScope::Process,
             print_table: None,
             profile_path: None,
+            trace_path: None,
             unattributed_threshold: DEFAULT_UNATTRIBUTED_THRESHOLD,
         }
     }
@@ -178,6 +222,9 @@ pub(crate) fn finish_shared(shared: &Arc<SessionShared>, ended_by: SessionEnd) -
     let profile =
         crate::imp::collect::build_profile(shared, end_ticks, end_process_cpu_ns, ended_by);
     emit(&profile, &shared.config);
+    if let Some(path) = &shared.config.trace_path {
+        write_trace_of(shared, path);
+    }
     Some(profile)
 }
 
@@ -200,6 +247,26 @@ fn emit(profile: &Profile, config: &SessionConfig) {
                 PROFILE_ENV,
             );
         }
+    }
+}
+
+/// Writes the session's timeline to `path`, saying on stderr how many
+/// events did not fit; as for the profile, a failure is a message, not a crash.
+fn write_trace_of(shared: &Arc<SessionShared>, path: &std::path::Path) {
+    let trace = crate::imp::trace_document::build_trace(shared);
+    let dropped = trace.other_data.dropped_events;
+    if dropped > 0 {
+        eprintln!(
+            "perflab: the trace in {} is missing {dropped} events that did not fit in the threads' buffers ({} events each); it holds the start of the run: set {TRACE_EVENTS_ENV} higher to keep more",
+            path.display(),
+            trace.other_data.events_per_thread,
+        );
+    }
+    if let Err(error) = crate::output::write_trace(path, &trace) {
+        eprintln!(
+            "perflab: could not write the trace to {}: {error}. The program carries on without it; point {TRACE_ENV} at a writable file whose directory exists.",
+            path.display(),
+        );
     }
 }
 

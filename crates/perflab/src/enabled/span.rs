@@ -10,6 +10,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use crate::imp::binding::current_table;
 use crate::imp::site::SpanSite;
 use crate::imp::thread_table::{SpanSlot, ThreadTable, bump};
+use crate::imp::trace_buffer::EventKind;
 
 /// One open span on the thread's stack, as the hot path needs it.
 pub(crate) struct Frame {
@@ -152,6 +153,12 @@ impl Drop for SpanGuard {
             bump(&slot.inclusive_ticks, closed.elapsed_ticks);
         }
         slot.record_call(closed.elapsed_ticks);
+        table.trace(
+            EventKind::Span,
+            slot.index,
+            self.frame.start_ticks,
+            closed.end_ticks,
+        );
         if std::thread::panicking() {
             note_unwound(slot);
         }

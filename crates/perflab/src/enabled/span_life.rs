@@ -20,6 +20,7 @@ use crate::imp::registered_sites::{SiteRequest, register};
 use crate::imp::site::{SitePurpose, SpanSite};
 use crate::imp::span::{Frame, note_unwound};
 use crate::imp::thread_table::{SpanSlot, ThreadTable, bump};
+use crate::imp::trace_buffer::EventKind;
 
 /// A span site named while the program runs (not by a macro).
 #[derive(Debug, Clone, Copy)]
@@ -150,8 +151,13 @@ impl SpanLife {
         let Some(slot) = table.get().slot(self.site.index()) else {
             return;
         };
-        let lifetime = self.last_exit_ticks.load(Relaxed).saturating_sub(first);
+        let last = self.last_exit_ticks.load(Relaxed);
+        let lifetime = last.saturating_sub(first);
         slot.record_call(lifetime);
+        if self.entries.load(Relaxed) > 1 {
+            // The instance's life, from its first entry to its last exit.
+            table.get().trace(EventKind::Async, slot.index, first, last);
+        }
         if self.entries.load(Relaxed) > 1 {
             self.site.reentered.store(true, Relaxed);
             let idle = lifetime.saturating_sub(self.busy_ticks.load(Relaxed));
@@ -180,6 +186,13 @@ impl Entry {
         }
         bump(&slot.polls, 1);
         bump(&slot.poll_ticks, closed.elapsed_ticks);
+        // Each entry is a slice on the thread's track, as a poll is.
+        table.trace(
+            EventKind::Poll,
+            slot.index,
+            frame.start_ticks,
+            closed.end_ticks,
+        );
         Some((closed.elapsed_ticks, closed.end_ticks))
     }
 }

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering, O
 use crate::histogram::TickHistogram;
 use crate::imp::clock::Timer;
 use crate::imp::cpu_time::ThreadCpuClock;
+use crate::imp::trace_buffer::{EventKind, TraceBuffer, TraceEvent};
 
 pub(crate) use crate::imp::single_writer::bump;
 
@@ -22,6 +23,8 @@ pub(crate) const UNKNOWN: u64 = u64::MAX;
 
 /// Figures of one span call site on one thread, in timer ticks.
 pub(crate) struct SpanSlot {
+    /// The site's index in the table, for the trace's events.
+    pub(crate) index: u32,
     pub(crate) calls: AtomicU64,
     /// Sum of call durations, recursive calls included (for the mean).
     pub(crate) call_ticks: AtomicU64,
@@ -48,8 +51,9 @@ pub(crate) struct SpanSlot {
 }
 
 impl SpanSlot {
-    pub(crate) fn new() -> Self {
+    pub(crate) fn new(index: u32) -> Self {
         SpanSlot {
+            index,
             calls: AtomicU64::new(0),
             call_ticks: AtomicU64::new(0),
             inclusive_ticks: AtomicU64::new(0),
@@ -177,16 +181,20 @@ pub(crate) struct ThreadTable {
     pub(crate) end_runnable_wait_ns: AtomicU64,
     /// Set (with release ordering, after the end figures) when the thread ends.
     pub(crate) ended: AtomicBool,
+    /// The thread's timeline, when the session traces.
+    pub(crate) trace: Option<Box<TraceBuffer>>,
 }
 
 impl ThreadTable {
-    /// A table with room for `spans`, `counters` and `gauges` call sites.
+    /// A table with room for `spans`, `counters` and `gauges` call sites,
+    /// and for `trace_events` events of a timeline (none when 0).
     pub(crate) fn new(
         timer: &'static Timer,
         thread: ThreadIdentity,
         spans: usize,
         counters: usize,
         gauges: usize,
+        trace_events: usize,
     ) -> Self {
         ThreadTable {
             timer,
@@ -209,6 +217,20 @@ impl ThreadTable {
             end_cpu_ns: AtomicU64::new(0),
             end_runnable_wait_ns: AtomicU64::new(UNKNOWN),
             ended: AtomicBool::new(false),
+            trace: (trace_events > 0).then(|| Box::new(TraceBuffer::new(trace_events))),
+        }
+    }
+
+    /// Adds an event to the timeline, when the session traces.
+    #[inline(always)]
+    pub(crate) fn trace(&self, kind: EventKind, site: u32, start: u64, end: u64) {
+        if let Some(trace) = &self.trace {
+            trace.push(TraceEvent {
+                start,
+                end,
+                site,
+                kind,
+            });
         }
     }
 
@@ -231,7 +253,7 @@ impl ThreadTable {
         let cell = self.slots.get(index)?;
         let slot = cell.load(Ordering::Acquire);
         if slot.is_null() {
-            return Some(self.allocate_slot(cell));
+            return Some(self.allocate_slot(cell, index));
         }
         // SAFETY: non-null slots are created by `allocate_slot` from a Box and
         // freed only when the table is dropped.
@@ -240,11 +262,12 @@ impl ThreadTable {
 
     #[cold]
     #[inline(never)]
-    fn allocate_slot(&self, cell: &AtomicPtr<SpanSlot>) -> &SpanSlot {
+    fn allocate_slot(&self, cell: &AtomicPtr<SpanSlot>, index: usize) -> &SpanSlot {
+        let index = index as u32;
         #[cfg(feature = "alloc")]
-        let slot = crate::alloc::uncounted(|| Box::into_raw(Box::new(SpanSlot::new())));
+        let slot = crate::alloc::uncounted(|| Box::into_raw(Box::new(SpanSlot::new(index))));
         #[cfg(not(feature = "alloc"))]
-        let slot = Box::into_raw(Box::new(SpanSlot::new()));
+        let slot = Box::into_raw(Box::new(SpanSlot::new(index)));
         // Only the owning thread allocates, so a plain release store publishes it.
         cell.store(slot, Ordering::Release);
         // SAFETY: just created from a Box; lives until the table is dropped.

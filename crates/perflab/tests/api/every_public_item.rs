@@ -74,6 +74,8 @@ pub fn use_every_public_item() -> bool {
         .print_table(false)
         .profile_path(PathBuf::from("never-written.json"))
         .no_profile_file()
+        .trace_path(PathBuf::from("never-written-trace.json"))
+        .no_trace_file()
         .unattributed_threshold(0.2);
     let session: Session = debug_and_clone(&builder).start();
     let handle: SessionHandle = debug_and_clone(&session.handle());
