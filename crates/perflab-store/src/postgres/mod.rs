@@ -1,30 +1,58 @@
-//! The PostgreSQL back end: connecting from a `postgres://` URL, with
-//! messages that say what to do when it fails, and values and rows
-//! converted to and from the store's own (see `sql`).
+//! The PostgreSQL back end: connecting from a `postgres://` URL with
+//! libpq's environment, password file and TLS modes (`settings`,
+//! `password_file`, `tls`), with messages that say what to do when it
+//! fails, and values and rows converted to and from the store's own (see
+//! `sql`).
 //!
-//! The synchronous `postgres` client is used because the store is
-//! synchronous throughout (one statement per finished run, nothing to do
-//! meanwhile); it runs its own small runtime underneath.
+//! The client (`tokio-postgres`) runs on a current-thread runtime of the
+//! connection's own, and every call waits for the server's answer under a
+//! deadline: the store is synchronous throughout (one statement per
+//! finished run, nothing to do meanwhile), and a server that stops
+//! answering must end the command with a message rather than hang it.
+//! Neither TCP keepalives nor `tcp_user_timeout` would: a stopped server
+//! process (SIGSTOP, a frozen virtual machine's guest) still has a kernel
+//! that acknowledges every packet, so only a deadline on the answer returns
+//! control.
 
-use std::cell::RefCell;
+mod password_file;
+mod settings;
+mod tls;
+
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::future::Future;
 use std::time::Duration;
 
-use ::postgres::error::SqlState;
-use ::postgres::types::{IsNull, ToSql, Type, to_sql_checked};
-use ::postgres::{Client, Config, NoTls, Statement};
+use tokio_postgres::error::SqlState;
+use tokio_postgres::types::{IsNull, ToSql, Type, to_sql_checked};
+use tokio_postgres::{Client, Statement};
 
+use self::settings::{ConnectionSettings, Environment, PasswordOrigin};
+use self::tls::SslMode;
 use super::sql::{Dialect, Row, Value};
 use crate::error::{Error, StoreError, describe_postgres as describe};
 
-/// How long connecting may take before perflab says the server is unreachable.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long closing a connection may wait for the server to take its leave.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// A connection, and the statements it has prepared (perflab runs the
 /// same few statements many times, one per run).
 pub(super) struct PostgresConnection {
-    client: RefCell<Client>,
+    /// None once dropped (closing the connection).
+    client: Option<Client>,
+    /// The task driving the connection's socket.
+    connection: Option<tokio::task::JoinHandle<()>>,
+    runtime: tokio::runtime::Runtime,
     statements: RefCell<HashMap<String, Statement>>,
+    /// How long to wait for an answer (None: no limit).
+    answer_timeout: Option<Duration>,
+    /// The server, database and user, for messages.
+    server: String,
+    /// The command checking the server, for messages.
+    pg_isready: String,
+    /// Set when an answer did not come in time: the connection is then in
+    /// an unknown state and is not used again.
+    given_up: Cell<bool>,
 }
 
 /// Whether `text` names a PostgreSQL store rather than a SQLite file.
@@ -62,55 +90,142 @@ pub fn redact(url: &str) -> String {
     format!("{scheme}://{authority}{tail}")
 }
 
+/// Why connecting failed.
+enum ConnectFailure {
+    /// No answer within the connect timeout.
+    TimedOut(Duration),
+    /// The client's or the server's error.
+    Failed(tokio_postgres::Error),
+}
+
 impl PostgresConnection {
-    /// Connects to the server at `url`; `flag` is the option that gave it.
-    /// Every failure is the user's to fix (a wrong URL, a server not
-    /// running, a database not created), so each says what to do.
-    pub(super) fn connect(url: &str, flag: &str) -> Result<Self, Error> {
+    /// Connects to the server at `url` (completed by libpq's environment
+    /// variables and password file); `flag` is the option that gave it.
+    /// Returns the connection and the warnings to show (a password file
+    /// ignored). Every failure is the user's to fix (a wrong URL, a server
+    /// not running, a database not created, a password or certificate
+    /// missing), so each names the server and says what to do.
+    pub(super) fn connect(url: &str, flag: &str) -> Result<(Self, Vec<String>), Error> {
         let shown = redact(url);
-        let mut config: Config = url.parse().map_err(|e| {
+        let environment = Environment::of_process();
+        let settings = ConnectionSettings::resolve(url, &environment).map_err(|message| {
+            Error::usage(flag, format!("cannot open the store {shown}: {message}"))
+        })?;
+        let cannot = |message: String| {
             Error::usage(
                 flag,
                 format!(
-                    "{shown} is not a PostgreSQL URL ({e}); write it as postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE"
+                    "cannot open the store {shown} ({}): {message}",
+                    settings.describe()
                 ),
             )
-        })?;
-        if config.get_connect_timeout().is_none() {
-            config.connect_timeout(CONNECT_TIMEOUT);
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| cannot(format!("cannot start the client: {e}")))?;
+        let connector = settings.tls.connector().map_err(&cannot)?;
+        // PostgreSQL offers no TLS on Unix sockets; libpq ignores sslmode there.
+        let mode = if settings.only_sockets() {
+            tokio_postgres::config::SslMode::Disable
+        } else {
+            settings.tls.client_mode()
+        };
+        let attempt = |mode| {
+            let mut config = settings.config.clone();
+            config.ssl_mode(mode);
+            if let Some(timeout) = settings.connect_timeout {
+                config.connect_timeout(timeout);
+            }
+            // The timeout covers the whole of connecting to each server (TCP,
+            // TLS, authentication), as libpq's does: a stopped server
+            // accepts the TCP connection and then says nothing.
+            let servers = settings.servers.len().max(1) as u32;
+            let connecting = config.connect(connector.clone());
+            runtime.block_on(async {
+                match settings.connect_timeout {
+                    Some(timeout) => tokio::time::timeout(timeout * servers, connecting)
+                        .await
+                        .map_err(|_| ConnectFailure::TimedOut(timeout))?
+                        .map_err(ConnectFailure::Failed),
+                    None => connecting.await.map_err(ConnectFailure::Failed),
+                }
+            })
+        };
+        let mut connected = attempt(mode);
+        // libpq's prefer: TLS first, then without it when TLS fails.
+        if settings.tls.mode == SslMode::Prefer
+            && matches!(&connected, Err(ConnectFailure::Failed(e)) if is_tls_failure(e))
+        {
+            connected = attempt(tokio_postgres::config::SslMode::Disable);
         }
-        let client = config.connect(NoTls).map_err(|e| {
-            let what_to_do = match e.code() {
-                Some(&SqlState::INVALID_CATALOG_NAME) => {
-                    "create it first (`createdb -h HOST -p PORT -U USER DATABASE`, or CREATE DATABASE in psql); perflab creates its tables"
+        let (client, connection) = connected
+            .map_err(|failure| cannot(connect_failure(&settings, &environment, failure)))?;
+        let connection = runtime.spawn(async move {
+            // Its errors reach the client's calls ("connection closed").
+            let _ = connection.await;
+        });
+        let notices = settings.notices.clone();
+        Ok((
+            Self {
+                client: Some(client),
+                connection: Some(connection),
+                runtime,
+                statements: RefCell::new(HashMap::new()),
+                answer_timeout: settings.answer_timeout,
+                server: settings.describe(),
+                pg_isready: settings.pg_isready(),
+                given_up: Cell::new(false),
+            },
+            notices,
+        ))
+    }
+
+    fn client(&self) -> &Client {
+        self.client
+            .as_ref()
+            .expect("the client lives as long as the connection")
+    }
+
+    /// The server's answer to `work`, waited for at most the answer timeout.
+    fn answer<T>(
+        &self,
+        work: impl Future<Output = Result<T, tokio_postgres::Error>>,
+    ) -> Result<T, StoreError> {
+        if self.given_up.get() {
+            return Err(self.unanswered());
+        }
+        let answer = match self.answer_timeout {
+            None => self.runtime.block_on(work),
+            // The timer is made inside the runtime, whose clock it needs.
+            Some(limit) => match self
+                .runtime
+                .block_on(async { tokio::time::timeout(limit, work).await })
+            {
+                Ok(answer) => answer,
+                Err(_) => {
+                    self.given_up.set(true);
+                    return Err(self.unanswered());
                 }
-                Some(&SqlState::INVALID_PASSWORD)
-                | Some(&SqlState::INVALID_AUTHORIZATION_SPECIFICATION) => {
-                    "the server refused this user: check the user and password in the URL"
-                }
-                _ => {
-                    "check that the server runs and listens there (`pg_isready -h HOST -p PORT`), or use a SQLite file as the store"
-                }
-            };
-            Error::usage(
-                flag,
-                format!("cannot open the store {shown}: {}; {what_to_do}", describe(&e)),
-            )
-        })?;
-        Ok(Self {
-            client: RefCell::new(client),
-            statements: RefCell::new(HashMap::new()),
-        })
+            },
+        };
+        Ok(answer?)
+    }
+
+    fn unanswered(&self) -> StoreError {
+        StoreError::Unanswered {
+            server: self.server.clone(),
+            waited: self.answer_timeout.unwrap_or_default(),
+            check: self.pg_isready.clone(),
+        }
     }
 
     fn prepared(&self, sql: &str) -> Result<Statement, StoreError> {
         if let Some(statement) = self.statements.borrow().get(sql) {
             return Ok(statement.clone());
         }
-        let statement = self
-            .client
-            .borrow_mut()
-            .prepare(&Dialect::Postgres.statement(sql))?;
+        let text = Dialect::Postgres.statement(sql);
+        let statement = self.answer(self.client().prepare(&text))?;
         self.statements
             .borrow_mut()
             .insert(sql.to_string(), statement.clone());
@@ -119,18 +234,12 @@ impl PostgresConnection {
 
     pub(super) fn execute(&self, sql: &str, params: &[Value]) -> Result<u64, StoreError> {
         let statement = self.prepared(sql)?;
-        Ok(self
-            .client
-            .borrow_mut()
-            .execute(&statement, &as_params(params))?)
+        self.answer(self.client().execute(&statement, &as_params(params)))
     }
 
     pub(super) fn query(&self, sql: &str, params: &[Value]) -> Result<Vec<Row>, StoreError> {
         let statement = self.prepared(sql)?;
-        let rows = self
-            .client
-            .borrow_mut()
-            .query(&statement, &as_params(params))?;
+        let rows = self.answer(self.client().query(&statement, &as_params(params)))?;
         rows.iter()
             .map(|row| {
                 let values = (0..row.len())
@@ -142,8 +251,140 @@ impl PostgresConnection {
     }
 
     pub(super) fn batch(&self, sql: &str) -> Result<(), StoreError> {
-        Ok(self.client.borrow_mut().batch_execute(sql)?)
+        self.answer(self.client().batch_execute(sql))
     }
+}
+
+impl Drop for PostgresConnection {
+    /// Takes leave of the server (the client's drop sends it the
+    /// connection's end, which the connection's task then delivers), unless
+    /// it stopped answering.
+    fn drop(&mut self) {
+        drop(self.client.take());
+        if let Some(connection) = self.connection.take()
+            && !self.given_up.get()
+        {
+            let _ = self
+                .runtime
+                .block_on(async { tokio::time::timeout(CLOSE_TIMEOUT, connection).await });
+        }
+    }
+}
+
+/// Whether connecting failed in the TLS handshake (libpq's prefer then
+/// connects without TLS).
+fn is_tls_failure(e: &tokio_postgres::Error) -> bool {
+    e.to_string().starts_with("error performing TLS handshake")
+}
+
+/// What went wrong connecting, and what to do about it.
+fn connect_failure(
+    settings: &ConnectionSettings,
+    environment: &Environment,
+    failure: ConnectFailure,
+) -> String {
+    let check = format!(
+        "check that the server runs and listens there (`{}`), or use a SQLite file as the store",
+        settings.pg_isready()
+    );
+    let e = match failure {
+        ConnectFailure::TimedOut(timeout) => {
+            let origin = settings.connect_timeout_origin;
+            return format!(
+                "the server did not answer within {} (connect_timeout {origin}); check that it                  runs and answers (`{}`), or give it longer with connect_timeout=SECONDS in the                  URL or PGCONNECT_TIMEOUT",
+                humantime::format_duration(timeout),
+                settings.pg_isready()
+            );
+        }
+        ConnectFailure::Failed(e) => e,
+    };
+    let what = describe(&e);
+    let mode = settings.tls.mode;
+    let mode_origin = settings.tls_origin;
+    let what_to_do = match e.code() {
+        Some(&SqlState::INVALID_CATALOG_NAME) => {
+            let server = settings.servers.first();
+            format!(
+                "create it first (`createdb -h {} -p {} -U {} {}`, or CREATE DATABASE in psql); \
+                 perflab creates its tables",
+                server.map_or("HOST", |s| s.host.as_str()),
+                server.map_or(5432, |s| s.port),
+                settings.user,
+                settings.database
+            )
+        }
+        Some(&SqlState::INVALID_PASSWORD) => match &settings.password {
+            PasswordOrigin::Url => "correct the password in the URL, and better keep it out of \
+                 the URL, where every user's `ps` shows it: in PGPASSWORD or ~/.pgpass"
+                .to_string(),
+            PasswordOrigin::Environment => "correct the password in PGPASSWORD".to_string(),
+            PasswordOrigin::File { path, line } => format!(
+                "correct the password on line {line} of {} (the first line matching this \
+                 connection)",
+                path.display()
+            ),
+            PasswordOrigin::Nowhere { .. } => "check the user".to_string(),
+        },
+        Some(&SqlState::INVALID_AUTHORIZATION_SPECIFICATION) if what.contains("no encryption") => {
+            format!(
+                "the server accepts this connection only encrypted (a hostssl line of its \
+                 pg_hba.conf), and sslmode={mode} ({mode_origin}) does not encrypt: use \
+                 sslmode=require, or verify-full with the server's root certificate"
+            )
+        }
+        Some(&SqlState::INVALID_AUTHORIZATION_SPECIFICATION) => format!(
+            "no line of the server's pg_hba.conf lets user {} connect to database {} from \
+             here: check the user and database, or ask the server's administrator",
+            settings.user, settings.database
+        ),
+        Some(_) => check,
+        None if what.contains("password missing") => missing_password(settings, environment),
+        None if what.contains("server does not support TLS") => format!(
+            "the server offers no TLS, and sslmode={mode} ({mode_origin}) requires it: turn ssl \
+             on in the server's postgresql.conf, or use sslmode=prefer"
+        ),
+        None if is_tls_failure(&e) && settings.tls.checks_host() && what.contains("mismatch") => {
+            format!(
+                "the server's certificate does not name the host connected to, which \
+                 sslmode=verify-full ({mode_origin}) checks: connect by a name the certificate \
+                 holds, or use sslmode=verify-ca to check only who signed it"
+            )
+        }
+        None if is_tls_failure(&e) => match &settings.tls.roots {
+            Some(roots) => format!(
+                "the server's certificate is not signed by a root certificate of {roots}, \
+                 which sslmode={mode} ({mode_origin}) checks: give the certificate of the \
+                 authority that signed the server's certificate as sslrootcert=FILE in the URL \
+                 (or PGSSLROOTCERT), or use sslmode=require without sslrootcert to encrypt \
+                 without checking the certificate"
+            ),
+            None => format!(
+                "check the server's ssl settings, or use sslmode=disable ({mode_origin} \
+                 sslmode={mode}) on a network you trust"
+            ),
+        },
+        None => check,
+    };
+    format!("{what}; {what_to_do}")
+}
+
+/// What to do when the server asks for a password and none was found.
+fn missing_password(settings: &ConnectionSettings, environment: &Environment) -> String {
+    let line = settings.password_file_line(&environment.default_socket_folder);
+    let (file, ignored) = match &settings.password {
+        PasswordOrigin::Nowhere { file, ignored } => (file.clone(), ignored.clone()),
+        _ => (None, None),
+    };
+    let file = file.map_or("~/.pgpass".to_string(), |f| f.display().to_string());
+    let mut advice = format!(
+        "the server asks for a password for user {}, and none was found: set PGPASSWORD, or add \
+         the line `{line}` to {file} (chmod 0600)",
+        settings.user
+    );
+    if let Some(why) = ignored {
+        advice.push_str(&format!(" ({why})"));
+    }
+    advice
 }
 
 fn as_params(params: &[Value]) -> Vec<&(dyn ToSql + Sync)> {
@@ -151,7 +392,7 @@ fn as_params(params: &[Value]) -> Vec<&(dyn ToSql + Sync)> {
 }
 
 /// A column of a row as a store value, by its PostgreSQL type.
-fn value_of(row: &::postgres::Row, i: usize) -> Result<Value, ::postgres::Error> {
+fn value_of(row: &tokio_postgres::Row, i: usize) -> Result<Value, tokio_postgres::Error> {
     let int = |v: Option<i64>| v.map_or(Value::Null, Value::Int);
     Ok(match *row.columns()[i].type_() {
         Type::INT8 => int(row.try_get(i)?),
