@@ -291,7 +291,9 @@ fn connect_failure(
         ConnectFailure::TimedOut(timeout) => {
             let origin = settings.connect_timeout_origin;
             return format!(
-                "the server did not answer within {} (connect_timeout {origin}); check that it                  runs and answers (`{}`), or give it longer with connect_timeout=SECONDS in the                  URL or PGCONNECT_TIMEOUT",
+                "the server did not answer within {} (connect_timeout {origin}); check that it \
+                 runs and answers (`{}`), or give it longer with connect_timeout=SECONDS in the \
+                 URL or PGCONNECT_TIMEOUT",
                 humantime::format_duration(timeout),
                 settings.pg_isready()
             );
