@@ -102,6 +102,16 @@ fn the_readme_url_without_a_password_works_with_pgpassword_or_a_pgpass_file() {
         stderr.contains(&format!("chmod 0600 {}", pgpass.display())),
         "{stderr}"
     );
+    // Warned about, as libpq warns, when the server lets the user in without
+    // a password (postgres is trusted here).
+    let trusted = url.replace("ann@", "postgres@");
+    let out = history(&s, &trusted, &[]);
+    assert_exit(&out, 0);
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains("warning: password file") && stderr.contains("group or world access"),
+        "{stderr}"
+    );
     std::fs::set_permissions(&pgpass, std::fs::Permissions::from_mode(0o600)).unwrap();
 
     // The server, user and database from libpq's variables alone.
