@@ -5,6 +5,10 @@ set -euo pipefail
 
 need=()
 command -v cc >/dev/null || need+=(gcc)
+# The shared store's TLS links OpenSSL (the openssl-sys crate finds it with
+# pkg-config).
+dpkg -s libssl-dev >/dev/null 2>&1 || need+=(libssl-dev)
+command -v pkg-config >/dev/null || need+=(pkg-config)
 # tests/c_header.rs also builds include/perflab.h as C++.
 command -v c++ >/dev/null || need+=(g++)
 command -v git >/dev/null || need+=(git)
@@ -32,6 +36,8 @@ python3 -c 'import pytest' 2>/dev/null || need+=(python3-pytest)
 # The shared store's tests (tests/postgres_store.rs) start a real
 # PostgreSQL server of their own with initdb and pg_ctl.
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
+# tests/postgres_connection.rs makes its servers' certificates with openssl.
+command -v openssl >/dev/null || need+=(openssl)
 
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi

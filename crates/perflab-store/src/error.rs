@@ -2,6 +2,7 @@
 //! without the password) or the flag at fault, and says how to fix it.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// An error of the store.
 #[derive(Debug, thiserror::Error)]
@@ -67,7 +68,24 @@ pub enum StoreError {
     Sqlite(#[from] rusqlite::Error),
     /// PostgreSQL failed.
     #[error("{}", describe_postgres(.0))]
-    Postgres(#[from] postgres::Error),
+    Postgres(#[from] tokio_postgres::Error),
+    /// The PostgreSQL server did not answer a statement in time (stopped,
+    /// or out of reach); the connection was given up, so what was stored
+    /// before stays and nothing more is written.
+    #[error(
+        "{server}: no answer within {} (PERFLAB_STORE_TIMEOUT), so perflab gave up the \
+         connection; check that the server runs and answers (`{check}`), or give it longer \
+         with PERFLAB_STORE_TIMEOUT=5min",
+        humantime::format_duration(*.waited)
+    )]
+    Unanswered {
+        /// The server, database and user.
+        server: String,
+        /// How long perflab waited.
+        waited: Duration,
+        /// The command that checks the server.
+        check: String,
+    },
     /// A value to store could not be written as JSON.
     #[error("a value cannot be written as JSON: {0}")]
     Json(#[from] serde_json::Error),
@@ -86,7 +104,7 @@ pub enum StoreError {
 
 /// The server's own message where it sent one (the client's display says
 /// only "db error"), else the client's with its cause.
-pub(crate) fn describe_postgres(e: &postgres::Error) -> String {
+pub(crate) fn describe_postgres(e: &tokio_postgres::Error) -> String {
     if let Some(db) = e.as_db_error() {
         return format!("{}: {}", db.severity(), db.message());
     }

@@ -139,11 +139,17 @@ impl Store {
         match location {
             Location::File(path) => Self::open(path),
             Location::Postgres(url) => {
-                let conn = postgres::PostgresConnection::connect(url, flag)?;
-                Self::init(
+                let (conn, notices) = postgres::PostgresConnection::connect(url, flag)?;
+                let store = Self::init(
                     Backend::Postgres(Box::new(conn)),
                     PathBuf::from(location.to_string()),
-                )
+                )?;
+                store
+                    .notices
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .extend(notices);
+                Ok(store)
             }
         }
     }

@@ -45,9 +45,9 @@ pub use transfer::{PullArgs, PushArgs, SelectionArgs};
 2 bad usage or input, 3 NO-GO, 4 INCONCLUSIVE, 130 interrupted (finished runs are kept)."
 )]
 pub struct Cli {
-    /// The store: a SQLite file, or a postgres://USER:PASSWORD@HOST:PORT/DATABASE URL (password
-    /// and port optional) for a store shared between machines [default: .perflab/perflab.db, or
-    /// $PERFLAB_STORE].
+    /// The store: a SQLite file, or a postgres://USER@HOST[:PORT]/DATABASE URL for a store
+    /// shared between machines (password, host, TLS as for psql: PGPASSWORD or ~/.pgpass, PGHOST,
+    /// ?sslmode=...; see docs/store.md) [default: .perflab/perflab.db, or $PERFLAB_STORE].
     #[arg(long, global = true, value_name = "PATH|URL")]
     pub store: Option<PathBuf>,
     /// What to do.

@@ -45,6 +45,10 @@ impl Scratch {
         cmd.current_dir(self.dir.path())
             .env_remove("PERFLAB_STORE")
             .env_remove("PERFLAB_HOST");
+        // The shared store's settings come from the test alone.
+        for variable in postgres::CONNECTION_VARIABLES {
+            cmd.env_remove(variable);
+        }
         cmd
     }
 

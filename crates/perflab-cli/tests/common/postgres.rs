@@ -17,7 +17,128 @@ pub struct PostgresServer {
     bin: PathBuf,
     port: u16,
     as_postgres_user: bool,
+    certificates: Option<Certificates>,
 }
+
+/// How a server is set up before it starts: its `pg_hba.conf` (trust for
+/// everyone by default) and whether it offers TLS.
+#[derive(Default)]
+pub struct Setup {
+    /// The lines of pg_hba.conf, replacing initdb's.
+    pub hba: Option<&'static str>,
+    /// Offer TLS with a certificate made for the test (see [`Certificates`]).
+    pub tls: bool,
+}
+
+/// The pg_hba.conf of a server asking every user but `postgres` for a
+/// password over TCP (the tests' own tools connect as `postgres`).
+pub const PASSWORD_HBA: &str = "local all all trust\n\
+host all postgres 127.0.0.1/32 trust\n\
+host all all 127.0.0.1/32 scram-sha-256\n";
+
+/// The pg_hba.conf of a server accepting TCP connections only with TLS.
+pub const TLS_ONLY_HBA: &str = "local all all trust\n\
+hostssl all all 127.0.0.1/32 trust\n";
+
+/// The certificates of a server offering TLS, made for the test with the
+/// `openssl` command: a certificate authority, the server's certificate
+/// signed by it (for the IP address 127.0.0.1 only), and another authority
+/// that signed nothing of this server's.
+pub struct Certificates {
+    /// The authority that signed the server's certificate (PEM).
+    pub authority: PathBuf,
+    /// An authority that did not.
+    pub other_authority: PathBuf,
+    server_certificate: PathBuf,
+    server_key: PathBuf,
+}
+
+impl Certificates {
+    /// Makes them in `dir`.
+    fn make(dir: &Path) -> Self {
+        let openssl = |args: &[&str]| {
+            let out = Command::new("openssl")
+                .args(args)
+                .current_dir(dir)
+                .output()
+                .unwrap_or_else(|e| {
+                    panic!("openssl: {e}; install it with `sudo apt-get install -y openssl`")
+                });
+            assert!(
+                out.status.success(),
+                "openssl {args:?} failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        let key = [
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+        ];
+        for name in ["authority", "other-authority"] {
+            let mut args = vec!["req", "-x509", "-days", "2", "-subj"];
+            let subject = format!("/CN=perflab test {name}");
+            args.push(&subject);
+            args.extend(key);
+            let key_file = format!("{name}.key");
+            let certificate = format!("{name}.crt");
+            args.extend(["-keyout", &key_file, "-out", &certificate]);
+            openssl(&args);
+        }
+        let mut args = vec![
+            "req",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-keyout",
+            "server.key",
+            "-out",
+            "server.csr",
+        ];
+        args.extend(key);
+        openssl(&args);
+        std::fs::write(dir.join("server.ext"), "subjectAltName=IP:127.0.0.1\n").unwrap();
+        openssl(&[
+            "x509",
+            "-req",
+            "-days",
+            "2",
+            "-in",
+            "server.csr",
+            "-CA",
+            "authority.crt",
+            "-CAkey",
+            "authority.key",
+            "-CAcreateserial",
+            "-extfile",
+            "server.ext",
+            "-out",
+            "server.crt",
+        ]);
+        Self {
+            authority: dir.join("authority.crt"),
+            other_authority: dir.join("other-authority.crt"),
+            server_certificate: dir.join("server.crt"),
+            server_key: dir.join("server.key"),
+        }
+    }
+}
+
+/// The environment variables that change how perflab connects to a
+/// server (libpq's and perflab's own), removed from the tests' perflab.
+pub const CONNECTION_VARIABLES: [&str; 10] = [
+    "PGHOST",
+    "PGPORT",
+    "PGUSER",
+    "PGDATABASE",
+    "PGPASSWORD",
+    "PGPASSFILE",
+    "PGSSLMODE",
+    "PGSSLROOTCERT",
+    "PGCONNECT_TIMEOUT",
+    "PERFLAB_STORE_TIMEOUT",
+];
 
 const HOW_TO_INSTALL: &str = "these tests need a real PostgreSQL server: install it with \
 `sudo apt-get install -y postgresql` (or run scripts/install-test-deps.sh), which puts \
@@ -48,8 +169,13 @@ fn free_port() -> u16 {
 }
 
 impl PostgresServer {
-    /// Creates a cluster and starts its server.
+    /// Creates a cluster and starts its server, trusting every user.
     pub fn start() -> Self {
+        Self::start_with(Setup::default())
+    }
+
+    /// Creates a cluster set up as `setup` says and starts its server.
+    pub fn start_with(setup: Setup) -> Self {
         let bin = postgres_bin();
         let dir = tempfile::tempdir().expect("temporary directory");
         let as_postgres_user = unsafe { libc::geteuid() } == 0;
@@ -64,11 +190,13 @@ impl PostgresServer {
             );
         }
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        let certificates = setup.tls.then(|| Certificates::make(dir.path()));
         let server = Self {
             dir,
             bin,
             port: free_port(),
             as_postgres_user,
+            certificates,
         };
         let data = server.data();
         server.tool(&[
@@ -81,11 +209,35 @@ impl PostgresServer {
             "postgres",
             "--no-sync",
         ]);
-        let options = format!(
+        if let Some(hba) = setup.hba {
+            std::fs::write(Path::new(&data).join("pg_hba.conf"), hba).unwrap();
+        }
+        let mut options = format!(
             "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=50",
             server.port,
             server.dir.path().display()
         );
+        if let Some(certificates) = &server.certificates {
+            // The server reads its key only if nobody else may.
+            if server.as_postgres_user {
+                let status = Command::new("chown")
+                    .arg("postgres:")
+                    .arg(&certificates.server_key)
+                    .status()
+                    .unwrap();
+                assert!(status.success());
+            }
+            std::fs::set_permissions(
+                &certificates.server_key,
+                std::fs::Permissions::from_mode(0o600),
+            )
+            .unwrap();
+            options.push_str(&format!(
+                " -c ssl=on -c ssl_cert_file={} -c ssl_key_file={}",
+                certificates.server_certificate.display(),
+                certificates.server_key.display()
+            ));
+        }
         let log = server.dir.path().join("server.log").display().to_string();
         server.tool(&[
             "pg_ctl", "-D", &data, "-l", &log, "-o", &options, "-w", "start",
@@ -143,6 +295,23 @@ impl PostgresServer {
         format!("postgres://postgres@127.0.0.1:{}/{name}", self.port)
     }
 
+    /// Creates database `name` owned by a new role `user` logging in with
+    /// `password`; returns the database's URL for that user, without the
+    /// password.
+    pub fn database_of(&self, name: &str, user: &str, password: &str) -> String {
+        self.database(name);
+        let quoted = password.replace('\'', "''");
+        self.psql(
+            "postgres",
+            &format!("CREATE ROLE {user} LOGIN PASSWORD '{quoted}'"),
+        );
+        self.psql(
+            "postgres",
+            &format!("ALTER DATABASE {name} OWNER TO {user}"),
+        );
+        format!("postgres://{user}@127.0.0.1:{}/{name}", self.port)
+    }
+
     /// The answer of `sql` in database `name`, as psql prints it unaligned.
     pub fn psql(&self, name: &str, sql: &str) -> String {
         let port = self.port.to_string();
@@ -167,10 +336,81 @@ impl PostgresServer {
     pub fn dir(&self) -> &Path {
         self.dir.path()
     }
+
+    /// The port it listens on at 127.0.0.1.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The certificates of a server started with TLS.
+    pub fn certificates(&self) -> &Certificates {
+        self.certificates
+            .as_ref()
+            .expect("a server started with Setup { tls: true, .. }")
+    }
+
+    /// The pids of the server's processes: the postmaster first, then its
+    /// children (one backend per connection, and the background workers).
+    fn processes(&self) -> Vec<i32> {
+        let pid_file = Path::new(&self.data()).join("postmaster.pid");
+        let Some(postmaster) = std::fs::read_to_string(pid_file)
+            .ok()
+            .and_then(|t| t.lines().next()?.trim().parse::<i32>().ok())
+        else {
+            return Vec::new();
+        };
+        let children = std::fs::read_dir("/proc")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| {
+                let pid: i32 = e.file_name().to_str()?.parse().ok()?;
+                let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+                // The fields after the command name, which may hold spaces and parentheses.
+                let after_name = &stat[stat.rfind(')')? + 1..];
+                let parent: i32 = after_name.split_whitespace().nth(1)?.parse().ok()?;
+                (parent == postmaster).then_some(pid)
+            });
+        std::iter::once(postmaster).chain(children).collect()
+    }
+
+    /// Stops every process of the server with SIGSTOP, as a hung server
+    /// (or a frozen machine) stops answering while its kernel still
+    /// acknowledges every packet; they go on when the guard is dropped,
+    /// whatever the test's outcome. Drop the guard before the server.
+    pub fn stop_answering(&self) -> StoppedServer {
+        let pids = self.processes();
+        assert!(!pids.is_empty(), "no server processes to stop");
+        for &pid in &pids {
+            // SAFETY: kill has no memory effects; the pids are this server's.
+            unsafe { libc::kill(pid, libc::SIGSTOP) };
+        }
+        StoppedServer { pids }
+    }
+}
+
+/// A server's processes stopped by [`PostgresServer::stop_answering`];
+/// continued (SIGCONT) on drop.
+pub struct StoppedServer {
+    pids: Vec<i32>,
+}
+
+impl Drop for StoppedServer {
+    fn drop(&mut self) {
+        for &pid in &self.pids {
+            // SAFETY: as above.
+            unsafe { libc::kill(pid, libc::SIGCONT) };
+        }
+    }
 }
 
 impl Drop for PostgresServer {
     fn drop(&mut self) {
+        // A server left stopped would never stop (pg_ctl waits for it).
+        for pid in self.processes() {
+            // SAFETY: as above.
+            unsafe { libc::kill(pid, libc::SIGCONT) };
+        }
         let data = self.data();
         // Immediate: nothing in a test cluster needs a clean shutdown.
         let program = self.bin.join("pg_ctl");
