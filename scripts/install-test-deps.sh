@@ -3,12 +3,10 @@
 # whatever is already there. Safe to run again.
 set -euo pipefail
 
+# What building needs first (a C compiler, OpenSSL's headers, pkg-config).
+"$(dirname "$0")/install-build-deps.sh"
+
 need=()
-command -v cc >/dev/null || need+=(gcc)
-# The shared store's TLS links OpenSSL (the openssl-sys crate finds it with
-# pkg-config).
-dpkg -s libssl-dev >/dev/null 2>&1 || need+=(libssl-dev)
-command -v pkg-config >/dev/null || need+=(pkg-config)
 # tests/c_header.rs also builds include/perflab.h as C++.
 command -v c++ >/dev/null || need+=(g++)
 command -v git >/dev/null || need+=(git)
