@@ -37,7 +37,14 @@
  *                         otherwise, except one line if the profile cannot be
  *                         written (the exit status is never changed).
  *   PERFLAB_TIMER=clock_monotonic  do not read the TSC.
- *   With neither PERFLAB_PROFILE nor PERFLAB_TABLE=1 nothing is recorded and
+ *   PERFLAB_TRACE=path    also record each thread's timeline (every span's
+ *                         call, counter and gauge, with its time) and write
+ *                         it there at exit as a perflab-trace/1 document (the
+ *                         Chrome trace event format; ui.perfetto.dev opens
+ *                         it). `perflab run --trace DIR` sets it per run.
+ *   PERFLAB_TRACE_EVENTS=N  events each thread's timeline keeps (1000000);
+ *                         later ones are counted, dropped and warned about.
+ *   With none of PERFLAB_PROFILE, PERFLAB_TABLE=1 and PERFLAB_TRACE nothing is recorded and
  *   a probe costs a call that returns at once. -DPERFLAB_OFF removes every
  *   probe at compile time (amounts passed to PERFLAB_COUNT and values passed
  *   to PERFLAB_GAUGE are not evaluated).
@@ -164,6 +171,23 @@ typedef struct perflab__gauge_cell {
     uint64_t last_ticks; /* when `last` was set: the latest value over all threads has the greatest */
 } perflab__gauge_cell;
 
+/* One event of a thread's timeline (PERFLAB_TRACE): a span's call (start
+ * and end ticks), a counter's increment or a gauge's value (bits of the
+ * double) at `start`. */
+typedef struct perflab__trace_event {
+    uint64_t start, end;
+    uint32_t site, kind;
+} perflab__trace_event;
+
+enum { PERFLAB__TRACE_SPAN, PERFLAB__TRACE_COUNTER, PERFLAB__TRACE_GAUGE };
+
+/* A thread's timeline: `len` events written (published with release
+ * ordering), later ones counted in `dropped`. */
+typedef struct perflab__trace {
+    uint64_t len, capacity, dropped;
+    perflab__trace_event *events; /* right after the header, in the same allocation */
+} perflab__trace;
+
 /* Everything one thread recorded. Only the owning thread writes it. */
 typedef struct perflab_thread {
     uint32_t depth;          /* frames on the stack */
@@ -171,6 +195,7 @@ typedef struct perflab_thread {
     uint32_t counting;       /* 0 in the placeholder every thread starts with */
     uint64_t children_ticks; /* time of spans closed inside the innermost open one */
     uint64_t attributed_ticks, unbalanced, too_deep;
+    perflab__trace *trace;   /* NULL unless the program traces */
     perflab__slot *slots[PERFLAB_MAX_SITES];
     perflab__counter_cell counters[PERFLAB_MAX_SITES];
     /* Pointers rather than cells: 48 bytes per site would be 48 KB per thread
@@ -214,6 +239,18 @@ PERFLAB__INLINE uint32_t perflab__bucket(uint64_t ticks) {
     uint32_t shift = top > 5 ? top - 5 : 0;
     uint64_t index = (PERFLAB__CAST(uint64_t, shift) << 5) + (ticks >> shift);
     return index < PERFLAB__BUCKETS - 1 ? PERFLAB__CAST(uint32_t, index) : PERFLAB__BUCKETS - 1;
+}
+
+/* Appends an event to the thread's timeline; a full one counts it as dropped. */
+PERFLAB__INLINE void perflab__trace_push(perflab__trace *trace, uint64_t start, uint64_t end, uint32_t site, uint32_t kind) {
+    uint64_t len = trace->len;
+    if (PERFLAB__UNLIKELY(len >= trace->capacity)) {
+        PERFLAB__BUMP(trace->dropped, 1);
+        return;
+    }
+    perflab__trace_event *event = &trace->events[len];
+    event->start = start, event->end = end, event->site = site, event->kind = kind;
+    __atomic_store_n(&trace->len, len + 1, __ATOMIC_RELEASE);
 }
 
 /* Pushes a frame; the clock is read last so the bookkeeping is not measured. */
@@ -267,6 +304,8 @@ PERFLAB__INLINE void perflab_span_end(perflab_site *site) {
     uint64_t previous = PERFLAB__LOAD(slot->pending_ticks);
     PERFLAB__STORE(slot->pending_ticks, elapsed);
     if (previous != PERFLAB__NO_PENDING) PERFLAB__BUMP(slot->histogram[perflab__bucket(previous)], 1);
+    if (PERFLAB__UNLIKELY(t->trace != NULL))
+        perflab__trace_push(t->trace, frame->start_ticks, now, PERFLAB__LOAD(site->index), PERFLAB__TRACE_SPAN);
 }
 
 /* Adds `amount` (negative counts as 0) to a counter; one event. */
@@ -277,8 +316,10 @@ PERFLAB__INLINE void perflab_count(perflab_site *site, int64_t amount) {
         perflab__count_slow(site, amount);
         return;
     }
+    uint64_t counted = amount > 0 ? PERFLAB__CAST(uint64_t, amount) : 0;
     PERFLAB__BUMP(t->counters[index].events, 1);
-    PERFLAB__BUMP(t->counters[index].total, amount > 0 ? PERFLAB__CAST(uint64_t, amount) : 0);
+    PERFLAB__BUMP(t->counters[index].total, counted);
+    if (PERFLAB__UNLIKELY(t->trace != NULL)) perflab__trace_push(t->trace, perflab__ticks(), counted, index, PERFLAB__TRACE_COUNTER);
 }
 
 PERFLAB__INLINE void perflab__gauge_record(perflab__gauge_cell *cell, double value, uint64_t now) {
@@ -304,7 +345,14 @@ PERFLAB__INLINE void perflab_gauge(perflab_site *site, double value) {
         perflab__gauge_slow(site, value);
         return;
     }
-    perflab__gauge_record(cell, value, perflab__ticks());
+    uint64_t now = perflab__ticks();
+    perflab__gauge_record(cell, value, now);
+    perflab_thread *t = perflab__tls;
+    if (PERFLAB__UNLIKELY(t->trace != NULL)) {
+        uint64_t bits;
+        __builtin_memcpy(&bits, &value, sizeof bits);
+        perflab__trace_push(t->trace, now, bits, PERFLAB__LOAD(site->index), PERFLAB__TRACE_GAUGE);
+    }
 }
 
 #else /* PERFLAB_OFF: the same API, doing nothing */
@@ -508,6 +556,8 @@ static pthread_once_t perflab__once = PTHREAD_ONCE_INIT;
 static int perflab__ready; /* init has run: later probes need not call pthread_once */
 static int perflab__enabled, perflab__print_table, perflab__reported;
 static char *perflab__profile_path;
+static char *perflab__trace_path;        /* PERFLAB_TRACE: record timelines, write them here */
+static uint64_t perflab__trace_capacity; /* events per thread (PERFLAB_TRACE_EVENTS) */
 static pthread_key_t perflab__key;
 static int perflab__have_key;
 static pid_t perflab__pid;
@@ -643,6 +693,14 @@ static perflab_thread *perflab__new_thread(uint64_t start_ticks) {
     t->cpu_clock = (int)clock;
     t->has_start_cpu = perflab__clock_ns(CLOCK_THREAD_CPUTIME_ID, &t->start_cpu_ns);
     t->has_start_wait = perflab__runnable_wait_ns(0, &t->start_wait_ns);
+    if (perflab__trace_path) {
+        /* Reserved, not touched: pages are used only as events arrive. */
+        t->trace = (perflab__trace *)malloc(sizeof(perflab__trace) + perflab__trace_capacity * sizeof(perflab__trace_event));
+        if (t->trace) {
+            t->trace->len = 0, t->trace->capacity = perflab__trace_capacity, t->trace->dropped = 0;
+            t->trace->events = (perflab__trace_event *)(t->trace + 1);
+        }
+    }
     t->start_ticks = start_ticks;
     perflab_thread *head = __atomic_load_n(&perflab__threads, __ATOMIC_RELAXED);
     do t->next = head;
@@ -694,10 +752,21 @@ static void perflab__at_exit(void);
 
 static void perflab__init(void) {
     const char *path = getenv("PERFLAB_PROFILE"), *table = getenv("PERFLAB_TABLE");
-    const char *timer = getenv("PERFLAB_TIMER");
+    const char *timer = getenv("PERFLAB_TIMER"), *trace = getenv("PERFLAB_TRACE");
     perflab__print_table = table && strcmp(table, "1") == 0;
     if (path && *path) perflab__profile_path = strdup(path);
-    perflab__enabled = perflab__profile_path || perflab__print_table;
+    if (trace && *trace) {
+        const char *events = getenv("PERFLAB_TRACE_EVENTS");
+        char *end = NULL;
+        unsigned long long wanted = events ? strtoull(events, &end, 10) : 0;
+        perflab__trace_capacity = 1000000;
+        if (events && (wanted == 0 || *end != 0))
+            fprintf(stderr, "perflab: PERFLAB_TRACE_EVENTS=%s is not a positive whole number of events; each thread keeps up to 1000000\n", events);
+        else if (events)
+            perflab__trace_capacity = wanted;
+        perflab__trace_path = strdup(trace);
+    }
+    perflab__enabled = perflab__profile_path || perflab__print_table || perflab__trace_path;
     if (!perflab__enabled) {
         __atomic_store_n(&perflab__ready, 1, __ATOMIC_RELEASE);
         return;
@@ -772,7 +841,13 @@ void perflab__gauge_slow(perflab_site *site, double value) {
         cell->min = __builtin_inf(), cell->max = -__builtin_inf();
         __atomic_store_n(&t->gauges[index], cell, __ATOMIC_RELEASE);
     }
-    perflab__gauge_record(cell, value, perflab__ticks());
+    uint64_t now = perflab__ticks();
+    perflab__gauge_record(cell, value, now);
+    if (t->trace) {
+        uint64_t bits;
+        memcpy(&bits, &value, sizeof bits);
+        perflab__trace_push(t->trace, now, bits, index, PERFLAB__TRACE_GAUGE);
+    }
 }
 
 void perflab__note_unwound(perflab_site *site) {
@@ -1334,7 +1409,10 @@ static void perflab__write_json(FILE *f, const perflab__report *r) {
 
 /* A regular (or new) file is written beside the target and renamed over it,
  * so a reader never sees half a profile; a pipe or device is written in place. */
-static void perflab__write_profile(const char *path, const perflab__report *r) {
+/* Writes a document with `write` beside `path` and renames it over (in
+ * place for a pipe or a device), so that a reader never sees half of one;
+ * a failure is one message naming the path and the variable to fix. */
+static void perflab__write_document(const char *path, const perflab__report *r, void (*write)(FILE *, const perflab__report *), const char *what, const char *variable) {
     struct stat info;
     int in_place = stat(path, &info) == 0 && !S_ISREG(info.st_mode), error = 0;
     const char *slash = strrchr(path, '/');
@@ -1344,7 +1422,7 @@ static void perflab__write_profile(const char *path, const perflab__report *r) {
     FILE *f = fopen(temporary ? temporary : path, "w");
     if (!f) error = errno ? errno : EIO;
     else {
-        perflab__write_json(f, r);
+        write(f, r);
         if (fflush(f) != 0 || ferror(f)) error = errno ? errno : EIO;
         if (!error && temporary && fsync(fileno(f)) != 0) error = errno;
         if (fclose(f) != 0 && !error) error = errno ? errno : EIO;
@@ -1352,8 +1430,106 @@ static void perflab__write_profile(const char *path, const perflab__report *r) {
     if (!error && temporary && rename(temporary, path) != 0) error = errno;
     if (error && temporary) remove(temporary);
     if (error)
-        fprintf(stderr, "perflab: could not write the profile to %s: %s. The program's run and exit status are not affected; point PERFLAB_PROFILE at a writable file whose directory exists.\n", path, strerror(error));
+        fprintf(stderr, "perflab: could not write the %s to %s: %s. The program's run and exit status are not affected; point %s at a writable file whose directory exists.\n", what, path, strerror(error), variable);
     free(temporary);
+}
+
+/* A tick count since the session's start in microseconds, with ns decimals. */
+static double perflab__trace_us(uint64_t ticks) {
+    return (double)perflab__ns(ticks > perflab__session_start_ticks ? ticks - perflab__session_start_ticks : 0) / 1e3;
+}
+
+typedef struct perflab__timed {
+    uint64_t ticks, value;
+    uint32_t site, kind;
+} perflab__timed;
+
+static int perflab__timed_order(const void *a, const void *b) {
+    uint64_t x = ((const perflab__timed *)a)->ticks, y = ((const perflab__timed *)b)->ticks;
+    return x < y ? -1 : x > y;
+}
+
+/* The timelines as a perflab-trace/1 document: the Chrome trace event
+ * format's JSON object, as crates/perflab-format/src/trace.rs describes
+ * and the Rust library writes. */
+static void perflab__write_trace_json(FILE *f, const perflab__report *r) {
+    typedef unsigned long long ull;
+    uint32_t sites = __atomic_load_n(&perflab__next_index, __ATOMIC_RELAXED);
+    const perflab_site **by_index = (const perflab_site **)calloc(sites + 1, sizeof *by_index);
+    for (perflab_site *s = __atomic_load_n(&perflab__sites, __ATOMIC_ACQUIRE); s && by_index; s = s->next) {
+        uint32_t index = PERFLAB__LOAD(s->index);
+        if (index <= sites) by_index[index] = s;
+    }
+    uint64_t dropped = 0, timed_count = 0;
+    for (perflab_thread *t = __atomic_load_n(&perflab__threads, __ATOMIC_ACQUIRE); t; t = t->next)
+        if (t->trace) timed_count += __atomic_load_n(&t->trace->len, __ATOMIC_ACQUIRE);
+    perflab__timed *timed = (perflab__timed *)malloc((timed_count + 1) * sizeof *timed);
+    size_t n_timed = 0;
+    fprintf(f, "{\"traceEvents\": [\n{\"name\": \"process_name\", \"ph\": \"M\", \"ts\": 0, \"pid\": %d, \"tid\": 0, \"args\": {\"name\": ", (int)perflab__pid);
+    perflab__json_string(f, r->program);
+    fputs("}}", f);
+    for (perflab_thread *t = __atomic_load_n(&perflab__threads, __ATOMIC_ACQUIRE); t; t = t->next) {
+        if (!t->trace) continue;
+        char label[64] = "";
+        for (size_t i = 0; i < r->n_threads; i++)
+            if (r->threads[i].id == t->id) perflab__thread_label(label, sizeof label, &r->threads[i]);
+        fprintf(f, ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0, \"pid\": %d, \"tid\": %llu, \"args\": {\"name\": ", (int)perflab__pid, (ull)t->os_tid);
+        perflab__json_string(f, label);
+        fputs("}}", f);
+        dropped += PERFLAB__LOAD(t->trace->dropped);
+        uint64_t len = __atomic_load_n(&t->trace->len, __ATOMIC_ACQUIRE);
+        for (uint64_t i = 0; i < len; i++) {
+            const perflab__trace_event *e = &t->trace->events[i];
+            const perflab_site *site = e->site <= sites && by_index ? by_index[e->site] : NULL;
+            if (e->kind != PERFLAB__TRACE_SPAN) {
+                if (timed && n_timed < timed_count) {
+                    perflab__timed *x = &timed[n_timed++];
+                    x->ticks = e->start, x->value = e->end, x->site = e->site, x->kind = e->kind;
+                }
+                continue;
+            }
+            fputs(",\n{\"name\": ", f);
+            perflab__json_string(f, site ? site->name : "?");
+            fprintf(f, ", \"cat\": \"span\", \"ph\": \"X\", \"ts\": %.3f, \"dur\": %.3f, \"pid\": %d, \"tid\": %llu}",
+                    perflab__trace_us(e->start), (double)perflab__ns(e->end > e->start ? e->end - e->start : 0) / 1e3,
+                    (int)perflab__pid, (ull)t->os_tid);
+        }
+    }
+    /* Counters as the process's running totals and gauges as their values, in time order. */
+    if (timed) qsort(timed, n_timed, sizeof *timed, perflab__timed_order);
+    /* By name: sites of one name are one counter, as in the profile. */
+    const char **total_names = (const char **)calloc(sites + 1, sizeof *total_names);
+    uint64_t *totals = (uint64_t *)calloc(sites + 1, sizeof *totals);
+    size_t n_totals = 0;
+    for (size_t i = 0; i < n_timed && totals && total_names; i++) {
+        const perflab__timed *x = &timed[i];
+        const perflab_site *site = x->site <= sites && by_index ? by_index[x->site] : NULL;
+        const char *name = site ? site->name : "?";
+        fputs(",\n{\"name\": ", f);
+        perflab__json_string(f, name);
+        fprintf(f, ", \"cat\": \"%s\", \"ph\": \"C\", \"ts\": %.3f, \"pid\": %d, \"tid\": 0, \"args\": {",
+                x->kind == PERFLAB__TRACE_COUNTER ? "counter" : "gauge", perflab__trace_us(x->ticks), (int)perflab__pid);
+        perflab__json_string(f, name);
+        if (x->kind == PERFLAB__TRACE_COUNTER) {
+            size_t k = 0;
+            while (k < n_totals && strcmp(total_names[k], name) != 0) k++;
+            if (k == n_totals) total_names[n_totals++] = name;
+            totals[k] += x->value;
+            fprintf(f, ": %llu}}", (ull)totals[k]);
+        } else {
+            double value;
+            memcpy(&value, &x->value, sizeof value);
+            fprintf(f, ": %.17g}}", value);
+        }
+    }
+    fprintf(f, "\n], \"displayTimeUnit\": \"ns\", \"otherData\": {\"format\": \"perflab-trace/1\", \"session\": ");
+    perflab__json_string(f, r->program);
+    fprintf(f, ", \"started_unix_ms\": %llu, \"events_per_thread\": %llu, \"dropped_events\": %llu}}\n",
+            (ull)perflab__start_unix_ms, (ull)perflab__trace_capacity, (ull)dropped);
+    if (dropped)
+        fprintf(stderr, "perflab: the trace in %s is missing %llu events that did not fit in the threads' buffers (%llu events each); it holds the start of the run: set PERFLAB_TRACE_EVENTS higher to keep more\n",
+                perflab__trace_path, (ull)dropped, (ull)perflab__trace_capacity);
+    free(by_index), free(timed), free(totals), free(total_names);
 }
 
 /* Three significant digits and a unit, right-aligned to `width` columns (µ is two bytes, one column). */
@@ -1515,7 +1691,8 @@ static void perflab__at_exit(void) {
         for (size_t i = 0; i < report.n_spans; i++) calls += report.spans[i].calls;
         report.instrumentation_ns = (uint64_t)((double)calls * report.span_cost_ns + 0.5);
         perflab__find_warnings(&report);
-        if (perflab__profile_path) perflab__write_profile(perflab__profile_path, &report);
+        if (perflab__profile_path) perflab__write_document(perflab__profile_path, &report, perflab__write_json, "profile", "PERFLAB_PROFILE");
+        if (perflab__trace_path) perflab__write_document(perflab__trace_path, &report, perflab__write_trace_json, "trace", "PERFLAB_TRACE");
         if (perflab__print_table) perflab__print(&report);
     } else {
         fprintf(stderr, "perflab: out of memory at exit, so no profile was written%s%s\n",

@@ -816,3 +816,77 @@ fn a_span_around_a_sleep_is_warned_about_as_mostly_waiting_and_busy_work_is_not(
         assert_eq!(warning.message, expected(&profile));
     }
 }
+
+#[test]
+fn perflab_run_with_trace_writes_one_checked_trace_per_run_of_a_c_program() {
+    let scratch = Scratch::new();
+    let program = build_c_program(scratch.dir.path(), &[]);
+    let rounds = ROUNDS.to_string();
+    let output = scratch
+        .perflab()
+        .args(["run", "-N", "-r", "2", "--quiet", "--trace", "traces", "--"])
+        .arg(&program)
+        .args([UNITS, rounds.as_str()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("2 traces in traces"), "{stderr}");
+    for run in 1..=2 {
+        let trace =
+            common::traces::read_checked(&scratch.path(&format!("traces/command-run-{run}.json")));
+        for name in ["outer", "light", "heavy"] {
+            let calls = common::traces::slices(&trace, name).len() as u64;
+            assert_eq!(calls, ROUNDS, "{name} in run {run}");
+        }
+        assert_eq!(trace["otherData"]["dropped_events"], 0);
+    }
+}
+
+#[test]
+fn a_c_programs_trace_holds_its_gauges_values_in_time_order_over_threads() {
+    let scratch = Scratch::new();
+    let program = build_gauges_program(scratch.dir.path(), &[]);
+    let path = scratch.path("trace.json");
+    let output = Command::new(&program)
+        .env_remove("PERFLAB_PROFILE")
+        .env_remove("PERFLAB_TABLE")
+        .env("PERFLAB_TRACE", &path)
+        .output()
+        .expect("run the C program");
+    assert!(output.status.success(), "{output:?}");
+    let trace = common::traces::read_checked(&path);
+    // NaN and infinities are ignored, as in the profile.
+    assert_eq!(
+        common::traces::counter_values(&trace, "depth"),
+        [10.0, 20.0, -5.5, 100.25, 42.0, 30.0]
+    );
+    assert_eq!(common::traces::counter_values(&trace, "level"), [1.0, 2.0]);
+}
+
+#[test]
+fn a_full_trace_buffer_in_c_drops_the_rest_and_says_so() {
+    let scratch = Scratch::new();
+    let program = build_c_program(scratch.dir.path(), &[]);
+    let path = scratch.path("trace.json");
+    let output = run(
+        &program,
+        &[
+            ("PERFLAB_TRACE", &path.to_string_lossy()),
+            ("PERFLAB_TRACE_EVENTS", "10"),
+        ],
+    );
+    let trace = common::traces::read_checked(&path);
+    // The main thread records light, heavy, its counter and outer each
+    // round: its first ten events are two rounds and a half; the rest of
+    // the rounds is dropped.
+    let kept = |name: &str| common::traces::slices(&trace, name).len();
+    assert_eq!((kept("light"), kept("heavy"), kept("outer")), (3, 3, 2));
+    let dropped = trace["otherData"]["dropped_events"].as_u64().unwrap();
+    assert!(dropped >= 4 * ROUNDS - 10, "{dropped}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!("is missing {dropped} events")),
+        "{stderr}"
+    );
+}

@@ -17,7 +17,8 @@ program spends its time.
     perflab.gauge("queue_depth", len(queue))
 
 Recording happens only when ``PERFLAB_PROFILE`` names a file (``perflab``
-sets it for every run) or ``PERFLAB_TABLE=1``; the environment is read once,
+sets it for every run), ``PERFLAB_TABLE=1`` or ``PERFLAB_TRACE`` names a file
+for the timeline (``perflab run --trace DIR`` sets it); the environment is read once,
 at import. Otherwise ``span`` returns a context manager that does nothing,
 ``measure`` returns the function unchanged and ``count``/``gauge`` return
 at once. The profile is written when the interpreter exits.
@@ -30,10 +31,10 @@ from . import _session
 __all__ = ["span", "measure", "count", "gauge", "recording"]
 __version__ = "0.1.0"
 
-_profile_path, _print_table = _session.settings(_os.environ)
+_profile_path, _print_table, _trace_path = _session.settings(_os.environ)
 
-#: Whether this process records (and writes a profile or table at exit).
-recording = bool(_profile_path or _print_table)
+#: Whether this process records (and writes a profile, a table or a trace at exit).
+recording = bool(_profile_path or _print_table or _trace_path)
 
 if recording:
     import inspect as _inspect
@@ -43,7 +44,7 @@ if recording:
     from ._probes import measure_function as _measure_function
     from ._probes import refuse_generators as _refuse_generators
 
-    _session.start(_profile_path, _print_table)
+    _session.start(_profile_path, _print_table, _trace_path)
 
     def measure(function=None, *, name=None):
         """Measures every call of ``function``: ``@perflab.measure`` or

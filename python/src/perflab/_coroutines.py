@@ -19,7 +19,7 @@ import sys
 import time
 
 from ._probes import Site, _display_path, _local, _new_table, function_name, record_call, slot_of
-from ._tables import stack_closed, stack_of, stack_opened
+from ._tables import TRACE_ASYNC, TRACE_POLL, stack_closed, stack_of, stack_opened, trace_event
 
 _clock = time.perf_counter_ns
 
@@ -51,13 +51,13 @@ def _begin_step(site):
     if depth == 0 and not stack.polls:
         stack_opened(table, start)
     stack.polls += 1
-    return table, stack, slot, saved, depth, start
+    return table, stack, slot, saved, depth, start, site.name
 
 
 def _end_step(step):
     """Closes a step; returns when it ended."""
     now = _clock()
-    table, stack, slot, saved, depth, start = step
+    table, stack, slot, saved, depth, start, name = step
     elapsed = now - start
     frames = stack.frames
     if len(frames) > depth:
@@ -79,6 +79,8 @@ def _end_step(step):
         slot.self_ns += elapsed - children
     slot.polls += 1
     slot.poll_ns += elapsed
+    if table.trace is not None:
+        trace_event(table, (TRACE_POLL, name, start, now))
     return now
 
 
@@ -117,6 +119,9 @@ class _Steps:
                 wall = end - first_start
                 slot.inclusive_ns += wall
                 record_call(slot, wall)
+                table = step[0]
+                if table.trace is not None:
+                    trace_event(table, (TRACE_ASYNC, self.site.name, first_start, end))
                 return done.value
             except BaseException as error:
                 _end_step(step)

@@ -12,6 +12,16 @@ def write_profile(path, profile):
     """A regular (or new) file is written beside the target and renamed over
     it, so a reader never sees half a profile; a pipe or device is written in place."""
     text = json.dumps(profile, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    _write_whole(path, text, "profile", "PERFLAB_PROFILE")
+
+
+def write_trace(path, trace):
+    """The timeline, compact (traces are large), written as the profile is."""
+    text = json.dumps(trace, ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\n"
+    _write_whole(path, text, "trace", "PERFLAB_TRACE")
+
+
+def _write_whole(path, text, what, variable):
     try:
         in_place = os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode)
         if in_place:
@@ -34,8 +44,8 @@ def write_profile(path, profile):
             raise
     except (OSError, ValueError) as error:
         sys.stderr.write(
-            "perflab: could not write the profile to %s: %s. The program's run and exit status are not "
-            "affected; point PERFLAB_PROFILE at a writable file whose directory exists.\n" % (path, error)
+            "perflab: could not write the %s to %s: %s. The program's run and exit status are not "
+            "affected; point %s at a writable file whose directory exists.\n" % (what, path, error, variable)
         )
 
 

@@ -18,7 +18,8 @@ import time
 
 from ._histogram import BUCKETS, SUB_BUCKET_BITS
 from . import _tables
-from ._tables import Registry, SpanSlot, stack_closed, stack_of
+from ._tables import TRACE_COUNTER, TRACE_GAUGE, TRACE_SPAN
+from ._tables import Registry, SpanSlot, stack_closed, stack_of, trace_event
 
 _clock = time.perf_counter_ns
 _modules = sys.modules
@@ -177,6 +178,8 @@ class Site:
         histogram[bucket] = histogram.get(bucket, 0) + 1
         if kind is not None:
             slot.unwound += 1
+        if table.trace is not None:
+            trace_event(table, (TRACE_SPAN, self.name, start, now))
         return False
 
 
@@ -230,7 +233,8 @@ def measure_function(function, name):
 
 def count(name, amount=1):
     """Adds ``amount`` (a negative one counts as 0) to the counter ``name``: one event."""
-    counters = _table().counters
+    table = _table()
+    counters = table.counters
     cell = counters.get(name)
     if cell is None:
         if name not in COUNTER_SITES:
@@ -239,6 +243,8 @@ def count(name, amount=1):
     cell[0] += 1
     if amount > 0:
         cell[1] += int(amount)
+    if table.trace is not None:
+        trace_event(table, (TRACE_COUNTER, name, _clock(), int(amount) if amount > 0 else 0))
 
 
 def gauge(name, value):
@@ -247,7 +253,8 @@ def gauge(name, value):
     value = float(value)
     if not math.isfinite(value):
         return
-    gauges = _table().gauges
+    table = _table()
+    gauges = table.gauges
     cell = gauges.get(name)
     if cell is None:
         if name not in GAUGE_SITES:
@@ -261,4 +268,6 @@ def gauge(name, value):
     if value > cell[3]:
         cell[3] = value
     cell[4] = value
-    cell[5] = _clock()
+    cell[5] = now = _clock()
+    if table.trace is not None:
+        trace_event(table, (TRACE_GAUGE, name, now, value))

@@ -9,7 +9,7 @@ import os
 import statistics
 import time
 
-from . import _output, _probes, _report
+from . import _output, _probes, _report, _trace
 
 _clock = time.perf_counter_ns
 
@@ -18,17 +18,19 @@ BATCHES = 11
 
 
 def settings(environ):
-    """``(profile path or None, print the table)`` from the environment, as perflab.h reads it."""
+    """``(profile path or None, print the table, trace path or None)`` from
+    the environment, as perflab.h reads it."""
     path = environ.get("PERFLAB_PROFILE") or None
     # PERFLAB_TABLE is TABLE_ENV in crates/perflab/src/lib.rs.
-    return path, environ.get("PERFLAB_TABLE") == "1"
+    return path, environ.get("PERFLAB_TABLE") == "1", environ.get("PERFLAB_TRACE") or None
 
 
-def start(profile_path, print_table):
+def start(profile_path, print_table, trace_path):
     state = {
         "pid": os.getpid(),
         "profile_path": profile_path,
         "print_table": print_table,
+        "trace_path": trace_path,
         "start_cpu_ns": time.process_time_ns(),
         "started_unix_ms": _probes.STARTED_UNIX_MS,
     }
@@ -66,15 +68,19 @@ def _end(state):
     with registry.lock:
         tables = list(registry.tables)
     threads = _report.thread_records(tables, end_ns)
-    span_cost = measure_span_cost()
     session = {
         "program": _report.program_name(),
         "start_ns": _probes.SESSION_START_NS,
         "cpu_ns": max(process_cpu - state["start_cpu_ns"], 0),
         "started_unix_ms": state["started_unix_ms"],
     }
+    # Taken before the calibration below, whose spans are not the program's.
+    trace = _trace.build_trace(tables, threads, session) if state["trace_path"] else None
+    span_cost = measure_span_cost()
     profile = _report.build_profile(session, tables, threads, end_ns, span_cost, _report.timer_name())
     if state["profile_path"]:
         _output.write_profile(state["profile_path"], profile)
     if state["print_table"]:
         _output.print_table(profile)
+    if trace is not None:
+        _output.write_trace(state["trace_path"], trace)

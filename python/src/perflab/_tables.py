@@ -19,6 +19,32 @@ span for the same 10 ms attribute 10 ms of the thread's wall time).
 import os
 import sys
 import threading
+
+# Events each thread's timeline keeps when PERFLAB_TRACE names a file (0:
+# no timeline), as perflab.h reads PERFLAB_TRACE_EVENTS.
+TRACE_PATH = os.environ.get("PERFLAB_TRACE") or None
+TRACE_EVENTS = 0
+if TRACE_PATH:
+    _wanted = os.environ.get("PERFLAB_TRACE_EVENTS")
+    TRACE_EVENTS = 1000000
+    if _wanted is not None:
+        if _wanted.strip().isdigit() and int(_wanted) > 0:
+            TRACE_EVENTS = int(_wanted)
+        else:
+            sys.stderr.write("perflab: PERFLAB_TRACE_EVENTS=%s is not a positive whole number of "
+                             "events; each thread keeps up to 1000000\n" % _wanted)
+
+# Kinds of timeline events.
+TRACE_SPAN, TRACE_POLL, TRACE_ASYNC, TRACE_COUNTER, TRACE_GAUGE = range(5)
+
+
+def trace_event(table, event):
+    """Appends ``event`` to the thread's timeline, or counts it as dropped when full."""
+    trace = table.trace
+    if len(trace) < TRACE_EVENTS:
+        trace.append(event)
+    else:
+        table.trace_dropped += 1
 import time
 
 _clock = time.perf_counter_ns
@@ -75,7 +101,7 @@ class ThreadTable:
 
     __slots__ = (
         "id", "name", "os_tid", "ident", "start_ns", "start_cpu_ns", "cpu_clock",
-        "start_wait_ns", "end_ns", "end_cpu_ns", "end_wait_ns", "ended", "stack", "task_stacks", "open_stacks",
+        "start_wait_ns", "end_ns", "end_cpu_ns", "end_wait_ns", "ended", "trace", "trace_dropped", "stack", "task_stacks", "open_stacks",
         "busy_since", "attributed_ns", "unbalanced", "slots", "counters", "gauges",
     )
 
@@ -90,6 +116,9 @@ class ThreadTable:
         self.cpu_clock = _cpu_clock_of(self.ident)
         self.start_wait_ns = runnable_wait_ns()
         self.end_ns = self.end_cpu_ns = self.end_wait_ns = None
+        # The timeline, when PERFLAB_TRACE is set: (kind, site, start, end or value).
+        self.trace = [] if TRACE_EVENTS else None
+        self.trace_dropped = 0
         self.ended = False
         self.stack = Stack()
         self.task_stacks = {}

@@ -124,6 +124,7 @@ impl AbArgs {
             shield: args.machine.shield()?,
             wait_quiet: args.machine.wait_quiet()?,
             max_cpu_wait: args.contention.setting()?,
+            trace: args.run.trace.clone(),
         })
     }
 }

@@ -225,6 +225,12 @@ pub struct RunOptions {
     /// machine has hardware counters. Reported as metrics named perf.*.
     #[arg(long)]
     pub perf_events: bool,
+    /// Have instrumented programs (the perflab crate, perflab.h, the Python package) record a
+    /// timeline of their spans, polls, lock waits, counters and gauges, one trace per run in DIR
+    /// (VARIANT-run-N.json, the Chrome trace event format: opens in ui.perfetto.dev) [default: no
+    /// traces].
+    #[arg(long, value_name = "DIR")]
+    pub trace: Option<PathBuf>,
 }
 
 impl RunOptions {

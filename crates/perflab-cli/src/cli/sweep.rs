@@ -114,6 +114,7 @@ impl From<&SweepArgs> for SweepSettings {
             max_time: args.max_time.clone(),
             seed: args.seed,
             max_cpu_wait: args.contention.max_cpu_wait.clone(),
+            trace: args.run.trace.clone(),
             warmup: args.run.warmup,
             timeout: args.run.timeout.clone(),
             metrics: args.run.metrics.clone(),

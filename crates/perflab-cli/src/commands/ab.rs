@@ -113,6 +113,9 @@ fn finish(
         print!("{extra}");
     }
     write_requested(&doc, args.run.json.as_deref(), args.run.markdown.as_deref())?;
+    if let Some(dir) = &exp.trace_dir {
+        crate::engine::tell_traces(dir);
+    }
     if ab.header.stop == StopReason::Interrupted {
         let kept = ab.runs[0].len() + ab.runs[1].len();
         eprintln!(

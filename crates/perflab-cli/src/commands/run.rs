@@ -1,6 +1,7 @@
 //! `perflab run`: measure one command.
 
 use crate::error::to_json;
+use perflab_format::trace::TRACE_ENV;
 use perflab_format::vocabulary::{ExperimentKind, ResultKind, ResultStatus};
 use perflab_runner::{
     CommandLine, Executor, ExitState, INSTRUCTIONS, InstructionExecutor, MetricExtractor,
@@ -123,6 +124,9 @@ fn measure_runs(
         }],
     )?;
     let profile_dir = crate::engine::profile_dir()?;
+    if let Some(dir) = &args.run.trace {
+        crate::engine::make_trace_dir(dir)?;
+    }
     let mut spec = RunSpec {
         command,
         env: env.clone(),
@@ -145,6 +149,12 @@ fn measure_runs(
                 break;
             }
             spec.profile_path = Some(profile_dir.path().join(format!("run-{}.json", i + 1)));
+            if let Some(dir) = &args.run.trace {
+                let path = crate::engine::trace_path(dir, &name, i + 1);
+                spec.env = env.clone();
+                spec.env
+                    .push((TRACE_ENV.to_string(), path.display().to_string()));
+            }
             let outcome = executor.execute(&spec);
             // Most commands write no profile: removing a file that is not
             // there would cost a system call per run for nothing. (One that
@@ -228,6 +238,9 @@ fn measure_runs(
     print!("{}", TerminalReport.render(&doc));
     print!("{}", perflab_report::other_metrics(&outcomes));
     write_requested(&doc, args.run.json.as_deref(), args.run.markdown.as_deref())?;
+    if let Some(dir) = &args.run.trace {
+        crate::engine::tell_traces(dir);
+    }
     Ok(Measured {
         code: if outcomes.len() < runs {
             EXIT_INTERRUPTED

@@ -59,6 +59,9 @@ pub fn sweep(args: &SweepArgs, store: &Store, executor: &mut dyn Executor) -> Re
             state.header.experiment_id.unwrap_or_default(),
         )
     };
+    if let Some(dir) = &args.run.trace {
+        crate::engine::tell_traces(dir);
+    }
     match state.header.stop {
         SweepStop::Failed => Err(match failure {
             Some(Error::Run { run, message }) => Error::Run {

@@ -38,7 +38,10 @@ pub use progress::{
     DecisionSoFar, NoProgress, PointProgress, Progress, SweepProgress, SweepStatus,
 };
 pub use quiet::{Gate, QuietGate};
-pub use runs::{RunChecks, RunMaker, RunRequest, failed_run, missing_metric};
+pub use runs::{
+    RunChecks, RunMaker, RunRequest, failed_run, make_trace_dir, missing_metric, tell_traces,
+    trace_path,
+};
 
 use perflab_format::contention::ContentionDoc;
 use perflab_format::machine::MachineDoc;
@@ -162,6 +165,9 @@ impl<'a> Session<'a> {
     /// The run maker of this experiment, checking runs as `checks` say
     /// and applying their contention rule.
     pub fn run_maker(&self, checks: RunChecks<'a>) -> Result<RunMaker<'a>> {
+        if let Some(dir) = &checks.trace_dir {
+            runs::make_trace_dir(dir)?;
+        }
         Ok(RunMaker {
             contention: Contention::new(checks.max_cpu_wait)?,
             checks,

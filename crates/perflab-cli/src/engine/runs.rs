@@ -3,8 +3,10 @@
 //! finishes, then checked (exit status, the metrics the engine needs, what
 //! the runs must show).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+use perflab_format::trace::TRACE_ENV;
 use std::time::Duration;
 
 use perflab_runner::{
@@ -41,6 +43,8 @@ pub struct RunChecks<'a> {
     pub says_variant: bool,
     /// The contention rule's threshold (`None`: off), see [`Contention`].
     pub max_cpu_wait: Option<f64>,
+    /// Where instrumented runs write their traces (`--trace`), if anywhere.
+    pub trace_dir: Option<PathBuf>,
 }
 
 impl<'a> RunChecks<'a> {
@@ -57,6 +61,7 @@ impl<'a> RunChecks<'a> {
             expect: &exp.expect,
             says_variant: true,
             max_cpu_wait: exp.limits.max_cpu_wait,
+            trace_dir: exp.trace_dir.clone(),
         }
     }
 }
@@ -130,9 +135,14 @@ impl RunMaker<'_> {
     /// What to start for `variant`; `slot` tells apart the profiles of
     /// runs made at the same time (0 for the next run, 1 for the one after).
     pub fn spec(&self, variant: &Variant, slot: usize, cpus: Option<CpuSet>) -> RunSpec {
+        let mut env = variant.env.clone();
+        if let Some(dir) = &self.checks.trace_dir {
+            let path = trace_path(dir, &variant.name, self.sequence + 1 + slot);
+            env.push((TRACE_ENV.to_string(), path.display().to_string()));
+        }
         RunSpec {
             command: variant.command.clone(),
-            env: variant.env.clone(),
+            env,
             cwd: variant.cwd.clone(),
             timeout: self.checks.timeout,
             extractor: self.checks.extractor.clone(),
@@ -211,6 +221,60 @@ impl RunMaker<'_> {
             }
         }
         Ok(Some(run))
+    }
+}
+
+/// Makes the folder `--trace` names (and its parents), or says why it cannot.
+pub fn make_trace_dir(dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| {
+        Error::usage(
+            "--trace",
+            format!(
+                "cannot make the folder {} for the runs' traces ({e}); name a folder perflab may create or write into",
+                dir.display()
+            ),
+        )
+    })
+}
+
+/// The trace file of run `run` of `variant` in `dir`: `VARIANT-run-N.json`,
+/// the variant's name kept to letters, digits, `.`, `_` and `-` so that it
+/// makes one file name.
+pub fn trace_path(dir: &Path, variant: &str, run: usize) -> PathBuf {
+    let name: String = variant
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    dir.join(format!("{name}-run-{run}.json"))
+}
+
+/// Says where the runs' traces are, or that no run wrote one (the program
+/// is then not instrumented, or its session never ended).
+pub fn tell_traces(dir: &Path) {
+    let traces = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|entry| entry.ok())
+                .filter(|entry| entry.path().extension().is_some_and(|e| e == "json"))
+                .count()
+        })
+        .unwrap_or(0);
+    if traces == 0 {
+        eprintln!(
+            "perflab: warning: --trace: no run wrote a trace into {}; only programs instrumented with perflab (the Rust crate, perflab.h, the Python package) record one, at the end of their session",
+            dir.display()
+        );
+    } else {
+        eprintln!(
+            "perflab: {traces} traces in {} (open one in ui.perfetto.dev or chrome://tracing)",
+            dir.display()
+        );
     }
 }
 

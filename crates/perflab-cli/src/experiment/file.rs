@@ -411,6 +411,8 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
                 parsed.map_err(|e| at(Some(v.span()), e.to_string()))
             })
             .transpose()?,
+        // Where traces go is a choice of the invocation (`--trace`), not of the experiment.
+        trace: None,
     })
 }
 

@@ -169,6 +169,8 @@ pub struct Experiment {
     /// Before each block, wait until the machine's CPU pressure is below
     /// this fraction (`--wait-quiet`).
     pub wait_quiet: Option<f64>,
+    /// Where instrumented runs write their traces, one file per run (`--trace`).
+    pub trace_dir: Option<PathBuf>,
     /// In duet mode, the two CPUs A and B run on (swapped every block).
     pub duet: Option<[usize; 2]>,
 }

@@ -120,6 +120,8 @@ pub struct Settings {
     pub wait_quiet: Option<QuietSetting>,
     /// The contention rule's threshold, or off.
     pub max_cpu_wait: Option<MaxCpuWait>,
+    /// Where instrumented runs write their traces (`--trace`).
+    pub trace: Option<PathBuf>,
 }
 
 /// The thresholds and confidence level with their defaults, checked.
@@ -242,7 +244,8 @@ impl Settings {
             duet,
             shield,
             wait_quiet,
-            max_cpu_wait
+            max_cpu_wait,
+            trace
         );
         self.metrics.extend(over.metrics);
         self.keep_env.extend(over.keep_env);
@@ -443,6 +446,7 @@ impl Settings {
             duet,
             shield,
             wait_quiet,
+            trace_dir: self.trace,
         })
     }
 }

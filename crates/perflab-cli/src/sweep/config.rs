@@ -66,6 +66,8 @@ pub struct SweepSettings {
     pub seed: Option<u64>,
     /// The contention rule's threshold (`5%`, `off`), as given.
     pub max_cpu_wait: Option<String>,
+    /// Where instrumented runs write their traces (`--trace`).
+    pub trace: Option<PathBuf>,
     /// Warm-up runs, if given.
     pub warmup: Option<usize>,
     /// Per-run timeout, as a duration text.
@@ -147,6 +149,8 @@ pub struct Sweep {
     /// Before each block, wait until the machine's CPU pressure is below
     /// this fraction (`--wait-quiet`).
     pub wait_quiet: Option<f64>,
+    /// Where instrumented runs write their traces, one file per run (`--trace`).
+    pub trace_dir: Option<PathBuf>,
 }
 
 impl Sweep {
@@ -281,6 +285,7 @@ impl Sweep {
                 .as_deref()
                 .map(|t| checked_wait_quiet(parse_wait_quiet(t, "--wait-quiet")?))
                 .transpose()?,
+            trace_dir: args.trace.clone(),
         })
     }
 }

@@ -87,6 +87,7 @@ pub fn run_sweep(
             expect: &nothing_expected,
             says_variant: false,
             max_cpu_wait: sweep.limits.max_cpu_wait,
+            trace_dir: sweep.trace_dir.clone(),
         })?,
         variant_ids: session.variant_ids.clone(),
     };

@@ -95,13 +95,14 @@ pub(crate) fn build_trace(shared: &SessionShared) -> TraceDocument {
     }
     // A counter's track is the process's running total, in time order.
     counted.sort_by_key(|&(ticks, _, _)| ticks);
-    let mut totals: HashMap<u32, u64> = HashMap::new();
+    // By name: call sites of one name are one counter, as in the profile.
+    let mut totals: HashMap<&str, u64> = HashMap::new();
     for (ticks, site, amount) in counted {
-        let total = totals.entry(site).or_insert(0);
-        *total = total.saturating_add(amount);
         let name = COUNTER_SITES
             .get(site as usize)
             .map_or("?", |site| site.location.name);
+        let total = totals.entry(name).or_insert(0);
+        *total = total.saturating_add(amount);
         let mut counter = slice(name, "counter", Phase::Counter, at(ticks), 0);
         counter.args.insert(name.to_string(), json!(*total));
         events.push(counter);
