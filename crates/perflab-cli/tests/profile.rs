@@ -234,6 +234,8 @@ fn an_off_cpu_profile_names_the_function_a_program_blocks_in_with_its_blocked_ti
             "p.json",
             "--svg",
             "f.svg",
+            "--speedscope",
+            "s.json",
             "--",
         ])
         .arg(&prog)
@@ -279,6 +281,32 @@ fn an_off_cpu_profile_names_the_function_a_program_blocks_in_with_its_blocked_ti
     for frame in ["on-CPU", "off-CPU (blocked)", "wait_for_disk", "compute"] {
         assert!(svg.contains(frame), "no {frame} in the flame graph");
     }
+    // The same wall time for speedscope: shared frames, one weighted sample per stack.
+    let speedscope = s.json("s.json");
+    let frames = speedscope["shared"]["frames"].as_array().unwrap();
+    let profile = &speedscope["profiles"][0];
+    assert_eq!(profile["unit"], "microseconds");
+    let (samples, weights) = (
+        profile["samples"].as_array().unwrap(),
+        profile["weights"].as_array().unwrap(),
+    );
+    assert_eq!(samples.len(), weights.len());
+    let in_range = |index: &Value| index.as_u64().is_some_and(|i| (i as usize) < frames.len());
+    assert!(
+        samples
+            .iter()
+            .all(|stack| stack.as_array().unwrap().iter().all(in_range))
+    );
+    assert!(
+        frames
+            .iter()
+            .any(|frame| frame["name"] == "off-CPU (blocked)")
+    );
+    let total_us: u64 = weights.iter().map(|w| w.as_u64().unwrap()).sum();
+    assert!(
+        total_us * 1000 >= blocked,
+        "{total_us} µs against {blocked} ns blocked"
+    );
     let out = s
         .perflab()
         .args(["report", "--markdown", "r.md", "--html", "r.html"])

@@ -47,6 +47,10 @@ pub struct ProfileArgs {
     /// Do not write a flame graph.
     #[arg(long, conflicts_with = "svg")]
     pub no_svg: bool,
+    /// Also write the profile for speedscope (speedscope.app; the Firefox Profiler imports it):
+    /// each profiled command's stacks, in samples, or in microseconds of wall time with --off-cpu.
+    #[arg(long, value_name = "PATH")]
+    pub speedscope: Option<PathBuf>,
     /// Also write the folded stacks (of CMD) to this file.
     #[arg(long, value_name = "PATH")]
     pub folded: Option<PathBuf>,

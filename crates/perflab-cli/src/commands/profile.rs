@@ -22,6 +22,7 @@ use perflab_report::sampling::FoldedStacks;
 use perflab_report::sampling::flamegraph::{write_differential, write_flamegraph};
 use perflab_report::sampling::off_cpu::wall_stacks_attachment;
 use perflab_report::sampling::render::render_sampling;
+use perflab_report::sampling::speedscope::{Weight, write_speedscope};
 use perflab_report::units::parse_duration;
 use perflab_store::provenance::Provenance;
 use perflab_store::{Store, VariantRecord};
@@ -240,6 +241,21 @@ pub fn profile(args: &ProfileArgs, store: &Store, executor: &mut dyn Executor) -
     };
     if let (Some(path), Some(last)) = (&svg, profiles.last_mut()) {
         last.flamegraph = Some(path.display().to_string());
+    }
+    if let Some(path) = &args.speedscope {
+        // The wall-time stacks when recorded (on- and off-CPU in µs), else the samples.
+        let (stacks, weight) = if wall_all.is_empty() {
+            (&folded_all, Weight::Samples)
+        } else {
+            (&wall_all, Weight::Microseconds)
+        };
+        let named: Vec<(&str, &FoldedStacks)> = targets
+            .iter()
+            .map(|target| target.name.as_str())
+            .zip(stacks.iter())
+            .collect();
+        let title = displays.last().map(String::as_str).unwrap_or_default();
+        write_speedscope(path, title, &named, weight)?;
     }
     if let Some(path) = &args.folded {
         let text = folded_all

@@ -1,12 +1,13 @@
 //! Sampling profiles as the reports show them: folded stacks (`folded`),
 //! their flame graphs (`flamegraph`), off-CPU intervals from perf's
-//! scheduler records (`off_cpu`) and the text of a profile's top functions
-//! and moved shares (`render`).
+//! scheduler records (`off_cpu`), speedscope files (`speedscope`) and the
+//! text of a profile's top functions and moved shares (`render`).
 
 pub mod flamegraph;
 pub mod folded;
 pub mod off_cpu;
 pub mod render;
+pub mod speedscope;
 
 pub use folded::FoldedStacks;
 
