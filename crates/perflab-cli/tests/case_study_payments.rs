@@ -1,9 +1,12 @@
 //! The payments case study's suite file (`examples/payments/perflab.toml`),
 //! run through the real CLI on small workloads written by the example's own
 //! generator: the fixed generator's workloads run in every scenario, and the
-//! original generator's is refused by the dispute-heavy expectations.
+//! original generator's is refused by the dispute-heavy expectations; an
+//! off-CPU profile of the multi-threaded path of both versions splits the
+//! workers' waiting into channel receives (blocked) and preemption.
 
 mod common;
+mod native;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -142,4 +145,61 @@ fn the_same_workload_from_the_fixed_generator_passes_the_expectations() {
     generate(&data, "dispute-heavy", false);
     let out = suite(&s, &data, &["--scenario", "dispute-heavy"]);
     assert_reached_a_result(&out);
+}
+
+#[test]
+fn an_off_cpu_profile_of_both_versions_splits_the_workers_waiting_into_receives_and_preemption() {
+    native::require_tool("perf");
+    let s = Scratch::new();
+    let data = s.path("data");
+    generate(&data, "baseline", false);
+    let input = data.join("baseline.csv");
+    let command = |version: &str| {
+        format!(
+            "{} process {} --engine {version} --threads 4",
+            payments().display(),
+            input.display()
+        )
+    };
+    // DWARF stacks: a debug build keeps no frame pointers through std.
+    let out = s
+        .perflab()
+        .args([
+            "profile",
+            "--off-cpu",
+            "--call-graph",
+            "dwarf",
+            "--no-svg",
+            "--top",
+            "500",
+        ])
+        .args(["--json", "offcpu.json", "--baseline", &command("v1"), "--"])
+        .args(command("v2").split(' '))
+        .output()
+        .expect("run perflab profile");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let doc = s.json("offcpu.json");
+    for profile in doc["profiles"].as_array().unwrap() {
+        let off_cpu = &profile["off_cpu"];
+        // The reading thread and four workers, each with its time off the CPU split.
+        let threads = off_cpu["threads"].as_array().unwrap();
+        assert!(threads.len() >= 5, "{off_cpu}");
+        // The workers' blocked time is their channel receives: a function of
+        // the receive is on the stacks they left the CPU from.
+        let receives = off_cpu["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["name"].as_str().is_some_and(|name| name.contains("recv")))
+            .map(|f| f["blocked_ns"].as_u64().unwrap())
+            .max()
+            .unwrap_or(0);
+        assert!(receives > 0, "no blocked time in a receive: {off_cpu}");
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("off the CPU:") && stdout.contains("off-CPU time that moved from A to B"),
+        "{stdout}"
+    );
 }

@@ -3,7 +3,9 @@
 //! every waiting strategy on both engines with every record written, a
 //! pipeline that drops records is refused by the suite's expectation, and
 //! the original investigation's fixed sleep inside the timed region is
-//! caught by perflab's warning that the spans were mostly off the CPU.
+//! caught by perflab's warning that the spans were mostly off the CPU; the
+//! timeline shows spinning partitions' polls and yields, and the thread
+//! table tells spinning workers (runnable) from notified ones (blocked).
 
 mod common;
 
@@ -148,4 +150,59 @@ fn a_fixed_sleep_inside_the_timed_region_is_reported_as_time_off_the_cpu() {
         .find(|l| l.trim_start().starts_with("startup "))
         .unwrap_or_else(|| panic!("no startup span:\n{stdout}"));
     assert!(startup.contains(" ms"), "{startup}");
+}
+
+/// The profile and the trace of one run of the pipeline waiting as `wait` says.
+fn profile_and_trace(s: &Scratch, wait: &str) -> (serde_json::Value, serde_json::Value) {
+    let profile = s.path(&format!("{wait}-profile.json"));
+    let trace = s.path(&format!("{wait}-trace.json"));
+    let out = Command::new(streaming())
+        .args(["--records", "20007", "--wait", wait])
+        .env("PERFLAB_PROFILE", &profile)
+        .env("PERFLAB_TRACE", &trace)
+        .env_remove("PERFLAB_TABLE")
+        .output()
+        .expect("run the pipeline");
+    assert!(out.status.success(), "{out:?}");
+    let text = std::fs::read_to_string(&profile).expect("the profile");
+    (
+        serde_json::from_str(&text).expect("profile JSON"),
+        common::traces::read_checked(&trace),
+    )
+}
+
+/// The share of the tokio workers' wall time they spent blocked.
+fn workers_blocked_share(profile: &serde_json::Value) -> f64 {
+    let workers: Vec<&serde_json::Value> = profile["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["name"].as_str().is_some_and(|n| n.contains("worker")))
+        .collect();
+    assert!(!workers.is_empty(), "{profile:#}");
+    let blocked: u64 = workers.iter().map(|t| t["blocked_ns"].as_u64().unwrap()).sum();
+    let wall: u64 = workers.iter().map(|t| t["wall_ns"].as_u64().unwrap()).sum();
+    blocked as f64 / wall.max(1) as f64
+}
+
+#[test]
+fn the_timeline_shows_partitions_spinning_and_the_thread_table_tells_them_from_notified_ones() {
+    let s = Scratch::new();
+    let (spin_profile, spin_trace) = profile_and_trace(&s, "spin");
+    let (notify_profile, notify_trace) = profile_and_trace(&s, "notify");
+    // The timeline holds each partition's polls, and a spinning partition's
+    // yields as a counter rising between them; a notified one never yields.
+    for trace in [&spin_trace, &notify_trace] {
+        assert!(!common::traces::slices(trace, "partition").is_empty());
+    }
+    let yields = common::traces::counter_values(&spin_trace, "partition_yields");
+    assert!(yields.len() > 1 && yields.windows(2).all(|w| w[0] < w[1]), "{yields:?}");
+    assert!(common::traces::counter_values(&notify_trace, "partition_yields").is_empty());
+    // Spinning workers stay runnable (on the CPU or preempted); notified
+    // ones park while they wait: blocked.
+    let (spin, notify) = (
+        workers_blocked_share(&spin_profile),
+        workers_blocked_share(&notify_profile),
+    );
+    assert!(notify > spin, "blocked share: notify {notify:.3}, spin {spin:.3}");
 }
