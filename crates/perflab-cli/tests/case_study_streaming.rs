@@ -180,7 +180,10 @@ fn workers_blocked_share(profile: &serde_json::Value) -> f64 {
         .filter(|t| t["name"].as_str().is_some_and(|n| n.contains("worker")))
         .collect();
     assert!(!workers.is_empty(), "{profile:#}");
-    let blocked: u64 = workers.iter().map(|t| t["blocked_ns"].as_u64().unwrap()).sum();
+    let blocked: u64 = workers
+        .iter()
+        .map(|t| t["blocked_ns"].as_u64().unwrap())
+        .sum();
     let wall: u64 = workers.iter().map(|t| t["wall_ns"].as_u64().unwrap()).sum();
     blocked as f64 / wall.max(1) as f64
 }
@@ -196,7 +199,10 @@ fn the_timeline_shows_partitions_spinning_and_the_thread_table_tells_them_from_n
         assert!(!common::traces::slices(trace, "partition").is_empty());
     }
     let yields = common::traces::counter_values(&spin_trace, "partition_yields");
-    assert!(yields.len() > 1 && yields.windows(2).all(|w| w[0] < w[1]), "{yields:?}");
+    assert!(
+        yields.len() > 1 && yields.windows(2).all(|w| w[0] < w[1]),
+        "{yields:?}"
+    );
     assert!(common::traces::counter_values(&notify_trace, "partition_yields").is_empty());
     // Spinning workers stay runnable (on the CPU or preempted); notified
     // ones park while they wait: blocked.
@@ -204,5 +210,8 @@ fn the_timeline_shows_partitions_spinning_and_the_thread_table_tells_them_from_n
         workers_blocked_share(&spin_profile),
         workers_blocked_share(&notify_profile),
     );
-    assert!(notify > spin, "blocked share: notify {notify:.3}, spin {spin:.3}");
+    assert!(
+        notify > spin,
+        "blocked share: notify {notify:.3}, spin {spin:.3}"
+    );
 }
