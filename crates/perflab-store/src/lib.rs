@@ -13,6 +13,8 @@
 //! Every query is written once (`sql`) and runs on either back end
 //! (`backend`); experiment and run ids come from the database, and each
 //! also has a stable id (`uid`) by which `transfer` copies it between stores.
+//! An experiment whose PostgreSQL server is lost mid-way goes on in a local
+//! spool store, moved into the server by a later command (`spool`).
 //!
 //! The [`provenance`] of every experiment is stored with it: where and from
 //! what it was measured, with the machine ([`machine_description`]) and the
