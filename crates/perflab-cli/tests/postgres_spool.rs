@@ -136,12 +136,11 @@ fn a_server_stopped_mid_ab_leaves_every_run_in_the_spool_and_the_next_command_mo
     assert_exit(&out, 0);
     let stderr = stderr_of(&out);
     assert!(
-        stderr.contains(&format!(
-            "perflab: moved 1 experiment measured while the store was lost ("
-        )) && stderr.contains(&format!(
-            "from the spool {} into {url}; the spool is removed",
-            spool.display()
-        )),
+        stderr.contains("perflab: moved 1 experiment measured while the store was lost (")
+            && stderr.contains(&format!(
+                "from the spool {} into {url}; the spool is removed",
+                spool.display()
+            )),
         "{stderr}"
     );
     assert!(!spool.exists());
