@@ -95,6 +95,7 @@ pub fn run(mut cli: Cli) -> Result<i32> {
     } else {
         Store::open_at(&location, "--store")?
     };
+    commands::move_spool(&store, cli.command.only_reads_the_store());
     let mut executor = commands::real_executor();
     let code = match &cli.command {
         Command::Ab(args) => commands::ab(args, &store, executor_for),

@@ -6,6 +6,7 @@
 use super::Store;
 use super::sql::values;
 use crate::error::{Result, StoreError};
+use crate::spool::Write;
 
 /// Tables of this file; created with the rest of the schema.
 pub(super) const SCHEMA: &str = "
@@ -35,6 +36,22 @@ impl Store {
         samples: u64,
         folded: &str,
     ) -> Result<()> {
+        let write = Write::Folded {
+            variant_id,
+            samples,
+            folded: folded.to_string(),
+        };
+        self.write_to_experiment(experiment_id, write)
+    }
+
+    /// Inserts a variant's folded stacks.
+    pub(crate) fn insert_folded(
+        &self,
+        experiment_id: i64,
+        variant_id: i64,
+        samples: u64,
+        folded: &str,
+    ) -> Result<()> {
         self.execute(
             "INSERT INTO profile_stacks (experiment_id, variant_id, samples, folded) VALUES (?1, ?2, ?3, ?4)",
             values![experiment_id, variant_id, samples as i64, folded],
@@ -57,6 +74,20 @@ impl Store {
 
     /// Attaches a document of `kind` (e.g. `instructions`) to an experiment.
     pub fn attach(&self, experiment_id: i64, kind: &str, body: &str) -> Result<()> {
+        let write = Write::Attachment {
+            kind: kind.to_string(),
+            body: body.to_string(),
+        };
+        self.write_to_experiment(experiment_id, write)
+    }
+
+    /// Inserts a document attached to an experiment.
+    pub(crate) fn insert_attachment(
+        &self,
+        experiment_id: i64,
+        kind: &str,
+        body: &str,
+    ) -> Result<()> {
         self.execute(
             "INSERT INTO attachments (experiment_id, kind, body) VALUES (?1, ?2, ?3)",
             values![experiment_id, kind, body],

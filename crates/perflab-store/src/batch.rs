@@ -23,6 +23,8 @@ use perflab_runner::RunOutcome;
 use super::Store;
 use crate::error::Result;
 use crate::provenance::now_rfc3339;
+use crate::spool::{RunRecord, Write};
+use crate::sql::new_uid;
 
 /// The most runs one batch holds.
 pub const BATCH_RUNS: usize = 64;
@@ -86,14 +88,30 @@ impl<'s> RunBatch<'s> {
         if self.pending.is_empty() {
             return Ok(());
         }
-        let store = self.store;
-        let pending = std::mem::take(&mut self.pending);
-        store.in_transaction(|| {
-            for (place, finished_at, run) in &pending {
-                store.insert_run(place, finished_at, run)?;
+        let mut pending = std::mem::take(&mut self.pending).into_iter().peekable();
+        // One write per experiment (a batch holds the runs of one, in practice).
+        while let Some((place, finished_at, outcome)) = pending.next() {
+            let experiment_id = place.experiment_id;
+            let mut runs = vec![RunRecord {
+                place,
+                finished_at,
+                outcome,
+                uid: new_uid(),
+            }];
+            while let Some((place, finished_at, outcome)) =
+                pending.next_if(|(next, _, _)| next.experiment_id == experiment_id)
+            {
+                runs.push(RunRecord {
+                    place,
+                    finished_at,
+                    outcome,
+                    uid: new_uid(),
+                });
             }
-            Ok(())
-        })
+            self.store
+                .write_to_experiment(experiment_id, Write::Runs(runs))?;
+        }
+        Ok(())
     }
 }
 

@@ -13,6 +13,8 @@
 //! Every query is written once (`sql`) and runs on either back end
 //! (`backend`); experiment and run ids come from the database, and each
 //! also has a stable id (`uid`) by which `transfer` copies it between stores.
+//! An experiment whose PostgreSQL server is lost mid-way goes on in a local
+//! spool store, moved into the server by a later command (`spool`).
 //!
 //! The [`provenance`] of every experiment is stored with it: where and from
 //! what it was measured, with the machine ([`machine_description`]) and the
@@ -37,6 +39,7 @@ pub mod provenance;
 mod reading;
 mod results;
 mod schema;
+mod spool;
 mod sql;
 mod transfer;
 mod variants;
@@ -47,6 +50,7 @@ pub use history::ExperimentValues;
 pub use location::Location;
 pub use maintenance::{CheckReport, check_file, damaged_store_advice};
 pub use results::{ExperimentSummary, StoredRun};
+pub use spool::SpoolMove;
 pub use transfer::{Selection, TransferSummary};
 pub use variants::StoredVariant;
 
@@ -67,6 +71,8 @@ pub struct Store {
     /// What the store did that the user must be told (a deleted store
     /// written back), for [`Store::take_notices`].
     notices: std::sync::Mutex<Vec<String>>,
+    /// Where the runs go when the server is lost mid-experiment (see `spool`).
+    spool: spool::Spool,
 }
 /// A variant as stored.
 pub struct VariantRecord<'a> {
@@ -140,7 +146,8 @@ impl Store {
             Location::File(path) => Self::open(path),
             Location::Postgres(url) => {
                 let (conn, notices) = postgres::PostgresConnection::connect(url, flag)?;
-                let store = Self::init(
+                let spool = spool::Spool::for_server(conn.server_key());
+                let mut store = Self::init(
                     Backend::Postgres(Box::new(conn)),
                     PathBuf::from(location.to_string()),
                 )?;
@@ -149,6 +156,7 @@ impl Store {
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner)
                     .extend(notices);
+                store.spool = spool;
                 Ok(store)
             }
         }
@@ -174,6 +182,7 @@ impl Store {
             path,
             file,
             notices: Default::default(),
+            spool: Default::default(),
         };
         store.mark_ended_experiments_incomplete()?;
         Ok(store)
@@ -234,6 +243,34 @@ impl Store {
         config_json: &str,
         variants: &[VariantRecord<'_>],
     ) -> Result<(i64, Vec<i64>)> {
+        let uid = new_uid();
+        let (id, ids) =
+            self.begin_experiment_as(&uid, kind, name, metric, provenance, config_json, variants)?;
+        self.spool.begun(id, || spool::Begun {
+            kind,
+            name: name.map(str::to_string),
+            metric: metric.map(str::to_string),
+            provenance: provenance.clone(),
+            config_json: config_json.to_string(),
+            variants: variants.iter().map(spool::OwnedVariant::of).collect(),
+            uid: uid.clone(),
+            variant_ids: ids.clone(),
+        });
+        Ok((id, ids))
+    }
+
+    /// [`Store::begin_experiment`] with the stable id `uid`.
+    #[allow(clippy::too_many_arguments)]
+    fn begin_experiment_as(
+        &self,
+        uid: &str,
+        kind: ExperimentKind,
+        name: Option<&str>,
+        metric: Option<&str>,
+        provenance: &Provenance,
+        config_json: &str,
+        variants: &[VariantRecord<'_>],
+    ) -> Result<(i64, Vec<i64>)> {
         let cwd = std::env::current_dir()
             .ok()
             .map(|d| d.display().to_string());
@@ -245,7 +282,7 @@ impl Store {
                 values![
                     kind.as_str(), name, metric, &provenance.started_at, cwd, provenance.git_commit.as_deref(),
                     provenance.git_dirty, &provenance.host, &provenance.cpu_model,
-                    &provenance.kernel, &provenance.perflab_version, config_json, new_uid(),
+                    &provenance.kernel, &provenance.perflab_version, config_json, uid,
                     ResultStatus::Running.as_str()
                 ],
             )?;
@@ -293,18 +330,41 @@ impl Store {
             iteration,
             warmup,
         };
-        self.insert_run(&place, &now_rfc3339(), run)
+        let record = spool::RunRecord {
+            place,
+            finished_at: now_rfc3339(),
+            outcome: run.clone(),
+            uid: new_uid(),
+        };
+        self.write_to_experiment(experiment_id, spool::Write::Runs(vec![record]))
     }
 
-    /// Inserts one run that finished at `finished_at`.
-    fn insert_run(&self, place: &RunPlace, finished_at: &str, run: &RunOutcome) -> Result<()> {
+    /// Inserts runs, where their experiment's ids are `ids`: one alone, or
+    /// several in one transaction.
+    fn insert_runs(&self, runs: &[spool::RunRecord], ids: &spool::Ids) -> Result<()> {
+        match runs {
+            [run] => self.insert_run(run, ids),
+            runs => {
+                self.in_transaction(|| runs.iter().try_for_each(|run| self.insert_run(run, ids)))
+            }
+        }
+    }
+
+    /// Inserts one run, where its experiment's ids are `ids`.
+    fn insert_run(&self, record: &spool::RunRecord, ids: &spool::Ids) -> Result<()> {
+        let spool::RunRecord {
+            place,
+            finished_at,
+            outcome: run,
+            uid,
+        } = record;
         let RunPlace {
-            experiment_id,
-            variant_id,
             sequence,
             iteration,
             warmup,
+            ..
         } = *place;
+        let (experiment_id, variant_id) = (ids.experiment, ids.variant(place.variant_id));
         let metrics: std::collections::BTreeMap<_, _> = run
             .metrics
             .iter()
@@ -322,7 +382,7 @@ impl Store {
             values![
                 experiment_id, variant_id, sequence, iteration, warmup, finished_at, run.wall_s,
                 run.user_s, run.sys_s, run.peak_memory_kib, code, signal, run.exit.describe(),
-                serde_json::to_string(&metrics).map_err(|e| self.err(e))?, run.profile_json.as_deref(), new_uid()
+                serde_json::to_string(&metrics).map_err(|e| self.err(e))?, run.profile_json.as_deref(), uid
             ],
         )?;
         Ok(())
@@ -337,6 +397,26 @@ impl Store {
         change: Option<(f64, f64, f64)>,
         result_json: Option<&str>,
     ) -> Result<()> {
+        let finish = spool::Write::Finish {
+            status,
+            verdict,
+            change,
+            finished_at: now_rfc3339(),
+            result_json: result_json.map(str::to_string),
+        };
+        self.write_to_experiment(id, finish)
+    }
+
+    /// Sets an experiment's status and result.
+    fn set_finished(
+        &self,
+        id: i64,
+        status: ResultStatus,
+        verdict: Option<Verdict>,
+        change: Option<(f64, f64, f64)>,
+        finished_at: &str,
+        result_json: Option<&str>,
+    ) -> Result<()> {
         self.execute(
             "UPDATE experiments SET status = ?2, verdict = ?3, change = ?4, ci_lo = ?5, ci_hi = ?6,
              finished_at = ?7, result_json = ?8 WHERE id = ?1",
@@ -347,23 +427,25 @@ impl Store {
                 change.map(|c| c.0),
                 change.map(|c| c.1),
                 change.map(|c| c.2),
-                now_rfc3339(),
+                finished_at,
                 result_json
             ],
         )?;
-        self.write_back_if_deleted()
+        Ok(())
     }
 
     /// What the store did that the user must be told, such as a store file
     /// deleted while an experiment wrote to it and written back; each
     /// notice is given once.
     pub fn take_notices(&self) -> Vec<String> {
-        std::mem::take(
-            &mut self
+        let mut notices = std::mem::take(
+            &mut *self
                 .notices
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner),
-        )
+        );
+        notices.extend(self.take_spool_notices());
+        notices
     }
 
     /// The newest experiments (of `host` only, when given), newest first.
@@ -430,6 +512,9 @@ impl Store {
     /// Number of measured runs stored for an experiment that count (not
     /// replaced), for tests and messages.
     pub fn count_runs(&self, experiment_id: i64) -> Result<i64> {
+        if let Some(diverted) = self.count_diverted_runs(experiment_id) {
+            return diverted;
+        }
         self.count(
             "SELECT COUNT(*) FROM runs WHERE experiment_id = ?1 AND warmup = 0 AND replaced = 0",
             values![experiment_id],

@@ -65,6 +65,7 @@ impl Store {
             path: path.to_path_buf(),
             file: None,
             notices: Default::default(),
+            spool: Default::default(),
         })
     }
 }

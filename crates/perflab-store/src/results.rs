@@ -4,6 +4,7 @@
 use super::Store;
 use super::sql::{Row, values};
 use crate::error::{Error, Result, StoreError};
+use crate::spool::Write;
 use perflab_runner::{ExitState, MetricValue, RunOutcome};
 
 /// A run as stored.
@@ -61,6 +62,11 @@ impl Store {
     /// Replaces the stored result document of a running experiment (a
     /// checkpoint), leaving its status alone.
     pub fn save_result_json(&self, id: i64, result_json: &str) -> Result<()> {
+        self.write_to_experiment(id, Write::ResultJson(result_json.to_string()))
+    }
+
+    /// Sets the stored result document of an experiment.
+    pub(crate) fn set_result_json(&self, id: i64, result_json: &str) -> Result<()> {
         self.execute(
             "UPDATE experiments SET result_json = ?2 WHERE id = ?1",
             values![id, result_json],
@@ -135,6 +141,15 @@ impl Store {
         &self,
         experiment_id: i64,
         sequences: std::ops::RangeInclusive<usize>,
+    ) -> Result<()> {
+        self.write_to_experiment(experiment_id, Write::Replaced(sequences))
+    }
+
+    /// Marks runs of an experiment replaced, by their sequence.
+    pub(crate) fn set_replaced(
+        &self,
+        experiment_id: i64,
+        sequences: &std::ops::RangeInclusive<usize>,
     ) -> Result<()> {
         self.execute(
             "UPDATE runs SET replaced = 1 WHERE experiment_id = ?1 AND sequence BETWEEN ?2 AND ?3",

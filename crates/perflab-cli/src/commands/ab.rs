@@ -118,9 +118,13 @@ fn finish(
     }
     if ab.header.stop == StopReason::Interrupted {
         let kept = ab.runs[0].len() + ab.runs[1].len();
+        let place = ab
+            .header
+            .experiment_id
+            .map_or_else(|| store.path().to_path_buf(), |id| store.place_of(id));
         eprintln!(
             "perflab: interrupted; {kept} finished runs are kept in {}, marked incomplete",
-            store.path().display()
+            place.display()
         );
         return Ok(EXIT_INTERRUPTED);
     }

@@ -54,7 +54,11 @@ pub fn sweep(args: &SweepArgs, store: &Store, executor: &mut dyn Executor) -> Re
                     .count(),
                 "point"
             ),
-            store.path().display(),
+            state
+                .header
+                .experiment_id
+                .map_or_else(|| store.path().to_path_buf(), |id| store.place_of(id))
+                .display(),
             state.header.experiment_id.unwrap_or_default(),
             state.header.experiment_id.unwrap_or_default(),
         )

@@ -250,7 +250,7 @@ pub fn keep_finished_runs(
         e,
         &format!(
             "{kept} finished runs are kept in {} as experiment #{id}, marked incomplete",
-            store.path().display()
+            store.place_of(id).display()
         ),
     ))
 }

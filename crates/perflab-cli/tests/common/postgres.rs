@@ -18,6 +18,8 @@ pub struct PostgresServer {
     port: u16,
     as_postgres_user: bool,
     certificates: Option<Certificates>,
+    /// The server's options (`pg_ctl -o`), to start it again.
+    options: String,
 }
 
 /// How a server is set up before it starts: its `pg_hba.conf` (trust for
@@ -191,12 +193,13 @@ impl PostgresServer {
         }
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
         let certificates = setup.tls.then(|| Certificates::make(dir.path()));
-        let server = Self {
+        let mut server = Self {
             dir,
             bin,
             port: free_port(),
             as_postgres_user,
             certificates,
+            options: String::new(),
         };
         let data = server.data();
         server.tool(&[
@@ -238,11 +241,42 @@ impl PostgresServer {
                 certificates.server_key.display()
             ));
         }
-        let log = server.dir.path().join("server.log").display().to_string();
-        server.tool(&[
-            "pg_ctl", "-D", &data, "-l", &log, "-o", &options, "-w", "start",
-        ]);
+        server.options = options;
+        server.start_again();
         server
+    }
+
+    /// Starts the server (again) on its data folder and port, waiting until
+    /// it accepts connections.
+    pub fn start_again(&self) {
+        let log = self.dir.path().join("server.log").display().to_string();
+        self.tool(&[
+            "pg_ctl",
+            "-D",
+            &self.data(),
+            "-l",
+            &log,
+            "-o",
+            &self.options,
+            "-w",
+            "start",
+        ]);
+    }
+
+    /// The shell command that stops the server at once, as a crash or a
+    /// lost machine would (`pg_ctl stop -m immediate`): its connections are
+    /// closed without a word, and nothing is written on the way out.
+    pub fn stop_command(&self) -> String {
+        let user = if self.as_postgres_user {
+            "runuser -u postgres -- "
+        } else {
+            ""
+        };
+        format!(
+            "{user}{} -D {} -m immediate -w stop",
+            self.bin.join("pg_ctl").display(),
+            self.data()
+        )
     }
 
     fn data(&self) -> String {

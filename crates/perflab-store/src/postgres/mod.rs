@@ -48,6 +48,9 @@ pub(super) struct PostgresConnection {
     answer_timeout: Option<Duration>,
     /// The server, database and user, for messages.
     server: String,
+    /// The first server's host and port and the database, for
+    /// [`PostgresConnection::server_key`].
+    server_key: String,
     /// The command checking the server, for messages.
     pg_isready: String,
     /// Set when an answer did not come in time: the connection is then in
@@ -174,11 +177,20 @@ impl PostgresConnection {
                 statements: RefCell::new(HashMap::new()),
                 answer_timeout: settings.answer_timeout,
                 server: settings.describe(),
+                server_key: server_key(&settings),
                 pg_isready: settings.pg_isready(),
                 given_up: Cell::new(false),
             },
             notices,
         ))
+    }
+
+    /// A name of the server and database connected to, made of the first
+    /// server's host and port and the database (`127.0.0.1-5432-perflab`),
+    /// usable as a file name: the same for every URL that reaches the same
+    /// database, whatever its user, password or parameters.
+    pub(super) fn server_key(&self) -> &str {
+        &self.server_key
     }
 
     fn client(&self) -> &Client {
@@ -269,6 +281,25 @@ impl Drop for PostgresConnection {
                 .block_on(async { tokio::time::timeout(CLOSE_TIMEOUT, connection).await });
         }
     }
+}
+
+/// See [`PostgresConnection::server_key`]: characters other than letters,
+/// digits, `.`, `-` and `_` become `_` (a socket's folder, an IPv6 address).
+fn server_key(settings: &ConnectionSettings) -> String {
+    let (host, port) = settings
+        .servers
+        .first()
+        .map_or(("", 0), |s| (s.host.as_str(), s.port));
+    format!("{host}-{port}-{}", settings.database)
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || ".-_".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// Whether connecting failed in the TLS handshake (libpq's prefer then
