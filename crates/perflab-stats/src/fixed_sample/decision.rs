@@ -73,7 +73,7 @@ pub fn decide_fixed_sorted_samples(
     check_confidence(confidence)?;
     let checked = PositiveSample::pair(baseline.values(), candidate.values(), 2)?;
     let differences = LogDifferences::new(baseline, candidate, better)?;
-    let log_interval = differences.moses_interval(differences.median(), confidence)?;
+    let log_interval = differences.shift_and_interval(confidence).1?;
     drop(differences);
     let interval = log_interval.to_change()?;
     let verdict = classify(&interval, thresholds);

@@ -6,7 +6,7 @@ use perflab_format::vocabulary::Better;
 use crate::change::{Interval, LogInterval};
 use crate::distributions::normal;
 use crate::error::StatsError;
-use crate::fixed_sample::pairwise::{kth_and_next_smallest_difference, kth_smallest_difference};
+use crate::fixed_sample::pairwise::order_statistics;
 use crate::sample::{PositiveSample, SortedSample, check_confidence};
 
 /// Relative change between two independent samples of fixed size, with a
@@ -61,8 +61,9 @@ pub fn hodges_lehmann_log_shift(
     check_confidence(confidence)?;
     let (baseline, candidate) = PositiveSample::pair(baseline, candidate, 2)?;
     let (baseline, candidate) = (baseline.sample().sorted(), candidate.sample().sorted());
-    let differences = LogDifferences::new(&baseline, &candidate, better)?;
-    differences.moses_interval(differences.median(), confidence)
+    LogDifferences::new(&baseline, &candidate, better)?
+        .shift_and_interval(confidence)
+        .1
 }
 
 /// The pairwise log gains of two positive samples, as two sorted arrays of
@@ -109,49 +110,57 @@ impl LogDifferences {
         })
     }
 
-    /// The Hodges-Lehmann shift: the median of the differences.
-    pub(crate) fn median(&self) -> f64 {
-        let (minuend, subtrahend) = (&self.minuend, &self.subtrahend);
-        if self.total % 2 == 1 {
-            kth_smallest_difference(minuend, subtrahend, self.total.div_ceil(2))
-        } else {
-            let (lower, upper) =
-                kth_and_next_smallest_difference(minuend, subtrahend, self.total / 2);
-            (lower + upper) / 2.0
-        }
-    }
-
-    /// Moses' interval at `confidence` (checked by the caller) around the
-    /// shift `estimate` ([`LogDifferences::median`]).
+    /// The Hodges-Lehmann shift (the median of the differences) and Moses'
+    /// interval at `confidence` (checked by the caller) around it, all
+    /// selected together.
     ///
     /// # Errors
-    /// [`StatsError::TooFewForConfidence`] when the samples are too small for
-    /// any interval at this confidence.
-    pub(crate) fn moses_interval(
+    /// The interval is [`StatsError::TooFewForConfidence`] when the samples
+    /// are too small for any interval at this confidence.
+    pub(crate) fn shift_and_interval(
         &self,
-        estimate: f64,
         confidence: f64,
-    ) -> Result<LogInterval, StatsError> {
-        let (m, n) = (self.baseline_len, self.candidate_len);
+    ) -> (f64, Result<LogInterval, StatsError>) {
+        let (m, n, total) = (self.baseline_len, self.candidate_len, self.total);
         let z = normal::quantile(1.0 - (1.0 - confidence) / 2.0);
         let c = moses_rank(m, n, z);
-        if c < 1 {
-            return Err(StatsError::TooFewForConfidence {
-                baseline: m,
-                candidate: n,
-                confidence,
-                needed_each: (2..10_000)
-                    .find(|&s| moses_rank(s, s, z) >= 1)
-                    .unwrap_or(10_000),
-            });
+        let mut ranks = if total % 2 == 1 {
+            vec![total.div_ceil(2)]
+        } else {
+            vec![total / 2, total / 2 + 1]
+        };
+        if c >= 1 {
+            ranks.extend([c, total + 1 - c]);
         }
-        let kth = |k: usize| kth_smallest_difference(&self.minuend, &self.subtrahend, k);
-        Ok(LogInterval {
-            estimate,
-            lo: kth(c),
-            hi: kth(self.total + 1 - c),
-            confidence,
-        })
+        let selected = order_statistics(&self.minuend, &self.subtrahend, &ranks);
+        let shift = if total % 2 == 1 {
+            selected[0]
+        } else {
+            (selected[0] + selected[1]) / 2.0
+        };
+        if c < 1 {
+            return (
+                shift,
+                Err(StatsError::TooFewForConfidence {
+                    baseline: m,
+                    candidate: n,
+                    confidence,
+                    needed_each: (2..10_000)
+                        .find(|&s| moses_rank(s, s, z) >= 1)
+                        .unwrap_or(10_000),
+                }),
+            );
+        }
+        let ends = &selected[selected.len() - 2..];
+        (
+            shift,
+            Ok(LogInterval {
+                estimate: shift,
+                lo: ends[0],
+                hi: ends[1],
+                confidence,
+            }),
+        )
     }
 }
 

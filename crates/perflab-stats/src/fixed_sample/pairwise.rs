@@ -3,8 +3,9 @@
 //! The Hodges-Lehmann estimate and the Moses interval need a few order
 //! statistics of the m*n differences. Materialising them costs m*n memory
 //! (800 MB for two samples of 10 000, 800 TB for two of 10 million), so this
-//! module selects the k-th smallest directly, in O(m + n) memory and expected
-//! O((m + n) log(mn) / log(s)) time for a sample of s differences per round.
+//! module selects them directly, in O(m + n) memory and expected
+//! O((m + n) log(mn) / log(s)) time per order statistic for s differences
+//! drawn per round.
 //!
 //! Method: randomized selection over the implicit matrix of differences, in
 //! the form of Monahan's algorithm for the Hodges-Lehmann estimator (Monahan,
@@ -14,30 +15,38 @@
 //! left are the differences within a window of values [L, U]; in each row they
 //! are one run of columns, found by a pointer that only moves forward as i
 //! grows (x sorted ascending), so one sweep over the rows costs O(m + n), and
-//! no per-row state is kept. Each round draws s differences uniformly from the
-//! window and takes two of them as pivots a <= b, the sample's order
-//! statistics a few standard errors either side of the target's relative
-//! rank, as Floyd & Rivest's selection does ("Expected time bounds for
-//! selection", CACM 18(3), 1975); one sweep counts the differences below and
-//! at each pivot. Either the k-th is a pivot (a tie included), or the window
-//! narrows to the values below a, between a and b, or above b, which excludes
-//! at least one pivot and, with high probability, all but about 4/sqrt(s) of
-//! the window. A window of at most [`SMALL_WINDOW`] differences is built and
-//! finished by `select_nth_unstable`. The draws (a fixed seed) only decide how
-//! fast the window narrows, never the result.
+//! no per-row state is kept. Each round takes two pivots a <= b from a sample
+//! of the window, the sample's order statistics a few standard errors either
+//! side of the target's relative rank, as Floyd & Rivest's selection does
+//! ("Expected time bounds for selection", CACM 18(3), 1975), and one sweep
+//! counts the differences below a and up to b while it draws the next
+//! round's sample from those between (each with the same probability, by
+//! geometric skips), or keeps all of them once they are few. The window then
+//! narrows to [a, b] (with high probability, about 4/sqrt(s) of it), or to
+//! the values below a or above b; a window lying wholly in [a, b] is
+//! narrowed past both pivots by counting their ties. The first round, shared
+//! by all the order statistics asked for (the shift's one or two and the
+//! interval's two lie close together), draws its sample from the whole
+//! matrix without a sweep. A window of at most [`SMALL_WINDOW`] differences
+//! is finished by `select_nth_unstable`. The draws (a fixed seed) only decide
+//! how fast the window narrows, never the result.
 //!
 //! Every comparison uses the computed difference `y[j] - x[i]` itself, and
 //! correctly rounded subtraction is monotone in both arguments, so the result
 //! is bit-for-bit the k-th element of the sorted, materialised differences
-//! (property tests against that brute force below, and in every round with a
-//! window and a sample small enough to take many rounds on small inputs).
+//! (property tests against that brute force below, with windows and samples
+//! small enough that small inputs take many rounds).
 
 /// Windows of at most this many differences are built and finished by
 /// selection in memory (8 MiB).
 const SMALL_WINDOW: usize = 1 << 20;
 
-/// Differences drawn from the window per round.
+/// Differences drawn from a window per round.
 const SAMPLE_SIZE: usize = 1 << 16;
+
+/// Differences drawn from the whole matrix in the first round, shared by
+/// every order statistic asked for (no sweep is needed to draw them).
+const FIRST_SAMPLE_SIZE: usize = 1 << 18;
 
 /// How many standard errors of the sample's order statistic the pivots lie
 /// either side of the target's rank: the k-th falls between them with
@@ -47,25 +56,18 @@ const PIVOT_SPREAD: f64 = 4.0;
 /// The seed of the draws: the same input takes the same rounds.
 const SELECTION_SEED: u64 = 0x5e1e_c7ed;
 
-/// The k-th smallest (1-based) of { y[j] - x[i] }.
+/// The `ranks`-th smallest (1-based) of { y[j] - x[i] }, in the order asked.
 ///
 /// Preconditions (checked by callers): x and y non-empty, finite, sorted
-/// ascending; 1 <= k <= x.len() * y.len().
-pub(crate) fn kth_smallest_difference(y: &[f64], x: &[f64], k: usize) -> f64 {
-    Selection::default().kth(y, x, k)
+/// ascending; every rank in 1..=x.len() * y.len().
+pub(crate) fn order_statistics(y: &[f64], x: &[f64], ranks: &[usize]) -> Vec<f64> {
+    Selection::default().order_statistics(y, x, ranks)
 }
 
-/// The k-th and the (k+1)-th smallest (1-based) of { y[j] - x[i] }: the two
-/// middle differences of an even count. Same preconditions as
-/// [`kth_smallest_difference`], with k < x.len() * y.len().
-pub(crate) fn kth_and_next_smallest_difference(y: &[f64], x: &[f64], k: usize) -> (f64, f64) {
-    let kth = kth_smallest_difference(y, x, k);
-    let (up_to, next_above) = count_and_next_above(y, x, kth);
-    if up_to > k {
-        (kth, kth)
-    } else {
-        (kth, next_above)
-    }
+/// The k-th smallest (1-based) of { y[j] - x[i] }; as [`order_statistics`].
+#[cfg(test)]
+fn kth_smallest_difference(y: &[f64], x: &[f64], k: usize) -> f64 {
+    order_statistics(y, x, &[k])[0]
 }
 
 /// How the selection proceeds: the window built in memory and the draws
@@ -74,6 +76,7 @@ pub(crate) fn kth_and_next_smallest_difference(y: &[f64], x: &[f64], k: usize) -
 struct Selection {
     small_window: usize,
     sample_size: usize,
+    first_sample_size: usize,
 }
 
 impl Default for Selection {
@@ -81,57 +84,249 @@ impl Default for Selection {
         Selection {
             small_window: SMALL_WINDOW,
             sample_size: SAMPLE_SIZE,
+            first_sample_size: FIRST_SAMPLE_SIZE,
         }
     }
 }
 
+/// What is known of a window's differences beyond its bounds.
+enum Known {
+    /// Nothing yet: a sweep draws a sample.
+    Nothing,
+    /// A sorted sample drawn uniformly from it.
+    Sample(Vec<f64>),
+    /// All of them, in no order.
+    All(Vec<f64>),
+}
+
+/// The differences d with a <= d <= b found by one sweep: how many lie
+/// below a and up to b, and a sample of those between (or all of them).
+struct Between {
+    less_a: usize,
+    up_to_b: usize,
+    known: Known,
+}
+
 impl Selection {
-    fn kth(self, y: &[f64], x: &[f64], k: usize) -> f64 {
-        debug_assert!(k >= 1 && k <= x.len() * y.len());
-        let mut rng = fastrand::Rng::with_seed(SELECTION_SEED);
-        let mut window = Window {
+    fn order_statistics(self, y: &[f64], x: &[f64], ranks: &[usize]) -> Vec<f64> {
+        let total = x.len() * y.len();
+        debug_assert!(ranks.iter().all(|&k| k >= 1 && k <= total));
+        let whole = Window {
             lower: f64::NEG_INFINITY,
             upper: f64::INFINITY,
             below: 0,
-            size: x.len() * y.len(),
+            size: total,
         };
-        loop {
-            let rank = k - window.below;
-            if window.size <= self.small_window {
-                let mut rest = window.differences(y, x);
-                let (_, v, _) = rest.select_nth_unstable_by(rank - 1, f64::total_cmp);
-                return *v;
+        if ranks.is_empty() {
+            return Vec::new();
+        }
+        if total <= self.small_window {
+            let mut all = whole.differences(y, x);
+            all.sort_unstable_by(f64::total_cmp);
+            return ranks.iter().map(|&k| all[k - 1]).collect();
+        }
+        let mut rng = fastrand::Rng::with_seed(SELECTION_SEED);
+        // One round for all ranks: pivots around the lowest and the highest,
+        // drawn from the whole matrix without a sweep.
+        let (lowest, highest) = (
+            *ranks.iter().min().expect("not empty"),
+            *ranks.iter().max().expect("not empty"),
+        );
+        let (m, n) = (x.len(), y.len());
+        let mut first: Vec<f64> = (0..self.first_sample_size)
+            .map(|_| y[rng.usize(..n)] - x[rng.usize(..m)])
+            .collect();
+        first.sort_unstable_by(f64::total_cmp);
+        let (a, b, expected) = pivots(&first, lowest, highest, total);
+        let shared = self.sweep_between(y, x, a, b, expected, &mut rng);
+        let mut distinct = ranks.to_vec();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let mut found: Vec<(usize, f64)> = Vec::with_capacity(distinct.len());
+        for &k in &distinct {
+            if found.iter().any(|&(rank, _)| rank == k) {
+                continue;
             }
-            let sample = window.sample(y, x, self.sample_size, &mut rng);
-            let (a, b) = pivots(&sample, rank, window.size);
-            let [less_a, up_to_a, less_b, up_to_b] = counts(y, x, a, b);
-            window = if k <= less_a {
-                Window {
-                    upper: next_below(a),
-                    size: less_a - window.below,
-                    ..window
-                }
-            } else if k <= up_to_a {
-                return a;
-            } else if k <= less_b {
-                Window {
-                    lower: next_above(a),
-                    upper: next_below(b),
-                    below: up_to_a,
-                    size: less_b - up_to_a,
-                }
-            } else if k <= up_to_b {
-                return b;
-            } else {
-                Window {
-                    lower: next_above(b),
-                    upper: window.upper,
-                    below: up_to_b,
-                    size: window.below + window.size - up_to_b,
-                }
+            let with_next = distinct.binary_search(&(k + 1)).is_ok();
+            let upper_rank = if with_next { k + 1 } else { k };
+            let (start, known) = match whole.narrowed(k, a, b, &shared) {
+                Narrowed::To(window, known) => (window, known),
+                Narrowed::Stuck => (whole, Known::Nothing),
             };
+            let (kth, next) = self.finish(y, x, (k, upper_rank), start, known, &mut rng);
+            found.push((k, kth));
+            if with_next {
+                let next = next.unwrap_or_else(|| {
+                    let (up_to, above) = count_and_next_above(y, x, kth);
+                    if up_to > k { kth } else { above }
+                });
+                found.push((k + 1, next));
+            }
+        }
+        ranks
+            .iter()
+            .map(|k| {
+                found
+                    .iter()
+                    .find(|(rank, _)| rank == k)
+                    .expect("every rank found")
+                    .1
+            })
+            .collect()
+    }
+
+    /// The k-th smallest difference, known to lie in `window`, and the
+    /// (k+1)-th when `upper_rank` is k + 1 and it is found on the way (the
+    /// window is narrowed around both as long as they stay together).
+    fn finish(
+        self,
+        y: &[f64],
+        x: &[f64],
+        (k, mut upper_rank): (usize, usize),
+        mut window: Window,
+        mut known: Known,
+        rng: &mut fastrand::Rng,
+    ) -> (f64, Option<f64>) {
+        loop {
+            if upper_rank > window.below + window.size {
+                // The next rank is not in this window: follow the k-th alone.
+                upper_rank = k;
+            }
+            if let Known::All(mut all) = known {
+                let index = k - window.below - 1;
+                let (_, kth, rest) = all.select_nth_unstable_by(index, f64::total_cmp);
+                let next = (upper_rank > k)
+                    .then(|| rest.iter().copied().min_by(f64::total_cmp))
+                    .flatten();
+                return (*kth, next);
+            }
+            if window.size <= self.small_window {
+                known = Known::All(window.differences(y, x));
+                continue;
+            }
+            let sample = match known {
+                Known::Sample(s) if !s.is_empty() => s,
+                _ => window.sample(y, x, self.sample_size, rng),
+            };
+            let (a, b, expected) = pivots(
+                &sample,
+                k - window.below,
+                upper_rank - window.below,
+                window.size,
+            );
+            let between = self.sweep_between(y, x, a, b, expected, rng);
+            if a == b && between.less_a < k && k <= between.up_to_b {
+                let next_too = upper_rank > k && upper_rank <= between.up_to_b;
+                return (a, next_too.then_some(a));
+            }
+            match window.narrowed(k, a, b, &between) {
+                Narrowed::To(next, next_known) => {
+                    window = next;
+                    known = next_known;
+                }
+                Narrowed::Stuck => {
+                    // Every difference left lies in [a, b] (a < b): count
+                    // the ties at both pivots to exclude them.
+                    let [less_a, up_to_a, less_b, up_to_b] = counts(y, x, a, b);
+                    if less_a < k && k <= up_to_a {
+                        return (a, None);
+                    }
+                    if less_b < k && k <= up_to_b {
+                        return (b, None);
+                    }
+                    upper_rank = k;
+                    window = Window {
+                        lower: next_above(a),
+                        upper: next_below(b),
+                        below: up_to_a,
+                        size: less_b - up_to_a,
+                    };
+                    known = Known::Nothing;
+                }
+            }
         }
     }
+
+    /// One sweep counting the differences below `a` and up to `b`, and
+    /// gathering those between: all of them when about `expected` are few
+    /// enough to hold, else a sample of about [`SAMPLE_SIZE`] (each drawn
+    /// with the same probability, by geometric skips).
+    fn sweep_between(
+        self,
+        y: &[f64],
+        x: &[f64],
+        a: f64,
+        b: f64,
+        expected: usize,
+        rng: &mut fastrand::Rng,
+    ) -> Between {
+        let n = y.len();
+        let gather_all = expected <= self.small_window / 2;
+        let most = if gather_all {
+            2 * self.small_window
+        } else {
+            8 * self.sample_size
+        };
+        let chance = (self.sample_size as f64 / expected.max(1) as f64).min(1.0);
+        let skip = |rng: &mut fastrand::Rng| -> usize {
+            if gather_all || chance >= 1.0 {
+                0
+            } else {
+                // Geometric: the draws skipped before the next taken.
+                (rng.f64().ln() / (1.0 - chance).ln()) as usize
+            }
+        };
+        let mut values = Vec::new();
+        let mut complete = true;
+        let (mut next, mut seen) = (skip(rng), 0usize);
+        let (mut less_a, mut up_to_b) = (0usize, 0usize);
+        let (mut pa, mut pb) = (0usize, 0usize);
+        for &xi in x {
+            while pa < n && y[pa] - xi < a {
+                pa += 1;
+            }
+            pb = pb.max(pa);
+            while pb < n && y[pb] - xi <= b {
+                pb += 1;
+            }
+            less_a += pa;
+            up_to_b += pb;
+            if !complete {
+                continue;
+            }
+            let width = pb - pa;
+            while next < seen + width {
+                if values.len() == most {
+                    complete = false;
+                    break;
+                }
+                values.push(y[pa + next - seen] - xi);
+                next = next.saturating_add(1 + skip(rng));
+            }
+            seen += width;
+        }
+        let known = match (gather_all, complete) {
+            (true, true) => Known::All(values),
+            (true, false) => Known::Nothing,
+            (false, _) => {
+                values.sort_unstable_by(f64::total_cmp);
+                Known::Sample(values)
+            }
+        };
+        Between {
+            less_a,
+            up_to_b,
+            known,
+        }
+    }
+}
+
+/// Where the ranks sought lie after a sweep.
+enum Narrowed {
+    /// In this window, with what is known of it.
+    To(Window, Known),
+    /// Every difference of the window lies between the pivots.
+    Stuck,
 }
 
 /// The differences d with lower <= d <= upper, known to hold the k-th:
@@ -166,6 +361,50 @@ impl Window {
         }
     }
 
+    /// The part of the window that holds the `k`-th smallest difference
+    /// after a sweep with pivots a <= b (taken from the window): below a,
+    /// between them (with what the sweep gathered), or above b. `Stuck`
+    /// when it lies between them and so does the whole window.
+    fn narrowed(&self, k: usize, a: f64, b: f64, between: &Between) -> Narrowed {
+        if k <= between.less_a {
+            Narrowed::To(
+                Window {
+                    upper: next_below(a),
+                    size: between.less_a - self.below,
+                    ..*self
+                },
+                Known::Nothing,
+            )
+        } else if k > between.up_to_b {
+            Narrowed::To(
+                Window {
+                    lower: next_above(b),
+                    below: between.up_to_b,
+                    size: self.below + self.size - between.up_to_b,
+                    ..*self
+                },
+                Known::Nothing,
+            )
+        } else if between.up_to_b - between.less_a < self.size {
+            let known = match &between.known {
+                Known::Nothing => Known::Nothing,
+                Known::Sample(s) => Known::Sample(s.clone()),
+                Known::All(all) => Known::All(all.clone()),
+            };
+            Narrowed::To(
+                Window {
+                    lower: a,
+                    upper: b,
+                    below: between.less_a,
+                    size: between.up_to_b - between.less_a,
+                },
+                known,
+            )
+        } else {
+            Narrowed::Stuck
+        }
+    }
+
     /// Every difference in the window, in no particular order.
     fn differences(&self, y: &[f64], x: &[f64]) -> Vec<f64> {
         let mut out = Vec::with_capacity(self.size);
@@ -197,17 +436,22 @@ impl Window {
     }
 }
 
-/// Two pivots from a sorted sample of the window, either side of where the
-/// `rank`-th of `size` differences is expected.
-fn pivots(sample: &[f64], rank: usize, size: usize) -> (f64, f64) {
+/// Two pivots a <= b from a sorted sample of a window of `size`
+/// differences, either side of where its `low`-th to `high`-th (1-based)
+/// are expected, and about how many of the window lie between them.
+fn pivots(sample: &[f64], low: usize, high: usize, size: usize) -> (f64, f64, usize) {
     let s = sample.len() as f64;
-    let p = (rank as f64 - 0.5) / size as f64;
-    let centre = p * s;
-    let spread = PIVOT_SPREAD * (s * p * (1.0 - p)).sqrt() + 1.0;
-    let last = sample.len() - 1;
-    let a = ((centre - spread).floor().max(0.0) as usize).min(last);
-    let b = ((centre + spread).ceil().max(0.0) as usize).min(last);
-    (sample[a], sample[b])
+    let position = |rank: usize, side: f64| {
+        let p = (rank as f64 - 0.5) / size as f64;
+        let spread = PIVOT_SPREAD * (s * p * (1.0 - p)).sqrt() + 1.0;
+        (p * s + side * spread).max(0.0).min(s - 1.0)
+    };
+    let (ia, ib) = (
+        position(low, -1.0).floor() as usize,
+        position(high, 1.0).ceil() as usize,
+    );
+    let expected = (size as f64 * (ib - ia + 1) as f64 / s).ceil() as usize;
+    (sample[ia], sample[ib], expected)
 }
 
 /// #{d < a}, #{d <= a}, #{d < b}, #{d <= b} over all differences, for a <= b.
@@ -296,7 +540,25 @@ mod tests {
     const TINY: Selection = Selection {
         small_window: 4,
         sample_size: 5,
+        first_sample_size: 7,
     };
+
+    /// Ranks as the Hodges-Lehmann shift and Moses interval ask them: a
+    /// low one, the middle one or two, a high one, and any `extra`.
+    fn ranks_asked(total: usize, low: f64, extra: usize) -> Vec<usize> {
+        let c = 1 + ((total / 2) as f64 * low) as usize;
+        let mut ranks = if total % 2 == 1 {
+            vec![total.div_ceil(2)]
+        } else {
+            vec![total / 2, total / 2 + 1]
+        };
+        ranks.extend([
+            c.min(total),
+            total + 1 - c.min(total),
+            extra.clamp(1, total),
+        ]);
+        ranks
+    }
 
     #[test]
     fn selection_matches_sorting_on_a_large_case() {
@@ -313,10 +575,9 @@ mod tests {
         for k in [1, 2, 17, 30_000, total / 2, total / 2 + 1, total - 1, total] {
             assert_eq!(kth_smallest_difference(&y, &x, k), d[k - 1], "k={k}");
         }
-        assert_eq!(
-            kth_and_next_smallest_difference(&y, &x, total / 2),
-            (d[total / 2 - 1], d[total / 2])
-        );
+        let ranks = [total / 2, total / 2 + 1, 500_000, total - 400_000, 3];
+        let expected: Vec<f64> = ranks.iter().map(|&k| d[k - 1]).collect();
+        assert_eq!(order_statistics(&y, &x, &ranks), expected);
     }
 
     #[test]
@@ -352,31 +613,32 @@ mod tests {
         fn selection_in_many_rounds_matches_sorting(
             x in prop::collection::vec(-20i32..20, 1..60),
             y in prop::collection::vec(-20i32..20, 1..60),
-            frac in 0.0f64..1.0,
+            low in 0.0f64..1.0,
+            extra in 0usize..4000,
             scale in prop::sample::select(vec![1.0, 0.1, 1e-3, 8e306]),
         ) {
+            // Integer grids make many ties (pivots that hit the rank sought,
+            // windows all between the pivots); 8e306 makes differences overflow.
             let x = sorted(x.into_iter().map(|v| f64::from(v) * scale).collect());
             let y = sorted(y.into_iter().map(|v| f64::from(v) * scale).collect());
             let total = x.len() * y.len();
-            let k = 1 + ((total - 1) as f64 * frac) as usize;
-            prop_assert_eq!(TINY.kth(&y, &x, k), brute(&y, &x, k));
+            let ranks = ranks_asked(total, low, extra);
+            let expected: Vec<f64> = ranks.iter().map(|&k| brute(&y, &x, k)).collect();
+            prop_assert_eq!(TINY.order_statistics(&y, &x, &ranks), expected);
         }
 
         #[test]
-        fn the_two_middle_differences_match_sorting(
-            x in prop::collection::vec(-50i32..50, 1..40),
-            y in prop::collection::vec(-50i32..50, 1..40),
-            frac in 0.0f64..1.0,
+        fn selection_of_spread_values_in_many_rounds_matches_sorting(
+            x in prop::collection::vec(-1e3f64..1e3, 1..60),
+            y in prop::collection::vec(-1e3f64..1e3, 1..60),
+            low in 0.0f64..1.0,
+            extra in 0usize..4000,
         ) {
-            let x = sorted(x.into_iter().map(|v| f64::from(v) * 0.1).collect());
-            let y = sorted(y.into_iter().map(|v| f64::from(v) * 0.1).collect());
+            let (x, y) = (sorted(x), sorted(y));
             let total = x.len() * y.len();
-            prop_assume!(total >= 2);
-            let k = 1 + ((total - 2) as f64 * frac) as usize;
-            prop_assert_eq!(
-                kth_and_next_smallest_difference(&y, &x, k),
-                (brute(&y, &x, k), brute(&y, &x, k + 1))
-            );
+            let ranks = ranks_asked(total, low, extra);
+            let expected: Vec<f64> = ranks.iter().map(|&k| brute(&y, &x, k)).collect();
+            prop_assert_eq!(TINY.order_statistics(&y, &x, &ranks), expected);
         }
     }
 }

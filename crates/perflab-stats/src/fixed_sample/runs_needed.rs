@@ -53,10 +53,10 @@ pub fn runs_needed_independent(
         &checked_candidate.sample().sorted(),
         better,
     )?;
-    let shift = differences.median();
     // Samples too small for a Moses interval at this confidence decide nothing
     // yet; the normal form is then the only guide.
-    let observed = differences.moses_interval(shift, confidence).ok();
+    let (shift, observed) = differences.shift_and_interval(confidence);
+    let observed = observed.ok();
     drop(differences);
     projected_runs_needed(
         (&checked_baseline, &checked_candidate),
