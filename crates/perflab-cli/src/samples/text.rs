@@ -159,7 +159,8 @@ impl Scan<'_> {
             }
         }
         if self.detect_go && piece.whole_line {
-            if result_line(text).is_some() {
+            // A result line's first field starts with its name.
+            if text.trim_start().starts_with("Benchmark") && result_line(text).is_some() {
                 return Ok(true);
             }
         } else if self.detect_go && !self.line_field_seen {
@@ -223,7 +224,7 @@ impl<'p> Numbers<'p> {
             None => piece,
         };
         for token in content.split(is_separator).filter(|t| !t.is_empty()) {
-            match parse_si_number(token) {
+            match plain_number(token).or_else(|| parse_si_number(token)) {
                 Some(value) => self.values.push(value),
                 None => {
                     self.error = Some(Error::input(
@@ -247,7 +248,21 @@ impl<'p> Numbers<'p> {
 
 /// What separates numbers: white space, commas, semicolons and brackets.
 fn is_separator(c: char) -> bool {
-    c.is_whitespace() || ",;[]".contains(c)
+    c.is_whitespace() || matches!(c, ',' | ';' | '[' | ']')
+}
+
+/// A token of digits, signs, points and exponents only, read as
+/// [`parse_si_number`] reads it (no suffix, no separator to drop: the
+/// number itself, if finite) without its checks for what it does not hold;
+/// `None` for anything else, which goes to [`parse_si_number`].
+fn plain_number(token: &str) -> Option<f64> {
+    let plain = token
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'));
+    plain
+        .then(|| token.parse::<f64>().ok())
+        .flatten()
+        .filter(|v| v.is_finite())
 }
 
 /// An ASCII byte after which a long line may be cut: a separator or `#`
@@ -465,6 +480,25 @@ mod tests {
                     proptest::prop_assert!(!json && !go, "{text:?}");
                     proptest::prop_assert_eq!(other, whole.map(Some));
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn plain_tokens_read_as_numbers_with_suffixes_read_them() {
+        for token in [
+            "12.5", "-0", "+5", ".5", "5.", "1E5", "-3e-2", "1e400", "-1e400", "e5", "1-2", "--1",
+            "1.5.2", "", "00012", "1e", "-",
+        ] {
+            if let Some(value) = plain_number(token) {
+                let reference = parse_si_number(token).unwrap();
+                assert_eq!(value.to_bits(), reference.to_bits(), "{token}");
+            } else {
+                assert_eq!(
+                    parse_si_number(token),
+                    None,
+                    "{token} is left to parse_si_number"
+                );
             }
         }
     }
