@@ -32,8 +32,13 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
     let better = parse_better(&args.better, "--better")?;
     let (thresholds, confidence) = args.decision.decision()?;
     let format = args.format.as_deref().map(Format::from_name).transpose()?;
-    let mut source_a = read_source(&args.baseline, format)?;
-    let mut source_b = read_source(&args.candidate, format)?;
+    // The two files are read at once (each on a CPU of its own); the
+    // baseline's error, if any, is the one reported, as when read in turn.
+    let (source_a, source_b) = both(
+        || read_source(&args.baseline, format),
+        || read_source(&args.candidate, format),
+    );
+    let (mut source_a, mut source_b) = (source_a?, source_b?);
     if source_a.is_family() || source_b.is_family() {
         let query = FamilyQuery {
             measure: args.measure.as_deref(),
@@ -74,8 +79,11 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
         )));
     }
     // Each sample sorted once, for the decision, the summaries and the rank test.
-    let sorted_a = Sample::new(&a.values, SampleRole::Baseline)?.sorted();
-    let sorted_b = Sample::new(&b.values, SampleRole::Candidate)?.sorted();
+    let (sorted_a, sorted_b) = both(
+        || Sample::new(&a.values, SampleRole::Baseline).map(Sample::sorted),
+        || Sample::new(&b.values, SampleRole::Candidate).map(Sample::sorted),
+    );
+    let (sorted_a, sorted_b) = (sorted_a?, sorted_b?);
     let decided =
         decide_fixed_sorted_samples(&sorted_a, &sorted_b, better, &thresholds, confidence)?;
     let (verdict, interval, runs_needed) = (decided.verdict, decided.interval, decided.runs_needed);
@@ -87,7 +95,11 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
     } else {
         a.unit.clone()
     };
-    let summaries = (summarize_sorted(&sorted_a)?, summarize_sorted(&sorted_b)?);
+    let summaries = both(
+        || summarize_sorted(&sorted_a),
+        || summarize_sorted(&sorted_b),
+    );
+    let summaries = (summaries.0?, summaries.1?);
     let mann_whitney_p = mann_whitney_sorted(&sorted_a, &sorted_b).p_value;
     drop((sorted_a, sorted_b));
     let mut variants = vec![
@@ -126,8 +138,11 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
         variants,
     );
     set_decision(&mut doc, decision);
-    doc.warnings
-        .extend(sequential_drift_warnings(&doc.variants, &doc.metric.name));
+    let drift = both(
+        || sequential_drift_warnings(&doc.variants[..1], &doc.metric.name),
+        || sequential_drift_warnings(&doc.variants[1..], &doc.metric.name),
+    );
+    doc.warnings.extend(drift.0.into_iter().chain(drift.1));
     doc.warnings.extend(sides_machines_warning(
         (&args.baseline, &source_a.imported),
         (&args.candidate, &source_b.imported),
@@ -153,16 +168,38 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
     )?;
     doc.experiment_id = Some(id);
     doc.provenance = Some(provenance_map(&provenance));
+    let result_json = to_json("the result document", &doc)?;
+    if args.json.is_none() && args.markdown.is_none() {
+        // Nothing below reads the values again (the terminal report shows
+        // their summaries): freed before the store copies the document.
+        for variant in &mut doc.variants {
+            variant.samples = Vec::new();
+        }
+    }
     store.finish_experiment(
         id,
         ResultStatus::Complete,
         doc.verdict,
         Some((interval.estimate, interval.lo, interval.hi)),
-        Some(&to_json("the result document", &doc)?),
+        Some(&result_json),
     )?;
     print!("{}", TerminalReport.render(&doc));
     write_requested(&doc, args.json.as_deref(), args.markdown.as_deref())?;
     Ok(exit_code_for(Some(verdict)))
+}
+
+/// `first()` and `second()`, run at once on two threads.
+fn both<T: Send>(first: impl FnOnce() -> T + Send, second: impl FnOnce() -> T + Send) -> (T, T) {
+    std::thread::scope(|scope| {
+        let second = scope.spawn(second);
+        let first = first();
+        (
+            first,
+            second
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        )
+    })
 }
 
 /// The warning when the baseline and the candidate say they were measured
