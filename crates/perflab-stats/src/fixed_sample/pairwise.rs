@@ -28,8 +28,10 @@
 //! by all the order statistics asked for (the shift's one or two and the
 //! interval's two lie close together), draws its sample from the whole
 //! matrix without a sweep. A window of at most [`SMALL_WINDOW`] differences
-//! is finished by `select_nth_unstable`. The draws (a fixed seed) only decide
-//! how fast the window narrows, never the result.
+//! is finished by `select_nth_unstable`. After the first round each order
+//! statistic is selected on its own, two at a time on two threads. The
+//! draws (fixed seeds) only decide how fast the window narrows, never the
+//! result.
 //!
 //! Every comparison uses the computed difference `y[j] - x[i]` itself, and
 //! correctly rounded subtraction is monotone in both arguments, so the result
@@ -142,24 +144,41 @@ impl Selection {
         let mut distinct = ranks.to_vec();
         distinct.sort_unstable();
         distinct.dedup();
-        let mut found: Vec<(usize, f64)> = Vec::with_capacity(distinct.len());
+        // One selection per rank, a rank whose successor is asked too
+        // finding both; the selections share nothing but the first round.
+        let mut jobs: Vec<(usize, bool)> = Vec::with_capacity(distinct.len());
         for &k in &distinct {
-            if found.iter().any(|&(rank, _)| rank == k) {
+            if jobs
+                .last()
+                .is_some_and(|&(previous, with_next)| with_next && previous + 1 == k)
+            {
                 continue;
             }
-            let with_next = distinct.binary_search(&(k + 1)).is_ok();
+            jobs.push((k, distinct.binary_search(&(k + 1)).is_ok()));
+        }
+        let select = |&(k, with_next): &(usize, bool)| {
             let upper_rank = if with_next { k + 1 } else { k };
             let (start, known) = match whole.narrowed(k, a, b, &shared) {
                 Narrowed::To(window, known) => (window, known),
                 Narrowed::Stuck => (whole, Known::Nothing),
             };
+            // Each selection draws from a seed of its own, so that the
+            // rounds do not depend on which thread takes it.
+            let mut rng = fastrand::Rng::with_seed(SELECTION_SEED ^ k as u64);
             let (kth, next) = self.finish(y, x, (k, upper_rank), start, known, &mut rng);
-            found.push((k, kth));
-            if with_next {
-                let next = next.unwrap_or_else(|| {
+            let next = with_next.then(|| {
+                next.unwrap_or_else(|| {
                     let (up_to, above) = count_and_next_above(y, x, kth);
                     if up_to > k { kth } else { above }
-                });
+                })
+            });
+            (kth, next)
+        };
+        let results = on_two_threads(&jobs, select);
+        let mut found: Vec<(usize, f64)> = Vec::with_capacity(distinct.len());
+        for (&(k, _), &(kth, next)) in jobs.iter().zip(&results) {
+            found.push((k, kth));
+            if let Some(next) = next {
                 found.push((k + 1, next));
             }
         }
@@ -319,6 +338,41 @@ impl Selection {
             known,
         }
     }
+}
+
+/// `work` on every job, on two threads (the machine's other CPU, when it
+/// has one, takes the next job left as soon as it is free); the results in
+/// the jobs' order, the same whichever thread ran which.
+fn on_two_threads<J: Sync, R: Send + Copy + Default>(
+    jobs: &[J],
+    work: impl Fn(&J) -> R + Sync,
+) -> Vec<R> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let take = || {
+        let mut done = Vec::new();
+        loop {
+            let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(job) = jobs.get(index) else {
+                return done;
+            };
+            done.push((index, work(job)));
+        }
+    };
+    let (mine, theirs) = std::thread::scope(|scope| {
+        let other = scope.spawn(take);
+        let mine = take();
+        (
+            mine,
+            other
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        )
+    });
+    let mut results = vec![R::default(); jobs.len()];
+    for (index, result) in mine.into_iter().chain(theirs) {
+        results[index] = result;
+    }
+    results
 }
 
 /// Where the ranks sought lie after a sweep.
