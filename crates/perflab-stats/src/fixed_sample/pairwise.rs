@@ -44,7 +44,7 @@
 const SMALL_WINDOW: usize = 1 << 20;
 
 /// Differences drawn from a window per round.
-const SAMPLE_SIZE: usize = 1 << 16;
+const SAMPLE_SIZE: usize = 1 << 18;
 
 /// Differences drawn from the whole matrix in the first round, shared by
 /// every order statistic asked for (no sweep is needed to draw them).
