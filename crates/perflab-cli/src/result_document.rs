@@ -19,7 +19,7 @@ use perflab_format::result::{
 };
 use perflab_format::vocabulary::{ResultKind, ResultStatus};
 use perflab_runner::RunOutcome;
-use perflab_stats::{Interval, PositiveInterval, Thresholds, Verdict, summarize};
+use perflab_stats::{Interval, PositiveInterval, Summary, Thresholds, Verdict, summarize};
 
 use crate::ab::AbRun;
 use crate::decide::describe_runs_needed;
@@ -30,8 +30,12 @@ use perflab_store::provenance::Provenance;
 
 /// Summary statistics of a sample as stored in documents.
 pub fn summary_doc(values: &[f64]) -> Result<SummaryDoc> {
-    let s = summarize(values)?;
-    Ok(SummaryDoc {
+    Ok(summary_fields(summarize(values)?))
+}
+
+/// A summary as documents store it.
+fn summary_fields(s: Summary) -> SummaryDoc {
+    SummaryDoc {
         n: s.n,
         mean: s.mean,
         sd: s.sd,
@@ -43,7 +47,7 @@ pub fn summary_doc(values: &[f64]) -> Result<SummaryDoc> {
         q3: s.q3,
         outliers_mild: s.outliers.mild.len(),
         outliers_severe: s.outliers.severe.len(),
-    })
+    }
 }
 
 /// The metric description of a document.
@@ -147,6 +151,25 @@ pub fn samples_variant_doc(name: &str, values: &[f64]) -> Result<VariantDoc> {
         run_details: Vec::new(),
         cpu_wait: None,
     })
+}
+
+/// [`samples_variant_doc`] with the summary computed already (from a
+/// sample sorted once for every statistic), the values moved in.
+pub fn samples_variant_doc_with_summary(
+    name: &str,
+    values: Vec<f64>,
+    summary: Summary,
+) -> VariantDoc {
+    VariantDoc {
+        name: name.to_string(),
+        command: None,
+        env: BTreeMap::new(),
+        runs: values.len(),
+        summary: summary_fields(summary),
+        samples: values,
+        run_details: Vec::new(),
+        cpu_wait: None,
+    }
 }
 
 /// A variant's document from its runs.

@@ -178,3 +178,28 @@ fn results_of_different_metrics_are_not_compared() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn the_large_compare_benchmark_script_reports_time_and_memory_on_a_small_input() {
+    let s = Scratch::new();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scripts/bench-large-compare.sh");
+    let out = std::process::Command::new(script)
+        .args(["--values", "1000"])
+        .args(["--perflab", env!("CARGO_BIN_EXE_perflab")])
+        .current_dir(s.dir.path())
+        .output()
+        .unwrap();
+    let stdout = common::stdout_of_success(&out);
+    assert!(
+        stdout.contains("load average") && stdout.contains("NO-GO"),
+        "{stdout}"
+    );
+    let last = stdout.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("compare of 1000 values each: ")
+            && last.contains(" s wall, ")
+            && last.ends_with(" MB peak resident memory"),
+        "{stdout}"
+    );
+}

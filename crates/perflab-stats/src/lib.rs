@@ -110,17 +110,17 @@ pub use decision::guard::GuardLimit;
 pub use decision::rule::{DEFAULT_GO, DEFAULT_NOGO, Thresholds, classify};
 pub use decision::runs_needed::RunsNeeded;
 pub use descriptive::location_and_spread::median;
-pub use descriptive::summary::{Summary, summarize};
+pub use descriptive::summary::{Summary, summarize, summarize_sorted};
 pub use error::{SampleRole, StatsError};
-pub use fixed_sample::decision::decide_fixed_samples;
-pub use fixed_sample::mann_whitney::mann_whitney;
+pub use fixed_sample::decision::{decide_fixed_samples, decide_fixed_sorted_samples};
+pub use fixed_sample::mann_whitney::{mann_whitney, mann_whitney_sorted};
 pub use fixed_sample::proportion::{proportion_difference, wilson_interval};
 pub use fixed_sample::run_order_trend::{
     DRIFT_MIN_CHANGE, DRIFT_SIGNIFICANCE, RunOrderTrend, run_order_trend,
 };
 pub use multiplicity::bonferroni::{bisect_step_confidence, bonferroni_confidence};
 pub use multiplicity::suite_summary::{combine_verdicts, summary_change};
-pub use sample::{PositiveSample, Sample};
+pub use sample::{PositiveSample, Sample, SortedSample};
 pub use sequential::confidence_sequence::ConfidenceSequence;
 pub use sequential::config::{
     DEFAULT_CONFIDENCE, DEFAULT_MAX_RUNS, DEFAULT_MIN_RUNS, DEFAULT_SUITE_MIN_RUNS, EXACT_MAX_RUNS,

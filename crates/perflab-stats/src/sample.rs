@@ -92,6 +92,17 @@ impl<'a> Sample<'a> {
         self.role
     }
 
+    /// The same sample with a sorted copy of its values (one sort, shared by
+    /// every statistic of the sample that needs order).
+    pub fn sorted(self) -> SortedSample<'a> {
+        let mut sorted = self.values.to_vec();
+        sorted.sort_unstable_by(f64::total_cmp);
+        SortedSample {
+            sample: self,
+            sorted,
+        }
+    }
+
     /// The same sample, checked to be strictly positive.
     ///
     /// # Errors
@@ -105,6 +116,34 @@ impl<'a> Sample<'a> {
             }),
             None => Ok(PositiveSample(self)),
         }
+    }
+}
+
+/// A checked [`Sample`] with its values sorted once, ascending by
+/// [`f64::total_cmp`]: the median, quartiles and MAD of a summary, the ranks
+/// of a rank test and the pairwise differences of the Hodges-Lehmann shift
+/// all read their order from this one copy, so a large sample is sorted once
+/// rather than once per statistic. Built by [`Sample::sorted`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct SortedSample<'a> {
+    sample: Sample<'a>,
+    sorted: Vec<f64>,
+}
+
+impl<'a> SortedSample<'a> {
+    /// The sample, its values in the order given.
+    pub fn sample(&self) -> Sample<'a> {
+        self.sample
+    }
+
+    /// The values, in the order given.
+    pub fn values(&self) -> &'a [f64] {
+        self.sample.values
+    }
+
+    /// The values, ascending.
+    pub fn sorted(&self) -> &[f64] {
+        &self.sorted
     }
 }
 

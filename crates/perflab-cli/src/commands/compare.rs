@@ -3,7 +3,9 @@
 use crate::error::{to_json, to_json_pretty};
 use perflab_format::result::MetricInfo;
 use perflab_format::vocabulary::{ExperimentKind, ResultKind, ResultStatus};
-use perflab_stats::decide_fixed_samples;
+use perflab_stats::{
+    Sample, SampleRole, decide_fixed_sorted_samples, mann_whitney_sorted, summarize_sorted,
+};
 
 use crate::benchmark_family::{FamilyQuery, family_document};
 use crate::cli::CompareArgs;
@@ -12,10 +14,9 @@ use crate::error::{Error, Result};
 use crate::experiment::parse_better;
 use crate::machine::warnings::sequential_drift_warnings;
 use crate::result_document::{
-    decision_doc, mann_whitney_p, provenance_map, result_document, samples_variant_doc,
-    set_decision,
+    decision_doc, provenance_map, result_document, samples_variant_doc_with_summary, set_decision,
 };
-use crate::samples::{Format, Imported, one_series, read_source};
+use crate::samples::{Format, Imported, read_source, take_one_series};
 use perflab_report::markdown::suite::suite_markdown;
 use perflab_report::terminal::suite::suite_terminal;
 use perflab_report::write_text;
@@ -31,8 +32,13 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
     let better = parse_better(&args.better, "--better")?;
     let (thresholds, confidence) = args.decision.decision()?;
     let format = args.format.as_deref().map(Format::from_name).transpose()?;
-    let source_a = read_source(&args.baseline, format)?;
-    let source_b = read_source(&args.candidate, format)?;
+    // The two files are read at once (each on a CPU of its own); the
+    // baseline's error, if any, is the one reported, as when read in turn.
+    let (source_a, source_b) = both(
+        || read_source(&args.baseline, format),
+        || read_source(&args.candidate, format),
+    );
+    let (mut source_a, mut source_b) = (source_a?, source_b?);
     if source_a.is_family() || source_b.is_family() {
         let query = FamilyQuery {
             measure: args.measure.as_deref(),
@@ -43,8 +49,8 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
         let sides = (source_a.narrowed(), source_b.narrowed());
         return compare_families(args, store, (&sides.0, &sides.1), query);
     }
-    let a = one_series(&source_a, args.measure.as_deref())?;
-    let b = one_series(&source_b, args.measure.as_deref())?;
+    let a = take_one_series(&mut source_a, args.measure.as_deref())?;
+    let b = take_one_series(&mut source_b, args.measure.as_deref())?;
     if let (Some(metric_a), Some(metric_b)) = (&a.metric, &b.metric) {
         if metric_a != metric_b {
             return Err(Error::usage(
@@ -72,7 +78,14 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
             args.candidate
         )));
     }
-    let decided = decide_fixed_samples(&a.values, &b.values, better, &thresholds, confidence)?;
+    // Each sample sorted once, for the decision, the summaries and the rank test.
+    let (sorted_a, sorted_b) = both(
+        || Sample::new(&a.values, SampleRole::Baseline).map(Sample::sorted),
+        || Sample::new(&b.values, SampleRole::Candidate).map(Sample::sorted),
+    );
+    let (sorted_a, sorted_b) = (sorted_a?, sorted_b?);
+    let decided =
+        decide_fixed_sorted_samples(&sorted_a, &sorted_b, better, &thresholds, confidence)?;
     let (verdict, interval, runs_needed) = (decided.verdict, decided.interval, decided.runs_needed);
     let reason = verdict_sentence(verdict, &interval, &thresholds, better, "samples");
     let runs = a.values.len().min(b.values.len());
@@ -82,9 +95,16 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
     } else {
         a.unit.clone()
     };
+    let summaries = both(
+        || summarize_sorted(&sorted_a),
+        || summarize_sorted(&sorted_b),
+    );
+    let summaries = (summaries.0?, summaries.1?);
+    let mann_whitney_p = mann_whitney_sorted(&sorted_a, &sorted_b).p_value;
+    drop((sorted_a, sorted_b));
     let mut variants = vec![
-        samples_variant_doc(&a.name, &a.values)?,
-        samples_variant_doc(&b.name, &b.values)?,
+        samples_variant_doc_with_summary(&a.name, a.values, summaries.0),
+        samples_variant_doc_with_summary(&b.name, b.values, summaries.1),
     ];
     if variants[0].name == variants[1].name {
         variants[0].name = format!("{} (A)", variants[0].name);
@@ -98,7 +118,7 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
         method,
         runs,
         runs_needed.as_ref(),
-        mann_whitney_p(&variants),
+        Some(mann_whitney_p),
     );
     let metric = MetricInfo {
         name: args
@@ -118,8 +138,11 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
         variants,
     );
     set_decision(&mut doc, decision);
-    doc.warnings
-        .extend(sequential_drift_warnings(&doc.variants, &doc.metric.name));
+    let drift = both(
+        || sequential_drift_warnings(&doc.variants[..1], &doc.metric.name),
+        || sequential_drift_warnings(&doc.variants[1..], &doc.metric.name),
+    );
+    doc.warnings.extend(drift.0.into_iter().chain(drift.1));
     doc.warnings.extend(sides_machines_warning(
         (&args.baseline, &source_a.imported),
         (&args.candidate, &source_b.imported),
@@ -145,16 +168,38 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
     )?;
     doc.experiment_id = Some(id);
     doc.provenance = Some(provenance_map(&provenance));
+    let result_json = to_json("the result document", &doc)?;
+    if args.json.is_none() && args.markdown.is_none() {
+        // Nothing below reads the values again (the terminal report shows
+        // their summaries): freed before the store copies the document.
+        for variant in &mut doc.variants {
+            variant.samples = Vec::new();
+        }
+    }
     store.finish_experiment(
         id,
         ResultStatus::Complete,
         doc.verdict,
         Some((interval.estimate, interval.lo, interval.hi)),
-        Some(&to_json("the result document", &doc)?),
+        Some(&result_json),
     )?;
     print!("{}", TerminalReport.render(&doc));
     write_requested(&doc, args.json.as_deref(), args.markdown.as_deref())?;
     Ok(exit_code_for(Some(verdict)))
+}
+
+/// `first()` and `second()`, run at once on two threads.
+fn both<T: Send>(first: impl FnOnce() -> T + Send, second: impl FnOnce() -> T + Send) -> (T, T) {
+    std::thread::scope(|scope| {
+        let second = scope.spawn(second);
+        let first = first();
+        (
+            first,
+            second
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        )
+    })
 }
 
 /// The warning when the baseline and the candidate say they were measured

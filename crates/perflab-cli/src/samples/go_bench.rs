@@ -95,7 +95,7 @@ impl Importer for GoBenchText {
 }
 
 /// A result line's name and (value, unit) pairs.
-fn result_line(line: &str) -> Option<(&str, Vec<(f64, &str)>)> {
+pub(super) fn result_line(line: &str) -> Option<(&str, Vec<(f64, &str)>)> {
     let mut fields = line.split_whitespace();
     let name = fields.next().filter(|n| n.starts_with("Benchmark"))?;
     fields.next()?.parse::<u64>().ok()?;

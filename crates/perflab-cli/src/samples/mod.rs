@@ -89,20 +89,31 @@ fn split_selector(input: &str) -> (PathBuf, Option<&str>) {
 }
 
 /// Reads `PATH[#SELECTOR]` in the `forced` format, or the one detected.
+///
+/// A file of plain numbers is streamed (bounded memory beyond its values);
+/// any other file is read whole and detected from its content.
 pub fn read_source(input: &str, forced: Option<Format>) -> Result<Source> {
     let (path, selector) = split_selector(input);
+    let selector = selector.map(str::to_string);
+    if !path.is_dir() && matches!(forced, None | Some(Format::Text)) {
+        refuse_too_large(&path)?;
+        let file = std::fs::File::open(&path).map_err(|e| unreadable(&path, &e))?;
+        match text::stream_plain_numbers(&path, file, forced.is_none()) {
+            Ok(Some(values)) => {
+                let imported = text::plain_numbers(&path, values);
+                return checked_source(&path, selector.as_deref(), Format::Text, imported);
+            }
+            // Another format: read whole, as below.
+            Ok(None) => {}
+            Err(text::StreamError::Read(e)) => return Err(unreadable(&path, &e)),
+            Err(text::StreamError::Numbers(e)) => return Err(e),
+        }
+    }
     let text = if path.is_dir() {
         None
     } else {
         refuse_too_large(&path)?;
-        Some(std::fs::read_to_string(&path).map_err(|e| {
-            let hint = if e.kind() == std::io::ErrorKind::InvalidData {
-                "give a text file of numbers, a JSON result or a benchmark harness's output"
-            } else {
-                "check the path"
-            };
-            Error::input(&path, format!("cannot read the samples: {e}; {hint}"))
-        })?)
+        Some(std::fs::read_to_string(&path).map_err(|e| unreadable(&path, &e))?)
     };
     let json = match &text {
         Some(t) if t.trim_start().starts_with('{') => Some(
@@ -113,7 +124,7 @@ pub fn read_source(input: &str, forced: Option<Format>) -> Result<Source> {
     };
     let input = Input {
         path,
-        selector: selector.map(str::to_string),
+        selector,
         text,
         json,
     };
@@ -122,22 +133,48 @@ pub fn read_source(input: &str, forced: Option<Format>) -> Result<Source> {
         None => detect(&input)?,
     };
     let imported = importer.read(&input)?;
+    checked_source(
+        &input.path,
+        input.selector.as_deref(),
+        importer.format(),
+        imported,
+    )
+}
+
+/// The error for a samples file that cannot be read.
+fn unreadable(path: &Path, e: &std::io::Error) -> Error {
+    let hint = if e.kind() == std::io::ErrorKind::InvalidData {
+        "give a text file of numbers, a JSON result or a benchmark harness's output"
+    } else {
+        "check the path"
+    };
+    Error::input(path, format!("cannot read the samples: {e}; {hint}"))
+}
+
+/// What an input of `format` holds, once every value is possible, with the
+/// benchmark its `#SELECTOR` picks.
+fn checked_source(
+    path: &Path,
+    selector: Option<&str>,
+    format: Format,
+    imported: Imported,
+) -> Result<Source> {
     for b in &imported.benchmarks {
         for (metric, series) in &b.metrics {
             if let Some(problem) = series.values.iter().find_map(|&v| impossible(v, series)) {
                 return Err(Error::input(
-                    &input.path,
+                    path,
                     format!("benchmark '{}' has a {metric} of {problem}", b.name),
                 ));
             }
         }
     }
-    let pick = match (&input.selector, importer.format()) {
+    let pick = match (selector, format) {
         // A criterion selector names the baseline, already read.
         (_, Format::Criterion) | (None, _) => None,
         (Some(_), Format::Text) => {
             return Err(Error::input(
-                &input.path,
+                path,
                 "a #SELECTOR only applies to JSON results and benchmark outputs; remove it for a text file",
             ));
         }
@@ -237,6 +274,39 @@ pub fn read_samples(input: &str, metric: Option<&str>) -> Result<Samples> {
 
 /// The one series a source stands for: the benchmark picked, or its only one.
 pub fn one_series(source: &Source, measure: Option<&str>) -> Result<Samples> {
+    let (index, metric) = locate_one_series(source, measure)?;
+    let imported = &source.imported;
+    let series = imported.series(index, metric.as_deref())?;
+    Ok(Samples {
+        name: imported.benchmarks[index].name.clone(),
+        values: series.values.clone(),
+        unit: series.unit.clone(),
+        metric,
+    })
+}
+
+/// [`one_series`], the values moved out of the source rather than copied
+/// (a large sample is then held once); the source keeps everything else,
+/// its machine description included.
+pub fn take_one_series(source: &mut Source, measure: Option<&str>) -> Result<Samples> {
+    let (index, metric) = locate_one_series(source, measure)?;
+    let benchmark = &mut source.imported.benchmarks[index];
+    let name = benchmark.name.clone();
+    let series = benchmark
+        .metrics
+        .get_mut(metric.as_deref().unwrap_or("value"))
+        .expect("located above");
+    Ok(Samples {
+        name,
+        values: std::mem::take(&mut series.values),
+        unit: series.unit.clone(),
+        metric,
+    })
+}
+
+/// The benchmark and metric of the one series a source stands for, once
+/// the series is known to exist and to hold enough values.
+fn locate_one_series(source: &Source, measure: Option<&str>) -> Result<(usize, Option<String>)> {
     let imported = &source.imported;
     let path = &imported.path;
     let index = match (source.pick, imported.benchmarks.len()) {
@@ -266,12 +336,7 @@ pub fn one_series(source: &Source, measure: Option<&str>) -> Result<Samples> {
     let metric = imported.metric(measure);
     let series = imported.series(index, metric)?;
     check_count(path, &series.values)?;
-    Ok(Samples {
-        name: imported.benchmarks[index].name.clone(),
-        values: series.values.clone(),
-        unit: series.unit.clone(),
-        metric: metric.map(str::to_string),
-    })
+    Ok((index, metric.map(str::to_string)))
 }
 
 /// Refuses fewer than 2 values: no noise can be estimated from them.

@@ -3,10 +3,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::descriptive::location_and_spread::{
-    mad_sorted_unchecked, mean_of, quantile_sorted_unchecked, sorted_copy, std_dev_of,
+    mad_sorted_unchecked, mean_of, quantile_sorted_unchecked, std_dev_of,
 };
 use crate::error::{SampleRole, StatsError};
-use crate::sample::Sample;
+use crate::sample::{Sample, SortedSample};
 
 /// Values outside Tukey's fences, as zero-based indices into the input (ascending).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -58,8 +58,19 @@ pub struct Summary {
 /// [`StatsError::TooFew`] if empty; [`StatsError::NonFinite`] naming the first bad
 /// value; [`StatsError::Overflow`] if the values span more than the f64 range.
 pub fn summarize(xs: &[f64]) -> Result<Summary, StatsError> {
-    let sample = Sample::new(xs, SampleRole::Values)?;
-    let sorted = sorted_copy(xs);
+    summarize_sorted(&Sample::new(xs, SampleRole::Values)?.sorted())
+}
+
+/// [`summarize`] of a sample already sorted once: the same figures, read
+/// from the shared sorted copy (order statistics) and from the values in
+/// their given order (mean, sd and the outliers' indices), so that a caller
+/// that needs the order for other statistics too sorts only once.
+///
+/// # Errors
+/// [`StatsError::Overflow`] if the values span more than the f64 range.
+pub fn summarize_sorted(sample: &SortedSample<'_>) -> Result<Summary, StatsError> {
+    let (xs, sorted) = (sample.values(), sample.sorted());
+    let sample = sample.sample();
     let n = xs.len();
     let mean = mean_of(&sample);
     let sd = if n == 1 {
@@ -67,10 +78,10 @@ pub fn summarize(xs: &[f64]) -> Result<Summary, StatsError> {
     } else {
         std_dev_of(&sample, mean)?
     };
-    let q1 = quantile_sorted_unchecked(&sorted, 0.25);
-    let median = quantile_sorted_unchecked(&sorted, 0.5);
-    let q3 = quantile_sorted_unchecked(&sorted, 0.75);
-    let mad = mad_sorted_unchecked(&sorted, median)?;
+    let q1 = quantile_sorted_unchecked(sorted, 0.25);
+    let median = quantile_sorted_unchecked(sorted, 0.5);
+    let q3 = quantile_sorted_unchecked(sorted, 0.75);
+    let mad = mad_sorted_unchecked(sorted, median)?;
     Ok(Summary {
         n,
         mean,

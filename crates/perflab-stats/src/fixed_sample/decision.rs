@@ -7,8 +7,9 @@ use crate::change::Interval;
 use crate::decision::rule::{Thresholds, classify};
 use crate::decision::runs_needed::RunsNeeded;
 use crate::error::StatsError;
-use crate::fixed_sample::hodges_lehmann::hodges_lehmann_change;
-use crate::fixed_sample::runs_needed::runs_needed_independent;
+use crate::fixed_sample::hodges_lehmann::LogDifferences;
+use crate::fixed_sample::runs_needed::projected_runs_needed;
+use crate::sample::{PositiveSample, SortedSample, check_confidence};
 
 /// The decision on two fixed samples.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -18,25 +19,25 @@ pub struct FixedSampleDecision {
     /// The Hodges-Lehmann change with its Moses interval.
     pub interval: Interval,
     /// For INCONCLUSIVE: the projected further runs per variant a new
-    /// comparison would need, never 0 ([`runs_needed_independent`]).
+    /// comparison would need, never 0 ([`runs_needed_independent`](crate::fixed_sample::runs_needed::runs_needed_independent)).
     pub runs_needed: Option<RunsNeeded>,
 }
 
 /// Decides between two samples measured earlier (imported files, or two
 /// steps of a history): the procedure of `perflab compare` and `perflab history`.
 ///
-/// Method: [`hodges_lehmann_change`] (Hodges-Lehmann shift of the log values
+/// Method: [`hodges_lehmann_change`](crate::fixed_sample::hodges_lehmann::hodges_lehmann_change) (Hodges-Lehmann shift of the log values
 /// with the distribution-free Moses interval; Hodges & Lehmann, Ann. Math.
 /// Statist. 34(2), 1963; Bauer, JASA 67(339), 1972), then [`classify`]; for an
-/// INCONCLUSIVE verdict, [`runs_needed_independent`].
+/// INCONCLUSIVE verdict, [`runs_needed_independent`](crate::fixed_sample::runs_needed::runs_needed_independent).
 ///
-/// Assumptions: as [`hodges_lehmann_change`]: two independent samples of
+/// Assumptions: as [`hodges_lehmann_change`](crate::fixed_sample::hodges_lehmann::hodges_lehmann_change): two independent samples of
 /// fixed size, each i.i.d., differing by a shift on the log scale. Nothing is
 /// assumed about how the sizes were chosen; adding runs until it decides is
 /// not covered (use [`crate::sequential::procedure::SequentialTest`] for that).
 ///
 /// # Errors
-/// As [`hodges_lehmann_change`].
+/// As [`hodges_lehmann_change`](crate::fixed_sample::hodges_lehmann::hodges_lehmann_change).
 pub fn decide_fixed_samples(
     baseline: &[f64],
     candidate: &[f64],
@@ -44,10 +45,48 @@ pub fn decide_fixed_samples(
     thresholds: &Thresholds,
     confidence: f64,
 ) -> Result<FixedSampleDecision, StatsError> {
-    let interval = hodges_lehmann_change(baseline, candidate, better, confidence)?;
+    check_confidence(confidence)?;
+    let (checked_baseline, checked_candidate) = PositiveSample::pair(baseline, candidate, 2)?;
+    decide_fixed_sorted_samples(
+        &checked_baseline.sample().sorted(),
+        &checked_candidate.sample().sorted(),
+        better,
+        thresholds,
+        confidence,
+    )
+}
+
+/// [`decide_fixed_samples`] on samples already sorted once: the same
+/// decision and figures (the shift, its interval and the runs needed are
+/// computed once, from one pair of sorted log arrays), so that a caller that
+/// needs the order for other statistics too sorts each sample only once.
+///
+/// # Errors
+/// As [`decide_fixed_samples`].
+pub fn decide_fixed_sorted_samples(
+    baseline: &SortedSample<'_>,
+    candidate: &SortedSample<'_>,
+    better: Better,
+    thresholds: &Thresholds,
+    confidence: f64,
+) -> Result<FixedSampleDecision, StatsError> {
+    check_confidence(confidence)?;
+    let checked = PositiveSample::pair(baseline.values(), candidate.values(), 2)?;
+    let differences = LogDifferences::new(baseline, candidate, better)?;
+    let log_interval = differences.shift_and_interval(confidence).1?;
+    drop(differences);
+    let interval = log_interval.to_change()?;
     let verdict = classify(&interval, thresholds);
     let runs_needed = if verdict == Verdict::Inconclusive {
-        runs_needed_independent(baseline, candidate, better, thresholds, confidence).ok()
+        let (b, c) = checked;
+        projected_runs_needed(
+            (&b, &c),
+            log_interval.estimate,
+            Some(log_interval),
+            thresholds,
+            confidence,
+        )
+        .ok()
     } else {
         None
     };

@@ -4,11 +4,10 @@
 use perflab_format::vocabulary::Better;
 
 use crate::change::{Interval, LogInterval};
-use crate::descriptive::location_and_spread::sorted_copy;
 use crate::distributions::normal;
 use crate::error::StatsError;
-use crate::fixed_sample::pairwise::kth_smallest_difference;
-use crate::sample::{PositiveSample, check_confidence};
+use crate::fixed_sample::pairwise::order_statistics;
+use crate::sample::{PositiveSample, SortedSample, check_confidence};
 
 /// Relative change between two independent samples of fixed size, with a
 /// distribution-free confidence interval.
@@ -61,67 +60,119 @@ pub fn hodges_lehmann_log_shift(
 ) -> Result<LogInterval, StatsError> {
     check_confidence(confidence)?;
     let (baseline, candidate) = PositiveSample::pair(baseline, candidate, 2)?;
-    let (m, n) = (baseline.values().len(), candidate.values().len());
-    let (minuend, subtrahend, total) = oriented_logs(&baseline, &candidate, better)?;
-    let kth = |k: usize| kth_smallest_difference(&minuend, &subtrahend, k);
-    let estimate = median_difference(&minuend, &subtrahend, total);
-    let z = normal::quantile(1.0 - (1.0 - confidence) / 2.0);
-    let c = moses_rank(m, n, z);
-    if c < 1 {
-        return Err(StatsError::TooFewForConfidence {
+    let (baseline, candidate) = (baseline.sample().sorted(), candidate.sample().sorted());
+    LogDifferences::new(&baseline, &candidate, better)?
+        .shift_and_interval(confidence)
+        .1
+}
+
+/// The pairwise log gains of two positive samples, as two sorted arrays of
+/// log values whose differences minuend_j - subtrahend_i are the gains: the
+/// m·n differences are never built, their order statistics are selected
+/// (`pairwise`).
+pub(crate) struct LogDifferences {
+    minuend: Vec<f64>,
+    subtrahend: Vec<f64>,
+    baseline_len: usize,
+    candidate_len: usize,
+    total: usize,
+}
+
+impl LogDifferences {
+    /// The log gains of the candidate over the baseline, oriented by
+    /// `better`, from samples sorted once. Both samples must be positive
+    /// (checked by the caller, as a [`PositiveSample`]).
+    ///
+    /// # Errors
+    /// [`StatsError::TooManyValues`] when m·n overflows.
+    pub(crate) fn new(
+        baseline: &SortedSample<'_>,
+        candidate: &SortedSample<'_>,
+        better: Better,
+    ) -> Result<Self, StatsError> {
+        let (m, n) = (baseline.values().len(), candidate.values().len());
+        let total = m.checked_mul(n).ok_or(StatsError::TooManyValues {
             baseline: m,
             candidate: n,
-            confidence,
-            needed_each: (2..10_000)
-                .find(|&s| moses_rank(s, s, z) >= 1)
-                .unwrap_or(10_000),
-        });
+        })?;
+        let log_b = sorted_logs(baseline.sorted());
+        let log_c = sorted_logs(candidate.sorted());
+        let (minuend, subtrahend) = match better {
+            Better::Higher => (log_c, log_b),
+            Better::Lower => (log_b, log_c),
+        };
+        Ok(LogDifferences {
+            minuend,
+            subtrahend,
+            baseline_len: m,
+            candidate_len: n,
+            total,
+        })
     }
-    Ok(LogInterval {
-        estimate,
-        lo: kth(c),
-        hi: kth(total + 1 - c),
-        confidence,
-    })
-}
 
-/// Sorted log values arranged so that minuend - subtrahend are log gains, and
-/// the number of pairwise differences.
-fn oriented_logs(
-    baseline: &PositiveSample<'_>,
-    candidate: &PositiveSample<'_>,
-    better: Better,
-) -> Result<(Vec<f64>, Vec<f64>, usize), StatsError> {
-    let (m, n) = (baseline.values().len(), candidate.values().len());
-    let total = m.checked_mul(n).ok_or(StatsError::TooManyValues {
-        baseline: m,
-        candidate: n,
-    })?;
-    let log_b = sorted_copy(&baseline.logs());
-    let log_c = sorted_copy(&candidate.logs());
-    Ok(match better {
-        Better::Higher => (log_c, log_b, total),
-        Better::Lower => (log_b, log_c, total),
-    })
-}
-
-fn median_difference(minuend: &[f64], subtrahend: &[f64], total: usize) -> f64 {
-    let kth = |k: usize| kth_smallest_difference(minuend, subtrahend, k);
-    if total % 2 == 1 {
-        kth(total.div_ceil(2))
-    } else {
-        (kth(total / 2) + kth(total / 2 + 1)) / 2.0
+    /// The Hodges-Lehmann shift (the median of the differences) and Moses'
+    /// interval at `confidence` (checked by the caller) around it, all
+    /// selected together.
+    ///
+    /// # Errors
+    /// The interval is [`StatsError::TooFewForConfidence`] when the samples
+    /// are too small for any interval at this confidence.
+    pub(crate) fn shift_and_interval(
+        &self,
+        confidence: f64,
+    ) -> (f64, Result<LogInterval, StatsError>) {
+        let (m, n, total) = (self.baseline_len, self.candidate_len, self.total);
+        let z = normal::quantile(1.0 - (1.0 - confidence) / 2.0);
+        let c = moses_rank(m, n, z);
+        let mut ranks = if total % 2 == 1 {
+            vec![total.div_ceil(2)]
+        } else {
+            vec![total / 2, total / 2 + 1]
+        };
+        if c >= 1 {
+            ranks.extend([c, total + 1 - c]);
+        }
+        let selected = order_statistics(&self.minuend, &self.subtrahend, &ranks);
+        let shift = if total % 2 == 1 {
+            selected[0]
+        } else {
+            (selected[0] + selected[1]) / 2.0
+        };
+        if c < 1 {
+            return (
+                shift,
+                Err(StatsError::TooFewForConfidence {
+                    baseline: m,
+                    candidate: n,
+                    confidence,
+                    needed_each: (2..10_000)
+                        .find(|&s| moses_rank(s, s, z) >= 1)
+                        .unwrap_or(10_000),
+                }),
+            );
+        }
+        let ends = &selected[selected.len() - 2..];
+        (
+            shift,
+            Ok(LogInterval {
+                estimate: shift,
+                lo: ends[0],
+                hi: ends[1],
+                confidence,
+            }),
+        )
     }
 }
 
-/// Hodges-Lehmann log shift of two positive samples.
-pub(crate) fn log_shift_estimate(
-    baseline: &PositiveSample<'_>,
-    candidate: &PositiveSample<'_>,
-    better: Better,
-) -> Result<f64, StatsError> {
-    let (minuend, subtrahend, total) = oriented_logs(baseline, candidate, better)?;
-    Ok(median_difference(&minuend, &subtrahend, total))
+/// The logarithms of ascending positive values, ascending: the logarithm is
+/// monotone, so they come out sorted; should rounding ever break that, they
+/// are sorted, so the result is always the sorted logarithms.
+fn sorted_logs(sorted: &[f64]) -> Vec<f64> {
+    let mut logs: Vec<f64> = sorted.iter().map(|x| x.ln()).collect();
+    if !logs.is_sorted_by(|a, b| a.total_cmp(b).is_le()) {
+        logs.sort_unstable_by(f64::total_cmp);
+    }
+    logs
 }
 
 /// C = floor(mn/2 - z sqrt(mn(m+n+1)/12)), as a count (0 when not positive).

@@ -79,7 +79,7 @@ impl RunOrderTrend {
 pub fn run_order_trend(values: &[f64]) -> Result<RunOrderTrend, StatsError> {
     let values = Sample::at_least(values, TREND_MIN_RUNS, SampleRole::Values)?.values();
     let n = values.len();
-    let ranks = mid_ranks(values);
+    let (ranks, median) = mid_ranks_and_median(values);
     // The run indices 1..n have mean (n + 1) / 2 and no ties.
     let centre = (n as f64 + 1.0) / 2.0;
     let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
@@ -106,7 +106,6 @@ pub fn run_order_trend(values: &[f64]) -> Result<RunOrderTrend, StatsError> {
         let t = rho * (df / (1.0 - rho * rho)).sqrt();
         (2.0 * student_t_cdf(-t.abs(), df)?).min(1.0)
     };
-    let median = location_and_spread::median(values)?;
     let change = if median == 0.0 {
         0.0
     } else {
@@ -120,24 +119,27 @@ pub fn run_order_trend(values: &[f64]) -> Result<RunOrderTrend, StatsError> {
     })
 }
 
-/// Ranks from 1, tied values sharing the mean of their ranks.
-fn mid_ranks(values: &[f64]) -> Vec<f64> {
-    let mut order: Vec<usize> = (0..values.len()).collect();
-    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+/// Ranks from 1, tied values sharing the mean of their ranks, and the
+/// median, both from one sort of (value, run) pairs.
+fn mid_ranks_and_median(values: &[f64]) -> (Vec<f64>, f64) {
+    let mut order: Vec<(f64, usize)> = values.iter().copied().zip(0..).collect();
+    // Equal values share a rank, so their order among themselves is free.
+    order.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
     let mut ranks = vec![0.0; values.len()];
     let mut i = 0;
     while i < order.len() {
         let mut j = i + 1;
-        while j < order.len() && values[order[j]] == values[order[i]] {
+        while j < order.len() && order[j].0 == order[i].0 {
             j += 1;
         }
         let mid = (i + 1 + j) as f64 / 2.0;
-        for &k in &order[i..j] {
+        for &(_, k) in &order[i..j] {
             ranks[k] = mid;
         }
         i = j;
     }
-    ranks
+    let median = location_and_spread::quantile_of_order(order.len(), 0.5, |i| order[i].0);
+    (ranks, median)
 }
 
 /// The most pairwise slopes [`theil_sen_slope`] takes the median of: all of
@@ -183,6 +185,7 @@ fn theil_sen_slope(values: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy;
 
     #[test]
     fn a_steady_rise_has_rank_correlation_one_and_its_size_from_first_to_last() {
@@ -205,6 +208,32 @@ mod tests {
         // t = rho * sqrt(6 / (1 - rho^2)) = 5.20336; the two-sided p for 6
         // degrees of freedom by numerical integration of the t density.
         assert!((t.p_value - 0.002_008_28).abs() < 1e-6, "{}", t.p_value);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn ranks_and_median_from_one_sort_match_sorting_indices_and_a_copy(
+            values in proptest::collection::vec((-8i32..8).prop_map(|v| f64::from(v) * 0.5), 1..60)
+        ) {
+            let (ranks, median) = mid_ranks_and_median(&values);
+            // The ranks as a stable sort of the run indices gives them.
+            let mut order: Vec<usize> = (0..values.len()).collect();
+            order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+            let mut expected = vec![0.0; values.len()];
+            let mut i = 0;
+            while i < order.len() {
+                let mut j = i + 1;
+                while j < order.len() && values[order[j]] == values[order[i]] {
+                    j += 1;
+                }
+                for &k in &order[i..j] {
+                    expected[k] = (i + 1 + j) as f64 / 2.0;
+                }
+                i = j;
+            }
+            proptest::prop_assert_eq!(ranks, expected);
+            proptest::prop_assert_eq!(median, location_and_spread::median(&values).unwrap());
+        }
     }
 
     #[test]

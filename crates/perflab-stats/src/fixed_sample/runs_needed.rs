@@ -3,6 +3,7 @@
 
 use perflab_format::vocabulary::{Better, Verdict};
 
+use crate::change::LogInterval;
 use crate::decision::rule::{Thresholds, classify};
 use crate::decision::runs_needed::{
     RUNS_NEEDED_CAP, RunsNeeded, on_a_threshold, projected_verdict, smallest_decisive,
@@ -10,7 +11,7 @@ use crate::decision::runs_needed::{
 use crate::descriptive::location_and_spread::{mean_of, std_dev_of};
 use crate::distributions::normal;
 use crate::error::StatsError;
-use crate::fixed_sample::hodges_lehmann::{hodges_lehmann_log_shift, log_shift_estimate};
+use crate::fixed_sample::hodges_lehmann::LogDifferences;
 use crate::sample::{PositiveSample, Sample, check_confidence};
 
 /// Further runs per variant that a new fixed-size independent-samples comparison
@@ -47,23 +48,51 @@ pub fn runs_needed_independent(
 ) -> Result<RunsNeeded, StatsError> {
     check_confidence(confidence)?;
     let (checked_baseline, checked_candidate) = PositiveSample::pair(baseline, candidate, 2)?;
-    let shift = log_shift_estimate(&checked_baseline, &checked_candidate, better)?;
+    let differences = LogDifferences::new(
+        &checked_baseline.sample().sorted(),
+        &checked_candidate.sample().sorted(),
+        better,
+    )?;
+    // Samples too small for a Moses interval at this confidence decide nothing
+    // yet; the normal form is then the only guide.
+    let (shift, observed) = differences.shift_and_interval(confidence);
+    let observed = observed.ok();
+    drop(differences);
+    projected_runs_needed(
+        (&checked_baseline, &checked_candidate),
+        shift,
+        observed,
+        th,
+        confidence,
+    )
+}
+
+/// [`runs_needed_independent`] from the Hodges-Lehmann log `shift` and the
+/// Moses interval `observed` on the log scale (`None` when the samples are
+/// too small for one), already computed from the same samples.
+pub(crate) fn projected_runs_needed(
+    (checked_baseline, checked_candidate): (&PositiveSample<'_>, &PositiveSample<'_>),
+    shift: f64,
+    observed: Option<LogInterval>,
+    th: &Thresholds,
+    confidence: f64,
+) -> Result<RunsNeeded, StatsError> {
     let sd = |xs: &PositiveSample<'_>| {
         let logs = xs.logs();
         let logs = Sample::derived(&logs, xs.role());
         std_dev_of(&logs, mean_of(&logs))
     };
-    let (sb, sc) = (sd(&checked_baseline)?, sd(&checked_candidate)?);
+    let (sb, sc) = (sd(checked_baseline)?, sd(checked_candidate)?);
     if th.validate().is_err() || ((sb > 0.0 || sc > 0.0) && on_a_threshold(shift, th)) {
         return Ok(RunsNeeded::Unknown);
     }
     let z = normal::quantile(1.0 - (1.0 - confidence) / 2.0);
     let factor = z * (std::f64::consts::PI / 3.0).sqrt();
-    let (m, n) = (baseline.len() as f64, candidate.len() as f64);
+    let (m, n) = (
+        checked_baseline.values().len() as f64,
+        checked_candidate.values().len() as f64,
+    );
     let normal_hw = |k: f64| factor * (sb * sb / (m + k) + sc * sc / (n + k)).sqrt();
-    // Samples too small for a Moses interval at this confidence decide nothing
-    // yet; the normal form is then the only guide.
-    let observed = hodges_lehmann_log_shift(baseline, candidate, better, confidence).ok();
     let decided_now = observed.as_ref().is_some_and(|iv| {
         iv.to_change()
             .is_ok_and(|c| classify(&c, th) != Verdict::Inconclusive)
