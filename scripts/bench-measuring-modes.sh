@@ -89,7 +89,7 @@ run_mode() {
     callgrind) env -i PATH=/usr/local/bin:/usr/bin:/bin setarch "$(uname -m)" -R valgrind \
         --tool=callgrind --quiet --trace-children=yes --callgrind-out-file="$work/cg.%p" $prog ;;
     perflab-run) $perflab --store "$work/s.db" run -N -r 1 --quiet --json "$work/r.json" "$prog" ;;
-    perflab-run-counters) $perflab --store "$work/s.db" run -N -r 1 --quiet --counters \
+    perflab-run-counters) $perflab --store "$work/s.db" run -N -r 1 --quiet --perf-events \
         --json "$work/r.json" "$prog" ;;
   esac
 }
