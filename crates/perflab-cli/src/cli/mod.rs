@@ -45,7 +45,7 @@ pub use transfer::{PullArgs, PushArgs, SelectionArgs};
 2 bad usage or input, 3 NO-GO, 4 INCONCLUSIVE, 130 interrupted (finished runs are kept)."
 )]
 pub struct Cli {
-    /// The store: a SQLite file, or a postgres://USER@HOST[:PORT]/DATABASE URL for a store
+    /// The store: a SQLite file, or a `postgres://USER@HOST[:PORT]/DATABASE` URL for a store
     /// shared between machines (password, host, TLS as for psql: PGPASSWORD or ~/.pgpass, PGHOST,
     /// ?sslmode=...; see docs/store.md) [default: .perflab/perflab.db, or $PERFLAB_STORE].
     #[arg(long, global = true, value_name = "PATH|URL")]

@@ -323,6 +323,26 @@ fn sampled_profile(
     }
 }
 
+/// The flame graph of the samples: one profile's, or for two the
+/// differential one.
+fn write_svg(
+    args: &ProfileArgs,
+    targets: &[Target],
+    profiles: &[SampledProfile],
+    folded: &[FoldedStacks],
+    call_graph: CallGraph,
+    warnings: &mut Vec<String>,
+) -> Result<Option<PathBuf>> {
+    let subtitle = format!(
+        "{} samples of cpu-clock at {} Hz, {} stacks",
+        profiles[profiles.len() - 1].samples,
+        args.frequency,
+        call_graph.as_str()
+    );
+    let empty = "no flame graph was written: a profile has no samples";
+    draw(args, targets, folded, &subtitle, empty, warnings)
+}
+
 /// The flame graph of wall time: on-CPU and off-CPU frames under frames of
 /// their own, widths in µs; for two commands, the differential one.
 fn write_wall_svg(
@@ -332,61 +352,34 @@ fn write_wall_svg(
     wall: &[FoldedStacks],
     warnings: &mut Vec<String>,
 ) -> Result<Option<PathBuf>> {
-    if args.no_svg {
-        return Ok(None);
-    }
-    if wall.iter().any(FoldedStacks::is_empty) {
-        warnings.push("no flame graph was written: a profile recorded no time".into());
-        return Ok(None);
-    }
-    let differential = wall.len() == 2;
-    let path = args.svg.clone().unwrap_or_else(|| {
-        PathBuf::from(if differential {
-            "flamegraph-diff.svg"
-        } else {
-            "flamegraph.svg"
-        })
-    });
     let last = &profiles[profiles.len() - 1];
     let intervals = last.off_cpu.as_ref().map_or(0, |off| off.intervals);
     let subtitle = format!(
         "wall time in µs: on-CPU from {} samples at {} Hz, off-CPU from {intervals} switches (blocked, preempted)",
         last.samples, args.frequency
     );
-    if differential {
-        write_differential(
-            &wall[0],
-            &wall[1],
-            &format!(
-                "{} → {}",
-                targets[0].argv.join(" "),
-                targets[1].argv.join(" ")
-            ),
-            &format!("{subtitle}; red grew, blue shrank (baseline scaled to the same total)"),
-            &path,
-        )?;
-    } else {
-        write_flamegraph(&wall[0], &targets[0].argv.join(" "), &subtitle, &path)?;
-    }
-    Ok(Some(path))
+    let empty = "no flame graph was written: a profile recorded no time";
+    draw(args, targets, wall, &subtitle, empty, warnings)
 }
 
-fn write_svg(
+/// Writes the flame graph of `stacks` (differential for two) where `--svg`
+/// says, unless `--no-svg`; says `empty` instead when a profile has nothing.
+fn draw(
     args: &ProfileArgs,
     targets: &[Target],
-    profiles: &[SampledProfile],
-    folded: &[FoldedStacks],
-    call_graph: CallGraph,
+    stacks: &[FoldedStacks],
+    subtitle: &str,
+    empty: &str,
     warnings: &mut Vec<String>,
 ) -> Result<Option<PathBuf>> {
     if args.no_svg {
         return Ok(None);
     }
-    if folded.iter().any(FoldedStacks::is_empty) {
-        warnings.push("no flame graph was written: a profile has no samples".into());
+    if stacks.iter().any(FoldedStacks::is_empty) {
+        warnings.push(empty.into());
         return Ok(None);
     }
-    let differential = folded.len() == 2;
+    let differential = stacks.len() == 2;
     let path = args.svg.clone().unwrap_or_else(|| {
         PathBuf::from(if differential {
             "flamegraph-diff.svg"
@@ -394,17 +387,10 @@ fn write_svg(
             "flamegraph.svg"
         })
     });
-    let last = profiles.len() - 1;
-    let subtitle = format!(
-        "{} samples of cpu-clock at {} Hz, {} stacks",
-        profiles[last].samples,
-        args.frequency,
-        call_graph.as_str()
-    );
     if differential {
         write_differential(
-            &folded[0],
-            &folded[1],
+            &stacks[0],
+            &stacks[1],
             &format!(
                 "{} → {}",
                 targets[0].argv.join(" "),
@@ -414,7 +400,7 @@ fn write_svg(
             &path,
         )?;
     } else {
-        write_flamegraph(&folded[0], &targets[0].argv.join(" "), &subtitle, &path)?;
+        write_flamegraph(&stacks[0], &targets[0].argv.join(" "), subtitle, &path)?;
     }
     Ok(Some(path))
 }

@@ -132,8 +132,7 @@ impl TraceBuffer {
     #[inline(never)]
     fn make_ready(&self, len: usize) -> bool {
         if len >= self.capacity {
-            self.dropped
-                .store(self.dropped.load(Relaxed) + 1, Relaxed);
+            self.dropped.store(self.dropped.load(Relaxed) + 1, Relaxed);
             return false;
         }
         let event = size_of::<TraceEvent>();
@@ -150,8 +149,7 @@ impl TraceBuffer {
                 MADV_POPULATE_WRITE,
             );
         }
-        self.ready
-            .store((end / event).min(self.capacity), Relaxed);
+        self.ready.store((end / event).min(self.capacity), Relaxed);
         true
     }
 
