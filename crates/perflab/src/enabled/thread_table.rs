@@ -154,20 +154,27 @@ pub(crate) struct ThreadIdentity {
 }
 
 /// Everything one thread recorded for one session.
+///
+/// In declaration order (`repr(C)`), so that what every span reads (the
+/// timer flag, the slots, the stack's sums and the timeline's pointer) sits
+/// together at the start, on the first cache line.
+#[repr(C)]
 pub(crate) struct ThreadTable {
     pub(crate) timer: &'static Timer,
+    slots: Box<[AtomicPtr<SpanSlot>]>,
+    /// Spans open on this thread in this table.
+    pub(crate) depth: AtomicU32,
     /// Copy of `timer.reads_tsc()`, read on every clock read.
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     reads_tsc: bool,
-    slots: Box<[AtomicPtr<SpanSlot>]>,
-    pub(crate) counters: Box<[CounterCell]>,
-    pub(crate) gauges: Box<[GaugeCell]>,
-    /// Spans open on this thread in this table.
-    pub(crate) depth: AtomicU32,
     /// Time of the spans finished inside the innermost open span (or at top level).
     pub(crate) children_ticks: AtomicU64,
     /// Time inside top-level spans.
     pub(crate) attributed_ticks: AtomicU64,
+    /// The thread's timeline, when the session traces.
+    pub(crate) trace: Option<Box<TraceBuffer>>,
+    pub(crate) counters: Box<[CounterCell]>,
+    pub(crate) gauges: Box<[GaugeCell]>,
     #[cfg(feature = "alloc")]
     pub(crate) children_allocs: crate::alloc::AllocCount,
     pub(crate) thread: ThreadIdentity,
@@ -181,8 +188,6 @@ pub(crate) struct ThreadTable {
     pub(crate) end_runnable_wait_ns: AtomicU64,
     /// Set (with release ordering, after the end figures) when the thread ends.
     pub(crate) ended: AtomicBool,
-    /// The thread's timeline, when the session traces.
-    pub(crate) trace: Option<Box<TraceBuffer>>,
 }
 
 impl ThreadTable {
