@@ -111,6 +111,21 @@ struct Between {
 
 impl Selection {
     fn order_statistics(self, y: &[f64], x: &[f64], ranks: &[usize]) -> Vec<f64> {
+        // A difference of values beyond a quarter of the largest double may
+        // overflow, and the sweeps compare rearranged sums that overflow
+        // elsewhere than the difference itself. Scaled by a power of two
+        // (exact), nothing overflows; scaling back rounds to infinity just
+        // where the difference itself does, since rounding commutes with
+        // such a scaling in the normal range.
+        if y.iter().chain(x).any(|v| v.abs() > f64::MAX / 4.0) {
+            let quarter = |values: &[f64]| values.iter().map(|v| v / 4.0).collect::<Vec<f64>>();
+            let (y, x) = (quarter(y), quarter(x));
+            return self
+                .order_statistics(&y, &x, ranks)
+                .into_iter()
+                .map(|d| d * 4.0)
+                .collect();
+        }
         let total = x.len() * y.len();
         debug_assert!(ranks.iter().all(|&k| k >= 1 && k <= total));
         let whole = Window {
