@@ -206,10 +206,14 @@ pub fn profile(args: &ProfileArgs, store: &Store, executor: &mut dyn Executor) -
         ));
         let mut profile = sampled_profile(target, &displays[index], &outcome, &counts, functions);
         if let Some(trace) = &trace {
-            let off_cpu = trace.profile(args.top);
+            // Aggregated once: every function for the changes, the top ones shown.
+            let all = trace.profile(usize::MAX);
+            let mut off_cpu = all.clone();
+            off_cpu.functions.truncate(args.top);
+            off_cpu.stacks.truncate(args.top);
             warnings.extend(off_cpu_warnings(&prefix, &off_cpu));
             profile.off_cpu = Some(off_cpu);
-            off_cpu_all.push(trace.profile(usize::MAX));
+            off_cpu_all.push(all);
             let wall = trace.wall_stacks(&folded, args.frequency);
             store.attach(id, &wall_stacks_attachment(&target.name), &wall.to_text())?;
             wall_all.push(wall);
