@@ -1,22 +1,32 @@
-//! The runner's own cost per run, side by side with hyperfine.
+//! The runner's own cost per run, side by side with hyperfine, for every
+//! command that makes runs.
 //!
-//! Both tools run the same trivial command (`true`, without a shell) the
-//! same number of times; the total elapsed time of each tool divided by
-//! the number of runs is its cost per run (process start included). The
-//! two tools alternate, several rounds each, and medians are reported so
-//! that the noise of a shared machine falls on both. perflab runs twice
-//! per round: as it is (each run in a cgroup of its own, where one can be
-//! made) and with `PERFLAB_NO_CGROUP=1`, so that the cost of containing
-//! the runs is measured side by side too.
+//! Every tool runs the same trivial command (`true`, without a shell) the
+//! same number of times: hyperfine, `perflab run`, `perflab ab` (two
+//! variants), a suite (two scenarios × two variants) and `perflab sweep`
+//! (three points), each making [`RUNS`] runs in all. The total elapsed time
+//! of each divided by its number of runs is its cost per run (process start
+//! included). The tools take turns, several rounds each, and medians are
+//! reported so that the noise of a shared machine falls on all of them.
+//! `perflab run` also runs with `PERFLAB_NO_CGROUP=1`, so that the cost of
+//! containing the runs is measured side by side too. The contention rule
+//! is off (`--max-cpu-wait off`) so that every tool makes exactly [`RUNS`]
+//! runs; what it costs is the per-run cgroup, which stays on.
 //!
 //! Run with `cargo bench -p perflab-cli --bench runner_overhead`
 //! (needs `hyperfine` on PATH: `apt-get install hyperfine`).
 
+use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
+/// Runs each tool makes per round.
 const RUNS: usize = 300;
+/// Rounds, the tools taking turns in each.
 const ROUNDS: usize = 7;
+
+/// Makes the command of one tool, afresh for each round.
+type MakeCommand<'a> = Box<dyn Fn() -> Command + 'a>;
 
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
@@ -28,11 +38,46 @@ fn median(mut xs: Vec<f64>) -> f64 {
     }
 }
 
+/// The elapsed time of `command`, which must end with a verdict's exit
+/// code (0, or 3 and 4 for an A/B of `true` against itself that stops at
+/// its run limit undecided).
 fn timed(mut command: Command) -> f64 {
     let started = Instant::now();
     let status = command.status().expect("tool starts");
-    assert!(status.success(), "{command:?} failed");
+    assert!(
+        matches!(status.code(), Some(0 | 3 | 4)),
+        "{command:?} failed: {status}"
+    );
     started.elapsed().as_secs_f64()
+}
+
+/// `perflab ARGS` in `dir`, its report thrown away.
+fn perflab(dir: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_perflab"));
+    command
+        .current_dir(dir)
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    command
+}
+
+/// A suite of two scenarios and two variants, all running `true` directly:
+/// [`RUNS`] runs in all at `per_cell` runs per cell (a block is a
+/// scenario's baseline and candidate, so 2 scenarios × 2 runs a block).
+fn suite_file(dir: &Path, per_cell: usize) -> std::path::PathBuf {
+    let path = dir.join("suite.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "name = \"overhead\"\nshell = false\nmin_runs = {per_cell}\nmax_runs = {per_cell}\nmax_cpu_wait = \"off\"\n\n\
+             [[variant]]\nname = \"a\"\n\n[[variant]]\nname = \"b\"\n\n\
+             [[scenario]]\nname = \"one\"\ncommand = \"true\"\n\n\
+             [[scenario]]\nname = \"two\"\ncommand = \"true\"\n"
+        ),
+    )
+    .expect("suite file written");
+    path
 }
 
 fn main() {
@@ -41,44 +86,129 @@ fn main() {
         std::process::exit(2);
     }
     let dir = tempfile::tempdir().expect("temporary directory");
+    let d = dir.path();
     let runs = RUNS.to_string();
-    let (mut perflab, mut hyperfine, mut bare) = (Vec::new(), Vec::new(), Vec::new());
-    let mut uncontained = Vec::new();
-    for _ in 0..ROUNDS {
-        for (no_cgroup, costs) in [(false, &mut perflab), (true, &mut uncontained)] {
-            let mut p = Command::new(env!("CARGO_BIN_EXE_perflab"));
-            p.current_dir(dir.path())
-                .args([
-                    "run", "-N", "true", "--runs", &runs, "--warmup", "3", "--quiet",
-                ])
-                .stdout(std::process::Stdio::null());
-            if no_cgroup {
+    let half = (RUNS / 2).to_string();
+    let third = (RUNS / 3).to_string();
+    let suite = suite_file(d, RUNS / 4);
+    let suite = suite.to_str().expect("UTF-8 path");
+    let tools: Vec<(&str, MakeCommand)> = vec![
+        (
+            "hyperfine -N",
+            Box::new(|| {
+                let mut h = Command::new("hyperfine");
+                h.current_dir(d)
+                    .args([
+                        "-N", "--runs", &runs, "--warmup", "3", "--style", "none", "true",
+                    ])
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null());
+                h
+            }),
+        ),
+        (
+            "perflab run -N",
+            Box::new(|| {
+                perflab(
+                    d,
+                    &[
+                        "run", "-N", "true", "--runs", &runs, "--warmup", "3", "--quiet",
+                    ],
+                )
+            }),
+        ),
+        (
+            "perflab run, no cgroup",
+            Box::new(|| {
+                let mut p = perflab(
+                    d,
+                    &[
+                        "run", "-N", "true", "--runs", &runs, "--warmup", "3", "--quiet",
+                    ],
+                );
                 p.env("PERFLAB_NO_CGROUP", "1");
-            }
-            costs.push(timed(p) / RUNS as f64);
+                p
+            }),
+        ),
+        (
+            "perflab ab -N",
+            Box::new(|| {
+                perflab(
+                    d,
+                    &[
+                        "ab",
+                        "-N",
+                        "--quiet",
+                        "--min-runs",
+                        &half,
+                        "--max-runs",
+                        &half,
+                        "--max-cpu-wait",
+                        "off",
+                        "true",
+                        "true",
+                    ],
+                )
+            }),
+        ),
+        (
+            "perflab suite",
+            Box::new(|| perflab(d, &["ab", "--quiet", "-f", suite])),
+        ),
+        (
+            "perflab sweep -N",
+            Box::new(|| {
+                perflab(
+                    d,
+                    &[
+                        "sweep",
+                        "-N",
+                        "--quiet",
+                        "-p",
+                        "n=1,2,3",
+                        "--min-runs",
+                        &third,
+                        "--max-runs",
+                        &third,
+                        "--max-cpu-wait",
+                        "off",
+                        "true {n}",
+                    ],
+                )
+            }),
+        ),
+    ];
+    let mut costs = vec![Vec::new(); tools.len()];
+    let mut bare = Vec::new();
+    for _ in 0..ROUNDS {
+        for ((_, make), costs) in tools.iter().zip(&mut costs) {
+            costs.push(timed(make()) / RUNS as f64);
         }
-
-        let mut h = Command::new("hyperfine");
-        h.current_dir(dir.path())
-            .args([
-                "-N", "--runs", &runs, "--warmup", "3", "--style", "none", "true",
-            ])
-            .stdout(std::process::Stdio::null());
-        hyperfine.push(timed(h) / RUNS as f64);
-
         let started = Instant::now();
         for _ in 0..RUNS {
             Command::new("true").status().expect("true runs");
         }
         bare.push(started.elapsed().as_secs_f64() / RUNS as f64);
     }
-    let (p, h, b) = (median(perflab), median(hyperfine), median(bare));
-    let u = median(uncontained);
-    println!("runner cost per run of `true` ({RUNS} runs, median of {ROUNDS} alternating rounds):");
-    println!("  bare spawn+wait loop   {:8.1} µs", b * 1e6);
-    println!("  hyperfine -N           {:8.1} µs", h * 1e6);
-    println!("  perflab run -N         {:8.1} µs", p * 1e6);
-    println!("  perflab, no cgroup     {:8.1} µs", u * 1e6);
-    println!("  ratio perflab / hyperfine: {:.2}", p / h);
-    println!("  ratio perflab / perflab without a cgroup: {:.2}", p / u);
+    let medians: Vec<f64> = costs.into_iter().map(median).collect();
+    let hyperfine = medians[0];
+    println!(
+        "runner cost per run of `true` ({RUNS} runs a tool, median of {ROUNDS} rounds, tools taking turns):"
+    );
+    println!(
+        "  {:<24} {:8.1} µs",
+        "bare spawn+wait loop",
+        median(bare) * 1e6
+    );
+    for ((name, _), cost) in tools.iter().zip(&medians) {
+        println!(
+            "  {name:<24} {:8.1} µs   {:.2}× hyperfine",
+            cost * 1e6,
+            cost / hyperfine
+        );
+    }
+    println!(
+        "  containment: perflab run costs {:.2}× itself without a cgroup",
+        medians[1] / medians[2]
+    );
 }

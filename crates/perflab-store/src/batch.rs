@@ -81,6 +81,18 @@ impl<'s> RunBatch<'s> {
         Ok(())
     }
 
+    /// Marks runs of `experiment_id` replaced (the contention rule's
+    /// repeated blocks), writing the runs held first so that the mark finds
+    /// them.
+    pub fn mark_replaced(
+        &mut self,
+        experiment_id: i64,
+        sequences: std::ops::RangeInclusive<usize>,
+    ) -> Result<()> {
+        self.write()?;
+        self.store.mark_replaced(experiment_id, sequences)
+    }
+
     /// Writes the runs held, in one transaction. Call it before anything
     /// that reads the runs back or ends the experiment.
     pub fn write(&mut self) -> Result<()> {

@@ -126,7 +126,12 @@ pub fn run_ab(
         quiet: QuietGate::new(exp.wait_quiet),
     };
     let watch = executor.runs_on_this_machine().then(MachineWatch::start);
-    let outcome = state.drive(executor, &mut session.schedule, progress);
+    let outcome = state
+        .drive(executor, &mut session.schedule, progress)
+        .and_then(|stop| state.maker.write_runs().map(|()| stop));
+    // The runs held in memory are written on an error too, before the
+    // experiment is marked incomplete and its runs counted.
+    let _ = state.maker.write_runs();
     let machine = watch.map(|w| w.finish(exp.pin.as_ref(), state.quiet.doc()));
     progress.finish();
     let duet = state.duet.as_ref().and_then(Duet::doc);

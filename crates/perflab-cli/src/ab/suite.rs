@@ -87,7 +87,12 @@ pub fn run_suite(
         quiet: QuietGate::new(exp.wait_quiet),
     };
     let watch = executor.runs_on_this_machine().then(MachineWatch::start);
-    let outcome = state.drive(executor, &mut session.schedule, progress);
+    let outcome = state
+        .drive(executor, &mut session.schedule, progress)
+        .and_then(|stop| state.maker.write_runs().map(|()| stop));
+    // The runs held in memory are written on an error too, before the
+    // experiment is marked incomplete and its runs counted.
+    let _ = state.maker.write_runs();
     let machine = watch.map(|w| w.finish(exp.pin.as_ref(), state.quiet.doc()));
     progress.finish();
     match outcome {

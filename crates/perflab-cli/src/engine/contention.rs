@@ -18,7 +18,7 @@ use perflab_runner::RunOutcome;
 use perflab_stats::{BlockFate, ContentionRule};
 
 use crate::error::Result;
-use perflab_store::Store;
+use perflab_store::RunBatch;
 
 /// The rule of one experiment, the block under way and what it did so far.
 #[derive(Debug, Clone, Default)]
@@ -52,12 +52,13 @@ impl Contention {
 
     /// Judges the block whose runs are `runs`, the last numbered
     /// `sequence`: true to keep it; false when it is to be measured again,
-    /// its runs then marked replaced in `store` under `experiment_id`.
+    /// its runs then marked replaced in the store under `experiment_id`
+    /// (the batch of runs not yet written is written first).
     pub(super) fn keep<'r>(
         &mut self,
         runs: impl IntoIterator<Item = &'r RunOutcome>,
         sequence: usize,
-        store: Option<(&Store, i64)>,
+        store: Option<(&mut RunBatch, i64)>,
     ) -> Result<bool> {
         let shares: Vec<Option<f64>> = runs.into_iter().map(RunOutcome::cpu_wait_share).collect();
         self.measured |= shares.iter().any(Option::is_some);
@@ -75,8 +76,8 @@ impl Contention {
                 Ok(true)
             }
             BlockFate::MeasureAgain => {
-                if let Some((store, id)) = store.filter(|_| sequence > self.block_start) {
-                    store.mark_replaced(id, self.block_start + 1..=sequence)?;
+                if let Some((batch, id)) = store.filter(|_| sequence > self.block_start) {
+                    batch.mark_replaced(id, self.block_start + 1..=sequence)?;
                 }
                 self.repeats += 1;
                 self.blocks_measured_again += 1;

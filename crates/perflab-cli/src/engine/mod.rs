@@ -9,7 +9,8 @@
 //! provenance, draws the seed of its [`Schedule`], stores the typed
 //! configuration ([`ExperimentConfig`]) and the variant records, and makes a
 //! private folder for the runs' profiles; a [`RunMaker`] turns each
-//! [`RunRequest`] into a run, stores it as it finishes and checks it; the
+//! [`RunRequest`] into a run, stores it as it finishes (in batches, written
+//! at the latest half a second after their first run) and checks it; the
 //! outcome starts with an [`OutcomeHeader`]; on an error the experiment is
 //! marked incomplete and the error says how many runs are kept. The run
 //! maker also applies the contention rule ([`contention`]): a block in
@@ -50,7 +51,7 @@ use perflab_format::vocabulary::{ExperimentKind, ResultStatus};
 use crate::error::{Error, Result};
 use crate::experiment::Variant;
 use perflab_store::provenance::Provenance;
-use perflab_store::{Store, VariantRecord};
+use perflab_store::{RunBatch, Store, VariantRecord};
 
 /// Why an A/B experiment, a suite or a bisection step stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -171,7 +172,7 @@ impl<'a> Session<'a> {
         Ok(RunMaker {
             contention: Contention::new(checks.max_cpu_wait)?,
             checks,
-            store: self.store,
+            batch: self.store.map(RunBatch::new),
             experiment_id: self.experiment_id,
             sequence: 0,
             profile_dir: self.profiles.path().to_path_buf(),

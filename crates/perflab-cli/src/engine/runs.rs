@@ -17,7 +17,7 @@ use super::contention::Contention;
 use crate::error::{Error, Result};
 use crate::expectations::{Expectations, check};
 use crate::experiment::{Experiment, Variant};
-use perflab_store::Store;
+use perflab_store::{RunBatch, RunPlace};
 
 /// How every run of an experiment is started and what it must show.
 #[derive(Debug, Clone)]
@@ -66,12 +66,14 @@ impl<'a> RunChecks<'a> {
     }
 }
 
-/// Makes the runs of one experiment and stores each as it finishes.
+/// Makes the runs of one experiment and stores them as they finish, in
+/// batches (perflab-store's [`RunBatch`]: a transaction per run would cost
+/// more than a run of a fast command).
 pub struct RunMaker<'a> {
     /// How runs are started and checked.
     pub checks: RunChecks<'a>,
-    /// Where runs are stored, if anywhere.
-    pub store: Option<&'a Store>,
+    /// The finished runs on their way to the store, if there is one.
+    pub batch: Option<RunBatch<'a>>,
     /// The experiment's id in the store.
     pub experiment_id: Option<i64>,
     /// Runs made so far (the store's sequence number of the last).
@@ -114,8 +116,18 @@ impl RunMaker<'_> {
         &mut self,
         runs: impl IntoIterator<Item = &'r RunOutcome>,
     ) -> Result<bool> {
-        let store = self.store.zip(self.experiment_id);
+        let store = self.batch.as_mut().zip(self.experiment_id);
         self.contention.keep(runs, self.sequence, store)
+    }
+
+    /// Writes the runs still held in memory to the store. Every engine
+    /// calls it once its runs are over, on success and on error alike,
+    /// before the experiment is finished or its runs are counted.
+    pub fn write_runs(&mut self) -> Result<()> {
+        if let Some(batch) = &mut self.batch {
+            batch.write()?;
+        }
+        Ok(())
     }
 
     /// One run; `None` when Ctrl-C stopped it (such a run is not kept).
@@ -173,17 +185,17 @@ impl RunMaker<'_> {
             return Ok(None);
         }
         self.sequence += 1;
-        if let (Some(store), Some(id), Some(variant_id)) =
-            (self.store, self.experiment_id, request.variant_id)
+        if let (Some(batch), Some(experiment_id), Some(variant_id)) =
+            (&mut self.batch, self.experiment_id, request.variant_id)
         {
-            store.record_run(
-                id,
+            let place = RunPlace {
+                experiment_id,
                 variant_id,
-                self.sequence,
-                request.iteration,
-                request.warmup,
-                &run,
-            )?;
+                sequence: self.sequence,
+                iteration: request.iteration,
+                warmup: request.warmup,
+            };
+            batch.add(place, &run)?;
         }
         let label = format!(
             "{}run {} of {}\"{}\"",

@@ -144,12 +144,16 @@ pub fn run_sweep(
             if rule.stop(n, point.widest).is_some() {
                 point.done = true;
                 state.header.contention = visit.maker.contention.doc();
+                visit.maker.write_runs()?;
                 checkpoint(&state)?;
             }
             progress.update(&status(sweep, &state, p, started.elapsed().as_secs_f64()));
         }
     };
     progress.finish();
+    // The runs still held in memory go to the store before anything
+    // finishes the experiment or counts its runs, whatever the stop.
+    visit.maker.write_runs()?;
     state.header.stop = stop;
     if let Some(waits) = quiet.doc() {
         state.header.machine.get_or_insert_default().quiet_wait = Some(waits);
