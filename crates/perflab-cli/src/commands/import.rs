@@ -61,10 +61,13 @@ pub fn import(args: &ImportArgs, store: &Store) -> Result<i32> {
     if let Some(machine) = &imported.machine {
         provenance = provenance.measured_on(machine);
     }
-    let config = serde_json::json!({
+    let mut config = serde_json::json!({
         "path": imported.path.display().to_string(),
         "format": imported.format.name(),
     });
+    if let Some(runtime) = &imported.runtime {
+        config["runtime"] = runtime.clone().into();
+    }
     let (id, variant_ids) = store.begin_experiment(
         ExperimentKind::Import,
         Some(&args.name),
@@ -81,6 +84,7 @@ pub fn import(args: &ImportArgs, store: &Store) -> Result<i32> {
         }
     }
     let unit = unit_of(&imported, &metric);
+    let better = imported.format.better(&metric).unwrap_or(Better::Lower);
     let mut doc = result_document(
         ResultKind::Run,
         ResultStatus::Complete,
@@ -89,11 +93,17 @@ pub fn import(args: &ImportArgs, store: &Store) -> Result<i32> {
         MetricInfo {
             name: metric,
             unit,
-            better: Better::Lower,
+            better,
         },
         variants,
     );
-    doc.provenance = Some(provenance_map(&provenance));
+    let mut provenance_doc = provenance_map(&provenance);
+    // The runtime the file names (JMH's JVM, a JavaScript runtime) is the
+    // measuring machine's, as its host is.
+    if let Some(runtime) = &imported.runtime {
+        provenance_doc.insert("runtime".into(), runtime.clone().into());
+    }
+    doc.provenance = Some(provenance_doc);
     store.finish_experiment(
         id,
         ResultStatus::Complete,

@@ -45,6 +45,7 @@ pub(super) fn plain_numbers(path: &Path, values: Vec<f64>) -> Imported {
         default_metric: None,
         alternatives: true,
         machine: None,
+        runtime: None,
     }
 }
 
