@@ -86,7 +86,7 @@ pub fn family_document(
     // and avgt modes: throughput and wall); those without the metric
     // compared are named, not compared, unless none has it.
     let has = |x: &Imported, i: usize| x.benchmarks[i].metrics.contains_key(&metric);
-    let (common, other_metric): (Vec<(usize, usize)>, Vec<(usize, usize)>) = common
+    let (common, other_metric): (Vec<_>, Vec<_>) = common
         .into_iter()
         .partition(|&(i, j)| has(a, i) && has(b, j));
     let (common, left_out) = if common.is_empty() {
