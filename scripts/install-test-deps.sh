@@ -23,6 +23,13 @@ command -v chromium >/dev/null || command -v chromium-browser >/dev/null || need
 [ -f /usr/include/benchmark/benchmark.h ] || need+=(libbenchmark-dev)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
 command -v go >/dev/null || need+=(golang-go)
+# tests/imports_jmh_and_javascript.rs builds a JMH project with Maven (JMH
+# comes from Maven Central) and runs mitata and tinybench under Node.js
+# (installed by npm into a folder the test makes).
+command -v mvn >/dev/null || need+=(maven)
+command -v javac >/dev/null || need+=(default-jdk-headless)
+command -v node >/dev/null || need+=(nodejs)
+command -v npm >/dev/null || need+=(npm)
 # The allocators case study preloads these (tests/case_study_allocators.rs).
 for lib in libjemalloc2 libmimalloc2.0 libtcmalloc-minimal4; do
   dpkg -s "$lib" >/dev/null 2>&1 || need+=("$lib")

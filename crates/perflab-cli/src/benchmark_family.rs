@@ -82,6 +82,28 @@ pub fn family_document(
             ),
         ));
     }
+    // A file may measure its benchmarks in different metrics (JMH's thrpt
+    // and avgt modes: throughput and wall); those without the metric
+    // compared are named, not compared, unless none has it.
+    let has = |x: &Imported, i: usize| x.benchmarks[i].metrics.contains_key(&metric);
+    let (common, other_metric): (Vec<_>, Vec<_>) = common
+        .into_iter()
+        .partition(|&(i, j)| has(a, i) && has(b, j));
+    let (common, left_out) = if common.is_empty() {
+        (other_metric, Vec::new())
+    } else {
+        let names = other_metric
+            .iter()
+            .map(|&(i, _)| a.benchmarks[i].name.clone());
+        (common, names.collect::<Vec<_>>())
+    };
+    let left_out = (!left_out.is_empty()).then(|| {
+        format!(
+            "without {metric} on both sides, so not compared: {}; compare them with --measure \
+             and one of their metrics",
+            left_out.join(", ")
+        )
+    });
     let (mut old_label, mut new_label) = (label(a, old_input), label(b, new_input));
     if old_label == new_label {
         old_label.push_str(" (A)");
@@ -155,6 +177,7 @@ pub fn family_document(
             ));
         }
     }
+    result.warnings.extend(left_out);
     let doc = SuiteDocument {
         result,
         scenarios: common

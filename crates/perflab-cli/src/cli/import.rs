@@ -11,12 +11,12 @@ pub struct ImportArgs {
     #[arg(long, value_name = "NAME", required = true)]
     pub name: String,
     /// The input's format, when detection from its content is not wanted: text, perflab,
-    /// hyperfine, criterion, google-benchmark, pytest-benchmark or go [default: detected from
-    /// the content].
+    /// hyperfine, criterion, google-benchmark, pytest-benchmark, go, jmh, mitata or tinybench
+    /// [default: detected from the content].
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<String>,
     /// The metric the stored result shows [default: the input's own, wall for times per
-    /// iteration]; every metric of the input is stored either way.
+    /// iteration, throughput for JMH's thrpt mode]; every metric of the input is stored either way.
     #[arg(long, value_name = "METRIC")]
     pub measure: Option<String>,
 }

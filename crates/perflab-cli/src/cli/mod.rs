@@ -338,19 +338,21 @@ pub struct CompareArgs {
     pub baseline: String,
     /// Candidate samples: PATH[#SELECTOR].
     pub candidate: String,
-    /// Whether higher or lower values are better [default: lower].
-    #[arg(long, value_name = "higher|lower", default_value = "lower")]
-    pub better: String,
+    /// Whether higher or lower values are better [default: as the harness says (higher for
+    /// JMH's throughput), else lower].
+    #[arg(long, value_name = "higher|lower")]
+    pub better: Option<String>,
     /// Thresholds and confidence.
     #[command(flatten)]
     pub decision: DecisionArgs,
-    /// The metric to compare [default: the input's own: wall for times per iteration].
-    /// Imports give wall, cpu (Google Benchmark), B/op and allocs/op (go test -benchmem).
+    /// The metric to compare [default: the input's own: wall for times per iteration,
+    /// throughput for JMH's thrpt mode]. Imports give wall, cpu (Google Benchmark), B/op and
+    /// allocs/op (go test -benchmem), JMH's secondary metrics by name (gc.alloc.rate.norm).
     #[arg(long, value_name = "METRIC")]
     pub measure: Option<String>,
     /// The inputs' format, when detection from their content is not wanted: text, perflab,
-    /// hyperfine, criterion, google-benchmark, pytest-benchmark or go [default: detected from
-    /// the content].
+    /// hyperfine, criterion, google-benchmark, pytest-benchmark, go, jmh, mitata or tinybench
+    /// [default: detected from the content].
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<String>,
     /// Write the result as JSON.

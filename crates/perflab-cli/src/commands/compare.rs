@@ -2,7 +2,7 @@
 
 use crate::error::{to_json, to_json_pretty};
 use perflab_format::result::MetricInfo;
-use perflab_format::vocabulary::{ExperimentKind, ResultKind, ResultStatus};
+use perflab_format::vocabulary::{Better, ExperimentKind, ResultKind, ResultStatus};
 use perflab_stats::{
     Sample, SampleRole, decide_fixed_sorted_samples, mann_whitney_sorted, summarize_sorted,
 };
@@ -29,7 +29,6 @@ use super::exit_code_for;
 
 /// `perflab compare`.
 pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
-    let better = parse_better(&args.better, "--better")?;
     let (thresholds, confidence) = args.decision.decision()?;
     let format = args.format.as_deref().map(Format::from_name).transpose()?;
     // The two files are read at once (each on a CPU of its own); the
@@ -39,6 +38,7 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
         || read_source(&args.candidate, format),
     );
     let (mut source_a, mut source_b) = (source_a?, source_b?);
+    let better = direction(args, &source_a.imported)?;
     if source_a.is_family() || source_b.is_family() {
         let query = FamilyQuery {
             measure: args.measure.as_deref(),
@@ -138,12 +138,18 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
         variants,
     );
     set_decision(&mut doc, decision);
-    let drift = both(
-        || sequential_drift_warnings(&doc.variants[..1], &doc.metric.name),
-        || sequential_drift_warnings(&doc.variants[1..], &doc.metric.name),
-    );
-    doc.warnings.extend(drift.0.into_iter().chain(drift.1));
+    if samples_in_order(&source_a.imported, &source_b.imported) {
+        let drift = both(
+            || sequential_drift_warnings(&doc.variants[..1], &doc.metric.name),
+            || sequential_drift_warnings(&doc.variants[1..], &doc.metric.name),
+        );
+        doc.warnings.extend(drift.0.into_iter().chain(drift.1));
+    }
     doc.warnings.extend(sides_machines_warning(
+        (&args.baseline, &source_a.imported),
+        (&args.candidate, &source_b.imported),
+    ));
+    doc.warnings.extend(sides_runtimes_warning(
         (&args.baseline, &source_a.imported),
         (&args.candidate, &source_b.imported),
     ));
@@ -218,6 +224,39 @@ fn sides_machines_warning(
     )
 }
 
+/// Which way is better: `--better`, else the baseline harness's own
+/// direction for the metric compared (JMH's throughput is higher-is-better),
+/// else lower.
+fn direction(args: &CompareArgs, baseline: &Imported) -> Result<Better> {
+    if let Some(text) = &args.better {
+        return parse_better(text, "--better");
+    }
+    let metric = baseline.metric(args.measure.as_deref()).unwrap_or("value");
+    Ok(baseline.format.better(metric).unwrap_or(Better::Lower))
+}
+
+/// Whether both sides' samples are in the order they were measured in, so
+/// that a drift over that order can be looked for (mitata and tinybench
+/// write theirs sorted, where a drift would be an artefact).
+fn samples_in_order(a: &Imported, b: &Imported) -> bool {
+    a.format.samples_in_order() && b.format.samples_in_order()
+}
+
+/// The warning when the baseline and the candidate name different runtimes
+/// (JMH's JVM, mitata's JavaScript runtime and CPU): a runtime's version
+/// changes timings as much as a code change may.
+fn sides_runtimes_warning(
+    (a_path, a): (&str, &Imported),
+    (b_path, b): (&str, &Imported),
+) -> Option<String> {
+    let (ra, rb) = (a.runtime.as_ref()?, b.runtime.as_ref()?);
+    (ra != rb).then(|| {
+        format!(
+            "the baseline ({a_path}) and the candidate ({b_path}) ran in different runtimes:              {ra} against {rb}; the difference between them includes the runtimes', not only              the code's: measure both in one runtime to judge the code"
+        )
+    })
+}
+
 /// `perflab compare` on two results of many benchmarks, matched by name.
 fn compare_families(
     args: &CompareArgs,
@@ -226,10 +265,14 @@ fn compare_families(
     query: FamilyQuery<'_>,
 ) -> Result<i32> {
     let (mut doc, verdict) = family_document((a, &args.baseline), (b, &args.candidate), query)?;
-    let drift = sequential_drift_warnings(&doc.result.variants, &doc.result.metric.name);
-    doc.result.warnings.extend(drift);
+    if samples_in_order(a, b) {
+        let drift = sequential_drift_warnings(&doc.result.variants, &doc.result.metric.name);
+        doc.result.warnings.extend(drift);
+    }
     let machines = sides_machines_warning((&args.baseline, a), (&args.candidate, b));
     doc.result.warnings.extend(machines);
+    let runtimes = sides_runtimes_warning((&args.baseline, a), (&args.candidate, b));
+    doc.result.warnings.extend(runtimes);
     let provenance = Provenance::collect(std::path::Path::new("."));
     let records: Vec<VariantRecord<'_>> = doc
         .result

@@ -39,8 +39,18 @@ pub fn import(args: &ImportArgs, store: &Store) -> Result<i32> {
         imported.path.display(),
         imported.format.name()
     );
+    // A file may measure its benchmarks in different metrics (JMH's thrpt
+    // and avgt modes): every benchmark is stored with all of its metrics,
+    // and the result shows those that have the one shown.
+    let has_metric = |b: &Benchmark| b.metrics.contains_key(&metric);
+    let any_has_metric = imported.benchmarks.iter().any(has_metric);
     let mut variants = Vec::new();
+    let mut other_metrics = Vec::new();
     for (index, b) in imported.benchmarks.iter().enumerate() {
+        if any_has_metric && !has_metric(b) {
+            other_metrics.push(b.name.as_str());
+            continue;
+        }
         let series = imported.series(index, Some(&metric))?;
         let mut doc = samples_variant_doc(&b.name, &series.values)?;
         doc.command = Some(command.clone());
@@ -61,10 +71,13 @@ pub fn import(args: &ImportArgs, store: &Store) -> Result<i32> {
     if let Some(machine) = &imported.machine {
         provenance = provenance.measured_on(machine);
     }
-    let config = serde_json::json!({
+    let mut config = serde_json::json!({
         "path": imported.path.display().to_string(),
         "format": imported.format.name(),
     });
+    if let Some(runtime) = &imported.runtime {
+        config["runtime"] = runtime.clone().into();
+    }
     let (id, variant_ids) = store.begin_experiment(
         ExperimentKind::Import,
         Some(&args.name),
@@ -81,6 +94,7 @@ pub fn import(args: &ImportArgs, store: &Store) -> Result<i32> {
         }
     }
     let unit = unit_of(&imported, &metric);
+    let better = imported.format.better(&metric).unwrap_or(Better::Lower);
     let mut doc = result_document(
         ResultKind::Run,
         ResultStatus::Complete,
@@ -89,11 +103,17 @@ pub fn import(args: &ImportArgs, store: &Store) -> Result<i32> {
         MetricInfo {
             name: metric,
             unit,
-            better: Better::Lower,
+            better,
         },
         variants,
     );
-    doc.provenance = Some(provenance_map(&provenance));
+    let mut provenance_doc = provenance_map(&provenance);
+    // The runtime the file names (JMH's JVM, a JavaScript runtime) is the
+    // measuring machine's, as its host is.
+    if let Some(runtime) = &imported.runtime {
+        provenance_doc.insert("runtime".into(), runtime.clone().into());
+    }
+    doc.provenance = Some(provenance_doc);
     store.finish_experiment(
         id,
         ResultStatus::Complete,
@@ -102,6 +122,14 @@ pub fn import(args: &ImportArgs, store: &Store) -> Result<i32> {
         Some(&to_json("the result document", &doc)?),
     )?;
     print!("{}", TerminalReport.render(&doc));
+    if !other_metrics.is_empty() {
+        eprintln!(
+            "perflab: stored without {}, so not shown here: {}; show them with --measure \
+             and one of their metrics",
+            doc.metric.name,
+            other_metrics.join(", ")
+        );
+    }
     eprintln!(
         "perflab: imported {} benchmark(s) from {} ({}) as experiment #{id} '{}'",
         imported.benchmarks.len(),

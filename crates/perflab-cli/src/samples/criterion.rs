@@ -101,6 +101,7 @@ impl Importer for CriterionFolder {
             default_metric: Some("wall".into()),
             alternatives: false,
             machine: None,
+            runtime: None,
         })
     }
 }

@@ -2,10 +2,11 @@
 //! their descriptions for messages, and the reader of each.
 
 use super::{
-    Importer, criterion, go_bench, google_benchmark, hyperfine, perflab_json, pytest_benchmark,
-    text,
+    Importer, criterion, go_bench, google_benchmark, hyperfine, jmh, mitata, perflab_json,
+    pytest_benchmark, text, tinybench,
 };
 use crate::error::{Error, Result};
+use perflab_stats::Better;
 
 /// The formats perflab reads samples from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +25,12 @@ pub enum Format {
     PytestBenchmark,
     /// The text `go test -bench` prints.
     GoBench,
+    /// JMH's `-rf json`.
+    Jmh,
+    /// mitata's `run({ format: 'json' })`.
+    Mitata,
+    /// tinybench's tasks with their samples, written as the guide shows.
+    Tinybench,
 }
 
 impl Format {
@@ -32,9 +39,13 @@ impl Format {
         Format::Criterion,
         Format::Perflab,
         Format::Hyperfine,
+        // Before Google Benchmark: mitata's JSON also has "context" and "benchmarks".
+        Format::Mitata,
         Format::GoogleBenchmark,
         Format::PytestBenchmark,
         Format::GoBench,
+        Format::Jmh,
+        Format::Tinybench,
         Format::Text,
     ];
 
@@ -48,6 +59,9 @@ impl Format {
             Format::GoogleBenchmark => "google-benchmark",
             Format::PytestBenchmark => "pytest-benchmark",
             Format::GoBench => "go",
+            Format::Jmh => "jmh",
+            Format::Mitata => "mitata",
+            Format::Tinybench => "tinybench",
         }
     }
 
@@ -61,6 +75,9 @@ impl Format {
             Format::GoogleBenchmark => "Google Benchmark",
             Format::PytestBenchmark => "pytest-benchmark",
             Format::GoBench => "go test -bench",
+            Format::Jmh => "JMH",
+            Format::Mitata => "mitata",
+            Format::Tinybench => "tinybench",
         }
     }
 
@@ -91,6 +108,26 @@ impl Format {
             Format::GoogleBenchmark => &google_benchmark::GoogleBenchmarkJson,
             Format::PytestBenchmark => &pytest_benchmark::PytestBenchmarkJson,
             Format::GoBench => &go_bench::GoBenchText,
+            Format::Jmh => &jmh::JmhJson,
+            Format::Mitata => &mitata::MitataJson,
+            Format::Tinybench => &tinybench::TinybenchJson,
         }
+    }
+
+    /// Which way is better for `metric`, when the harness says: JMH's
+    /// throughput (mode `thrpt`) is higher-is-better. `None` leaves it to
+    /// `--better` (lower by default, as for every time per iteration).
+    pub fn better(self, metric: &str) -> Option<Better> {
+        match (self, metric) {
+            (Format::Jmh, jmh::THROUGHPUT_METRIC) => Some(Better::Higher),
+            _ => None,
+        }
+    }
+
+    /// Whether the samples are in the order they were measured in, so that
+    /// a drift over that order means something. mitata and tinybench write
+    /// theirs sorted.
+    pub fn samples_in_order(self) -> bool {
+        !matches!(self, Format::Mitata | Format::Tinybench)
     }
 }

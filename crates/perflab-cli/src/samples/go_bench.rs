@@ -90,6 +90,7 @@ impl Importer for GoBenchText {
             default_metric: Some("wall".into()),
             alternatives: false,
             machine: None,
+            runtime: None,
         })
     }
 }

@@ -115,6 +115,7 @@ impl Importer for GoogleBenchmarkJson {
             default_metric: Some("wall".into()),
             alternatives: false,
             machine: input.json.as_ref().and_then(context_machine),
+            runtime: None,
         })
     }
 }

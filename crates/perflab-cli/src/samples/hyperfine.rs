@@ -52,6 +52,7 @@ impl Importer for HyperfineExport {
             default_metric: Some("wall".into()),
             alternatives: true,
             machine: None,
+            runtime: None,
         })
     }
 }

@@ -69,6 +69,11 @@ pub struct Imported {
     /// perflab result's provenance, Google Benchmark's context,
     /// pytest-benchmark's machine_info).
     pub machine: Option<MachineDescription>,
+    /// The runtime the samples were measured in, when the input names it
+    /// (JMH's JVM, mitata's and tinybench's JavaScript runtime, with the
+    /// CPU where mitata names it): a runtime's version changes timings as
+    /// a machine does, and these harnesses name no host.
+    pub runtime: Option<String>,
 }
 
 impl Imported {

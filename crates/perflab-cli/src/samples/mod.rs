@@ -1,7 +1,8 @@
 //! Reading samples that already exist, for `perflab compare` and `perflab
 //! import`: plain numbers, a perflab JSON result, a hyperfine export, and
 //! the results of the benchmark harnesses people already use (criterion,
-//! Google Benchmark, pytest-benchmark, `go test -bench`).
+//! Google Benchmark, pytest-benchmark, `go test -bench`, JMH, mitata,
+//! tinybench).
 //!
 //! Each format is one module behind the [`Importer`] trait; the format is
 //! detected from the content (a folder, the keys of a JSON object, the lines
@@ -16,9 +17,12 @@ mod go_bench;
 mod google_benchmark;
 mod hyperfine;
 mod imported;
+mod jmh;
+mod mitata;
 mod perflab_json;
 mod pytest_benchmark;
 mod text;
+mod tinybench;
 
 use std::path::{Path, PathBuf};
 
@@ -116,7 +120,8 @@ pub fn read_source(input: &str, forced: Option<Format>) -> Result<Source> {
         Some(std::fs::read_to_string(&path).map_err(|e| unreadable(&path, &e))?)
     };
     let json = match &text {
-        Some(t) if t.trim_start().starts_with('{') => Some(
+        // JMH writes an array of objects.
+        Some(t) if t.trim_start().starts_with(['{', '[']) => Some(
             serde_json::from_str(t)
                 .map_err(|e| Error::input(&path, format!("is not valid JSON: {e}")))?,
         ),
@@ -197,8 +202,9 @@ fn detect(input: &Input) -> Result<&'static dyn Importer> {
     } else {
         "is JSON but none of the formats perflab reads: a perflab result (\"format\"), a hyperfine \
          export (\"results\"), Google Benchmark (\"context\" and \"benchmarks\"), pytest-benchmark \
-         (\"machine_info\" and \"benchmarks\") or criterion's sample.json (\"iters\" and \"times\"); \
-         if it is one of these, force it with --format to see what is missing"
+         (\"machine_info\" and \"benchmarks\"), criterion's sample.json (\"iters\" and \"times\"), \
+         JMH (an array of runs with \"primaryMetric\"), mitata (\"layout\" and \"benchmarks\") or \
+         tinybench's tasks (\"tasks\" with their \"result\"); if it is one of these, force it with --format to see what is missing"
     };
     Err(Error::input(&input.path, what))
 }

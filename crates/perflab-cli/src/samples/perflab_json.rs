@@ -79,6 +79,10 @@ impl Importer for PerflabResult {
                 .provenance
                 .as_ref()
                 .and_then(MachineDescription::from_provenance),
+            runtime: doc
+                .provenance
+                .as_ref()
+                .and_then(|p| p.get("runtime")?.as_str().map(str::to_string)),
         })
     }
 }

@@ -77,6 +77,7 @@ impl Importer for PytestBenchmarkJson {
             default_metric: Some("wall".into()),
             alternatives: false,
             machine: input.json.as_ref().and_then(machine_info),
+            runtime: None,
         })
     }
 }

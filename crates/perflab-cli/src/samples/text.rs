@@ -45,6 +45,7 @@ pub(super) fn plain_numbers(path: &Path, values: Vec<f64>) -> Imported {
         default_metric: None,
         alternatives: true,
         machine: None,
+        runtime: None,
     }
 }
 
@@ -97,6 +98,7 @@ fn stream_in_chunks(
         numbers: Numbers::new(path),
         detect_go,
         seen_text: false,
+        array_opened: false,
         line_field_seen: false,
         first_error: None,
     };
@@ -139,6 +141,9 @@ struct Scan<'p> {
     /// Whether anything but white space was seen (the first character
     /// decides JSON).
     seen_text: bool,
+    /// Whether the text so far is `[` alone: an array whose first element
+    /// decides (an object starts JMH's JSON, a number a list of numbers).
+    array_opened: bool,
     /// Whether the current line's first field was seen (a long line's
     /// first piece decides whether it can be a go result line).
     line_field_seen: bool,
@@ -149,13 +154,20 @@ impl Scan<'_> {
     /// Takes one piece; true when the file is another format.
     fn piece(&mut self, piece: Piece<'_>) -> std::result::Result<bool, StreamError> {
         let text = piece.text;
-        if !self.seen_text {
-            let rest = text.trim_start();
-            if !rest.is_empty() {
+        if !self.seen_text || self.array_opened {
+            let mut rest = text.trim_start();
+            if !rest.is_empty() && !self.seen_text {
                 self.seen_text = true;
+                if let Some(inside) = rest.strip_prefix('[') {
+                    self.array_opened = true;
+                    rest = inside.trim_start();
+                }
+            }
+            if !rest.is_empty() {
                 if rest.starts_with('{') {
                     return Ok(true);
                 }
+                self.array_opened = false;
             }
         }
         if self.detect_go && piece.whole_line {
@@ -459,7 +471,10 @@ mod tests {
         ) {
             let text: String = pieces.concat();
             let whole = read_text(Path::new("s.txt"), &text).map_err(|e| e.to_string());
-            let json = text.trim_start().starts_with('{');
+            // An object, or an array of objects (JMH's JSON).
+            let start = text.trim_start();
+            let json = start.starts_with('{')
+                || start.strip_prefix('[').is_some_and(|r| r.trim_start().starts_with('{'));
             // Without detecting go output: the plain numbers, or JSON.
             let plain = streamed(&text, false, chunk_bytes, step);
             if json {
@@ -531,6 +546,16 @@ mod tests {
             .unwrap();
         assert_eq!(values.len(), 50_001);
         assert_eq!(values[49_999], 49_999.0);
+    }
+
+    #[test]
+    fn an_array_of_objects_is_another_format_and_an_array_of_numbers_is_read() {
+        for chunk in [1, 3, CHUNK_BYTES] {
+            let jmh = streamed("[\n    {\n \"benchmark\": \"a\"}\n]\n", true, 4, chunk);
+            assert_eq!(jmh.unwrap(), None, "chunk {chunk}");
+            let numbers = streamed("[\n 1.5, 2]\n", true, 4, chunk);
+            assert_eq!(numbers.unwrap(), Some(vec![1.5, 2.0]), "chunk {chunk}");
+        }
     }
 
     #[test]

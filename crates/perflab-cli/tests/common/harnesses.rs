@@ -1,11 +1,12 @@
 //! Real output of benchmark harnesses, made by running them on the tiny
 //! benchmarks in `tests/fixtures` (criterion-bench, google-benchmark,
-//! pytest-benchmark, go-bench). Each fixture has two benchmarks; with
-//! `slow` set (`SLOW_SUM=1`) one of them does thirty times the work.
+//! pytest-benchmark, go-bench, jmh, mitata, tinybench). Each fixture has
+//! two benchmarks (JMH's a third, in throughput mode); with `slow` set
+//! (`SLOW_SUM=1`) the slow-able ones do thirty times the work.
 //!
 //! Builds (the criterion crate, the C++ binary, the Python virtual
-//! environment) are kept under the target folder, so only the first run of
-//! the tests pays for them. A missing harness fails the test with how to
+//! environment, the Maven project, the npm packages) are kept under the
+//! target folder, so only the first run of the tests pays for them. A missing harness fails the test with how to
 //! install it.
 
 use std::path::{Path, PathBuf};
@@ -227,4 +228,121 @@ pub fn go_bench(slow: bool) -> String {
         "install Go from https://go.dev/dl or apt-get install golang-go",
     );
     String::from_utf8(out.stdout).expect("go output is UTF-8")
+}
+
+/// Copies a fixture folder's files into `to`, replacing older copies, so
+/// that a build writes under the cache rather than into the source tree.
+fn copy_fixture(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let (source, target) = (entry.path(), to.join(entry.file_name()));
+        if source.is_dir() {
+            copy_fixture(&source, &target);
+        } else {
+            let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+            if modified(&target) < modified(&source) {
+                std::fs::copy(&source, &target).unwrap();
+            }
+        }
+    }
+}
+
+/// JMH's `-rf json` file for the JMH fixture (built once with Maven; JMH
+/// 1.37 comes from Maven Central): one fork, one warm-up iteration and ten
+/// measurement iterations of 50 ms each, with the allocation profiler.
+pub fn jmh(slow: bool) -> String {
+    let project = cache().join("jmh-sums");
+    let _guard = one_at_a_time();
+    copy_fixture(&fixtures().join("jmh"), &project);
+    let classpath = project.join("classpath.txt");
+    let jar_built = |p: &Path| p.join("target/classes/META-INF/BenchmarkList").exists();
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let source = project.join("src/main/java/sums/Sums.java");
+    if !jar_built(&project) || modified(&classpath) < modified(&source) {
+        let mut mvn = Command::new("mvn");
+        mvn.args(["-q", "-B", "package", "dependency:build-classpath"])
+            .arg(format!("-Dmdep.outputFile={}", classpath.display()))
+            .current_dir(&project);
+        run(
+            mvn,
+            "mvn package on the JMH fixture",
+            "install Maven and a JDK (apt-get install maven default-jdk-headless); it needs \
+             Maven Central reachable once to fetch JMH",
+        );
+    }
+    let classpath = format!(
+        "{}:{}",
+        project.join("target/classes").display(),
+        std::fs::read_to_string(&classpath).unwrap().trim()
+    );
+    let out = project.join(if slow { "slow.json" } else { "steady.json" });
+    let mut java = Command::new("java");
+    java.arg("-cp")
+        .arg(classpath)
+        .args(["org.openjdk.jmh.Main", "-f", "1", "-wi", "1", "-i", "10"])
+        .args([
+            "-w", "100ms", "-r", "50ms", "-prof", "gc", "-rf", "json", "-rff",
+        ])
+        .arg(&out);
+    slow_env(&mut java, slow);
+    run(
+        java,
+        "the JMH fixture",
+        "install a JDK: apt-get install default-jdk-headless",
+    );
+    std::fs::read_to_string(out).expect("JMH wrote its results")
+}
+
+/// A folder with `package` (mitata or tinybench, at the version given)
+/// installed by npm and the fixture's script copied next to it, so that
+/// the script's `import` finds the package.
+fn node_package(fixture: &str, package: &str) -> PathBuf {
+    let folder = cache().join(format!("node-{fixture}"));
+    copy_fixture(&fixtures().join(fixture), &folder);
+    if !folder.join(".complete").exists() {
+        let mut npm = Command::new("npm");
+        npm.args(["install", "--no-audit", "--no-fund", "--silent", package])
+            .current_dir(&folder);
+        run(
+            npm,
+            &format!("npm install {package}"),
+            "install Node.js and npm (apt-get install nodejs npm); it needs the npm registry \
+             reachable once",
+        );
+        std::fs::write(folder.join(".complete"), "").unwrap();
+    }
+    folder
+}
+
+/// What the mitata fixture prints: mitata's JSON with every benchmark's samples.
+pub fn mitata(slow: bool) -> String {
+    let _guard = one_at_a_time();
+    let folder = node_package("mitata", "mitata@1.0.34");
+    let mut node = Command::new("node");
+    node.arg("sums.mjs").current_dir(&folder);
+    slow_env(&mut node, slow);
+    let out = run(
+        node,
+        "node on the mitata fixture",
+        "install Node.js: apt-get install nodejs",
+    );
+    String::from_utf8(out.stdout).expect("JSON is UTF-8")
+}
+
+/// The tinybench fixture's tasks written to `out` as the guide shows, or
+/// with `summaries_only` without their samples (no `retainSamples`).
+pub fn tinybench(out: &Path, slow: bool, summaries_only: bool) {
+    let _guard = one_at_a_time();
+    let folder = node_package("tinybench", "tinybench@6.2.5");
+    let mut node = Command::new("node");
+    node.arg("sums.mjs").arg(out).current_dir(&folder);
+    if summaries_only {
+        node.arg("summaries");
+    }
+    slow_env(&mut node, slow);
+    run(
+        node,
+        "node on the tinybench fixture",
+        "install Node.js: apt-get install nodejs",
+    );
 }

@@ -35,6 +35,23 @@ const PYTEST_BENCHMARK: &str = r#"{"machine_info": {"node": "x"}, "benchmarks": 
   {"group": null, "name": "test_steady", "fullname": "test_sums.py::test_steady", "stats": {"min": 2.0e-05, "rounds": 3, "iterations": 1, "data": [2.0494e-05, 2.1193e-05, 2.1234e-05]}}
 ], "version": "5.3.1"}"#;
 
+const JMH: &str = r#"[{"jmhVersion": "1.37", "benchmark": "sums.Sums.steady", "mode": "avgt", "threads": 1, "forks": 1,
+  "jvm": "/usr/bin/java", "jdkVersion": "17.0.15", "vmName": "OpenJDK 64-Bit Server VM", "vmVersion": "17.0.15+6",
+  "params": {"n": "2000"},
+  "primaryMetric": {"score": 0.75, "scoreUnit": "us/op", "rawData": [[0.759, 0.659, 0.681]]},
+  "secondaryMetrics": {"gc.alloc.rate.norm": {"score": 0.04, "scoreUnit": "B/op", "rawData": [[0.043, 0.038, 0.037]]}}},
+ {"jmhVersion": "1.37", "benchmark": "sums.Sums.other", "mode": "sample", "forks": 1,
+  "primaryMetric": {"score": 6.6e-7, "scoreUnit": "s/op", "rawDataHistogram": [[[[6.41e-7, 28], [6.51e-7, 563]], [[6.3e-7, 2]]]]},
+  "secondaryMetrics": {}}]"#;
+
+const MITATA: &str = r#"{"layout": [{"name": null, "types": []}], "benchmarks": [
+  {"kind": "static", "args": {}, "alias": "steady", "group": 0, "baseline": false,
+   "runs": [{"args": {}, "name": "steady", "stats": {"kind": "fn", "samples": [1264.3, 1264.8, 1265.5], "min": 1264.3, "avg": 1264.9}}]}],
+ "context": {"arch": "x64-linux", "version": "20.20.2", "runtime": "node", "cpu": {"name": "AMD EPYC", "freq": 0.9}}}"#;
+
+const TINYBENCH: &str = r#"{"tasks": [{"name": "steady", "result": {"state": "completed", "runtime": "node", "runtimeVersion": "20.20.2",
+  "latency": {"mean": 0.0026, "samples": [0.000581, 0.000581, 0.000602]}}}]}"#;
+
 const CRITERION_SAMPLE: &str =
     r#"{"sampling_mode":"Linear","iters":[12.0,24.0,36.0],"times":[12900.0,25100.0,38800.0]}"#;
 
@@ -66,6 +83,9 @@ fn any_sample_file() -> impl Strategy<Value = Vec<u8>> {
         near_miss_bytes(GOOGLE_BENCHMARK.to_string()),
         near_miss_bytes(PYTEST_BENCHMARK.to_string()),
         near_miss_bytes(CRITERION_SAMPLE.to_string()),
+        near_miss_bytes(JMH.to_string()),
+        near_miss_bytes(MITATA.to_string()),
+        near_miss_bytes(TINYBENCH.to_string()),
     ]
 }
 
@@ -83,7 +103,9 @@ fn selector() -> impl Strategy<Value = Option<String>> {
             "",
             "#",
             "BM_Steady",
-            "BenchmarkSteady-2"
+            "BenchmarkSteady-2",
+            "sums.Sums.steady[n=2000]",
+            "steady"
         ])
         .prop_map(|s| Some(s.to_string())),
         odd_value().prop_map(Some),
