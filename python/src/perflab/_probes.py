@@ -79,13 +79,15 @@ class PureSite:
     # Enter and exit are the hot path: the helpers they would call
     # (``stack_of``'s common case, ``SpanSlot.record_call``, ``stack_opened`` and
     # ``stack_closed``) are written out here, as a Python call costs more
-    # than the bookkeeping it does.
+    # than the bookkeeping it does. Until asyncio is imported no task can
+    # run, so the thread's stack is taken without asking ``stack_of``; a
+    # bucket seen before is counted in place, without ``dict.get``.
     def __enter__(self):
         try:
             table = _local.table
         except AttributeError:
             table = _new_table()
-        if _tables._current_task is None and "asyncio" not in _modules:
+        if "asyncio" not in _modules:
             stack = table.stack
         else:
             stack = stack_of(table)
@@ -110,7 +112,7 @@ class PureSite:
             table = _local.table
         except AttributeError:
             table = _new_table()
-        if _tables._current_task is None and "asyncio" not in _modules:
+        if "asyncio" not in _modules:
             stack = table.stack
         else:
             stack = stack_of(table)
@@ -147,8 +149,10 @@ class PureSite:
             bucket = (shift << 5) + (elapsed >> shift)
             if bucket >= BUCKETS:
                 bucket = BUCKETS - 1
-        histogram = slot.histogram
-        histogram[bucket] = histogram.get(bucket, 0) + 1
+        try:
+            slot.histogram[bucket] += 1
+        except KeyError:
+            slot.histogram[bucket] = 1
         if kind is not None:
             slot.unwound += 1
         if table.trace is not None:
