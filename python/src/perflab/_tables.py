@@ -72,7 +72,7 @@ def _load_accelerator(environ):
 ACCELERATOR = _load_accelerator(os.environ)
 
 
-class SpanSlot:
+class PureSpanSlot:
     """Figures of one span site on one thread, in nanoseconds; ``min_ns``
     is above any duration until the first call."""
 
@@ -101,10 +101,9 @@ class SpanSlot:
         histogram[bucket] = histogram.get(bucket, 0) + 1
 
 
-class Stack:
-    """Open spans of one thread or one task. ``frames`` holds a tuple
-    ``(site, slot, saved children_ns, start)`` per open span.
-    ``children_ns`` is the time of
+class PureStack:
+    """Open spans of one thread or one task, a tuple ``(site, slot, saved
+    children_ns, start)`` each in ``frames``. ``children_ns`` is the time of
     spans closed inside the innermost open span: entering a span saves it in
     the frame and starts a fresh sum, so self time needs no walk of the stack.
     ``polls`` counts steps of measured coroutines running on it: a step is
@@ -118,18 +117,19 @@ class Stack:
         self.polls = 0
 
 
-class TableFields:
+class PureTableFields:
     """The fields of a thread table that a span reads and writes."""
 
     __slots__ = ("stack", "slots", "trace", "open_stacks", "busy_since", "attributed_ns",
                  "unbalanced", "trace_dropped")
 
 
-if ACCELERATOR is not None:
-    # The same classes in C, read and written by the accelerator's probes.
-    SpanSlot = ACCELERATOR.SpanSlot  # noqa: F811
-    Stack = ACCELERATOR.Stack  # noqa: F811
-    TableFields = ACCELERATOR.TableFields  # noqa: F811
+# The same classes in C when the accelerator is loaded: its probes read and
+# write them, and everything else uses them as it uses the pure ones.
+if ACCELERATOR is None:
+    SpanSlot, Stack, TableFields = PureSpanSlot, PureStack, PureTableFields
+else:
+    SpanSlot, Stack, TableFields = ACCELERATOR.SpanSlot, ACCELERATOR.Stack, ACCELERATOR.TableFields
 
 
 def stack_opened(table, start_ns):
