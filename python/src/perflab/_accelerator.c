@@ -458,6 +458,8 @@ site_enter(Site *self, PyObject *unused)
         PyErr_SetString(PyExc_TypeError, "perflab: a span site without an index, or a table without slots");
         goto fail;
     }
+    /* A strong reference at once: allocating below may run a collection,
+     * and with it finalizers that could enter spans of their own. */
     PyObject *slot = PyDict_GetItemWithError(table->slots, self->index);
     if (slot == NULL) {
         if (PyErr_Occurred())
@@ -465,26 +467,27 @@ site_enter(Site *self, PyObject *unused)
         slot = PyObject_CallNoArgs((PyObject *)&SpanSlotType);
         if (slot == NULL)
             goto fail;
-        int stored = PyDict_SetItem(table->slots, self->index, slot);
-        Py_DECREF(slot); /* the table holds it */
-        if (stored < 0)
+        if (PyDict_SetItem(table->slots, self->index, slot) < 0) {
+            Py_DECREF(slot);
             goto fail;
+        }
     } else if (!PyObject_TypeCheck(slot, &SpanSlotType)) {
         PyErr_SetString(PyExc_TypeError, "perflab: a span slot is not a SpanSlot");
         goto fail;
+    } else {
+        Py_INCREF(slot);
     }
     PyObject *frame = PyTuple_New(4);
-    PyObject *saved = PyLong_FromLongLong(stack->children_ns);
-    if (frame == NULL || saved == NULL) {
+    PyObject *saved = frame == NULL ? NULL : PyLong_FromLongLong(stack->children_ns);
+    if (saved == NULL) {
         Py_XDECREF(frame);
-        Py_XDECREF(saved);
+        Py_DECREF(slot);
         goto fail;
     }
     ((SpanSlot *)slot)->active += 1;
     Py_INCREF(self);
     PyTuple_SET_ITEM(frame, 0, (PyObject *)self);
-    Py_INCREF(slot);
-    PyTuple_SET_ITEM(frame, 1, slot);
+    PyTuple_SET_ITEM(frame, 1, slot); /* the frame takes the reference */
     PyTuple_SET_ITEM(frame, 2, saved);
     stack->children_ns = 0;
     /* The clock last: what follows is one int and one append. */
@@ -497,11 +500,11 @@ site_enter(Site *self, PyObject *unused)
     }
     PyTuple_SET_ITEM(frame, 3, start_object);
     int appended = PyList_Append(stack->frames, frame);
-    Py_DECREF(frame);
-    if (appended < 0) {
+    if (appended < 0)
         ((SpanSlot *)slot)->active -= 1;
+    Py_DECREF(frame);
+    if (appended < 0)
         goto fail;
-    }
     if (PyList_GET_SIZE(stack->frames) == 1 && stack->polls == 0) {
         if (table->open_stacks == 0)
             table->busy_since = start;
