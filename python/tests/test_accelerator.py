@@ -102,6 +102,9 @@ def comparable(profile):
     profile = dict(profile)
     # Spans are listed by self time; the order of equal records is what matters.
     profile["spans"] = sorted(shape(profile["spans"]), key=lambda span: (span["name"], span["kind"]))
+    # Threads are numbered in the order of their first probe, which the
+    # scheduler decides: compared by name.
+    profile["threads"] = sorted(shape(profile["threads"]), key=lambda thread: thread["name"])
     profile["warnings"] = sorted((warning["kind"], warning["subject"]) for warning in profile["warnings"]
                                  if warning["kind"] not in TIMED_WARNINGS)
     return shape(profile)
