@@ -48,12 +48,11 @@ accelerated = False
 if recording:
     import inspect as _inspect
 
-    from ._tables import ACCELERATOR as _ACCELERATOR
-
     from ._coroutines import measure_coroutine_function as _measure_coroutine
     from ._probes import count, gauge, span
     from ._probes import measure_function as _measure_function
     from ._probes import refuse_generators as _refuse_generators
+    from ._tables import ACCELERATOR as _ACCELERATOR
 
     _session.start(_profile_path, _print_table, _trace_path)
     accelerated = _ACCELERATOR is not None

@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 
-from ._histogram import BUCKETS, SUB_BUCKET_BITS
+from ._histogram import BUCKETS
 from . import _tables
 from ._tables import TRACE_COUNTER, TRACE_GAUGE, TRACE_SPAN
 from ._tables import ACCELERATOR, Registry, SpanSlot, stack_closed, stack_of, trace_event
