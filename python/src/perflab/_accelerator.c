@@ -23,8 +23,9 @@
  * reader) and the events a thread's timeline keeps.
  *
  * The clock is perf_counter_ns's: CLOCK_MONOTONIC on Linux, and
- * PyTime_PerfCounterRaw elsewhere from Python 3.13; anywhere else this file
- * does not build and the package stays pure Python.
+ * PyTime_PerfCounterRaw elsewhere from Python 3.13; anywhere else, and with
+ * a compiler other than GCC or Clang (__builtin_clzll, _Thread_local), this
+ * file does not build and the package stays pure Python.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
