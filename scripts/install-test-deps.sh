@@ -38,6 +38,8 @@ done
 # into a virtual environment and run pytest there.
 command -v python3 >/dev/null || need+=(python3)
 python3 -c 'import pytest' 2>/dev/null || need+=(python3-pytest)
+# pip builds the package's C accelerator there, with Python's headers.
+python3 -c 'import sysconfig, os, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' 2>/dev/null || need+=(python3-dev)
 # The shared store's tests (tests/postgres_store.rs) start a real
 # PostgreSQL server of their own with initdb and pg_ctl.
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)

@@ -13,6 +13,10 @@ if [ ! -x "$perflab" ]; then
 fi
 export PERFLAB_STORE="$PWD/.perflab/perflab.db"
 export PYTHONPATH="$PWD/$root/python/src"
+# The package as pip installs it: with its C accelerator, built next to the
+# sources (pure Python where it does not build).
+(cd "$root/python" && python3 setup.py -q build_ext --inplace >/dev/null 2>&1) ||
+  echo "the C accelerator did not build: the programs record through pure Python" >&2
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 

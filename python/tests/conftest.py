@@ -1,6 +1,12 @@
 """Shared setup: every test runs a real Python program in a subprocess, as
-`perflab run` would, because perflab reads its environment once, at import."""
+`perflab run` would, because perflab reads its environment once, at import.
 
+Every test that runs a program runs twice: through the C accelerator and
+with ``PERFLAB_PURE_PYTHON=1`` through the pure-Python probes. Where the
+accelerator was not built, its half is skipped with the reason."""
+
+import importlib.machinery
+import importlib.util
 import json
 import os
 import subprocess
@@ -10,9 +16,23 @@ import textwrap
 import pytest
 
 
+PROBES = ("accelerated", "pure")
+
+
+def accelerator_built():
+    """Whether the perflab that programs import has its C accelerator,
+    found without importing perflab here (its import reads the environment)."""
+    package = importlib.util.find_spec("perflab")
+    return package is not None and any(
+        os.path.exists(os.path.join(folder, "_accelerator" + suffix))
+        for folder in package.submodule_search_locations or ()
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES)
+
+
 class Program:
-    def __init__(self, directory):
+    def __init__(self, directory, probes="pure"):
         self.directory = directory
+        self.probes = probes
 
     def run(self, source, env=None, profile=True, check=True, args=()):
         """Writes ``source`` to prog.py and runs it; returns (profile or None, completed process)."""
@@ -22,6 +42,8 @@ class Program:
         if profile_path.exists():
             profile_path.unlink()
         environment = {k: v for k, v in os.environ.items() if not k.startswith("PERFLAB_")}
+        if self.probes == "pure":
+            environment["PERFLAB_PURE_PYTHON"] = "1"
         if profile:
             environment["PERFLAB_PROFILE"] = str(profile_path)
         environment.update(env or {})
@@ -33,9 +55,12 @@ class Program:
         return document, completed
 
 
-@pytest.fixture
-def program(tmp_path):
-    return Program(tmp_path)
+@pytest.fixture(params=PROBES)
+def program(request, tmp_path):
+    if request.param == "accelerated" and not accelerator_built():
+        pytest.skip("perflab._accelerator is not built (pip builds it where a C compiler and "
+                    "Python's headers are installed)")
+    return Program(tmp_path, request.param)
 
 
 def span(profile, name):

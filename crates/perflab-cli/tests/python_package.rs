@@ -1,8 +1,9 @@
 //! The Python package in `python/`: installed with pip into a virtual
-//! environment, its pytest suite passes; the example program instrumented
+//! environment, its C accelerator built, its pytest suite passes through
+//! the accelerator and through the pure-Python probes; the example program instrumented
 //! with it writes a profile the strict reader accepts; and `perflab run`
 //! and `perflab ab -f` show its spans. A missing `python3` (or its venv
-//! module, or pytest) fails the tests with the install advice
+//! module, its headers, or pytest) fails the tests with the install advice
 //! (CI installs them: scripts/install-test-deps.sh).
 
 mod common;
@@ -49,7 +50,7 @@ fn succeed(command: &mut Command, what: &str) -> Output {
         .unwrap_or_else(|error| panic!("{what}: {error}"));
     assert!(
         output.status.success(),
-        "{what} failed: run scripts/install-test-deps.sh (python3-venv, python3-pytest) if something is missing\n{}\n{}",
+        "{what} failed: run scripts/install-test-deps.sh (python3-venv, python3-dev, python3-pytest) if something is missing\n{}\n{}",
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
@@ -89,6 +90,14 @@ fn the_python_package_installs_with_pip_in_a_virtual_environment_and_passes_its_
     );
     let location = String::from_utf8_lossy(&installed.stdout);
     assert!(location.contains("/venv/"), "{location}");
+    // pip builds the accelerator where a C compiler and Python's headers are
+    // installed, as they are here; without them the package is pure Python.
+    succeed(
+        Command::new(&python)
+            .current_dir(dir)
+            .args(["-c", "import perflab._accelerator"]),
+        "import perflab._accelerator (built by pip install)",
+    );
     let pytest = succeed(
         Command::new(&python).current_dir(dir).args([
             "-m",
@@ -102,6 +111,7 @@ fn the_python_package_installs_with_pip_in_a_virtual_environment_and_passes_its_
     );
     let summary = String::from_utf8_lossy(&pytest.stdout);
     assert!(summary.contains(" passed"), "{summary}");
+    // Nothing skipped: the half of the suite that runs through the accelerator ran.
     assert!(!summary.contains("skipped"), "{summary}");
 }
 

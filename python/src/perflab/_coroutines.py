@@ -18,7 +18,7 @@ import functools
 import sys
 import time
 
-from ._probes import Site, _display_path, _local, _new_table, function_name, record_call, slot_of
+from ._probes import Site, _display_path, _local, _new_table, function_name, slot_of
 from ._tables import TRACE_ASYNC, TRACE_POLL, stack_closed, stack_of, stack_opened, trace_event
 
 _clock = time.perf_counter_ns
@@ -118,7 +118,7 @@ class _Steps:
                 end = _end_step(step)
                 wall = end - first_start
                 slot.inclusive_ns += wall
-                record_call(slot, wall)
+                slot.record_call(wall)
                 table = step[0]
                 if table.trace is not None:
                     trace_event(table, (TRACE_ASYNC, self.site.name, first_start, end))

@@ -16,10 +16,10 @@ import sys
 import threading
 import time
 
-from ._histogram import BUCKETS, SUB_BUCKET_BITS
+from ._histogram import BUCKETS
 from . import _tables
 from ._tables import TRACE_COUNTER, TRACE_GAUGE, TRACE_SPAN
-from ._tables import Registry, SpanSlot, stack_closed, stack_of, trace_event
+from ._tables import ACCELERATOR, Registry, SpanSlot, stack_closed, stack_of, trace_event
 
 _clock = time.perf_counter_ns
 _modules = sys.modules
@@ -28,7 +28,8 @@ STARTED_UNIX_MS = time.time_ns() // 1_000_000
 REGISTRY = Registry(SESSION_START_NS)
 _local = REGISTRY.local
 _new_table = REGISTRY.table
-_NO_MIN = 1 << 64
+if ACCELERATOR is not None:
+    ACCELERATOR.configure(REGISTRY.table, stack_of, _tables, _tables.TRACE_EVENTS)
 
 # Every span site, in the order they were made; a site's index is its place here.
 SPAN_SITES = []
@@ -63,56 +64,30 @@ def _display_path(path):
     return path if relative.startswith("..") else relative
 
 
-def record_call(slot, elapsed):
-    """Counts one completed call of ``elapsed`` nanoseconds."""
-    slot.calls += 1
-    slot.call_ns += elapsed
-    if elapsed < slot.min_ns:
-        slot.min_ns = elapsed
-    if elapsed > slot.max_ns:
-        slot.max_ns = elapsed
-    if elapsed < 64:
-        bucket = elapsed
-    else:
-        shift = elapsed.bit_length() - 1 - SUB_BUCKET_BITS
-        bucket = min((shift << SUB_BUCKET_BITS) + (elapsed >> shift), BUCKETS - 1)
-    histogram = slot.histogram
-    histogram[bucket] = histogram.get(bucket, 0) + 1
-
-
 def slot_of(table, index):
     slot = table.slots.get(index)
     if slot is None:
         slot = table.slots[index] = SpanSlot()
-        slot.min_ns = _NO_MIN
     return slot
 
 
-class Site:
-    """One span: a context manager that may be entered on any thread, in
-    any task, and recursively."""
+class PureSite:
+    """A span site entered and left in Python: the probe itself."""
 
     __slots__ = ("name", "kind", "file", "line", "index")
 
-    def __init__(self, name, kind, file, line):
-        self.name, self.kind, self.file, self.line = name, kind, file, line
-        with _SITES_LOCK:
-            self.index = len(SPAN_SITES)
-            SPAN_SITES.append(self)
-
-    def __repr__(self):
-        return "perflab.Site(%r, kind=%r, at %s:%d)" % (self.name, self.kind, self.file, self.line)
-
     # Enter and exit are the hot path: the helpers they would call
-    # (``stack_of``'s common case, ``record_call``, ``stack_opened`` and
+    # (``stack_of``'s common case, ``SpanSlot.record_call``, ``stack_opened`` and
     # ``stack_closed``) are written out here, as a Python call costs more
-    # than the bookkeeping it does.
+    # than the bookkeeping it does. Until asyncio is imported no task can
+    # run, so the thread's stack is taken without asking ``stack_of``; a
+    # bucket seen before is counted in place, without ``dict.get``.
     def __enter__(self):
         try:
             table = _local.table
         except AttributeError:
             table = _new_table()
-        if _tables._current_task is None and "asyncio" not in _modules:
+        if "asyncio" not in _modules:
             stack = table.stack
         else:
             stack = stack_of(table)
@@ -137,7 +112,7 @@ class Site:
             table = _local.table
         except AttributeError:
             table = _new_table()
-        if _tables._current_task is None and "asyncio" not in _modules:
+        if "asyncio" not in _modules:
             stack = table.stack
         else:
             stack = stack_of(table)
@@ -174,13 +149,32 @@ class Site:
             bucket = (shift << 5) + (elapsed >> shift)
             if bucket >= BUCKETS:
                 bucket = BUCKETS - 1
-        histogram = slot.histogram
-        histogram[bucket] = histogram.get(bucket, 0) + 1
+        try:
+            slot.histogram[bucket] += 1
+        except KeyError:
+            slot.histogram[bucket] = 1
         if kind is not None:
             slot.unwound += 1
         if table.trace is not None:
             trace_event(table, (TRACE_SPAN, self.name, start, now))
         return False
+
+
+class Site(PureSite if ACCELERATOR is None else ACCELERATOR.Site):
+    """One span: a context manager that may be entered on any thread, in
+    any task, and recursively. Its ``__enter__`` and ``__exit__`` are the C
+    accelerator's when it is loaded, else ``PureSite``'s."""
+
+    __slots__ = ()
+
+    def __init__(self, name, kind, file, line):
+        self.name, self.kind, self.file, self.line = name, kind, file, line
+        with _SITES_LOCK:
+            self.index = len(SPAN_SITES)
+            SPAN_SITES.append(self)
+
+    def __repr__(self):
+        return "perflab.Site(%r, kind=%r, at %s:%d)" % (self.name, self.kind, self.file, self.line)
 
 
 def span(name):

@@ -47,12 +47,34 @@ def trace_event(table, event):
         table.trace_dropped += 1
 import time
 
+from ._histogram import bucket_of
+
 _clock = time.perf_counter_ns
 _modules = sys.modules
+# Above any duration: a slot's min_ns before its first call.
+_NO_MIN = 1 << 64
 
 
-class SpanSlot:
-    """Figures of one span site on one thread, in nanoseconds."""
+def _load_accelerator(environ):
+    """The C accelerator (``_accelerator.c``), built by pip when a compiler
+    is there; None when it was not built, cannot be loaded, or
+    ``PERFLAB_PURE_PYTHON=1`` asks for the pure-Python probes. Both write
+    the same document."""
+    if environ.get("PERFLAB_PURE_PYTHON") == "1":
+        return None
+    try:
+        from . import _accelerator
+    except ImportError:
+        return None
+    return _accelerator
+
+
+ACCELERATOR = _load_accelerator(os.environ)
+
+
+class PureSpanSlot:
+    """Figures of one span site on one thread, in nanoseconds; ``min_ns``
+    is above any duration until the first call."""
 
     __slots__ = (
         "calls", "call_ns", "inclusive_ns", "self_ns", "min_ns", "max_ns",
@@ -61,14 +83,27 @@ class SpanSlot:
 
     def __init__(self):
         self.calls = self.call_ns = self.inclusive_ns = self.self_ns = 0
-        self.min_ns = None
+        self.min_ns = _NO_MIN
         self.max_ns = self.unwound = self.active = 0
         self.polls = self.poll_ns = self.cancelled = 0
         self.histogram = {}
 
+    def record_call(self, elapsed):
+        """Counts one completed call of ``elapsed`` nanoseconds."""
+        self.calls += 1
+        self.call_ns += elapsed
+        if elapsed < self.min_ns:
+            self.min_ns = elapsed
+        if elapsed > self.max_ns:
+            self.max_ns = elapsed
+        histogram = self.histogram
+        bucket = bucket_of(elapsed)
+        histogram[bucket] = histogram.get(bucket, 0) + 1
 
-class Stack:
-    """Open spans of one thread or one task. ``children_ns`` is the time of
+
+class PureStack:
+    """Open spans of one thread or one task, a tuple ``(site, slot, saved
+    children_ns, start)`` each in ``frames``. ``children_ns`` is the time of
     spans closed inside the innermost open span: entering a span saves it in
     the frame and starts a fresh sum, so self time needs no walk of the stack.
     ``polls`` counts steps of measured coroutines running on it: a step is
@@ -80,6 +115,21 @@ class Stack:
         self.frames = []
         self.children_ns = 0
         self.polls = 0
+
+
+class PureTableFields:
+    """The fields of a thread table that a span reads and writes."""
+
+    __slots__ = ("stack", "slots", "trace", "open_stacks", "busy_since", "attributed_ns",
+                 "unbalanced", "trace_dropped")
+
+
+# The same classes in C when the accelerator is loaded: its probes read and
+# write them, and everything else uses them as it uses the pure ones.
+if ACCELERATOR is None:
+    SpanSlot, Stack, TableFields = PureSpanSlot, PureStack, PureTableFields
+else:
+    SpanSlot, Stack, TableFields = ACCELERATOR.SpanSlot, ACCELERATOR.Stack, ACCELERATOR.TableFields
 
 
 def stack_opened(table, start_ns):
@@ -96,13 +146,13 @@ def stack_closed(table, end_ns):
         table.attributed_ns += end_ns - table.busy_since
 
 
-class ThreadTable:
+class ThreadTable(TableFields):
     """Everything one thread recorded."""
 
     __slots__ = (
         "id", "name", "os_tid", "ident", "start_ns", "start_cpu_ns", "cpu_clock",
-        "start_wait_ns", "end_ns", "end_cpu_ns", "end_wait_ns", "ended", "trace", "trace_dropped", "stack", "task_stacks", "open_stacks",
-        "busy_since", "attributed_ns", "unbalanced", "slots", "counters", "gauges",
+        "start_wait_ns", "end_ns", "end_cpu_ns", "end_wait_ns", "ended", "task_stacks",
+        "counters", "gauges",
     )
 
     def __init__(self, table_id, start_ns):
