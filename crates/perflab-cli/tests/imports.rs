@@ -340,3 +340,58 @@ fn a_comparison_of_many_benchmarks_is_shown_by_the_report_as_a_matrix() {
     let markdown = String::from_utf8_lossy(&out.stdout);
     assert!(markdown.contains("| BenchmarkSlowAble |"), "{markdown}");
 }
+
+#[test]
+fn the_geometric_mean_row_labels_its_verdict_as_the_whole_familys_in_every_format() {
+    // The family is NO-GO because one benchmark is; the geometric mean's own
+    // interval need not be below the NO-GO threshold, so the verdict beside
+    // it must say it is that of all the benchmarks.
+    let s = Scratch::new();
+    s.write("old.txt", &harnesses::go_bench(false));
+    s.write("new.txt", &harnesses::go_bench(true));
+    let out = compare(&s, "old.txt", "new.txt", &[], 3);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let row = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("geometric mean"))
+        .unwrap_or_else(|| panic!("no geometric-mean row: {stdout}"));
+    assert!(
+        row.ends_with("]; verdict of all benchmarks: NO-GO"),
+        "{row}"
+    );
+    assert!(!row.contains("] NO-GO"), "{row}");
+
+    let markdown = std::fs::read_to_string(s.path("r.md")).unwrap();
+    let row = markdown
+        .lines()
+        .find(|l| l.starts_with("| **geometric mean** |"))
+        .unwrap_or_else(|| panic!("no geometric-mean row: {markdown}"));
+    assert!(
+        row.contains("]; verdict of all benchmarks: NO-GO** |"),
+        "{row}"
+    );
+    // Each benchmark's own verdict stays beside its own interval.
+    assert!(
+        markdown
+            .lines()
+            .any(|l| l.starts_with("| BenchmarkSlowAble |") && l.contains("] NO-GO (10 runs)")),
+        "{markdown}"
+    );
+
+    let out = s
+        .perflab()
+        .args(["report", "--html", "r.html"])
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    let html = std::fs::read_to_string(s.path("r.html")).unwrap();
+    let summary = html
+        .split(r#"<tr class="suite-summary">"#)
+        .nth(1)
+        .and_then(|rest| rest.split("</tr>").next())
+        .expect("the matrix has a geometric-mean row");
+    assert!(
+        summary.contains("verdict of all benchmarks: <strong>NO-GO</strong>"),
+        "{summary}"
+    );
+}

@@ -93,10 +93,42 @@ fn hodges_lehmann_by_sorting(b: &[f64], c: &[f64], better: Better) -> (f64, f64,
     } else {
         (d[total / 2 - 1] + d[total / 2]) / 2.0
     };
-    let (m, n) = (b.len() as f64, c.len() as f64);
-    let z = 1.959_963_984_540_054;
-    let rank = (m * n / 2.0 - z * (m * n * (m + n + 1.0) / 12.0).sqrt()).floor() as usize;
+    let rank = exact_rank_at_95(b.len(), c.len());
     (median, d[rank - 1], d[total - rank])
+}
+
+/// Moses' rank at 95 % for samples of up to 30 values, from the exact null
+/// distribution of Mann-Whitney U counted by Mann and Whitney's recursion
+/// f(m, n, u) = f(m - 1, n, u - n) + f(m, n - 1, u), built once for all sizes:
+/// the largest C with P(U <= C - 1) <= 2.5 %.
+fn exact_rank_at_95(m: usize, n: usize) -> usize {
+    static RANKS: std::sync::OnceLock<Vec<Vec<usize>>> = std::sync::OnceLock::new();
+    let ranks = RANKS.get_or_init(|| {
+        const MAX: usize = 30;
+        let mut counts: Vec<Vec<Vec<u128>>> = vec![vec![vec![1]; MAX + 1]; MAX + 1];
+        let mut ranks = vec![vec![0; MAX + 1]; MAX + 1];
+        for i in 1..=MAX {
+            for j in 1..=MAX {
+                let f: Vec<u128> = (0..=i * j)
+                    .map(|u| {
+                        let first = u.checked_sub(j).and_then(|v| counts[i - 1][j].get(v));
+                        first.copied().unwrap_or(0) + counts[i][j - 1].get(u).copied().unwrap_or(0)
+                    })
+                    .collect();
+                let total: u128 = f.iter().sum();
+                let mut tail = 0;
+                ranks[i][j] = (0..f.len())
+                    .find(|&u| {
+                        tail += f[u];
+                        tail as f64 > 0.025 * total as f64
+                    })
+                    .unwrap_or(0);
+                counts[i][j] = f;
+            }
+        }
+        ranks
+    });
+    ranks[m][n]
 }
 
 fn better() -> impl Strategy<Value = Better> {

@@ -40,11 +40,13 @@
 #![deny(missing_docs)]
 
 mod open_entries;
+mod recent_spans;
 mod site_cache;
 
 use std::sync::Arc;
 
 use perflab::span_life::SpanLife;
+use recent_spans::Instance;
 use tracing_core::span::{Attributes, Id};
 use tracing_core::subscriber::Interest;
 use tracing_core::{Metadata, Subscriber};
@@ -90,17 +92,18 @@ where
             return;
         };
         if let Some(span) = ctx.span(id) {
-            span.extensions_mut().insert(Arc::new(SpanLife::new(site)));
+            let instance = Arc::new(Instance::new(SpanLife::new(site)));
+            recent_spans::remember(id, &instance);
+            span.extensions_mut().insert(instance);
         }
     }
 
     fn on_enter(&self, id: &Id, ctx: Context<'_, S>) {
-        let Some(span) = ctx.span(id) else {
-            return;
-        };
-        let life = span.extensions().get::<Arc<SpanLife>>().cloned();
-        if let Some(life) = life {
-            open_entries::push(id, life);
+        // The instance without a registry look-up when this thread made it.
+        let instance = recent_spans::find(id)
+            .or_else(|| ctx.span(id)?.extensions().get::<Arc<Instance>>().cloned());
+        if let Some(instance) = instance {
+            open_entries::push(id, instance);
         }
     }
 
@@ -109,9 +112,11 @@ where
     }
 
     fn on_close(&self, id: Id, ctx: Context<'_, S>) {
-        if let Some(span) = ctx.span(&id) {
-            if let Some(life) = span.extensions().get::<Arc<SpanLife>>() {
-                life.close();
+        if let Some(instance) = recent_spans::take(&id) {
+            instance.close();
+        } else if let Some(span) = ctx.span(&id) {
+            if let Some(instance) = span.extensions().get::<Arc<Instance>>() {
+                instance.close();
             }
         }
     }

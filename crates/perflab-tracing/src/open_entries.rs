@@ -5,11 +5,13 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use perflab::span_life::{Entry, SpanLife};
+use perflab::span_life::Entry;
+
+use crate::recent_spans::Instance;
 use tracing_core::span::Id;
 
 /// Entries of this thread, innermost last.
-struct OpenEntries(Vec<(Id, Arc<SpanLife>, Entry)>);
+struct OpenEntries(Vec<(Id, Arc<Instance>, Entry)>);
 
 impl Drop for OpenEntries {
     fn drop(&mut self) {
@@ -26,12 +28,12 @@ thread_local! {
     static OPEN: RefCell<OpenEntries> = const { RefCell::new(OpenEntries(Vec::new())) };
 }
 
-/// Enters `life` on this thread.
-pub(crate) fn push(id: &Id, life: Arc<SpanLife>) {
-    let entry = life.enter();
+/// Enters `instance` on this thread.
+pub(crate) fn push(id: &Id, instance: Arc<Instance>) {
+    let entry = instance.life.enter();
     let _ = OPEN.try_with(|open| {
         if let Ok(mut open) = open.try_borrow_mut() {
-            open.0.push((id.clone(), life, entry));
+            open.0.push((id.clone(), instance, entry));
         }
     });
 }
@@ -51,7 +53,7 @@ pub(crate) fn pop(id: &Id) {
             };
             open.0.remove(at)
         };
-        let (_, life, entry) = found;
-        life.exit(entry);
+        let (_, instance, entry) = found;
+        instance.life.exit(entry);
     });
 }

@@ -176,3 +176,48 @@ fn a_future_polled_on_two_threads_records_one_call_with_polls_on_both() {
     assert!([2, 3].contains(&stats.polls), "{stats:?}");
     assert_eq!(profile.span("leaf").unwrap().calls, 1);
 }
+
+#[test]
+fn a_span_made_on_one_thread_and_closed_on_another_is_recorded_once_beside_later_spans() {
+    let session = perflab::Session::builder()
+        .this_thread_only()
+        .print_table(false)
+        .no_profile_file()
+        .start();
+    let handle = session.handle();
+    let dispatch =
+        tracing::Dispatch::new(tracing_subscriber::registry().with(perflab_tracing::layer()));
+    // Made and entered here (this thread remembers it), then moved to
+    // another thread that enters it again and closes it there.
+    let moved = tracing::dispatcher::with_default(&dispatch, || {
+        let span = tracing::info_span!("moved");
+        span.in_scope(|| black_box(spin(1)));
+        span
+    });
+    let other = dispatch.clone();
+    std::thread::spawn(move || {
+        let _attached = handle.attach();
+        tracing::dispatcher::with_default(&other, || {
+            moved.in_scope(|| black_box(spin(1)));
+            drop(moved);
+        });
+    })
+    .join()
+    .unwrap();
+    // Spans made here afterwards, more than this thread remembers, each
+    // recorded once and never taken for the closed one.
+    tracing::dispatcher::with_default(&dispatch, || {
+        for _ in 0..20 {
+            black_box(parent(1));
+        }
+    });
+    let profile = session.finish().unwrap();
+    let moved = profile.span("moved").unwrap();
+    assert_eq!(
+        (moved.calls, moved.threads, moved.kind),
+        (1, 2, SpanKind::Async)
+    );
+    assert_eq!(moved.async_stats.as_ref().unwrap().polls, 2);
+    assert_eq!(profile.span("parent").unwrap().calls, 20);
+    assert_eq!(profile.span("leaf").unwrap().calls, 20);
+}

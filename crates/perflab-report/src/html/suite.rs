@@ -14,11 +14,19 @@ use crate::sections::suite::{
 fn cell_html(c: &MatrixCell) -> String {
     let class = c.verdict.as_str().to_ascii_lowercase();
     let runs = c.runs.map(|r| format!(" · {r} runs")).unwrap_or_default();
+    // A summary's verdict combines its column's cells: said so, so that it
+    // is not read as the verdict of the interval above it.
+    let verdict_of = c
+        .verdict_of
+        .as_ref()
+        .map(|of| format!("verdict of {}: ", esc(of)))
+        .unwrap_or_default();
     format!(
-        r#"<td class="num suite-cell verdict-{}" title="{}"><span class="whole">{}</span><br><strong>{}</strong>{}</td>"#,
+        r#"<td class="num suite-cell verdict-{}" title="{}"><span class="whole">{}</span><br>{}<strong>{}</strong>{}</td>"#,
         esc(&class),
         esc(&c.line()),
         esc(&c.change),
+        verdict_of,
         esc(c.verdict.as_str()),
         esc(&runs)
     )

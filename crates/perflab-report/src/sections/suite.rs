@@ -15,14 +15,23 @@ pub struct MatrixCell {
     pub verdict: Verdict,
     /// Pairs it rests on (`None` for a summary).
     pub runs: Option<usize>,
+    /// For a summary, whose verdicts its verdict combines ("all
+    /// benchmarks", "all scenarios"): the summary's verdict is that
+    /// combination, not a verdict on the summary's own interval, and is
+    /// labelled so (`None` for a cell, whose verdict is its interval's).
+    pub verdict_of: Option<String>,
 }
 
 impl MatrixCell {
-    /// The cell in one line: change, interval, verdict and pairs.
+    /// The cell in one line: change, interval, verdict and pairs; for a
+    /// summary, its change and interval, then the combined verdict with
+    /// what it combines (`-5.00% [-17.32%, +3.10%]; verdict of all
+    /// benchmarks: NO-GO`).
     pub fn line(&self) -> String {
-        match self.runs {
-            Some(runs) => format!("{} {} ({runs} runs)", self.change, self.verdict),
-            None => format!("{} {}", self.change, self.verdict),
+        match (self.runs, &self.verdict_of) {
+            (_, Some(of)) => format!("{}; verdict of {of}: {}", self.change, self.verdict),
+            (Some(runs), None) => format!("{} {} ({runs} runs)", self.change, self.verdict),
+            (None, None) => format!("{} {}", self.change, self.verdict),
         }
     }
 }
@@ -70,11 +79,13 @@ pub fn suite_matrix(doc: &SuiteDocument) -> SuiteMatrix {
                             change: "—".to_string(),
                             verdict: Verdict::Inconclusive,
                             runs: Some(0),
+                            verdict_of: None,
                         },
                         |c| MatrixCell {
                             change: change_text(doc, c.change, c.ci),
                             verdict: c.verdict,
                             runs: Some(c.runs),
+                            verdict_of: None,
                         },
                     )
                 })
@@ -89,6 +100,7 @@ pub fn suite_matrix(doc: &SuiteDocument) -> SuiteMatrix {
             change: change_text(doc, c.change, c.ci),
             verdict: c.verdict,
             runs: None,
+            verdict_of: Some(format!("all {}s", row_word(doc))),
         })
         .collect();
     SuiteMatrix {

@@ -4,8 +4,8 @@
 use perflab_format::vocabulary::Better;
 
 use crate::change::{Interval, LogInterval};
-use crate::distributions::normal;
 use crate::error::StatsError;
+use crate::fixed_sample::mann_whitney_null::moses_rank;
 use crate::fixed_sample::pairwise::order_statistics;
 use crate::sample::{PositiveSample, SortedSample, check_confidence};
 
@@ -15,11 +15,14 @@ use crate::sample::{PositiveSample, SortedSample, check_confidence};
 /// Method: on the log scale (see [`crate::change::log_gains`]) the estimate is the
 /// Hodges-Lehmann shift, the median of all m·n pairwise log gains
 /// ln(c_j) - ln(b_i) (negated for [`Better::Lower`]); the interval is Moses'
-/// interval from order statistics of the same differences, [D_(C), D_(mn+1-C)]
-/// with C = floor(mn/2 - z_(1-α/2) · sqrt(mn(m + n + 1)/12)), the
-/// Mann-Whitney normal approximation to the critical value (rounded down, so
-/// slightly conservative; no tie correction). Both are mapped to relative change
-/// by exp(x) - 1, so the estimate is a ratio minus one.
+/// interval from order statistics of the same differences, [D_(C), D_(mn+1-C)],
+/// with C the critical value of the Mann-Whitney U statistic: the largest C
+/// with P(U <= C - 1) <= α/2 under the exact null distribution when
+/// m·n <= 4,096 (computed exactly, Harding's algorithm, see
+/// [`crate::fixed_sample::mann_whitney_null`]), and above that its normal
+/// approximation C = floor(mn/2 - z_(1-α/2) · sqrt(mn(m + n + 1)/12))
+/// (rounded down; no tie correction). Both are mapped to relative change by
+/// exp(x) - 1, so the estimate is a ratio minus one.
 /// References: Hodges & Lehmann, "Estimates of location based on rank tests",
 /// Ann. Math. Statist. 34(2), 1963; Bauer, "Constructing confidence sets using
 /// rank statistics", JASA 67(339), 1972; Hollander, Wolfe & Chicken,
@@ -28,7 +31,8 @@ use crate::sample::{PositiveSample, SortedSample, check_confidence};
 /// Assumptions: the samples are independent, each i.i.d., and the candidate's
 /// log-values are the baseline's shifted by a constant (a multiplicative change
 /// with the same shape of noise). No normality is assumed and outliers have
-/// little influence. The sample sizes must be fixed in advance: re-running this
+/// little influence. The critical values are those of continuous
+/// measurements (no ties); tied values are not corrected for. The sample sizes must be fixed in advance: re-running this
 /// after adding runs until it decides is NOT covered (use
 /// [`crate::sequential::procedure::SequentialTest`] for that).
 ///
@@ -122,8 +126,7 @@ impl LogDifferences {
         confidence: f64,
     ) -> (f64, Result<LogInterval, StatsError>) {
         let (m, n, total) = (self.baseline_len, self.candidate_len, self.total);
-        let z = normal::quantile(1.0 - (1.0 - confidence) / 2.0);
-        let c = moses_rank(m, n, z);
+        let c = moses_rank(m, n, confidence);
         let mut ranks = if total % 2 == 1 {
             vec![total.div_ceil(2)]
         } else {
@@ -146,7 +149,7 @@ impl LogDifferences {
                     candidate: n,
                     confidence,
                     needed_each: (2..10_000)
-                        .find(|&s| moses_rank(s, s, z) >= 1)
+                        .find(|&s| moses_rank(s, s, confidence) >= 1)
                         .unwrap_or(10_000),
                 }),
             );
@@ -175,24 +178,9 @@ fn sorted_logs(sorted: &[f64]) -> Vec<f64> {
     logs
 }
 
-/// C = floor(mn/2 - z sqrt(mn(m+n+1)/12)), as a count (0 when not positive).
-fn moses_rank(m: usize, n: usize, z: f64) -> usize {
-    let (mf, nf) = (m as f64, n as f64);
-    let c = (mf * nf / 2.0 - z * (mf * nf * (mf + nf + 1.0) / 12.0).sqrt()).floor();
-    if c >= 1.0 { c as usize } else { 0 }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn moses_rank_matches_hollander_and_wolfe() {
-        // m = n = 10 at 95 %: 50 - 1.96 * sqrt(100 * 21 / 12) = 24.07 -> 24.
-        assert_eq!(moses_rank(10, 10, 1.959_963_984_540_054), 24);
-        assert_eq!(moses_rank(3, 3, 1.959_963_984_540_054), 0);
-        assert_eq!(moses_rank(4, 4, 1.959_963_984_540_054), 1);
-    }
 
     #[test]
     fn tiny_samples_say_how_many_values_are_needed() {

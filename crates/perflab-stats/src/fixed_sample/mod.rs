@@ -12,6 +12,7 @@
 pub mod decision;
 pub mod hodges_lehmann;
 pub mod mann_whitney;
+pub mod mann_whitney_null;
 pub(crate) mod pairwise;
 pub mod proportion;
 pub mod run_order_trend;
