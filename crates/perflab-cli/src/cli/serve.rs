@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// The address and port to listen on; port 0 picks a free one (the address is printed).
-    /// Any address but the loopback needs --token [default: 127.0.0.1:8080].
+    /// Any address but the loopback needs --token.
     #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8080")]
     pub listen: String,
     /// The bearer token every request must carry (`Authorization: Bearer T`), at least 16
