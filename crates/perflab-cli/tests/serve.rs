@@ -13,11 +13,10 @@ mod common;
 mod profiled;
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::time::Duration;
 
 use common::history::{commit_and_measure, cost_is_lower_better, repository};
-use common::serve::{Served, encode, get_raw};
+use common::serve::{Served, encode, get_raw, perflab_process};
 use common::{Scratch, assert_exit, stderr_of_refusal};
 use headless_chrome::protocol::cdp::{Emulation, Page};
 use headless_chrome::{Browser, LaunchOptions};
@@ -78,7 +77,7 @@ fn store_with_a_regression_and_hostile_names() -> Scratch {
 }
 
 fn serve(s: &Scratch, store: &str, extra: &[&str]) -> Served {
-    let mut command: Command = s.perflab();
+    let mut command = perflab_process(s.dir.path());
     command
         .args(["--store", store, "serve", "--listen", "127.0.0.1:0"])
         .args(extra);
@@ -430,7 +429,7 @@ fn listening_beyond_the_loopback_needs_a_token_and_every_request_must_carry_it()
     assert!(said.contains("--token"), "{said}");
 
     let token = "0123456789abcdef-token";
-    let mut command = s.perflab();
+    let mut command = perflab_process(s.dir.path());
     command.args([
         "--store",
         store.to_str().unwrap(),
@@ -489,13 +488,12 @@ fn every_page_answers_on_a_postgresql_store_opened_read_only() {
     );
     served.page(&format!("/compare?a={b}&b={a}"));
     served.page(&format!("/api/compare?a={b}&b={a}"));
-    let change = home["regressions"][0]["changes"][0].clone();
-    assert_eq!(change["series"]["name"], "insert-10K", "{home}");
-    let key = &change["series"];
+    // The series of the newest experiment.
+    let newest = &items[0];
     let query = format!(
         "?name=insert-10K&metric=cost&variant={}&host={}",
-        encode(key["variant"].as_str().unwrap()),
-        encode(key["host"].as_str().unwrap_or_default())
+        encode(newest["variants"][0].as_str().unwrap()),
+        encode(newest["host"].as_str().unwrap())
     );
     served.page(&format!("/series{query}"));
     served.page(&format!("/api/series{query}"));

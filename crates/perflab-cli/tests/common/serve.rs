@@ -21,6 +21,20 @@ pub struct Served {
     pub token: Option<String>,
 }
 
+/// `perflab` run in `dir` as [`super::Scratch::perflab`] runs it, as a
+/// process that can be started and left running.
+pub fn perflab_process(dir: &std::path::Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_perflab"));
+    cmd.current_dir(dir)
+        .env_remove("PERFLAB_STORE")
+        .env_remove("PERFLAB_HOST")
+        .env_remove("PERFLAB_SERVE_TOKEN");
+    for variable in super::postgres::CONNECTION_VARIABLES {
+        cmd.env_remove(variable);
+    }
+    cmd
+}
+
 /// One answer.
 #[derive(Debug)]
 pub struct Answer {
@@ -63,7 +77,7 @@ impl Served {
             let mut said = String::new();
             for line in lines.by_ref() {
                 let Ok(line) = line else { break };
-                if let Some(at) = line.find("://") {
+                if let Some(at) = line.rfind("://") {
                     let rest = &line[at + 3..];
                     let addr = rest.split('/').next().unwrap_or_default().to_string();
                     let _ = tx.send(Ok(addr));
