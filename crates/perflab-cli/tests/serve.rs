@@ -13,6 +13,7 @@ mod common;
 mod profiled;
 
 use std::path::PathBuf;
+use std::process::Command;
 use std::time::Duration;
 
 use common::history::{commit_and_measure, cost_is_lower_better, repository};
@@ -122,7 +123,11 @@ fn every_page_and_api_route_of_a_sqlite_store_answers_escaped_read_only_and_live
     let s = store_with_a_regression_and_hostile_names();
     let store = s.store();
     let before = bytes_of(&store);
-    let served = serve(&s, store.to_str().unwrap(), &[]);
+    let served = serve(
+        &s,
+        store.to_str().unwrap(),
+        &["--commit-url", "https://example.invalid/commit/{commit}"],
+    );
 
     // Home: the regression made above, first, with its series linked.
     let home_html = served.page("/");
@@ -153,6 +158,13 @@ fn every_page_and_api_route_of_a_sqlite_store_answers_escaped_read_only_and_live
     );
     let series_html = served.page(&format!("/series{series_query}"));
     assert!(series_html.contains("<svg"), "the series page has no chart");
+    let to_commit = change["to_commit"].as_str().unwrap();
+    assert!(
+        series_html.contains(&format!(
+            "href=\"https://example.invalid/commit/{to_commit}\""
+        )),
+        "the commits are not linked to the repository"
+    );
     let series = served.get(&format!("/api/series{series_query}")).json();
     assert_eq!(
         series["history"]["series"][0]["steps"]
@@ -498,4 +510,66 @@ fn every_page_answers_on_a_postgresql_store_opened_read_only() {
     served.page(&format!("/series{query}"));
     served.page(&format!("/api/series{query}"));
     assert_eq!(served.get("/experiments/999999").status, 404);
+}
+
+#[test]
+fn with_a_certificate_and_key_the_pages_are_served_over_tls() {
+    let s = Scratch::new();
+    let out = s
+        .perflab()
+        .args(["run", "--quiet", "--name", "one", "-r", "2", "true"])
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    let store = s.store();
+    let refused = s
+        .perflab()
+        .args([
+            "--store",
+            store.to_str().unwrap(),
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+        ])
+        .args(["--tls-cert", "missing.pem", "--tls-key", "missing.key"])
+        .output()
+        .unwrap();
+    let said = stderr_of_refusal(&refused);
+    assert!(said.contains("--tls-cert"), "{said}");
+    let openssl = Command::new("openssl")
+        .current_dir(s.dir.path())
+        .args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+        ])
+        .args([
+            "-keyout",
+            "key.pem",
+            "-out",
+            "cert.pem",
+            "-subj",
+            "/CN=127.0.0.1",
+        ])
+        .args(["-addext", "subjectAltName=IP:127.0.0.1"])
+        .output()
+        .expect("openssl runs (apt-get install openssl)");
+    assert!(openssl.status.success(), "{openssl:?}");
+    let mut command = perflab_process(s.dir.path());
+    command.args([
+        "--store",
+        store.to_str().unwrap(),
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+    ]);
+    command.args(["--tls-cert", "cert.pem", "--tls-key", "key.pem"]);
+    let served = Served::start(command);
+    let fetched = Command::new("curl")
+        .current_dir(s.dir.path())
+        .args(["-sS", "--max-time", "300", "--cacert", "cert.pem"])
+        .arg(format!("https://{}/api/home", served.addr))
+        .output()
+        .expect("curl runs (apt-get install curl)");
+    assert!(fetched.status.success(), "{fetched:?}");
+    let home: serde_json::Value = serde_json::from_slice(&fetched.stdout).unwrap();
+    assert_eq!(home["experiments"]["total"], 1, "{home}");
 }
