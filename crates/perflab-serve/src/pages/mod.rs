@@ -23,7 +23,7 @@ use parts::{
 /// The style of the pages beyond the report's own.
 const SITE_STYLE: &str = "
 main { max-width: 1280px; }
-table.experiments td, table.changes td { overflow-wrap: anywhere; }
+table.experiments td, table.changes td { overflow-wrap: break-word; }
 nav.site { display: flex; gap: 18px; align-items: baseline; padding: 10px 0 4px; border-bottom: 1px solid var(--line); margin-bottom: 16px; }
 nav.site a.brand { font-weight: 700; font-size: 18px; }
 form.filters { display: flex; flex-wrap: wrap; gap: 8px 14px; align-items: end; margin: 8px 0 12px; font-size: 13px; }
