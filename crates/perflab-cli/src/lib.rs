@@ -90,6 +90,10 @@ pub fn run(mut cli: Cli) -> Result<i32> {
         // A damaged store may not open as a store: checked on its own.
         return commands::store_check(&location);
     }
+    if let Command::Serve(args) = &cli.command {
+        // Opened read-only, and kept by the server.
+        return commands::serve(args, &location);
+    }
     let store = if cli.command.only_reads_the_store() {
         Store::open_for_reading(&location, "--store")?
     } else {
@@ -111,6 +115,7 @@ pub fn run(mut cli: Cli) -> Result<i32> {
         Command::Push(args) => commands::push(args, &store),
         Command::Pull(args) => commands::pull(args, &store),
         Command::System(args) => commands::system(args),
+        Command::Serve(args) => commands::serve(args, &location),
         Command::Store(args) => match &args.action {
             StoreAction::Check => commands::store_check(&location),
             StoreAction::Backup(backup) => commands::store_backup(backup, &store),

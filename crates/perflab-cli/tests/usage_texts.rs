@@ -49,6 +49,7 @@ fn every_flag_with_a_default_shows_it_in_the_help() {
             ][..],
         ),
         ("run", &["--warmup", "--timeout", "--measure", "--runs"][..]),
+        ("serve", &["--listen", "--token", "--commit-url"][..]),
         (
             "sweep",
             &[

@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 mod attachments;
 mod backend;
 mod batch;
+mod browse;
 pub mod ci;
 mod error;
 mod file_identity;
@@ -45,6 +46,7 @@ mod transfer;
 mod variants;
 
 pub use batch::{RunBatch, RunPlace};
+pub use browse::{ExperimentFilter, ExperimentPage, MAX_PAGE_SIZE};
 pub use error::{Error, Result, StoreError};
 pub use history::ExperimentValues;
 pub use location::Location;
@@ -458,33 +460,35 @@ impl Store {
              ORDER BY e.id DESC LIMIT ?1",
             values![limit, host],
         )?;
-        rows.into_iter()
-            .map(|r| {
-                let read = || -> std::result::Result<ExperimentRow, StoreError> {
-                    let change = match (r.opt_f64(6)?, r.opt_f64(7)?, r.opt_f64(8)?) {
-                        (Some(c), Some(lo), Some(hi)) => Some((c, lo, hi)),
-                        _ => None,
-                    };
-                    Ok(ExperimentRow {
-                        id: r.i64(0)?,
-                        kind: r.text(1)?,
-                        name: r.opt_text(2)?,
-                        status: r.text(3)?,
-                        metric: r.opt_text(4)?,
-                        verdict: r.opt_text(5)?,
-                        change,
-                        started_at: r.text(9)?,
-                        host: r.opt_text(13)?.unwrap_or_default(),
-                        git: r.opt_text(10)?.map(|c| (c, r.bool(11).unwrap_or(false))),
-                        runs: r.i64(12)?,
-                        variants: Vec::new(),
-                    })
-                };
-                let mut row = read().map_err(|e| self.err(e))?;
-                row.variants = self.variant_names(row.id)?;
-                Ok(row)
+        rows.iter().map(|r| self.experiment_row(r)).collect()
+    }
+
+    /// An [`ExperimentRow`] from a row of the columns
+    /// [`Store::list_experiments`] selects, with its variants.
+    fn experiment_row(&self, r: &Row) -> Result<ExperimentRow> {
+        let read = || -> std::result::Result<ExperimentRow, StoreError> {
+            let change = match (r.opt_f64(6)?, r.opt_f64(7)?, r.opt_f64(8)?) {
+                (Some(c), Some(lo), Some(hi)) => Some((c, lo, hi)),
+                _ => None,
+            };
+            Ok(ExperimentRow {
+                id: r.i64(0)?,
+                kind: r.text(1)?,
+                name: r.opt_text(2)?,
+                status: r.text(3)?,
+                metric: r.opt_text(4)?,
+                verdict: r.opt_text(5)?,
+                change,
+                started_at: r.text(9)?,
+                host: r.opt_text(13)?.unwrap_or_default(),
+                git: r.opt_text(10)?.map(|c| (c, r.bool(11).unwrap_or(false))),
+                runs: r.i64(12)?,
+                variants: Vec::new(),
             })
-            .collect()
+        };
+        let mut row = read().map_err(|e| self.err(e))?;
+        row.variants = self.variant_names(row.id)?;
+        Ok(row)
     }
 
     fn variant_names(&self, experiment_id: i64) -> Result<Vec<(String, String)>> {

@@ -70,6 +70,75 @@ impl Store {
     }
 }
 
+impl Store {
+    /// Opens the store at `location` so that nothing can be written through
+    /// this connection, whoever may write the file (for `perflab serve`,
+    /// which must leave a store exactly as it finds it): a SQLite file
+    /// opened read-only (its write-ahead log is read, so experiments stored
+    /// later are seen), a PostgreSQL session whose transactions are all
+    /// read-only (`SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY`).
+    /// Neither creates, upgrades nor marks anything; `flag` is the option
+    /// that named the store, for messages.
+    ///
+    /// # Errors
+    /// [`Error::Usage`] naming `flag` when no store file is at the path;
+    /// [`Error::Input`] when the store holds another schema version than
+    /// this perflab's; [`Error::Database`] when it cannot be read.
+    pub fn open_read_only(location: &Location, flag: &str) -> Result<Self> {
+        match location {
+            Location::File(path) => {
+                existing_store_file(path, flag)?;
+                let database = |source: rusqlite::Error| Error::Database {
+                    path: path.to_path_buf(),
+                    source: source.into(),
+                };
+                let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+                let usable = |conn: Connection| -> rusqlite::Result<Connection> {
+                    conn.busy_timeout(schema::BUSY_TIMEOUT)?;
+                    conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))?;
+                    Ok(conn)
+                };
+                let conn = match Connection::open_with_flags(path, flags).and_then(usable) {
+                    Ok(conn) => conn,
+                    Err(_) => Connection::open_with_flags(
+                        immutable_uri(path),
+                        flags | OpenFlags::SQLITE_OPEN_URI,
+                    )
+                    .and_then(usable)
+                    .map_err(database)?,
+                };
+                let db = Backend::Sqlite(conn);
+                schema::check_current(&db, path)?;
+                Ok(Store {
+                    db,
+                    path: path.to_path_buf(),
+                    file: None,
+                    notices: Default::default(),
+                    spool: Default::default(),
+                })
+            }
+            Location::Postgres(url) => {
+                let (conn, notices) = crate::postgres::PostgresConnection::connect(url, flag)?;
+                let path = std::path::PathBuf::from(location.to_string());
+                let db = Backend::Postgres(Box::new(conn));
+                db.batch("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+                    .map_err(|source| Error::Database {
+                        path: path.clone(),
+                        source,
+                    })?;
+                schema::check_current(&db, &path)?;
+                Ok(Store {
+                    db,
+                    path,
+                    file: None,
+                    notices: std::sync::Mutex::new(notices),
+                    spool: Default::default(),
+                })
+            }
+        }
+    }
+}
+
 /// Refuses a path that holds no store file, naming `flag`: a command that
 /// only reads or checks a store never creates one.
 pub(crate) fn existing_store_file(path: &Path, flag: &str) -> Result<()> {

@@ -23,6 +23,7 @@ mod history;
 mod import;
 mod report;
 mod revisions;
+mod serve;
 mod store;
 mod sweep;
 mod transfer;
@@ -33,6 +34,7 @@ pub use history::HistoryArgs;
 pub use import::ImportArgs;
 pub use report::ReportArgs;
 pub use revisions::{BisectArgs, CleanArgs};
+pub use serve::{ServeArgs, serve_error};
 pub use store::{StoreAction, StoreArgs, StoreBackupArgs};
 pub use sweep::SweepArgs;
 pub use transfer::{PullArgs, PushArgs, SelectionArgs};
@@ -156,6 +158,16 @@ sudo perflab system tune      (then sudo perflab system reset)")]
 perflab store backup backups/perflab-$(date +%F).db\n  \
 perflab --store ci.db store check")]
     Store(StoreArgs),
+    /// Serve the store as web pages with a JSON API, read-only: regressions, series,
+    /// experiments, comparisons.
+    #[command(
+        after_help = "Examples:\n  perflab serve                                   (http://127.0.0.1:8080/)\n  \
+perflab --store postgres://viewer@perf-db/perflab serve --commit-url 'https://github.com/OWNER/REPO/commit/{commit}'\n  \
+perflab serve --listen 0.0.0.0:8443 --token \"$(cat token)\" --tls-cert cert.pem --tls-key key.pem\n\
+Pages: / (regressions, experiments, series that changed most), /series, /experiments/ID, /compare; \
+each has its JSON twin under /api (see docs/guide/serve.md)."
+    )]
+    Serve(ServeArgs),
 }
 
 impl Command {
@@ -164,7 +176,7 @@ impl Command {
     pub fn only_reads_the_store(&self) -> bool {
         match self {
             Command::History(args) => !args.confirm,
-            Command::Report(_) | Command::Push(_) | Command::Store(_) => true,
+            Command::Report(_) | Command::Push(_) | Command::Store(_) | Command::Serve(_) => true,
             _ => false,
         }
     }

@@ -10,6 +10,7 @@ mod import;
 mod profile;
 mod report;
 mod run;
+mod serve;
 mod spool;
 mod store;
 mod suite;
@@ -26,6 +27,7 @@ pub use import::import;
 pub use profile::profile;
 pub use report::report;
 pub use run::run;
+pub use serve::{CommandSource, serve};
 pub use spool::move_spool;
 pub use store::{store_backup, store_check};
 pub use sweep::sweep;
@@ -78,7 +80,8 @@ pub fn output_files(command: &Command) -> Vec<(&'static str, &Path)> {
         | Command::Import(_)
         | Command::Push(_)
         | Command::Pull(_)
-        | Command::Store(_) => Vec::new(),
+        | Command::Store(_)
+        | Command::Serve(_) => Vec::new(),
     };
     outputs
         .into_iter()

@@ -16,6 +16,7 @@ pub mod machine;
 pub mod machine_history;
 pub mod markdown;
 pub mod postgres;
+pub mod serve;
 pub mod traces;
 
 /// A scratch directory holding the store and any files a test writes.

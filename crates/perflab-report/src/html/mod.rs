@@ -214,6 +214,23 @@ fn sampling_html(sampling: &SamplingReport, out: &mut String, id: usize) {
     }
 }
 
+/// The sections of `experiments` as the report shows them, without the
+/// page around them: for pages that show experiments among other things
+/// (`perflab serve`), so that an experiment reads the same everywhere.
+pub fn experiment_sections_html(experiments: &[ExperimentReport]) -> String {
+    let mut out = String::with_capacity(32 * 1024);
+    let mut chart_id = 0;
+    for e in experiments {
+        experiment_html(e, &mut out, &mut chart_id);
+    }
+    out
+}
+
+/// The report's style sheet, for pages that embed its sections.
+pub fn report_style() -> &'static str {
+    STYLE
+}
+
 /// The report as one HTML page.
 pub fn report_html(data: &ReportData) -> String {
     let mut out = String::with_capacity(64 * 1024);

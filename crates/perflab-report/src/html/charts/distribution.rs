@@ -7,7 +7,11 @@ use perflab_format::result::ResultDocument;
 
 use super::super::escape::esc;
 use super::super::svg::{Plot, Scale, colour, figure};
-use super::{tick, with_unit};
+use super::{label_margin, shorten, tick, with_unit};
+
+/// Characters of a variant's name drawn before it is shortened (the whole
+/// name is in the label's title).
+const LABEL_CHARS: usize = 28;
 
 /// The distribution chart of a result's variants (None without samples).
 pub fn distribution_chart(doc: &ResultDocument) -> Option<String> {
@@ -20,10 +24,12 @@ pub fn distribution_chart(doc: &ResultDocument) -> Option<String> {
         return None;
     }
     let row = 56.0;
+    // A long name widens the margin rather than run off the chart.
+    let margin = label_margin(variants.iter().map(|v| v.name.as_str()), LABEL_CHARS, 150.0);
     let mut plot = Plot::new(
         760.0,
         70.0 + row * variants.len() as f64,
-        (150.0, 24.0, 16.0, 48.0),
+        (margin, 24.0, 16.0, 48.0),
     );
     let unit = doc.metric.unit.as_str();
     let x = Scale::linear_around(
@@ -46,10 +52,11 @@ pub fn distribution_chart(doc: &ResultDocument) -> Option<String> {
         let c = colour(i);
         let _ = write!(
             plot.body,
-            r#"<text class="row-label" x="{:.1}" y="{:.1}" text-anchor="end">{}</text><text class="row-sub" x="{:.1}" y="{:.1}" text-anchor="end">{} runs</text>"#,
+            r#"<text class="row-label" x="{:.1}" y="{:.1}" text-anchor="end"><title>{}</title>{}</text><text class="row-sub" x="{:.1}" y="{:.1}" text-anchor="end">{} runs</text>"#,
             plot.left - 10.0,
             mid - 2.0,
             esc(&v.name),
+            esc(&shorten(&v.name, LABEL_CHARS)),
             plot.left - 10.0,
             mid + 13.0,
             v.runs

@@ -39,7 +39,15 @@ pub fn history_chart(e: &MetricHistory, unit: &str) -> String {
         left + step_x * (i as f64 + 0.5)
     };
     let mut ticks = String::new();
-    for label in &labels {
+    // A long history labels every k-th commit (and the newest), so that
+    // labels never overlap: about 64 pixels each, counted back from the
+    // newest commit, which is always labelled.
+    let every = ((64.0 / step_x).ceil() as usize).max(1);
+    let last = labels.len().saturating_sub(1);
+    for (i, label) in labels.iter().enumerate() {
+        if (last - i) % every != 0 {
+            continue;
+        }
         let _ = write!(
             ticks,
             r#"<text class="tick mono" x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
