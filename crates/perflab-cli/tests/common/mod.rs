@@ -17,6 +17,7 @@ pub mod machine_history;
 pub mod markdown;
 pub mod postgres;
 pub mod traces;
+pub mod webhook;
 
 /// A scratch directory holding the store and any files a test writes.
 pub struct Scratch {
