@@ -7,8 +7,9 @@ mod common;
 
 use common::history::{commit_and_measure, cost_is_lower_better, repository};
 use common::machine_history::MachineHistory;
+use common::postgres::PostgresServer;
 use common::webhook::{WebhookServer, url_without_server};
-use common::{Scratch, git, stderr_of_refusal};
+use common::{Scratch, git, stderr_of_refusal, stdout_of_success};
 
 /// The proxy settings a developer's or runner's environment may hold: the
 /// posts of these tests go straight to the local receiver.
@@ -73,7 +74,8 @@ fn a_new_regression_is_posted_once_and_a_post_that_failed_is_posted_again_by_the
 
     // The receiver refuses: a warning with its status and reason.
     let server = WebhookServer::start(500);
-    let notify = [&cost[..], &["--notify", &server.url()]].concat();
+    let url = server.url();
+    let notify = [&cost[..], &["--notify", &url]].concat();
     let (code, _, stderr) = changes(&s, &notify);
     assert_eq!(code, Some(3), "{stderr}");
     assert!(
@@ -213,6 +215,33 @@ fn a_bad_webhook_url_is_refused_with_exit_2_before_any_store_is_read_or_made() {
     assert!(!s.path(".perflab").exists(), "nothing was made");
 }
 
+/// Records in the store that lower values of `work` are better (an A/B
+/// decided on it, named `calibration`), as `--changes` needs to judge it.
+fn work_is_lower_better(s: &Scratch) {
+    let out = s
+        .perflab()
+        .args([
+            "ab",
+            "--quiet",
+            "--name",
+            "calibration",
+            "--measure",
+            "work",
+        ])
+        .args(["--better", "lower"])
+        .args([
+            "echo PERFLAB_METRIC work 100",
+            "echo PERFLAB_METRIC work 50",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        matches!(out.status.code(), Some(0 | 3 | 4)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn with_confirm_only_a_regression_the_ab_confirms_is_posted_and_says_so() {
     let server = WebhookServer::start(200);
@@ -227,11 +256,13 @@ fn with_confirm_only_a_regression_the_ab_confirms_is_posted_and_says_so() {
         "--max-runs",
         "20",
     ];
-    let notify = [&confirm[..], &["--notify", &server.url()]].concat();
+    let url = server.url();
+    let notify = [&confirm[..], &["--notify", &url]].concat();
 
     // The machine, three times as slow from the sixth commit on, made the
     // change point; the code did not: nothing to post.
     let machine = MachineHistory::new();
+    work_is_lower_better(&machine.repo);
     for step in 1..=10 {
         machine.set_machine_slowdown(if step > 5 { 3 } else { 1 });
         machine.commit_and_measure(step, 1000);
@@ -239,11 +270,16 @@ fn with_confirm_only_a_regression_the_ab_confirms_is_posted_and_says_so() {
     machine.set_machine_slowdown(1);
     let (code, stdout, stderr) = changes(&machine.repo, &notify);
     assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("not confirmed by an interleaved A/B (#"),
+        "{stdout}"
+    );
     assert!(stderr.contains("no new regression to post"), "{stderr}");
     assert!(server.requests().is_empty());
 
     // The sixth commit triples the work: confirmed, and posted as such.
     let code_made = MachineHistory::new();
+    work_is_lower_better(&code_made.repo);
     for step in 1..=10 {
         code_made.commit_and_measure(step, if step > 5 { 3000 } else { 1000 });
     }
@@ -255,12 +291,13 @@ fn with_confirm_only_a_regression_the_ab_confirms_is_posted_and_says_so() {
     assert_eq!(notice["confirmed"], true, "{notice}");
     let confirmation = &notice["confirmation"];
     assert_eq!(confirmation["verdict"], "NO-GO", "{notice}");
-    assert_eq!(confirmation["experiment"], 11, "{notice}");
+    // The calibration is experiment 1, the ten commits 2 to 11.
+    assert_eq!(confirmation["experiment"], 12, "{notice}");
     let [lo, hi] = [0, 1].map(|i| confirmation["interval"][i].as_f64().unwrap());
     assert!(lo < 3.0 && 3.0 < hi, "{confirmation}");
     let text = notice["text"].as_str().unwrap();
     assert!(
-        text.contains("; confirmed by an interleaved A/B (#11, "),
+        text.contains("; confirmed by an interleaved A/B (#12, "),
         "{text}"
     );
 
@@ -287,4 +324,43 @@ fn the_store_of_an_older_perflab_is_upgraded_by_a_history_that_notifies() {
         .query_row("SELECT COUNT(*) FROM notified_changes", [], |r| r.get(0))
         .unwrap();
     assert_eq!(posted, 0);
+}
+
+#[test]
+fn on_postgres_too_a_regression_is_posted_once_and_again_after_a_failed_post() {
+    let s = regressed();
+    let pg = PostgresServer::start();
+    let store = pg.database("notify");
+    stdout_of_success(&s.perflab().args(["push", "--to", &store]).output().unwrap());
+    let server = WebhookServer::start(503);
+    let url = server.url();
+    let notify = ["--store", &store, "--metric", "cost", "--notify", &url];
+    let rows = || pg.psql("notify", "SELECT COUNT(*) FROM notified_changes");
+
+    let (code, _, stderr) = changes(&s, &notify);
+    assert_eq!(code, Some(3), "{stderr}");
+    assert!(
+        stderr.contains(&format!("POST {url} answered 503 Service Unavailable")),
+        "{stderr}"
+    );
+    assert_eq!(rows().trim(), "0");
+
+    server.answer_with(204);
+    let (code, _, stderr) = changes(&s, &notify);
+    assert_eq!(code, Some(3), "{stderr}");
+    assert!(stderr.contains("posted 1 new regression"), "{stderr}");
+    assert_eq!(rows().trim(), "1");
+
+    let (code, _, stderr) = changes(&s, &notify);
+    assert_eq!(code, Some(3), "{stderr}");
+    assert!(stderr.contains("1 posted by an earlier run"), "{stderr}");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    assert_eq!(requests[0].body, requests[1].body);
+    let notice = requests[1].json();
+    assert_eq!(notice["name"], "insert-10K");
+    assert_eq!(
+        notice["commit"],
+        git(s.dir.path(), &["rev-parse", "HEAD~4"])
+    );
 }
