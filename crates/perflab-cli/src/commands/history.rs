@@ -9,6 +9,8 @@
 //! series, and only when it is a regression: exactly those that can fail
 //! the command, so that a CI job running it after each commit runs at most
 //! one A/B per watched series, not one per change point in the store.
+//! With `--notify`, the same regressions, those that fail the command, are
+//! posted to a webhook once each ([`crate::webhook`]).
 
 use perflab_runner::Executor;
 
