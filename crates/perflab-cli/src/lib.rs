@@ -15,7 +15,8 @@
 //!   [`metric_history`] (a metric over commits, `perflab-history/1`; the
 //!   change points of a store in [`metric_history_changes`]; the A/Bs that
 //!   confirm change points in [`metric_history_confirmation`]),
-//!   [`metric_direction`] and [`gather`] (what a `perflab report` page
+//!   [`webhook`] (the regressions of `history --changes --notify` posted
+//!   once each), [`metric_direction`] and [`gather`] (what a `perflab report` page
 //!   shows, read from the store);
 //! - engines: [`engine`] (what every experiment shares: the session that
 //!   begins it in the store, the run maker, the schedule, the stored
@@ -62,6 +63,7 @@ pub mod samples;
 pub mod suite_document;
 pub mod sweep;
 pub mod system;
+pub mod webhook;
 
 pub use error::{Error, Result};
 

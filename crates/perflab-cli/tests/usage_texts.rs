@@ -81,7 +81,13 @@ fn every_flag_with_a_default_shows_it_in_the_help() {
         ),
         (
             "history",
-            &["--permute", "--build", "--min-runs", "--max-runs"][..],
+            &[
+                "--permute",
+                "--build",
+                "--min-runs",
+                "--max-runs",
+                "--notify",
+            ][..],
         ),
         ("profile", &["--timeout", "--frequency"][..]),
         ("compare", &["--format"][..]),

@@ -16,6 +16,7 @@ use rusqlite::{Connection, ErrorCode};
 
 use super::attachments;
 use super::backend::Backend;
+use super::notified;
 use super::sql::Dialect;
 use crate::error::StoreError;
 use crate::error::{Error, Result};
@@ -30,7 +31,9 @@ use crate::error::{Error, Result};
 ///    between stores (`perflab push`, `perflab pull`) stores each once.
 /// 4: runs `replaced` by a new measurement of their block (the contention
 ///    rule), kept but left out of every figure.
-pub(super) const SCHEMA_VERSION: i64 = 4;
+/// 5: the change points whose regression was posted to a webhook
+///    (`notified`), so that each is posted once.
+pub(super) const SCHEMA_VERSION: i64 = 5;
 
 /// How long a process waits for another one holding the store.
 pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -122,6 +125,7 @@ const MIGRATIONS: &[&[&str]] = &[
     &[OWNER_COLUMNS],
     &[STABLE_IDS],
     &[REPLACED_RUNS],
+    &[notified::SCHEMA],
 ];
 
 /// Sets up the connection and brings the schema to [`SCHEMA_VERSION`].

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::DecisionArgs;
+use crate::webhook::WebhookUrl;
 
 /// `perflab history`.
 #[derive(Debug, Args)]
@@ -72,6 +73,14 @@ pub struct HistoryArgs {
     /// Runs per commit at most in each confirming A/B.
     #[arg(long, value_name = "N", requires = "confirm", help = super::defaults::confirm_max_runs())]
     pub max_runs: Option<usize>,
+    /// With --changes: post each new regression (the newest change point of a
+    /// watched series that is a regression; with --confirm, only one the A/B
+    /// confirmed) to this webhook as JSON, once: a Slack-compatible `text` and
+    /// the change point's fields. The store remembers what the webhook accepted;
+    /// a post that fails is tried again by the next run [default: none: nothing
+    /// is posted].
+    #[arg(long, value_name = "URL", requires = "changes", value_parser = WebhookUrl::parse)]
+    pub notify: Option<WebhookUrl>,
     /// Write the metric history as JSON.
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,

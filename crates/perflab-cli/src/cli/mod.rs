@@ -175,7 +175,7 @@ impl Command {
     /// works on one it cannot write (see `Store::open_for_reading`).
     pub fn only_reads_the_store(&self) -> bool {
         match self {
-            Command::History(args) => !args.confirm,
+            Command::History(args) => !args.confirm && args.notify.is_none(),
             Command::Report(_) | Command::Push(_) | Command::Store(_) | Command::Serve(_) => true,
             _ => false,
         }

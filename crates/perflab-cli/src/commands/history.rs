@@ -9,6 +9,8 @@
 //! series, and only when it is a regression: exactly those that can fail
 //! the command, so that a CI job running it after each commit runs at most
 //! one A/B per watched series, not one per change point in the store.
+//! With `--notify`, the same regressions, those that fail the command, are
+//! posted to a webhook once each ([`crate::webhook`]).
 
 use perflab_runner::Executor;
 
@@ -20,8 +22,10 @@ use crate::metric_direction::metric_direction;
 use crate::metric_history::{HistoryQuery, metric_history};
 use crate::metric_history_changes::store_changes;
 use crate::metric_history_confirmation::{newest_measured, wants_confirmation};
+use crate::webhook::{WebhookUrl, post_new_regressions};
 use perflab_format::change_words::ChangeWords;
 use perflab_format::vocabulary::Better;
+use perflab_report::changes::StoreChanges;
 use perflab_report::markdown::history::history_markdown;
 use perflab_report::sections::history::series_title;
 use perflab_report::terminal::history::{changes_terminal, history_terminal, host_label};
@@ -90,7 +94,16 @@ pub fn history<E: Executor>(
         }
         print!("{}", changes_terminal(&changes));
         if interrupted {
+            if args.notify.is_some() {
+                eprintln!(
+                    "perflab: --notify: nothing posted: the confirmation was interrupted, so \
+                     which regressions stand is not known; the next run posts them"
+                );
+            }
             return Ok(EXIT_INTERRUPTED);
+        }
+        if let Some(url) = &args.notify {
+            notify(store, &changes, url)?;
         }
         return Ok(if changes.watched_regressions().next().is_some() {
             EXIT_NO_GO
@@ -193,6 +206,32 @@ pub fn history<E: Executor>(
         );
     }
     Ok(EXIT_OK)
+}
+
+/// Posts the new regressions of `changes` to `url`, saying on stderr what
+/// was posted and warning about each post that failed. A failed post
+/// leaves the exit code alone: there is a regression to post only when
+/// the command exits 3 anyway.
+fn notify(store: &Store, changes: &StoreChanges, url: &WebhookUrl) -> Result<()> {
+    let outcome = post_new_regressions(store, changes, url)?;
+    for failure in &outcome.failed {
+        eprintln!("perflab: warning: --notify: {failure}");
+    }
+    let earlier = match outcome.already_posted {
+        0 => String::new(),
+        n => format!(" ({n} posted by an earlier run)"),
+    };
+    match outcome.posted {
+        0 if outcome.failed.is_empty() => {
+            eprintln!("perflab: --notify: no new regression to post{earlier}")
+        }
+        0 => {}
+        n => eprintln!(
+            "perflab: --notify: posted {n} new regression{} to {url}{earlier}",
+            if n == 1 { "" } else { "s" }
+        ),
+    }
+    Ok(())
 }
 
 /// "alpha, beta".

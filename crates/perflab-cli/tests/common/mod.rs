@@ -18,6 +18,7 @@ pub mod markdown;
 pub mod postgres;
 pub mod serve;
 pub mod traces;
+pub mod webhook;
 
 /// A scratch directory holding the store and any files a test writes.
 pub struct Scratch {
