@@ -93,16 +93,20 @@ fn a_large_baseline_is_held_to_its_relative_limit() {
     assert_eq!(violated, 0, "a 5% growth was vetoed");
     assert!(pass >= 380, "only {pass} of 400 passed a 5% growth");
     let [pass, violated, _] = simulate(30, 400, baseline, 0.10 * baseline * 1.01, 0.0, 0.02);
-    assert!(pass <= 20, "{pass} of 400 passed a growth beyond both allowances");
+    assert!(
+        pass <= 20,
+        "{pass} of 400 passed a growth beyond both allowances"
+    );
     assert!(violated > 0);
     let [pass, violated, _] = simulate(31, 400, baseline, 0.25 * baseline, 0.0, 0.01);
     assert_eq!(pass, 0);
-    assert!(violated >= 380, "only {violated} of 400 vetoed a 25% growth");
+    assert!(
+        violated >= 380,
+        "only {violated} of 400 vetoed a 25% growth"
+    );
 }
 
-fn pairs(
-    within: bool,
-) -> impl Strategy<Value = Vec<(f64, f64)>> {
+fn pairs(within: bool) -> impl Strategy<Value = Vec<(f64, f64)>> {
     // Baselines of 1 KiB to 1 GiB; candidates whose growth stays within
     // the floor (or, when not `within`, beyond both allowances) in every pair.
     prop::collection::vec((1.0f64..1.0e6, 0.0f64..1.0), 2..40).prop_map(move |v| {

@@ -10,6 +10,7 @@ use perflab_stats::{Better, Thresholds};
 use regex::Regex;
 
 use super::duet::duet_cpus;
+use super::guard_spec::GuardSettings;
 use super::pin::{PinSetting, checked_pin};
 use super::shielding::{QuietSetting, checked_wait_quiet, pin_within_shield};
 use super::{
@@ -91,8 +92,8 @@ pub struct Settings {
     pub output: Option<perflab_runner::Output>,
     /// Extracted metrics.
     pub metrics: Vec<(String, Regex)>,
-    /// Guards as (metric, limit, direction).
-    pub guards: Vec<(String, f64, Option<Better>)>,
+    /// Guards as given.
+    pub guards: Vec<GuardSettings>,
     /// The two variants (or none, if this source does not name them); a
     /// suite's two or more, the baseline first.
     pub variants: Vec<VariantSettings>,
@@ -174,27 +175,6 @@ pub fn parse_env(text: &str, flag: &str) -> Result<(String, String)> {
         Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
         _ => Err(Error::usage(flag, format!("'{text}' is not KEY=VALUE"))),
     }
-}
-
-/// Parses a guard `METRIC:LIMIT[:higher|lower]`, e.g. `peak-memory:5%`.
-pub fn parse_guard(text: &str) -> Result<(String, f64, Option<Better>)> {
-    let parts: Vec<&str> = text.split(':').collect();
-    let usage = || {
-        Error::usage(
-            "--guard",
-            format!("'{text}' is not METRIC:LIMIT; write e.g. peak-memory:5%"),
-        )
-    };
-    let (metric, limit, better) = match parts.as_slice() {
-        [m, l] => (*m, *l, None),
-        [m, l, b] => (*m, *l, Some(parse_better(b, "--guard")?)),
-        _ => return Err(usage()),
-    };
-    let limit = parse_percent(limit).map_err(|e| Error::usage("--guard", e))?;
-    if metric.is_empty() || limit < 0.0 {
-        return Err(usage());
-    }
-    Ok((metric.to_string(), limit, better))
 }
 
 /// The value of a percentage flag, if given (`flag` names it in errors).
@@ -366,10 +346,11 @@ impl Settings {
         let guards = self
             .guards
             .into_iter()
-            .map(|(name, max_worsening, better)| {
+            .map(|g| {
                 Ok(Guard {
-                    metric: MetricChoice::resolve(&name, better, "--guard")?,
-                    max_worsening,
+                    metric: MetricChoice::resolve(&g.metric, g.better, "--guard")?,
+                    max_worsening: g.max_worsening,
+                    floor: g.floor,
                 })
             })
             .collect::<Result<Vec<_>>>()?;

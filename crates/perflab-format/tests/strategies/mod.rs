@@ -70,9 +70,13 @@ prop_compose! {
 prop_compose! {
     pub fn guard()(
         metric in text(), max_worsening in num(), change in num(), ci in pair(),
-        status in select(GuardStatus::ALL),
+        status in select(GuardStatus::ALL), floor in of(num()), unit in of(text()),
+        medians in of(pair()), difference in of(num()), difference_ci in of(pair()),
     ) -> GuardDoc {
-        GuardDoc { metric, max_worsening, better: None, change, ci, status }
+        GuardDoc {
+            metric, max_worsening, better: None, change, ci, status, floor, unit, medians,
+            difference, difference_ci,
+        }
     }
 }
 

@@ -140,7 +140,10 @@ impl SequentialTest {
         let guard_cs = guards
             .iter()
             .map(|g| {
-                ConfidenceSequence::new(g.interval_confidence(config.confidence), config.optimise_at)
+                ConfidenceSequence::new(
+                    g.interval_confidence(config.confidence),
+                    config.optimise_at,
+                )
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(SequentialTest {
@@ -501,10 +504,7 @@ pub fn paired_difference_interval(
     cs: &ConfidenceSequence,
     differences: &[f64],
 ) -> Result<LogInterval, StatsError> {
-    decision_interval(
-        cs,
-        &Sample::at_least(differences, 2, SampleRole::Values)?,
-    )
+    decision_interval(cs, &Sample::at_least(differences, 2, SampleRole::Values)?)
 }
 
 /// The smaller of two projections: a count beats a number beyond the cap
