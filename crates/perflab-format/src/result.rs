@@ -378,6 +378,24 @@ pub struct SpanStatsDoc {
     /// For async spans: polls, wake-ups, busy and idle time (medians per run).
     #[serde(rename = "async", default, skip_serializing_if = "Option::is_none")]
     pub async_stats: Option<AsyncSpanStatsDoc>,
+    /// Runs in which the span was entered at least once; absent in
+    /// documents written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs_entered: Option<usize>,
+}
+
+impl SpanStatsDoc {
+    /// Whether the span never ran in any of the runs: it exists in the
+    /// program (so the profiles list it) but no run entered it. Reports
+    /// show such a span as never entered rather than as zero time. In
+    /// documents that do not record `runs_entered`, a span whose median
+    /// calls and inclusive time are both zero.
+    pub fn never_entered(&self) -> bool {
+        match self.runs_entered {
+            Some(runs) => runs == 0,
+            None => self.calls == 0.0 && self.inclusive_s == 0.0,
+        }
+    }
 }
 
 /// Medians over runs of an async span's figures in one variant.

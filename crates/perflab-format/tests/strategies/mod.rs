@@ -138,6 +138,7 @@ prop_compose! {
     pub fn span_stats()(
         runs in any::<usize>(), figures in vec(num(), 6),
         async_stats in of((vec(num(), 2), of(num()), of(num()))),
+        runs_entered in of(any::<usize>()),
     ) -> SpanStatsDoc {
         SpanStatsDoc {
             runs, calls: figures[0], self_s: figures[1], inclusive_s: figures[2],
@@ -145,6 +146,7 @@ prop_compose! {
             async_stats: async_stats.map(|(f, wakeups, idle_s)| AsyncSpanStatsDoc {
                 polls: f[0], wakeups, busy_s: f[1], idle_s,
             }),
+            runs_entered,
         }
     }
 }
