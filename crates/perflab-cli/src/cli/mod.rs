@@ -15,7 +15,7 @@ mod profile;
 mod system;
 
 pub use machine::MachineArgs;
-pub use system::{SystemAction, SystemArgs, SystemShowArgs};
+pub use system::{SystemAction, SystemArgs, SystemCheckArgs, SystemShowArgs};
 
 pub use profile::ProfileArgs;
 mod decision;
