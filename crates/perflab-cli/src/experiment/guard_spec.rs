@@ -5,8 +5,6 @@
 use perflab_runner::builtin_metric;
 use perflab_stats::Better;
 
-use super::settings::parse_better;
-use crate::error::{Error, Result};
 use perflab_report::units::parse_percent;
 
 /// A guard as given, before the metric is resolved.
@@ -34,41 +32,6 @@ impl GuardSettings {
             better: None,
         }
     }
-}
-
-/// Parses a guard `METRIC:LIMIT[+FLOOR][:higher|lower]`, e.g.
-/// `peak-memory:5%` or `peak-memory:10%+8MiB`.
-///
-/// # Errors
-/// A usage error of `--guard` saying what is wrong, with an example.
-pub fn parse_guard(text: &str) -> Result<GuardSettings> {
-    let parts: Vec<&str> = text.split(':').collect();
-    let (metric, limit, better) = match parts.as_slice() {
-        [m, l] => (*m, *l, None),
-        [m, l, b] => (*m, *l, Some(parse_better(b, "--guard")?)),
-        _ => {
-            return Err(Error::usage(
-                "--guard",
-                format!(
-                    "'{text}' is not METRIC:LIMIT[+FLOOR]; write e.g. peak-memory:5% or peak-memory:10%+8MiB"
-                ),
-            ));
-        }
-    };
-    if metric.is_empty() {
-        return Err(Error::usage(
-            "--guard",
-            format!("'{text}' names no metric; write e.g. peak-memory:10%+8MiB"),
-        ));
-    }
-    let (max_worsening, floor) = parse_limit(limit, metric)
-        .map_err(|m| Error::usage("--guard", format!("'{text}': {m}")))?;
-    Ok(GuardSettings {
-        metric: metric.to_string(),
-        max_worsening,
-        floor,
-        better,
-    })
 }
 
 /// Parses a guard's limit `LIMIT[+FLOOR]` for `metric`: a percentage, and
@@ -176,18 +139,5 @@ mod tests {
         assert!(parse_limit("10%+", "peak-memory").is_err());
         assert!(parse_limit("10%+-8MiB", "peak-memory").is_err());
         assert!(parse_limit("-1%+8MiB", "peak-memory").is_err());
-    }
-
-    #[test]
-    fn a_malformed_guard_names_the_flag_and_an_example() {
-        let e = parse_guard("peak-memory:10%+8MiB:sideways").unwrap_err();
-        assert!(e.to_string().contains("--guard"), "{e}");
-        let e = parse_guard("peak-memory").unwrap_err().to_string();
-        assert!(
-            e.contains("--guard") && e.contains("peak-memory:10%+8MiB"),
-            "{e}"
-        );
-        let g = parse_guard("peak-memory:10%+8MiB").unwrap();
-        assert_eq!((g.max_worsening, g.floor), (0.1, Some(8192.0)));
     }
 }

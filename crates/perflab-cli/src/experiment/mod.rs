@@ -18,9 +18,9 @@ use perflab_stats::{
     Better, ConfidenceSequence, GuardLimit, SequentialConfig, Thresholds, tuned_confidence_sequence,
 };
 
-pub use guard_spec::{GuardSettings, parse_guard};
+pub use guard_spec::GuardSettings;
 pub use limits::{MaxCpuWait, RunLimits};
-pub use settings::{Settings, parse_better, parse_env, validated_decision};
+pub use settings::{Settings, parse_better, parse_env, parse_guard, validated_decision};
 
 use perflab_runner::{CommandLine, MetricExtractor, builtin_metric};
 

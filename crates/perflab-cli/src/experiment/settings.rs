@@ -10,7 +10,7 @@ use perflab_stats::{Better, Thresholds};
 use regex::Regex;
 
 use super::duet::duet_cpus;
-use super::guard_spec::GuardSettings;
+use super::guard_spec::{GuardSettings, parse_limit};
 use super::pin::{PinSetting, checked_pin};
 use super::shielding::{QuietSetting, checked_wait_quiet, pin_within_shield};
 use super::{
@@ -175,6 +175,41 @@ pub fn parse_env(text: &str, flag: &str) -> Result<(String, String)> {
         Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
         _ => Err(Error::usage(flag, format!("'{text}' is not KEY=VALUE"))),
     }
+}
+
+/// Parses a guard `METRIC:LIMIT[+FLOOR][:higher|lower]`, e.g.
+/// `peak-memory:5%` or `peak-memory:10%+8MiB`.
+///
+/// # Errors
+/// A usage error of `--guard` saying what is wrong, with an example.
+pub fn parse_guard(text: &str) -> Result<GuardSettings> {
+    let parts: Vec<&str> = text.split(':').collect();
+    let (metric, limit, better) = match parts.as_slice() {
+        [m, l] => (*m, *l, None),
+        [m, l, b] => (*m, *l, Some(parse_better(b, "--guard")?)),
+        _ => {
+            return Err(Error::usage(
+                "--guard",
+                format!(
+                    "'{text}' is not METRIC:LIMIT[+FLOOR]; write e.g. peak-memory:5% or peak-memory:10%+8MiB"
+                ),
+            ));
+        }
+    };
+    if metric.is_empty() {
+        return Err(Error::usage(
+            "--guard",
+            format!("'{text}' names no metric; write e.g. peak-memory:10%+8MiB"),
+        ));
+    }
+    let (max_worsening, floor) = parse_limit(limit, metric)
+        .map_err(|m| Error::usage("--guard", format!("'{text}': {m}")))?;
+    Ok(GuardSettings {
+        metric: metric.to_string(),
+        max_worsening,
+        floor,
+        better,
+    })
 }
 
 /// The value of a percentage flag, if given (`flag` names it in errors).
