@@ -35,6 +35,9 @@ started=$(date +%s)
 echo "== building perflab and the example"
 (cd "$root" && cargo build --release --quiet -p perflab-cli -p hash-trie)
 perflab=$root/target/release/perflab
+# A committed tree and a quiet machine, or no figures (see publish-gate.sh).
+. "$root/examples/publish-gate.sh"
+publish_gate "$@"
 
 # Everything this run makes, apart from the reports: the store, the JSON
 # documents and each command's terminal output (gitignored).
@@ -215,3 +218,4 @@ open(readme, "w").write(text)
 PY
 cat duration.txt
 echo "investigate.sh: REPORT.md, report.html and README.md rewritten"
+publish_provenance "$here/README.md"
