@@ -84,7 +84,7 @@ pub fn spans_table(doc: &ResultDocument) -> String {
         for v in &s.per_variant {
             // The time and its share may go on two lines, each whole.
             let html = v.as_ref().map_or("-".to_string(), |v| {
-                if v.never_entered() {
+                if s.name != crate::spans::UNATTRIBUTED && v.never_entered() {
                     return NEVER_ENTERED.to_string();
                 }
                 format!(

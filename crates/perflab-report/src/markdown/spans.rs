@@ -34,7 +34,7 @@ pub fn markdown_spans(doc: &ResultDocument) -> String {
             .iter()
             .map(|v| {
                 v.as_ref().map_or("-".to_string(), |v| {
-                    if v.never_entered() {
+                    if s.name != crate::spans::UNATTRIBUTED && v.never_entered() {
                         return NEVER_ENTERED.to_string();
                     }
                     format!(

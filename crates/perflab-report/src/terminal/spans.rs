@@ -42,7 +42,7 @@ pub fn terminal_spans(doc: &ResultDocument) -> String {
                     .cloned()
                     .flatten()
                     .map_or("-".to_string(), |v| {
-                        if v.never_entered() {
+                        if s.name != crate::spans::UNATTRIBUTED && v.never_entered() {
                             NEVER_ENTERED.to_string()
                         } else {
                             format_seconds(v.self_s)
