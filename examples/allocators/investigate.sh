@@ -25,6 +25,9 @@ fi
 echo "== building perflab and the workloads, testing the workloads"
 (cd "$root" && cargo build --release -q -p perflab-cli)
 perflab="$root/target/release/perflab"
+# A committed tree and a quiet machine, or no figures (see publish-gate.sh).
+. "$root/examples/publish-gate.sh"
+publish_gate "$@"
 make -s test
 
 rm -rf results && mkdir results
@@ -87,3 +90,4 @@ echo "== report"
 } > results/machine.md
 python3 fill_readme.py README.md results
 echo "wrote REPORT.md, report.html, flamegraph-diff.svg and README.md's figures"
+publish_provenance "$here/README.md"

@@ -35,6 +35,9 @@ started=$(date +%s)
 echo "== building perflab and the example"
 (cd "$root" && cargo build --release --quiet -p perflab-cli -p hash-trie)
 perflab=$root/target/release/perflab
+# A committed tree and a quiet machine, or no figures (see publish-gate.sh).
+. "$root/examples/publish-gate.sh"
+publish_gate "$@"
 
 # Everything this run makes, apart from the reports: the store, the JSON
 # documents and each command's terminal output (gitignored).
@@ -122,6 +125,18 @@ git -C "$repo" config user.email "hash-trie@example.invalid"
 sed "s|@ROOT@|$root|" "$here/steps/Cargo.toml.in" >"$repo/Cargo.toml"
 cp "$root/Cargo.lock" "$repo/Cargo.lock"
 printf '/hash-trie\n/.perflab/\n/.perflab-build\n/target/\n' >"$repo/.gitignore"
+# Every package of the step's lock file at the version perflab's lock file
+# pins: fetching may trim the lock file, never move a version.
+lock_versions() { awk '/^name = /{n=$3} /^version = /{print n, $3}' "$1" | sort -u; }
+same_versions() {
+    local moved
+    moved=$(comm -23 <(lock_versions "$repo/Cargo.lock") <(lock_versions "$root/Cargo.lock"))
+    if [ -n "$moved" ]; then
+        echo "investigate.sh: the trie's history resolved versions perflab's Cargo.lock does not pin:" >&2
+        echo "$moved" >&2
+        exit 1
+    fi
+}
 step() {
     local tag=$1 patch=$2 subject=$3
     rm -rf "$repo/src"
@@ -129,8 +144,11 @@ step() {
     if [ -n "$patch" ]; then
         git -C "$repo" apply "$here/steps/$patch"
     fi
-    # Trims the copied lock file to this package's dependencies (same versions).
-    (cd "$repo" && cargo metadata --offline --format-version 1 >/dev/null)
+    # Trims the copied lock file to this package's dependencies and fetches
+    # any the cargo cache lacks (online when needed), at the versions of
+    # perflab's own lock file: the builds below then run offline.
+    (cd "$repo" && cargo fetch --quiet)
+    same_versions
     git -C "$repo" add -A
     git -C "$repo" commit -qm "$subject"
     git -C "$repo" tag "$tag"
@@ -200,3 +218,4 @@ open(readme, "w").write(text)
 PY
 cat duration.txt
 echo "investigate.sh: REPORT.md, report.html and README.md rewritten"
+publish_provenance "$here/README.md"

@@ -25,6 +25,9 @@ cd "$root"
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 cargo build --release -p perflab-cli -p streaming
 perflab="$root/target/release/perflab"
+# A committed tree and a quiet machine, or no figures (see publish-gate.sh).
+. "$root/examples/publish-gate.sh"
+publish_gate "$@"
 streaming="$root/target/release/streaming"
 
 cd "$here"
@@ -148,3 +151,4 @@ for name, body in blocks.items():
 readme.write_text(text)
 PY
 echo "wrote REPORT.md, report.html and the blocks of README.md" >&2
+publish_provenance "$here/README.md"

@@ -14,15 +14,14 @@ use std::collections::BTreeMap;
 
 use perflab_format::interval::PositiveIntervalDoc;
 use perflab_format::result::{
-    DecisionDoc, GuardDoc, MetricInfo, RESULT_FORMAT, ResultDocument, RunDoc, SummaryDoc,
-    VariantDoc,
+    DecisionDoc, MetricInfo, RESULT_FORMAT, ResultDocument, RunDoc, SummaryDoc, VariantDoc,
 };
 use perflab_format::vocabulary::{ResultKind, ResultStatus};
 use perflab_runner::RunOutcome;
 use perflab_stats::{Interval, PositiveInterval, Summary, Thresholds, Verdict, summarize};
 
 use crate::ab::AbRun;
-use crate::decide::describe_runs_needed;
+use crate::decide::{GuardOutcome, describe_runs_needed};
 use crate::engine::StopReason;
 use crate::error::Result;
 use crate::experiment::{Experiment, MetricChoice};
@@ -281,14 +280,7 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
         .evaluation
         .iter()
         .flat_map(|e| &e.guards)
-        .map(|g| GuardDoc {
-            metric: g.guard.metric.name.clone(),
-            max_worsening: g.guard.max_worsening,
-            better: Some(g.guard.metric.better),
-            change: g.interval.estimate,
-            ci: [g.interval.lo, g.interval.hi],
-            status: g.status,
-        })
+        .map(GuardOutcome::document)
         .collect();
     let status = ab.header.status();
     let metric = metric_info(&exp.metric, unit.as_deref());

@@ -536,3 +536,58 @@ fn two_pairs_of_a_clear_change_give_no_verdict_and_say_how_many_pairs_are_needed
     );
     assert_eq!(s.json("r.json")["verdict"], "INCONCLUSIVE");
 }
+
+#[test]
+fn a_malformed_guard_floor_is_refused_with_exit_2_naming_the_flag_and_an_example() {
+    let s = Scratch::new();
+    for spec in [
+        "peak-memory:10%+8",
+        "peak-memory:10%+8XB",
+        "peak-memory:ten%+8MiB",
+    ] {
+        let out = s
+            .perflab()
+            .args(["ab", "true", "true", "--guard", spec])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{spec}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--guard"), "{spec}: {err}");
+        assert!(err.contains("peak-memory:10%+8MiB"), "{spec}: {err}");
+    }
+}
+
+#[test]
+fn a_guard_with_a_floor_is_reported_as_the_growth_of_its_metric() {
+    let s = Scratch::new();
+    let out = s
+        .perflab()
+        .args([
+            "ab",
+            "true",
+            "true",
+            "--guard",
+            "peak-memory:10%+8MiB",
+            "--max-runs",
+            "12",
+            "--json",
+            "r.json",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("guard peak memory ") && text.contains(" → "),
+        "{text}"
+    );
+    assert!(
+        text.contains("may grow by at most +10.0% or +8.0 MiB, whichever is larger"),
+        "{text}"
+    );
+    let json = s.json("r.json");
+    let guard = &json["guards"][0];
+    assert_eq!(guard["floor"].as_f64(), Some(8192.0));
+    assert_eq!(guard["unit"].as_str(), Some("KiB"));
+    assert!(guard["medians"][1].as_f64().is_some(), "{guard}");
+    assert!(guard["difference_ci"][1].as_f64().is_some(), "{guard}");
+}

@@ -6,7 +6,7 @@ mod common;
 use perflab_cli::ab::run_ab;
 use perflab_cli::engine::NoProgress;
 use perflab_cli::engine::StopReason;
-use perflab_cli::experiment::{Experiment, Settings};
+use perflab_cli::experiment::{Experiment, GuardSettings, Settings};
 use perflab_runner::{FakeExecutor, RunSpec};
 use perflab_stats::Verdict;
 use perflab_store::Store;
@@ -84,7 +84,7 @@ fn a_change_too_small_for_the_noise_runs_to_the_limit_and_says_how_many_more_run
 
 #[test]
 fn a_guard_that_worsens_beyond_its_limit_vetoes_a_go() {
-    let exp = experiment(|s| s.guards = vec![("peak-memory".into(), 0.05, None)]);
+    let exp = experiment(|s| s.guards = vec![GuardSettings::relative("peak-memory", 0.05)]);
     let mut rng = fastrand::Rng::with_seed(7);
     let mut exec = FakeExecutor::new(move |spec, _| {
         let mut o =
@@ -96,6 +96,38 @@ fn a_guard_that_worsens_beyond_its_limit_vetoes_a_go() {
     let e = ab.evaluation.unwrap();
     assert_eq!(e.verdict, Verdict::NoGo, "{}", e.reason);
     assert!(e.reason.contains("guard peak-memory"), "{}", e.reason);
+}
+
+#[test]
+fn a_small_baselines_growth_within_the_floor_lets_a_go_stand() {
+    // 1.3 MiB → 6.8 MiB: +423% of the baseline, but within a floor of 8 MiB.
+    let outcome = |guard: &str| {
+        let guard = perflab_cli::experiment::parse_guard(guard).unwrap();
+        let exp = experiment(|s| s.guards = vec![guard.clone()]);
+        let mut rng = fastrand::Rng::with_seed(7);
+        let mut exec = FakeExecutor::new(move |spec, _| {
+            let mut o =
+                FakeExecutor::outcome(noisy(&mut rng, if is_b(spec) { 0.8 } else { 1.0 }, 0.01));
+            let memory = if is_b(spec) { 6963.0 } else { 1331.0 };
+            o.peak_memory_kib = memory + 100.0 * rng.f64();
+            Ok(o)
+        });
+        run_ab(&exp, &mut exec, None, &mut NoProgress).unwrap()
+    };
+    let relative = outcome("peak-memory:10%").evaluation.unwrap();
+    assert_eq!(relative.verdict, Verdict::NoGo, "{}", relative.reason);
+    assert!(
+        relative.reason.contains("MiB → 6.8 MiB (+5.5 MiB, +4"),
+        "{}",
+        relative.reason
+    );
+    let floored = outcome("peak-memory:10%+8MiB");
+    let e = floored.evaluation.as_ref().unwrap();
+    assert_eq!(e.verdict, Verdict::Go, "{}", e.reason);
+    let doc = e.guards[0].document();
+    assert_eq!(doc.floor, Some(8192.0));
+    let [lo, hi] = doc.difference_ci.unwrap();
+    assert!(lo > 5000.0 && hi < 6000.0, "{lo} {hi}");
 }
 
 #[test]

@@ -6,7 +6,7 @@ mod common;
 use perflab_cli::ab::run_ab;
 use perflab_cli::engine::NoProgress;
 use perflab_cli::engine::StopReason;
-use perflab_cli::experiment::{Experiment, Settings};
+use perflab_cli::experiment::{Experiment, GuardSettings, Settings};
 use perflab_runner::{FakeExecutor, MetricValue, RunOutcome, RunSpec};
 use perflab_stats::Verdict;
 
@@ -101,7 +101,7 @@ fn one_run_per_variant_is_refused_for_wall_time_and_with_guards() {
     assert!(err.to_string().contains("--measure instructions"), "{err}");
     let err = settings(|s| {
         s.min_runs = Some(1);
-        s.guards = vec![("wall".into(), 0.05, None)];
+        s.guards = vec![GuardSettings::relative("wall", 0.05)];
     })
     .into_experiment()
     .unwrap_err();

@@ -8,7 +8,7 @@ use perflab_cli::ab::run_suite;
 use perflab_cli::engine::NoProgress;
 use perflab_cli::engine::StopReason;
 use perflab_cli::experiment::settings::{ScenarioSettings, VariantSettings};
-use perflab_cli::experiment::{Settings, Suite};
+use perflab_cli::experiment::{GuardSettings, Settings, Suite};
 use perflab_runner::{FakeExecutor, RunSpec};
 use perflab_stats::Verdict;
 use perflab_store::Store;
@@ -151,7 +151,7 @@ fn a_suite_whose_cells_all_decide_stops_before_the_run_limit() {
 
 #[test]
 fn a_guard_takes_a_go_away_in_the_cell_where_it_is_violated() {
-    let suite = suite(|s| s.guards = vec![("peak-memory".into(), 0.05, None)]);
+    let suite = suite(|s| s.guards = vec![GuardSettings::relative("peak-memory", 0.05)]);
     let mut rng = fastrand::Rng::with_seed(9);
     let mut exec = FakeExecutor::new(move |spec, _| {
         let (s, v) = cell_of(spec);

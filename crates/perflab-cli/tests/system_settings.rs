@@ -146,3 +146,60 @@ fn system_tune_and_reset_are_refused_without_root_naming_root() {
     }
     assert!(!s.path("run").exists());
 }
+
+#[test]
+fn system_check_says_quiet_below_its_limits_and_busy_above_them_with_exit_1() {
+    let s = Scratch::new();
+    let out = s
+        .perflab()
+        .args([
+            "system",
+            "check",
+            "--max-load",
+            "1000",
+            "--max-pressure",
+            "100%",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.starts_with("quiet: load "), "{text}");
+    assert!(text.contains("1-minute load average"), "{text}");
+    let load: f64 = read("/proc/loadavg")
+        .split_whitespace()
+        .next()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(0.0);
+    if load > 0.0 {
+        // Half the load per CPU now: a 1-minute average cannot halve in the
+        // moment it takes to start perflab.
+        let limit = format!("{}", load / 1024.0 / 2.0);
+        let out = s
+            .perflab()
+            .args(["system", "check", "--max-load", &limit])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{text}");
+        assert!(text.starts_with("busy: load "), "{text}");
+    }
+}
+
+#[test]
+fn system_check_refuses_a_limit_that_is_not_one_naming_the_flag() {
+    let s = Scratch::new();
+    for (flag, value) in [
+        ("--max-load", "0"),
+        ("--max-pressure", "lots"),
+        ("--wait", "soon"),
+    ] {
+        let err = stderr_of_refusal(
+            &s.perflab()
+                .args(["system", "check", flag, value])
+                .output()
+                .unwrap(),
+        );
+        assert!(err.contains(flag), "{flag}: {err}");
+    }
+}

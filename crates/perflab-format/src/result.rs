@@ -148,6 +148,28 @@ pub struct GuardDoc {
     pub ci: [f64; 2],
     /// Whether it vetoes.
     pub status: GuardStatus,
+    /// The absolute floor in `unit`: the metric may worsen by the larger
+    /// of `max_worsening` of the baseline's value and this; absent for a
+    /// guard with a relative limit only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor: Option<f64>,
+    /// The guarded metric's unit (`KiB`, `s`, empty for a bare number);
+    /// absent in documents written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
+    /// The median of the baseline's and of the candidate's values over the
+    /// pairs the decision rests on, in `unit`; absent in documents written
+    /// before they were recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub medians: Option<[f64; 2]>,
+    /// For a guard with a floor: the candidate's value minus the
+    /// baseline's (positive when the metric grew), the location of the
+    /// paired differences, in `unit`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub difference: Option<f64>,
+    /// The interval of `difference`, in the same orientation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub difference_ci: Option<[f64; 2]>,
 }
 
 /// One variant.
@@ -356,6 +378,24 @@ pub struct SpanStatsDoc {
     /// For async spans: polls, wake-ups, busy and idle time (medians per run).
     #[serde(rename = "async", default, skip_serializing_if = "Option::is_none")]
     pub async_stats: Option<AsyncSpanStatsDoc>,
+    /// Runs in which the span was entered at least once; absent in
+    /// documents written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs_entered: Option<usize>,
+}
+
+impl SpanStatsDoc {
+    /// Whether the span never ran in any of the runs: it exists in the
+    /// program (so the profiles list it) but no run entered it. Reports
+    /// show such a span as never entered rather than as zero time. In
+    /// documents that do not record `runs_entered`, a span whose median
+    /// calls and inclusive time are both zero.
+    pub fn never_entered(&self) -> bool {
+        match self.runs_entered {
+            Some(runs) => runs == 0,
+            None => self.calls == 0.0 && self.inclusive_s == 0.0,
+        }
+    }
 }
 
 /// Medians over runs of an async span's figures in one variant.

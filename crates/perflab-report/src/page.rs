@@ -56,7 +56,56 @@ pub struct ExperimentReport {
     pub warnings: Vec<String>,
 }
 
+impl ReportData {
+    /// The report with the profile warnings that more than one experiment
+    /// gave taken out of each, and those warnings with how many
+    /// experiments gave them, in the order they first appear: a report of
+    /// eight experiments of one program states its four "never
+    /// incremented" counters once, not in every table.
+    pub fn shared_warnings_apart(&self) -> (ReportData, Vec<(String, usize)>) {
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut order: Vec<&str> = Vec::new();
+        for e in &self.experiments {
+            let mut own: Vec<&str> = e.profile_warnings().map(String::as_str).collect();
+            own.sort_unstable();
+            own.dedup();
+            for w in own {
+                let n = counts.entry(w).or_default();
+                if *n == 0 {
+                    order.push(w);
+                }
+                *n += 1;
+            }
+        }
+        let shared: Vec<(String, usize)> = order
+            .into_iter()
+            .filter(|w| counts[w] > 1)
+            .map(|w| (w.to_string(), counts[w]))
+            .collect();
+        let mut data = self.clone();
+        if !shared.is_empty() {
+            let is_shared = |w: &String| shared.iter().any(|(s, _)| s == w);
+            for e in &mut data.experiments {
+                e.span_warnings.retain(|w| !is_shared(w));
+                if let Some(r) = &mut e.result {
+                    r.profile_warnings.retain(|w| !is_shared(w));
+                }
+            }
+        }
+        (data, shared)
+    }
+}
+
 impl ExperimentReport {
+    /// The profiles' warnings this experiment states: its result's, and
+    /// those computed from its runs.
+    pub fn profile_warnings(&self) -> impl Iterator<Item = &String> {
+        self.result
+            .iter()
+            .flat_map(|r| &r.profile_warnings)
+            .chain(&self.span_warnings)
+    }
+
     /// "sweep #3: hamt", "ab #12".
     pub fn title(&self) -> String {
         match &self.name {

@@ -122,6 +122,8 @@ fn stats(profiles: &[&Profile], name: &str) -> Option<SpanStatsDoc> {
     let column = |k: usize| median(&rows.iter().map(|r| r[k]).collect::<Vec<_>>()).unwrap_or(0.0);
     Some(SpanStatsDoc {
         async_stats: async_stats(profiles, name),
+        // The unattributed time is no span: it is never entered, nor left out.
+        runs_entered: (name != UNATTRIBUTED).then(|| rows.iter().filter(|r| r[2] > 0.0).count()),
         runs: rows.len(),
         self_s: column(0),
         inclusive_s: column(1),

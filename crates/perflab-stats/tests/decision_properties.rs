@@ -83,7 +83,7 @@ proptest! {
         let config = SequentialConfig::tuned(
             Better::Lower, Thresholds::default(), 0.95, min_runs, min_runs.max(runs.len()),
         );
-        let guard = GuardLimit { better: Better::Lower, max_worsening: 0.02 };
+        let guard = GuardLimit::relative(Better::Lower, 0.02);
         let mut test = SequentialTest::with_guards(config, vec![guard]).unwrap();
         for (a, b, ga, gb) in &runs {
             test.record(*a, *b, &[(*ga, *gb)]).unwrap();
@@ -106,7 +106,7 @@ proptest! {
     #[test]
     fn guards_can_only_take_a_go_away(runs in paired_runs()) {
         let config = SequentialConfig::tuned(Better::Lower, Thresholds::default(), 0.95, 2, runs.len());
-        let guard = GuardLimit { better: Better::Lower, max_worsening: 0.02 };
+        let guard = GuardLimit::relative(Better::Lower, 0.02);
         let mut guarded = SequentialTest::with_guards(config, vec![guard]).unwrap();
         let mut plain = SequentialTest::new(config).unwrap();
         for (a, b, ga, gb) in &runs {

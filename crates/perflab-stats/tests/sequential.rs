@@ -57,10 +57,7 @@ fn a_stricter_level_needs_more_pairs_before_it_may_decide() {
 #[test]
 fn a_guard_that_worsens_turns_go_into_no_go_and_an_uncertain_one_keeps_going() {
     let config = SequentialConfig::tuned(Better::Lower, Default::default(), 0.95, 5, 10);
-    let limit = GuardLimit {
-        better: Better::Lower,
-        max_worsening: 0.05,
-    };
+    let limit = GuardLimit::relative(Better::Lower, 0.05);
     let mut t = SequentialTest::with_guards(config, vec![limit]).unwrap();
     let mut last = None;
     for i in 0..5 {

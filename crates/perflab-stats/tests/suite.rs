@@ -32,10 +32,7 @@ fn each_cell_decides_at_the_experiment_level_split_over_the_cells() {
 
 #[test]
 fn guards_take_their_share_of_the_error_budget() {
-    let guard = GuardLimit {
-        better: Better::Lower,
-        max_worsening: 0.05,
-    };
+    let guard = GuardLimit::relative(Better::Lower, 0.05);
     let suite = SuiteTest::with_guards(config(), 12, vec![guard]).unwrap();
     assert!((suite.cell_confidence() - (1.0 - 0.05 / 24.0)).abs() < 1e-15);
     assert_eq!(suite.cell(3).unwrap().guards(), &[guard]);

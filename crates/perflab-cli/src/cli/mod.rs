@@ -15,7 +15,7 @@ mod profile;
 mod system;
 
 pub use machine::MachineArgs;
-pub use system::{SystemAction, SystemArgs, SystemShowArgs};
+pub use system::{SystemAction, SystemArgs, SystemCheckArgs, SystemShowArgs};
 
 pub use profile::ProfileArgs;
 mod decision;
@@ -289,8 +289,10 @@ pub struct AbArgs {
     /// metrics; an extracted metric needs it].
     #[arg(long, value_name = "higher|lower")]
     pub better: Option<String>,
-    /// A metric that may veto a GO: METRIC:LIMIT, e.g. peak-memory:5% (may not worsen by more). Repeatable.
-    #[arg(long = "guard", value_name = "METRIC:LIMIT")]
+    /// A metric that may veto a GO: METRIC:LIMIT[+FLOOR], e.g. peak-memory:5% (may not grow by
+    /// more than 5%) or peak-memory:10%+8MiB (may grow by 10% or 8 MiB, whichever is larger; the
+    /// floor in B/KiB/MiB/GiB for memory, ns/µs/ms/s for times) [default: no guard]. Repeatable.
+    #[arg(long = "guard", value_name = "METRIC:LIMIT[+FLOOR]")]
     pub guards: Vec<String>,
     /// Thresholds and confidence.
     #[command(flatten)]

@@ -25,6 +25,24 @@ pub enum SystemAction {
     Tune,
     /// Put back what `perflab system tune` replaced (root).
     Reset,
+    /// Whether the machine is quiet enough to publish figures from: the 1-minute load average per
+    /// CPU and the CPU pressure (avg10) below their limits. Prints one line with both figures;
+    /// exits 0 when quiet, 1 when busy (after waiting up to --wait for it to become quiet).
+    Check(SystemCheckArgs),
+}
+
+/// `perflab system check`.
+#[derive(Debug, Args)]
+pub struct SystemCheckArgs {
+    /// The largest 1-minute load average per online CPU of a quiet machine [default: 0.5].
+    #[arg(long, value_name = "LOAD")]
+    pub max_load: Option<f64>,
+    /// The largest CPU pressure (avg10 of /proc/pressure/cpu) of a quiet machine [default: 5%].
+    #[arg(long, value_name = "PERCENT")]
+    pub max_pressure: Option<String>,
+    /// Wait up to this long for the machine to become quiet, e.g. 5m [default: 0, no wait].
+    #[arg(long, value_name = "DURATION")]
+    pub wait: Option<String>,
 }
 
 /// `perflab system show`.

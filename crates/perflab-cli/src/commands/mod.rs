@@ -74,7 +74,7 @@ pub fn output_files(command: &Command) -> Vec<(&'static str, &Path)> {
         Command::Bisect(args) => run(&args.run),
         Command::System(args) => match &args.action {
             SystemAction::Show(show) => vec![("--json", &show.json)],
-            SystemAction::Tune | SystemAction::Reset => Vec::new(),
+            SystemAction::Tune | SystemAction::Reset | SystemAction::Check(_) => Vec::new(),
         },
         Command::Clean(_)
         | Command::Import(_)

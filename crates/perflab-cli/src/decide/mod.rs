@@ -5,6 +5,7 @@
 //! evaluated after every pair and the experiment stops at the first
 //! decision. Guards are evaluated the same way and can only take a GO away.
 
+use perflab_format::result::GuardDoc;
 use perflab_runner::RunOutcome;
 
 mod reason;
@@ -34,8 +35,42 @@ pub struct GuardOutcome {
     pub guard: Guard,
     /// Its change (positive is better).
     pub interval: Interval,
+    /// With a floor: the paired difference in the metric's unit (positive
+    /// is better: the baseline's value minus the candidate's when lower is
+    /// better).
+    pub absolute: Option<Interval>,
+    /// The median of the baseline's and the candidate's values over the
+    /// pairs the decision rests on (none if a run lacks the metric).
+    pub medians: Option<[f64; 2]>,
     /// Its status.
     pub status: GuardStatus,
+}
+
+impl GuardOutcome {
+    /// The guard as documents record it, its difference turned into the
+    /// growth of the metric (the candidate's value minus the baseline's).
+    pub fn document(&self) -> GuardDoc {
+        let growth = |x: f64| match self.guard.metric.better {
+            Better::Lower => -x,
+            Better::Higher => x,
+        };
+        GuardDoc {
+            metric: self.guard.metric.name.clone(),
+            max_worsening: self.guard.max_worsening,
+            better: Some(self.guard.metric.better),
+            change: self.interval.estimate,
+            ci: [self.interval.lo, self.interval.hi],
+            status: self.status,
+            floor: self.guard.floor,
+            unit: Some(self.guard.metric.unit.clone()),
+            medians: self.medians,
+            difference: self.absolute.map(|a| growth(a.estimate)),
+            difference_ci: self.absolute.map(|a| {
+                let (lo, hi) = (growth(a.lo), growth(a.hi));
+                [lo.min(hi), lo.max(hi)]
+            }),
+        }
+    }
 }
 
 /// The state of the decision after some pairs.
@@ -194,6 +229,8 @@ pub fn evaluation_of(
         .map(|(guard, g)| GuardOutcome {
             guard: guard.clone(),
             interval: g.interval,
+            absolute: g.absolute,
+            medians: guard_medians(&guard.metric.name, runs, d.runs),
             status: g.status,
         })
         .collect();
@@ -215,6 +252,19 @@ pub fn evaluation_of(
         guards,
         exact,
     }
+}
+
+/// The median of each side's values of `metric` over its first `pairs`
+/// runs, or none if a run lacks it.
+fn guard_medians(metric: &str, runs: [&[RunOutcome]; 2], pairs: usize) -> Option<[f64; 2]> {
+    let median = |side: &[RunOutcome]| {
+        let values = side[..pairs.min(side.len())]
+            .iter()
+            .map(|r| r.metric(metric))
+            .collect::<Option<Vec<f64>>>()?;
+        perflab_stats::median(&values).ok()
+    };
+    Some([median(runs[0])?, median(runs[1])?])
 }
 
 /// Evaluates the experiment on the runs so far (paired by position), as the

@@ -5,7 +5,7 @@ use perflab_stats::{Better, Decision, Interval, Thresholds, Verdict};
 
 use super::{GuardOutcome, GuardStatus};
 use crate::experiment::Experiment;
-use perflab_report::units::format_percent;
+use perflab_report::sections::guard::GuardWords;
 
 /// The candidate relative to the baseline as a signed percentage, from a
 /// change in the decision's orientation (see [`perflab_format::change_words`]).
@@ -112,20 +112,24 @@ pub fn reason(
     };
     if d.primary == Verdict::Go && d.runs >= floor {
         if let Some(g) = guards.iter().find(|g| g.status == GuardStatus::Violated) {
+            let words = GuardWords::new(&g.document());
             reason = format!(
-                "{} improved, but guard {} worsened: B relative to A {} {}, beyond the {} allowed",
+                "{} improved, but guard {} went beyond its limit: {} {}, and it {}",
                 exp.metric.name,
                 g.guard.metric.name,
-                relative(g.guard.metric.better, g.interval.estimate),
-                relative_band(g.guard.metric.better, &g.interval),
-                format_percent(g.guard.max_worsening).trim_start_matches('+')
+                words.label,
+                words.change(),
+                words.limit_clause()
             );
         } else if let Some(g) = guards.iter().find(|g| g.status == GuardStatus::Uncertain) {
+            let words = GuardWords::new(&g.document());
             reason = format!(
-                "{} improved ({band}), but guard {} cannot yet be shown to stay within {} of worsening",
+                "{} improved ({band}), but guard {} cannot yet be shown to stay within its limit: {} {}, and it {}",
                 exp.metric.name,
                 g.guard.metric.name,
-                format_percent(g.guard.max_worsening).trim_start_matches('+')
+                words.label,
+                words.change(),
+                words.limit_clause()
             );
         }
     }

@@ -19,7 +19,7 @@
 //!
 //! [[guard]]
 //! metric = "peak-memory"
-//! max_worsening = "5%"
+//! max_worsening = "10%+8MiB"  # 10% or 8 MiB, whichever is larger ("5%": relative only)
 //!
 //! [[variant]]
 //! name = "baseline"
@@ -58,6 +58,7 @@ use regex::Regex;
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::guard_spec::{GuardSettings, parse_limit};
 use super::limits::MaxCpuWait;
 use super::pin::parse_pin;
 use super::settings::{ScenarioSettings, Settings, VariantSettings, parse_better};
@@ -271,11 +272,17 @@ pub fn parse_experiment(text: &str, path: &Path) -> Result<Settings> {
     let mut guards = Vec::new();
     for g in &doc.guard {
         let direction = g.better.as_ref().map(better).transpose()?;
-        guards.push((
-            g.metric.clone(),
-            percent(&g.max_worsening, "max_worsening")?,
-            direction,
-        ));
+        let (max_worsening, floor) = match g.max_worsening.get_ref() {
+            toml::Value::String(text) => parse_limit(text, &g.metric)
+                .map_err(|m| at(Some(g.max_worsening.span()), format!("max_worsening: {m}")))?,
+            _ => (percent(&g.max_worsening, "max_worsening")?, None),
+        };
+        guards.push(GuardSettings {
+            metric: g.metric.clone(),
+            max_worsening,
+            floor,
+            better: direction,
+        });
     }
     // Without scenarios an experiment compares exactly two variants; a
     // suite compares every candidate with the first (the baseline).

@@ -4,6 +4,7 @@
 
 pub mod duet;
 mod file;
+pub mod guard_spec;
 pub mod limits;
 pub mod pin;
 pub mod settings;
@@ -17,6 +18,7 @@ use perflab_stats::{
     Better, ConfidenceSequence, GuardLimit, SequentialConfig, Thresholds, tuned_confidence_sequence,
 };
 
+pub use guard_spec::GuardSettings;
 pub use limits::{MaxCpuWait, RunLimits};
 pub use settings::{Settings, parse_better, parse_env, parse_guard, validated_decision};
 
@@ -112,8 +114,12 @@ fn close_builtin(name: &str) -> Option<&'static str> {
 pub struct Guard {
     /// The metric watched.
     pub metric: MetricChoice,
-    /// The largest worsening allowed, as a fraction (0.05 = 5%).
+    /// The largest worsening allowed, as a fraction of the baseline's
+    /// value (0.05 = 5%).
     pub max_worsening: f64,
+    /// The absolute floor in the metric's unit, if any: the metric may
+    /// worsen by the larger of the two allowances.
+    pub floor: Option<f64>,
 }
 
 impl Guard {
@@ -122,6 +128,7 @@ impl Guard {
         GuardLimit {
             better: self.metric.better,
             max_worsening: self.max_worsening,
+            floor: self.floor,
         }
     }
 }

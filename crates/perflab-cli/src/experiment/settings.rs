@@ -10,6 +10,7 @@ use perflab_stats::{Better, Thresholds};
 use regex::Regex;
 
 use super::duet::duet_cpus;
+use super::guard_spec::{GuardSettings, parse_limit};
 use super::pin::{PinSetting, checked_pin};
 use super::shielding::{QuietSetting, checked_wait_quiet, pin_within_shield};
 use super::{
@@ -91,8 +92,8 @@ pub struct Settings {
     pub output: Option<perflab_runner::Output>,
     /// Extracted metrics.
     pub metrics: Vec<(String, Regex)>,
-    /// Guards as (metric, limit, direction).
-    pub guards: Vec<(String, f64, Option<Better>)>,
+    /// Guards as given.
+    pub guards: Vec<GuardSettings>,
     /// The two variants (or none, if this source does not name them); a
     /// suite's two or more, the baseline first.
     pub variants: Vec<VariantSettings>,
@@ -176,25 +177,39 @@ pub fn parse_env(text: &str, flag: &str) -> Result<(String, String)> {
     }
 }
 
-/// Parses a guard `METRIC:LIMIT[:higher|lower]`, e.g. `peak-memory:5%`.
-pub fn parse_guard(text: &str) -> Result<(String, f64, Option<Better>)> {
+/// Parses a guard `METRIC:LIMIT[+FLOOR][:higher|lower]`, e.g.
+/// `peak-memory:5%` or `peak-memory:10%+8MiB`.
+///
+/// # Errors
+/// A usage error of `--guard` saying what is wrong, with an example.
+pub fn parse_guard(text: &str) -> Result<GuardSettings> {
     let parts: Vec<&str> = text.split(':').collect();
-    let usage = || {
-        Error::usage(
-            "--guard",
-            format!("'{text}' is not METRIC:LIMIT; write e.g. peak-memory:5%"),
-        )
-    };
     let (metric, limit, better) = match parts.as_slice() {
         [m, l] => (*m, *l, None),
         [m, l, b] => (*m, *l, Some(parse_better(b, "--guard")?)),
-        _ => return Err(usage()),
+        _ => {
+            return Err(Error::usage(
+                "--guard",
+                format!(
+                    "'{text}' is not METRIC:LIMIT[+FLOOR]; write e.g. peak-memory:5% or peak-memory:10%+8MiB"
+                ),
+            ));
+        }
     };
-    let limit = parse_percent(limit).map_err(|e| Error::usage("--guard", e))?;
-    if metric.is_empty() || limit < 0.0 {
-        return Err(usage());
+    if metric.is_empty() {
+        return Err(Error::usage(
+            "--guard",
+            format!("'{text}' names no metric; write e.g. peak-memory:10%+8MiB"),
+        ));
     }
-    Ok((metric.to_string(), limit, better))
+    let (max_worsening, floor) = parse_limit(limit, metric)
+        .map_err(|m| Error::usage("--guard", format!("'{text}': {m}")))?;
+    Ok(GuardSettings {
+        metric: metric.to_string(),
+        max_worsening,
+        floor,
+        better,
+    })
 }
 
 /// The value of a percentage flag, if given (`flag` names it in errors).
@@ -366,10 +381,11 @@ impl Settings {
         let guards = self
             .guards
             .into_iter()
-            .map(|(name, max_worsening, better)| {
+            .map(|g| {
                 Ok(Guard {
-                    metric: MetricChoice::resolve(&name, better, "--guard")?,
-                    max_worsening,
+                    metric: MetricChoice::resolve(&g.metric, g.better, "--guard")?,
+                    max_worsening: g.max_worsening,
+                    floor: g.floor,
                 })
             })
             .collect::<Result<Vec<_>>>()?;

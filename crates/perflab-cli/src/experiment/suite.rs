@@ -133,7 +133,7 @@ impl Settings {
             .map(|s| resolve(s, &self, &variants, shell))
             .collect::<Result<Vec<_>>>()?;
         if self.measure.as_deref() == Some(INSTRUCTIONS)
-            || self.guards.iter().any(|g| g.0 == INSTRUCTIONS)
+            || self.guards.iter().any(|g| g.metric == INSTRUCTIONS)
         {
             return Err(Error::usage(
                 "--measure",

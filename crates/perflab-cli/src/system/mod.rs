@@ -4,6 +4,8 @@
 //!
 //! - [`show`]: `perflab system show`, each setting that helps or hurts
 //!   measurements, what was found, why it matters, what to do;
+//! - [`quiet_check`]: `perflab system check`, whether the machine is
+//!   quiet enough to publish figures from (load and CPU pressure);
 //! - [`tune`]: `perflab system tune` and `reset`, the settings that can
 //!   safely be changed, the values they replace saved first;
 //! - [`shield`]: `--shield CPUS`, the rest of the machine confined to
@@ -15,6 +17,7 @@
 
 pub mod cpuset;
 pub mod irq;
+pub mod quiet_check;
 pub mod run_dir;
 pub mod shield;
 pub mod show;

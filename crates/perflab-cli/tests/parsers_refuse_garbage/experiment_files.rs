@@ -106,6 +106,21 @@ fn refusal(text: &str) -> String {
 }
 
 #[test]
+fn a_guard_floor_is_read_in_the_metrics_unit_or_refused_at_its_value() {
+    let with_floor = VALID.replace("max_worsening = \"5%\"", "max_worsening = \"10%+8MiB\"");
+    let settings = parse_experiment(&with_floor, Path::new("exp/perflab.toml")).unwrap();
+    assert_eq!(settings.guards[0].floor, Some(8192.0));
+    assert_eq!(settings.guards[0].max_worsening, 0.1);
+    let bad = VALID.replace("max_worsening = \"5%\"", "max_worsening = \"10%+8\"");
+    let message = refusal(&bad);
+    assert!(
+        message.starts_with("exp/perflab.toml:24:17: max_worsening:"),
+        "{message}"
+    );
+    assert!(message.contains("peak-memory:10%+8MiB"), "{message}");
+}
+
+#[test]
 fn a_threshold_that_is_not_a_number_is_refused_at_its_value() {
     for value in ["nan", "inf", "-inf"] {
         let message = refusal(&format!("go = {value}\n"));

@@ -70,9 +70,13 @@ prop_compose! {
 prop_compose! {
     pub fn guard()(
         metric in text(), max_worsening in num(), change in num(), ci in pair(),
-        status in select(GuardStatus::ALL),
+        status in select(GuardStatus::ALL), floor in of(num()), unit in of(text()),
+        medians in of(pair()), difference in of(num()), difference_ci in of(pair()),
     ) -> GuardDoc {
-        GuardDoc { metric, max_worsening, better: None, change, ci, status }
+        GuardDoc {
+            metric, max_worsening, better: None, change, ci, status, floor, unit, medians,
+            difference, difference_ci,
+        }
     }
 }
 
@@ -134,6 +138,7 @@ prop_compose! {
     pub fn span_stats()(
         runs in any::<usize>(), figures in vec(num(), 6),
         async_stats in of((vec(num(), 2), of(num()), of(num()))),
+        runs_entered in of(any::<usize>()),
     ) -> SpanStatsDoc {
         SpanStatsDoc {
             runs, calls: figures[0], self_s: figures[1], inclusive_s: figures[2],
@@ -141,6 +146,7 @@ prop_compose! {
             async_stats: async_stats.map(|(f, wakeups, idle_s)| AsyncSpanStatsDoc {
                 polls: f[0], wakeups, busy_s: f[1], idle_s,
             }),
+            runs_entered,
         }
     }
 }

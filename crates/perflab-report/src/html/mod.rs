@@ -246,8 +246,20 @@ pub fn report_html(data: &ReportData) -> String {
         esc(env!("CARGO_PKG_VERSION"))
     );
     let mut chart_id = 0;
+    let (data, shared) = data.shared_warnings_apart();
     for e in &data.experiments {
         experiment_html(e, &mut out, &mut chart_id);
+    }
+    if !shared.is_empty() {
+        out.push_str("<section><h2>Profile warnings of several experiments</h2>");
+        for (w, n) in &shared {
+            let _ = write!(
+                out,
+                r#"<p class="note">Profile warning: {} (in {n} experiments)</p>"#,
+                esc(w)
+            );
+        }
+        out.push_str("</section>");
     }
     out.push_str("<footer>Intervals are confidence intervals at the level stated with each chart. Hover over a mark for its exact value.</footer></main></body></html>\n");
     out

@@ -7,12 +7,13 @@ use perflab_format::result::ResultDocument;
 use perflab_format::vocabulary::Better;
 
 use super::escape::esc;
+use crate::sections::guard::GuardWords;
 use crate::sections::history::describe_judgement;
 use crate::sections::sweep::{
     describe_ratio, describe_series, fixed_part_warnings, value_with_precision,
 };
-use crate::sections::{decision_change, guard_change, variant_names};
-use crate::units::{format_share, format_value};
+use crate::sections::{decision_change, variant_names};
+use crate::units::format_value;
 use perflab_format::history::MetricHistory;
 use perflab_format::sweep::SweepDocument;
 
@@ -39,11 +40,8 @@ pub fn decision_summary(doc: &ResultDocument) -> String {
     for g in &doc.guards {
         let _ = write!(
             out,
-            r#"<p class="summary">Guard {}: B relative to A {}, may worsen by at most {}: {}.</p>"#,
-            esc(&g.metric),
-            esc(&guard_change(g).cell()),
-            esc(&format_share(g.max_worsening)),
-            esc(g.status.as_str())
+            r#"<p class="summary">Guard {}.</p>"#,
+            esc(&GuardWords::new(g).line(g.status.as_str()))
         );
     }
     out

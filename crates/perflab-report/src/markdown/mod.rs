@@ -19,9 +19,9 @@ pub use page::report_markdown;
 
 use super::Render;
 use crate::sections::cpu_wait::cpu_wait_lines;
+use crate::sections::guard::GuardWords;
 use crate::sections::machine::machine_state_lines;
-use crate::sections::{decision_sentence, guard_change, thresholds, value};
-use crate::units::format_share;
+use crate::sections::{decision_sentence, thresholds, value};
 
 /// Renders a Markdown section.
 pub struct MarkdownReport;
@@ -97,16 +97,18 @@ pub fn markdown_body(doc: &ResultDocument) -> String {
         if !doc.guards.is_empty() {
             let _ = writeln!(
                 out,
-                "\n| guard | B vs A | interval | limit | status |\n| --- | ---: | ---: | ---: | --- |"
+                "\n| guard | A → B | growth | growth (%) | limit | status |\n| --- | ---: | ---: | ---: | --- | --- |"
             );
             for g in &doc.guards {
+                let w = GuardWords::new(g);
                 let _ = writeln!(
                     out,
-                    "| {} | {} | {} | -{} | {} |",
+                    "| {} | {} | {} | {} | {} | {} |",
                     cell(&g.metric),
-                    guard_change(g).percent(),
-                    guard_change(g).percent_interval(),
-                    format_share(g.max_worsening),
+                    w.values,
+                    w.difference,
+                    w.relative,
+                    w.limit_clause(),
                     g.status
                 );
             }

@@ -70,11 +70,82 @@ fn experiment_markdown(e: &ExperimentReport) -> String {
 /// The report as Markdown.
 pub fn report_markdown(data: &ReportData) -> String {
     let mut out = String::from("## perflab report\n\n");
+    let (data, shared) = data.shared_warnings_apart();
     for (i, e) in data.experiments.iter().enumerate() {
         if i > 0 {
             out.push_str("\n---\n\n");
         }
         out.push_str(&experiment_markdown(e));
     }
+    if !shared.is_empty() {
+        out.push_str("\n---\n\n### Profile warnings of several experiments\n\n");
+        for (w, n) in &shared {
+            let _ = writeln!(out, "- {} (in {n} experiments)", cell(w));
+        }
+    }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sections::spans::{SpanShare, VariantSpans};
+
+    fn experiment(id: i64, warnings: &[&str]) -> ExperimentReport {
+        let share = |name: &str, self_s: f64, never_entered: bool| SpanShare {
+            name: name.into(),
+            self_s,
+            share_of_wall: self_s / 2e-3,
+            calls: if never_entered { 0.0 } else { 3.0 },
+            never_entered,
+        };
+        ExperimentReport {
+            id,
+            kind: "run".into(),
+            name: None,
+            status: "complete".into(),
+            result: None,
+            sweep: None,
+            suite: None,
+            sampling: None,
+            instructions: None,
+            spans: vec![VariantSpans {
+                variant: "A".into(),
+                runs: 3,
+                wall_s: Some(2e-3),
+                spans: vec![share("parse", 1e-3, false), share("dispute", 0.0, true)],
+                unattributed: share("(unattributed)", 1e-4, false),
+            }],
+            span_warnings: warnings.iter().map(|w| w.to_string()).collect(),
+            history: None,
+            missing: None,
+            warnings: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_span_that_never_ran_reads_as_never_entered_not_as_zeros() {
+        let md = report_markdown(&ReportData {
+            experiments: vec![experiment(1, &[])],
+        });
+        assert!(md.contains("| `dispute` | never entered | | |"), "{md}");
+        assert!(!md.contains("| 0.000 µs"), "{md}");
+    }
+
+    #[test]
+    fn warnings_every_experiment_gives_are_stated_once_per_report() {
+        let shared = "counter refunds was never incremented";
+        let data = ReportData {
+            experiments: vec![
+                experiment(1, &[shared, "only in the first"]),
+                experiment(2, &[shared]),
+                experiment(3, &[shared]),
+            ],
+        };
+        for text in [report_markdown(&data), crate::html::report_html(&data)] {
+            assert_eq!(text.matches(shared).count(), 1, "{text}");
+            assert!(text.contains("(in 3 experiments)"), "{text}");
+            assert_eq!(text.matches("only in the first").count(), 1, "{text}");
+        }
+    }
 }

@@ -8,7 +8,7 @@ use perflab_format::result::ResultDocument;
 
 use super::probes::markdown_probes;
 use super::{cell, warnings_markdown};
-use crate::sections::spans::{VariantSpans, change_text};
+use crate::sections::spans::{NEVER_ENTERED, VariantSpans, change_text};
 use crate::units::{format_number, format_seconds, format_share};
 
 /// The span table in Markdown, or nothing when no run wrote a profile;
@@ -34,6 +34,9 @@ pub fn markdown_spans(doc: &ResultDocument) -> String {
             .iter()
             .map(|v| {
                 v.as_ref().map_or("-".to_string(), |v| {
+                    if s.name != crate::spans::UNATTRIBUTED && v.never_entered() {
+                        return NEVER_ENTERED.to_string();
+                    }
                     format!(
                         "{} ({} of wall)",
                         format_seconds(v.self_s),
@@ -77,6 +80,10 @@ pub fn variant_spans_markdown(v: &VariantSpans) -> String {
         "| span | self time per run | share of wall time | calls per run |\n| --- | ---: | ---: | ---: |"
     );
     for s in &v.spans {
+        if s.never_entered {
+            let _ = writeln!(out, "| `{}` | {NEVER_ENTERED} | | |", cell(&s.name));
+            continue;
+        }
         let _ = writeln!(
             out,
             "| `{}` | {} | {} | {} |",

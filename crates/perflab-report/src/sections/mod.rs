@@ -5,6 +5,7 @@
 pub mod cpu_wait;
 pub mod duet;
 pub mod fixed_cost;
+pub mod guard;
 pub mod history;
 pub mod instructions;
 pub mod machine;

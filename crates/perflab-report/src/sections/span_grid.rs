@@ -101,6 +101,7 @@ mod tests {
             self_s: share * 1e-3,
             share_of_wall: share,
             calls: 1.0,
+            never_entered: false,
         }
     }
 

@@ -21,6 +21,10 @@ use perflab_format::change_words::ChangeWords;
 use perflab_format::vocabulary::Better;
 use perflab_store::StoredRun;
 
+/// What a report shows in place of the figures of a span that no run
+/// entered (a span of `0.000 µs`, `0.0%`, `0` calls reads as a measurement).
+pub const NEVER_ENTERED: &str = "never entered";
+
 /// One span's part of a variant's time.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SpanShare {
@@ -33,6 +37,9 @@ pub struct SpanShare {
     pub share_of_wall: f64,
     /// Calls per run (median).
     pub calls: f64,
+    /// True when no run entered the span: it exists in the program but
+    /// never ran, shown as such rather than as zero time.
+    pub never_entered: bool,
 }
 
 /// The spans of one variant.
@@ -90,6 +97,7 @@ pub fn variant_spans(docs: &[SpanDoc], names: &[&str]) -> Vec<VariantSpans> {
                 self_s: s.self_s,
                 share_of_wall: s.self_share_of_wall,
                 calls: s.calls,
+                never_entered: d.name != UNATTRIBUTED && s.never_entered(),
             })
         };
         let mut spans: Vec<SpanShare> = docs
@@ -110,6 +118,7 @@ pub fn variant_spans(docs: &[SpanDoc], names: &[&str]) -> Vec<VariantSpans> {
                 self_s: 0.0,
                 share_of_wall: 0.0,
                 calls: 0.0,
+                never_entered: false,
             });
         let runs = docs.iter().filter_map(stats).map(|s| s.runs).max();
         variants.push(VariantSpans {

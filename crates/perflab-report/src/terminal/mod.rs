@@ -16,9 +16,10 @@ use perflab_format::vocabulary::ResultStatus;
 use super::Render;
 use crate::sections::cpu_wait::cpu_wait_lines;
 use crate::sections::duet::duet_line;
+use crate::sections::guard::GuardWords;
 use crate::sections::machine::machine_state_lines;
-use crate::sections::{decision_sentence, guard_change, value};
-use crate::units::{format_percent, format_value};
+use crate::sections::{decision_sentence, value};
+use crate::units::format_value;
 
 /// Renders for a terminal (plain text, aligned).
 pub struct TerminalReport;
@@ -87,11 +88,8 @@ impl Render for TerminalReport {
             for g in &doc.guards {
                 let _ = writeln!(
                     out,
-                    "  guard {}: {}, may worsen by at most {}: {}",
-                    g.metric,
-                    guard_change(g).cell(),
-                    format_percent(g.max_worsening).trim_start_matches('+'),
-                    g.status
+                    "  guard {}",
+                    GuardWords::new(g).line(g.status.as_str())
                 );
             }
             let _ = writeln!(out, "  verdict: {} — {}", d.verdict, d.reason);

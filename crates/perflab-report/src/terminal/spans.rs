@@ -6,7 +6,7 @@ use perflab_format::result::ResultDocument;
 
 use super::probes::terminal_probes;
 use super::warnings_terminal;
-use crate::sections::spans::{change_text, profiled_runs};
+use crate::sections::spans::{NEVER_ENTERED, change_text, profiled_runs};
 use crate::units::{format_seconds, format_share};
 
 /// The span table for a terminal, or nothing when no run wrote a profile.
@@ -41,7 +41,13 @@ pub fn terminal_spans(doc: &ResultDocument) -> String {
                     .get(i)
                     .cloned()
                     .flatten()
-                    .map_or("-".to_string(), |v| format_seconds(v.self_s))
+                    .map_or("-".to_string(), |v| {
+                        if s.name != crate::spans::UNATTRIBUTED && v.never_entered() {
+                            NEVER_ENTERED.to_string()
+                        } else {
+                            format_seconds(v.self_s)
+                        }
+                    })
             };
             let change = match change_text(s) {
                 Some(text) if s.moved == Some(true) => format!("{text}  moved"),
@@ -71,6 +77,10 @@ pub fn terminal_spans(doc: &ResultDocument) -> String {
                 continue;
             };
             let unattributed = s.name == crate::spans::UNATTRIBUTED;
+            if !unattributed && v.never_entered() {
+                let _ = writeln!(out, "    {:width$}  {NEVER_ENTERED}", s.name);
+                continue;
+            }
             let or_dash = |x: f64| {
                 if unattributed {
                     "-".to_string()

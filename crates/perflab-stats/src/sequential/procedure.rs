@@ -1,11 +1,11 @@
 //! The sequential A/B procedure: add one interleaved pair at a time and stop as
 //! soon as the confidence sequence decides.
 
-use perflab_format::vocabulary::{GuardStatus, Verdict};
+use perflab_format::vocabulary::{Better, GuardStatus, Verdict};
 use serde::{Deserialize, Serialize};
 
 use crate::change::{Interval, LogInterval, log_gains};
-use crate::decision::guard::{GuardLimit, guard_status};
+use crate::decision::guard::{GuardLimit, combined_status, guard_status};
 use crate::decision::rule::classify;
 use crate::decision::runs_needed::RunsNeeded;
 use crate::error::{SampleRole, StatsError};
@@ -13,14 +13,21 @@ use crate::sample::Sample;
 use crate::sequential::confidence_sequence::ConfidenceSequence;
 use crate::sequential::config::{SequentialConfig, fewest_deciding_pairs};
 use crate::sequential::robust_sequence::decision_interval;
-use crate::sequential::runs_needed::{runs_needed_guard, runs_needed_paired};
+use crate::sequential::runs_needed::{runs_needed_floor, runs_needed_guard, runs_needed_paired};
 
 /// A guard's interval and status at one look.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct GuardDecision {
     /// The guarded metric's relative change (positive = better).
     pub interval: Interval,
-    /// What the interval says about the limit.
+    /// For a guard with a floor, the interval of the paired difference in
+    /// the metric's own unit, positive = better (baseline minus candidate
+    /// when lower is better): the location of the differences, by the same
+    /// procedure as the relative change ([`paired_difference_interval`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub absolute: Option<Interval>,
+    /// What the intervals say about the limit ([`guard_status`], and
+    /// [`combined_status`] with a floor).
     pub status: GuardStatus,
     /// For an uncertain guard, the projected further pairs needed to settle it.
     pub runs_needed: Option<RunsNeeded>,
@@ -53,7 +60,9 @@ pub struct Decision {
 /// [`crate::sequential::robust_sequence::RobustSequence`], tuned to the run
 /// limit: [`SequentialConfig::tuned`]) and [`classify`] it. Guards, if any, are
 /// evaluated on their own log gains with the same confidence sequence
-/// ([`guard_status`]); a GO stands only when every guard passes: a violated
+/// ([`guard_status`]), a guard with a floor also on its paired differences,
+/// both at the split level of [`GuardLimit::interval_confidence`]
+/// ([`combined_status`]); a GO stands only when every guard passes: a violated
 /// guard turns it into NO-GO, an uncertain one into INCONCLUSIVE (the test goes
 /// on). Any verdict but INCONCLUSIVE stops the test. At `max_runs` pairs it
 /// stops with whatever the interval says, INCONCLUSIVE with
@@ -73,10 +82,14 @@ pub struct SequentialTest {
     config: SequentialConfig,
     cs: ConfidenceSequence,
     guards: Vec<GuardLimit>,
+    /// Each guard's confidence sequence, at its interval level.
+    guard_cs: Vec<ConfidenceSequence>,
     baseline: Vec<f64>,
     candidate: Vec<f64>,
     gains: Vec<f64>,
     guard_gains: Vec<Vec<f64>>,
+    /// Each guard's paired differences (positive = better), for its floor.
+    guard_differences: Vec<Vec<f64>>,
     decision: Option<Decision>,
 }
 
@@ -111,7 +124,28 @@ impl SequentialTest {
                 ),
             });
         }
+        if let Some(floor) = guards
+            .iter()
+            .filter_map(|g| g.floor)
+            .find(|f| !(f.is_finite() && *f >= 0.0))
+        {
+            return Err(StatsError::InvalidConfig {
+                field: "floor",
+                reason: format!(
+                    "is {floor}; a guard's floor is a worsening of 0 or more in the metric's unit"
+                ),
+            });
+        }
         let cs = config.confidence_sequence()?;
+        let guard_cs = guards
+            .iter()
+            .map(|g| {
+                ConfidenceSequence::new(
+                    g.interval_confidence(config.confidence),
+                    config.optimise_at,
+                )
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(SequentialTest {
             cs,
             config,
@@ -119,6 +153,8 @@ impl SequentialTest {
             candidate: Vec::with_capacity(config.max_runs),
             gains: Vec::with_capacity(config.max_runs),
             guard_gains: vec![Vec::with_capacity(config.max_runs); guards.len()],
+            guard_differences: vec![Vec::with_capacity(config.max_runs); guards.len()],
+            guard_cs,
             guards,
             decision: None,
         })
@@ -213,6 +249,14 @@ impl SequentialTest {
         for (gains, gain) in self.guard_gains.iter_mut().zip(guard_gains) {
             gains.push(gain);
         }
+        for ((differences, g), (b, c)) in self
+            .guard_differences
+            .iter_mut()
+            .zip(&self.guards)
+            .zip(guard_values)
+        {
+            differences.push(improvement_difference(*b, *c, g.better));
+        }
         Ok(())
     }
 
@@ -222,11 +266,8 @@ impl SequentialTest {
         let interval = iv.to_change()?;
         let primary = classify(&interval, &self.config.thresholds);
         let runs = self.gains.len();
-        let guards = self
-            .guards
-            .iter()
-            .zip(&self.guard_gains)
-            .map(|(g, gains)| self.guard_decision(g, gains))
+        let guards = (0..self.guards.len())
+            .map(|i| self.guard_decision(i))
             .collect::<Result<Vec<_>, _>>()?;
         let mut verdict = primary;
         if primary == Verdict::Go {
@@ -267,27 +308,66 @@ impl SequentialTest {
         decision_interval(&self.cs, &Sample::at_least(gains, 2, role)?)
     }
 
-    /// The standard deviation that gives the mean's sequence, at this many
-    /// pairs, the interval's longer side (the robust interval need not be
-    /// symmetric about its estimate): what the projection of further pairs
-    /// scales. The projected interval then contains the current one, so an
-    /// undecided look never projects 0 further pairs.
+    /// [`equivalent_sd`] of the decision metric's sequence.
     fn equivalent_sd(&self, iv: &LogInterval, runs: usize) -> f64 {
-        let side = (iv.hi - iv.estimate).max(iv.estimate - iv.lo);
-        let sd = side / self.cs.boundary(runs);
-        if sd.is_finite() { sd } else { f64::INFINITY }
+        equivalent_sd(&self.cs, iv, runs)
     }
 
-    fn guard_decision(&self, g: &GuardLimit, gains: &[f64]) -> Result<GuardDecision, StatsError> {
-        let iv = self.log_interval(gains, SampleRole::Values)?;
+    /// The guard `i`'s intervals and status: the relative change's against
+    /// its limit and, with a floor, the difference's against the floor,
+    /// combined ([`combined_status`]); for an uncertain guard, the further
+    /// pairs that would settle it, each interval projected on its own and
+    /// the first that settles the combination taken.
+    fn guard_decision(&self, i: usize) -> Result<GuardDecision, StatsError> {
+        let (g, cs) = (&self.guards[i], &self.guard_cs[i]);
+        let gains = &self.guard_gains[i];
+        let iv = decision_interval(cs, &Sample::at_least(gains, 2, SampleRole::Values)?)?;
         let interval = iv.to_change()?;
-        let status = guard_status(&interval, g.max_worsening);
+        let relative = guard_status(&interval, g.relative_allowance());
+        let n = gains.len();
+        let relative_needed = || {
+            runs_needed_guard(
+                n,
+                iv.estimate,
+                equivalent_sd(cs, &iv, n),
+                g.relative_allowance(),
+                cs,
+            )
+        };
+        let Some(floor) = g.floor else {
+            return Ok(GuardDecision {
+                interval,
+                absolute: None,
+                status: relative,
+                runs_needed: (relative == GuardStatus::Uncertain).then(relative_needed),
+            });
+        };
+        let div = paired_difference_interval(cs, &self.guard_differences[i])?;
+        let absolute = Interval {
+            estimate: div.estimate,
+            lo: div.lo,
+            hi: div.hi,
+            confidence: div.confidence,
+        };
+        let status = combined_status(relative, guard_status(&absolute, floor));
         let runs_needed = (status == GuardStatus::Uncertain).then(|| {
-            let sd = self.equivalent_sd(&iv, gains.len());
-            runs_needed_guard(gains.len(), iv.estimate, sd, g.max_worsening, &self.cs)
+            // Where each estimate lies says what its interval will settle
+            // to: a pass on either side settles the guard as soon as it
+            // comes; a violation only when both have come.
+            let absolute_needed =
+                runs_needed_floor(n, div.estimate, equivalent_sd(cs, &div, n), floor, cs);
+            let relative_passes = interval.estimate >= -g.relative_allowance();
+            let absolute_passes = div.estimate >= -floor;
+            match (relative_passes, absolute_passes) {
+                (true, true) => fewest_runs_needed(relative_needed(), absolute_needed),
+                (true, false) => relative_needed(),
+                (false, true) => absolute_needed,
+                (false, false) => most_runs_needed(relative_needed(), absolute_needed),
+            }
         });
         Ok(GuardDecision {
             interval,
+            absolute: Some(absolute),
             status,
             runs_needed,
         })
@@ -305,6 +385,11 @@ impl SequentialTest {
         if self.gains.len() >= 2
             && repeats(&self.gains)
             && self.guard_gains.iter().all(|g| repeats(g))
+            && self
+                .guards
+                .iter()
+                .zip(&self.guard_differences)
+                .all(|(g, d)| g.floor.is_none() || repeats(d))
         {
             return self.config.min_runs;
         }
@@ -368,6 +453,69 @@ impl SequentialTest {
     /// Candidate values recorded so far, in order.
     pub fn candidate(&self) -> &[f64] {
         &self.candidate
+    }
+}
+
+/// The standard deviation that gives the mean's sequence `cs`, at this many
+/// pairs, the interval's longer side (the robust interval need not be
+/// symmetric about its estimate): what the projection of further pairs
+/// scales. The projected interval then contains the current one, so an
+/// undecided look never projects 0 further pairs.
+fn equivalent_sd(cs: &ConfidenceSequence, iv: &LogInterval, runs: usize) -> f64 {
+    let side = (iv.hi - iv.estimate).max(iv.estimate - iv.lo);
+    let sd = side / cs.boundary(runs);
+    if sd.is_finite() { sd } else { f64::INFINITY }
+}
+
+/// The candidate's worsening as a difference in the metric's unit, in the
+/// decision's orientation (positive = better): baseline minus candidate
+/// when lower is better, candidate minus baseline when higher is.
+fn improvement_difference(baseline: f64, candidate: f64, better: Better) -> f64 {
+    match better {
+        Better::Lower => baseline - candidate,
+        Better::Higher => candidate - baseline,
+    }
+}
+
+/// The confidence-sequence interval for the location of paired differences
+/// (in the metric's unit): the interval of the relative change
+/// ([`crate::sequential::paired::paired_change`]) computed on the
+/// differences instead of the log gains.
+///
+/// Method: the confidence sequence of
+/// [`crate::sequential::robust_sequence::RobustSequence`] (Huber location
+/// with the scale of the differences, Lai's boundary) through the same
+/// entry point as every paired decision (fewer pairs than it needs are
+/// covered as there, by the mean's asymptotic sequence `cs`). Huber's
+/// location and the robust scale are equivariant under shifting and
+/// scaling, so the procedure is the same whatever the unit.
+///
+/// Assumptions: as for the relative change, with differences for log gains:
+/// the pairs are i.i.d. (interleaved, so drift falls on both sides) and
+/// their differences symmetric about the true shift, which holds when A's
+/// and B's run-to-run noise has the same distribution on the metric's own
+/// scale. Valid under optional stopping. Checked by simulation of known
+/// truth in `tests/guard_floor.rs`.
+///
+/// # Errors
+/// [`StatsError::TooFew`] with fewer than 2 differences;
+/// [`StatsError::NonFinite`]; [`StatsError::Overflow`].
+pub fn paired_difference_interval(
+    cs: &ConfidenceSequence,
+    differences: &[f64],
+) -> Result<LogInterval, StatsError> {
+    decision_interval(cs, &Sample::at_least(differences, 2, SampleRole::Values)?)
+}
+
+/// The smaller of two projections: a count beats a number beyond the cap
+/// or one that cannot be projected.
+fn fewest_runs_needed(a: RunsNeeded, b: RunsNeeded) -> RunsNeeded {
+    match (a, b) {
+        (RunsNeeded::Additional(x), RunsNeeded::Additional(y)) => RunsNeeded::Additional(x.min(y)),
+        (n @ RunsNeeded::Additional(_), _) | (_, n @ RunsNeeded::Additional(_)) => n,
+        (RunsNeeded::MoreThan(x), RunsNeeded::MoreThan(y)) => RunsNeeded::MoreThan(x.min(y)),
+        (m @ RunsNeeded::MoreThan(_), _) | (_, m @ RunsNeeded::MoreThan(_)) => m,
+        _ => RunsNeeded::Unknown,
     }
 }
 

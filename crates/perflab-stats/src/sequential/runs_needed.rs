@@ -57,7 +57,7 @@ pub fn runs_needed_paired(
 /// guard (see [`crate::decision::guard::guard_status`]).
 ///
 /// Method: as [`runs_needed_paired`], with the guard's one boundary
-/// -`max_worsening` in place of the two thresholds: the smallest n' >=
+/// -`allowance` (a guard's [`crate::decision::guard::GuardLimit::relative_allowance`]) in place of the two thresholds: the smallest n' >=
 /// max(current_n, 2) at which mean ± `cs.half_width(n', sd)` lies entirely on
 /// one side of it, returned as n' - current_n.
 ///
@@ -69,19 +69,19 @@ pub fn runs_needed_guard(
     current_n: usize,
     mean_log_gain: f64,
     sd_log_gain: f64,
-    max_worsening: f64,
+    allowance: f64,
     cs: &ConfidenceSequence,
 ) -> RunsNeeded {
     if !mean_log_gain.is_finite()
         || !sd_log_gain.is_finite()
         || sd_log_gain < 0.0
-        || !max_worsening.is_finite()
+        || !allowance.is_finite()
     {
         return RunsNeeded::Unknown;
     }
     let settled = |hw: f64| {
         projected_change(mean_log_gain, hw)
-            .is_some_and(|iv| guard_status(&iv, max_worsening) != GuardStatus::Uncertain)
+            .is_some_and(|iv| guard_status(&iv, allowance) != GuardStatus::Uncertain)
     };
     if sd_log_gain > 0.0 && !settled(0.0) {
         return RunsNeeded::Unknown;
@@ -90,6 +90,52 @@ pub fn runs_needed_guard(
     let offset = start - current_n;
     match smallest_decisive(0, RUNS_NEEDED_CAP, |k| {
         settled(cs.half_width(start + k, sd_log_gain))
+    }) {
+        RunsNeeded::Additional(k) => RunsNeeded::Additional(k + offset),
+        other => other,
+    }
+}
+
+/// Further pairs the sequential procedure would need to settle a guard's
+/// absolute interval against its floor (see
+/// [`crate::decision::guard::GuardLimit::floor`]).
+///
+/// Method: as [`runs_needed_guard`], on the paired differences in the
+/// metric's unit instead of the log gains: the smallest n' >=
+/// max(current_n, 2) at which mean ± `cs.half_width(n', sd)` lies entirely on
+/// one side of -`floor`, returned as n' - current_n.
+///
+/// Assumptions and special answers: as [`runs_needed_guard`].
+pub fn runs_needed_floor(
+    current_n: usize,
+    mean_difference: f64,
+    sd_difference: f64,
+    floor: f64,
+    cs: &ConfidenceSequence,
+) -> RunsNeeded {
+    if !mean_difference.is_finite()
+        || !sd_difference.is_finite()
+        || sd_difference < 0.0
+        || !floor.is_finite()
+    {
+        return RunsNeeded::Unknown;
+    }
+    let settled = |hw: f64| {
+        let iv = crate::change::Interval {
+            estimate: mean_difference,
+            lo: mean_difference - hw,
+            hi: mean_difference + hw,
+            confidence: 0.0,
+        };
+        guard_status(&iv, floor) != GuardStatus::Uncertain
+    };
+    if sd_difference > 0.0 && !settled(0.0) {
+        return RunsNeeded::Unknown;
+    }
+    let start = current_n.max(2);
+    let offset = start - current_n;
+    match smallest_decisive(0, RUNS_NEEDED_CAP, |k| {
+        settled(cs.half_width(start + k, sd_difference))
     }) {
         RunsNeeded::Additional(k) => RunsNeeded::Additional(k + offset),
         other => other,
@@ -147,6 +193,21 @@ mod tests {
         assert_eq!(
             runs_needed_paired(5, 0.0, 0.0, &th, &cs()),
             RunsNeeded::Additional(0)
+        );
+    }
+
+    #[test]
+    fn a_floor_projection_settles_where_the_interval_leaves_the_floor() {
+        let (mean, sd, floor) = (-5.0, 4.0, 8.0);
+        let RunsNeeded::Additional(k) = runs_needed_floor(10, mean, sd, floor, &cs()) else {
+            panic!("expected a number of runs");
+        };
+        let lo = |n: usize| mean - cs().half_width(n, sd);
+        assert!(lo(10 + k) >= -floor);
+        assert!(k == 0 || lo(10 + k - 1) < -floor);
+        assert_eq!(
+            runs_needed_floor(10, f64::NAN, sd, floor, &cs()),
+            RunsNeeded::Unknown
         );
     }
 }

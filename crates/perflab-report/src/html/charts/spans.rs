@@ -32,6 +32,7 @@ pub fn spans_chart(v: &VariantSpans, id: usize) -> String {
             self_s: rest.iter().map(|s| s.self_s).sum(),
             share_of_wall: rest.iter().map(|s| s.share_of_wall).sum(),
             calls: rest.iter().map(|s| s.calls).sum(),
+            never_entered: rest.iter().all(|s| s.never_entered),
         };
         bars.push((summed, false));
     }
