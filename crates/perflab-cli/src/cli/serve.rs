@@ -26,7 +26,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
     /// Link commits to the repository: a URL with {commit} where the full commit id goes,
-    /// e.g. https://github.com/OWNER/REPO/commit/{commit} [default: commits not linked].
+    /// e.g. `https://github.com/OWNER/REPO/commit/{commit}` [default: commits not linked].
     #[arg(long, value_name = "URL")]
     pub commit_url: Option<String>,
     /// The thresholds and confidence change points are judged at.
