@@ -16,39 +16,8 @@
 
 mod common;
 
+use common::harnesses::{WIDE, assert_only_changed_is_no_go, verdicts};
 use common::{Scratch, assert_exit, harnesses, stderr_of_refusal};
-
-const WIDE: [&str; 4] = ["--go", "400%", "--nogo", "-80%"];
-
-/// The cells of a family comparison's JSON, as (benchmark, verdict).
-fn verdicts(json: &serde_json::Value) -> Vec<(String, String)> {
-    json["cells"]
-        .as_array()
-        .expect("a comparison of many benchmarks has cells")
-        .iter()
-        .map(|c| {
-            (
-                c["scenario"].as_str().unwrap().to_string(),
-                c["verdict"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
-}
-
-/// Only `changed` is NO-GO; every other benchmark is neither GO nor NO-GO.
-fn assert_only_changed_is_no_go(json: &serde_json::Value, changed: &str, others: usize) {
-    let cells = verdicts(json);
-    assert_eq!(cells.len(), others + 1, "{cells:?}");
-    for (name, verdict) in &cells {
-        if name == changed {
-            assert_eq!(verdict, "NO-GO", "{cells:?}");
-        } else {
-            assert!(verdict != "GO" && verdict != "NO-GO", "{cells:?}");
-        }
-    }
-    assert_eq!(json["kind"], "compare");
-    assert_eq!(json["verdict"], "NO-GO");
-}
 
 /// `perflab compare OLD NEW` with the wide thresholds, asserting its exit
 /// code (showing what it printed when it is another).

@@ -346,3 +346,38 @@ pub fn tinybench(out: &Path, slow: bool, summaries_only: bool) {
         "install Node.js: apt-get install nodejs",
     );
 }
+
+/// The thresholds of comparisons between two runs of a harness made one
+/// after the other (GO at +400 %, NO-GO at -80 %): wide, because a load
+/// that changes between the runs moves every benchmark.
+pub const WIDE: [&str; 4] = ["--go", "400%", "--nogo", "-80%"];
+
+/// The cells of a family comparison's JSON, as (benchmark, verdict).
+pub fn verdicts(json: &serde_json::Value) -> Vec<(String, String)> {
+    json["cells"]
+        .as_array()
+        .expect("a comparison of many benchmarks has cells")
+        .iter()
+        .map(|c| {
+            (
+                c["scenario"].as_str().unwrap().to_string(),
+                c["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Only `changed` is NO-GO; every other benchmark is neither GO nor NO-GO.
+pub fn assert_only_changed_is_no_go(json: &serde_json::Value, changed: &str, others: usize) {
+    let cells = verdicts(json);
+    assert_eq!(cells.len(), others + 1, "{cells:?}");
+    for (name, verdict) in &cells {
+        if name == changed {
+            assert_eq!(verdict, "NO-GO", "{cells:?}");
+        } else {
+            assert!(verdict != "GO" && verdict != "NO-GO", "{cells:?}");
+        }
+    }
+    assert_eq!(json["kind"], "compare");
+    assert_eq!(json["verdict"], "NO-GO");
+}
