@@ -85,7 +85,7 @@ echo "== report"
   "profile-$loser-vs-$winner" --markdown REPORT.md --html report.html
 {
   echo "Taken on $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)),"
-  echo "shared with other work: load average $load_at_start at the start (1, 5 and 15 minutes),"
+  echo "load average $load_at_start at the start (1, 5 and 15 minutes),"
   echo "$(cut -d' ' -f1-3 /proc/loadavg) at the end; investigate.sh took $SECONDS s."
 } > results/machine.md
 python3 fill_readme.py README.md results
