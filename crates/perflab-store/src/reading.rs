@@ -37,36 +37,7 @@ impl Store {
         if writable(path) {
             return Self::open(path);
         }
-        let database = |source: rusqlite::Error| Error::Database {
-            path: path.to_path_buf(),
-            source: source.into(),
-        };
-        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let usable = |conn: Connection| -> rusqlite::Result<Connection> {
-            conn.busy_timeout(schema::BUSY_TIMEOUT)?;
-            // Reading the schema is what opens the file and its log.
-            conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))?;
-            Ok(conn)
-        };
-        let conn = match Connection::open_with_flags(path, flags).and_then(usable) {
-            Ok(conn) => conn,
-            // No log files, and no right to create them: nobody can write
-            // the file either, so SQLite may read it as unchanging.
-            Err(_) => {
-                Connection::open_with_flags(immutable_uri(path), flags | OpenFlags::SQLITE_OPEN_URI)
-                    .and_then(usable)
-                    .map_err(database)?
-            }
-        };
-        let db = Backend::Sqlite(conn);
-        schema::check_current(&db, path)?;
-        Ok(Store {
-            db,
-            path: path.to_path_buf(),
-            file: None,
-            notices: Default::default(),
-            spool: Default::default(),
-        })
+        read_only_sqlite(path)
     }
 }
 
@@ -88,34 +59,7 @@ impl Store {
         match location {
             Location::File(path) => {
                 existing_store_file(path, flag)?;
-                let database = |source: rusqlite::Error| Error::Database {
-                    path: path.to_path_buf(),
-                    source: source.into(),
-                };
-                let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-                let usable = |conn: Connection| -> rusqlite::Result<Connection> {
-                    conn.busy_timeout(schema::BUSY_TIMEOUT)?;
-                    conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))?;
-                    Ok(conn)
-                };
-                let conn = match Connection::open_with_flags(path, flags).and_then(usable) {
-                    Ok(conn) => conn,
-                    Err(_) => Connection::open_with_flags(
-                        immutable_uri(path),
-                        flags | OpenFlags::SQLITE_OPEN_URI,
-                    )
-                    .and_then(usable)
-                    .map_err(database)?,
-                };
-                let db = Backend::Sqlite(conn);
-                schema::check_current(&db, path)?;
-                Ok(Store {
-                    db,
-                    path: path.to_path_buf(),
-                    file: None,
-                    notices: Default::default(),
-                    spool: Default::default(),
-                })
+                read_only_sqlite(path)
             }
             Location::Postgres(url) => {
                 let (conn, notices) = crate::postgres::PostgresConnection::connect(url, flag)?;
@@ -137,6 +81,41 @@ impl Store {
             }
         }
     }
+}
+
+/// The SQLite store at `path` opened read-only, its schema checked: its
+/// write-ahead log is used if it is there, and where it is not and cannot
+/// be made, SQLite is told the file cannot change (`immutable=1`), which is
+/// true of a file nobody can write.
+fn read_only_sqlite(path: &Path) -> Result<Store> {
+    let database = |source: rusqlite::Error| Error::Database {
+        path: path.to_path_buf(),
+        source: source.into(),
+    };
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let usable = |conn: Connection| -> rusqlite::Result<Connection> {
+        conn.busy_timeout(schema::BUSY_TIMEOUT)?;
+        // Reading the schema is what opens the file and its log.
+        conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))?;
+        Ok(conn)
+    };
+    let conn = match Connection::open_with_flags(path, flags).and_then(usable) {
+        Ok(conn) => conn,
+        Err(_) => {
+            Connection::open_with_flags(immutable_uri(path), flags | OpenFlags::SQLITE_OPEN_URI)
+                .and_then(usable)
+                .map_err(database)?
+        }
+    };
+    let db = Backend::Sqlite(conn);
+    schema::check_current(&db, path)?;
+    Ok(Store {
+        db,
+        path: path.to_path_buf(),
+        file: None,
+        notices: Default::default(),
+        spool: Default::default(),
+    })
 }
 
 /// Refuses a path that holds no store file, naming `flag`: a command that

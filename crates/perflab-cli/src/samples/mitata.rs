@@ -108,11 +108,7 @@ impl Importer for MitataJson {
 /// A run's samples in nanoseconds, or what it holds instead.
 fn run_samples(path: &Path, name: &str, run: &serde_json::Value) -> Result<Vec<f64>> {
     if let Some(error) = run.get("error").filter(|e| !e.is_null()) {
-        let message = error
-            .get("message")
-            .and_then(|m| m.as_str())
-            .map(str::to_string)
-            .unwrap_or_else(|| error.to_string());
+        let message = super::error_message(error);
         return Err(Error::input(
             path,
             format!(

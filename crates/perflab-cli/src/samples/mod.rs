@@ -373,3 +373,13 @@ fn number(path: &Path, value: &serde_json::Value, field: &str, what: &str) -> Re
         .and_then(serde_json::Value::as_f64)
         .ok_or_else(|| Error::input(path, format!("{what} has no number \"{field}\"")))
 }
+
+/// What a JavaScript harness recorded of a benchmark that threw: the
+/// error's `message`, or the whole error as JSON when it has none.
+pub(crate) fn error_message(error: &serde_json::Value) -> String {
+    error
+        .get("message")
+        .and_then(|m| m.as_str())
+        .map(str::to_string)
+        .unwrap_or_else(|| error.to_string())
+}

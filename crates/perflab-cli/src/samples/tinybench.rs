@@ -92,11 +92,7 @@ impl Importer for TinybenchJson {
 /// A task's latency samples in milliseconds, or what it holds instead.
 fn task_samples(path: &Path, name: &str, result: &serde_json::Value) -> Result<Vec<f64>> {
     if let Some(error) = result.get("error").filter(|e| !e.is_null()) {
-        let message = error
-            .get("message")
-            .and_then(|m| m.as_str())
-            .map(str::to_string)
-            .unwrap_or_else(|| error.to_string());
+        let message = super::error_message(error);
         return Err(Error::input(
             path,
             format!("tinybench task '{name}' failed in this run ({message}); fix it and run again"),
