@@ -1,4 +1,4 @@
-/* allocbench WORKLOAD [OPS]: runs one allocator workload and prints its
+/* allocbench WORKLOAD [OPS [LIVE]]: runs one allocator workload and prints its
  * checksum (the same under every allocator, so perflab's answer check
  * confirms the same work) and what it did as PERFLAB_COUNT lines.
  *
@@ -16,12 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const uint64_t default_ops[WORKLOADS] = {12000000, 1000000, 1500000, 1000000};
+static const uint64_t default_ops[WORKLOADS] = {2000000, 500000, 1500000, 600000};
 
 static int usage(const char *why) {
     fprintf(stderr,
             "allocbench: %s\n"
-            "usage: allocbench small|mixed|prodcons|realloc [OPS]\n"
+            "usage: allocbench small|mixed|prodcons|realloc [OPS [LIVE]]\n"
+            "  LIVE: objects alive at once (default: the workload's, tens of MiB)\n"
             "  env ALLOCBENCH_SCALE=X multiplies OPS; ALLOCBENCH_MALLOC_FROM=NAME fails\n"
             "  the run unless malloc comes from a library whose path contains NAME\n",
             why);
@@ -48,15 +49,21 @@ static int check_malloc_origin(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 2 || argc > 3) return usage("expected a workload and optionally OPS");
+    if (argc < 2 || argc > 4) return usage("expected a workload and optionally OPS and LIVE");
     int w = 0;
     while (w < WORKLOADS && strcmp(argv[1], workload_names[w]) != 0) w++;
     if (w == WORKLOADS) return usage("unknown workload");
     uint64_t ops = default_ops[w];
-    if (argc == 3) {
+    if (argc >= 3) {
         char *end;
         ops = strtoull(argv[2], &end, 10);
         if (*end || end == argv[2]) return usage("OPS must be a whole number");
+    }
+    uint64_t live = default_live[w];
+    if (argc == 4) {
+        char *end;
+        live = strtoull(argv[3], &end, 10);
+        if (*end || end == argv[3] || live == 0) return usage("LIVE must be a positive whole number");
     }
     const char *scale = getenv("ALLOCBENCH_SCALE");
     if (scale && *scale) {
@@ -68,8 +75,9 @@ int main(int argc, char **argv) {
     int refused = check_malloc_origin();
     if (refused) return refused;
 
-    struct outcome o = run_workload((enum workload)w, ops);
-    printf("%s ops=%" PRIu64 " checksum=%016" PRIx64 "\n", argv[1], ops, o.checksum);
+    struct outcome o = run_workload((enum workload)w, ops, live);
+    printf("%s ops=%" PRIu64 " live=%" PRIu64 " checksum=%016" PRIx64 "\n", argv[1], ops, live,
+           o.checksum);
     printf("PERFLAB_COUNT mallocs %" PRIu64 "\n", o.counts.mallocs);
     printf("PERFLAB_COUNT reallocs %" PRIu64 "\n", o.counts.reallocs);
     printf("PERFLAB_COUNT frees %" PRIu64 "\n", o.counts.frees);

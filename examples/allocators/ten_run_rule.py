@@ -18,6 +18,17 @@ be shown beside perflab's own verdict on the same runs (nothing is rerun).
                                      the same rate at the noise of published
                                      samples (one number per line), for
                                      normally distributed noise
+    ten_run_rule.py samples A.txt B.txt COMPARE.json
+                                     the rule on published throughputs
+                                     (higher is better), beside perflab
+                                     compare's result on the same files
+    ten_run_rule.py sequential A.json B.json COMPARE.json AB.json
+                                     the rule on 10 runs of A then 10 of B
+                                     (two perflab run results), beside perflab
+                                     compare on those runs and perflab's
+                                     interleaved A/B of the same commands;
+                                     A and B are the same program, so every
+                                     GO or NO-GO is a false claim
 
 Every run does the same fixed work, so its throughput is 1 / wall time.
 Output is Markdown, for the README.
@@ -149,11 +160,103 @@ def published(a_path, b_path):
               f"| {(p_go + p_nogo) * 100:.0f}% |")
 
 
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def interval(doc):
+    """perflab's change and interval of a result, as `+1.23% [+0.50%, +2.00%]`."""
+    lo, hi = doc["ci"]
+    return f"{pct(doc['change'])} [{pct(lo)}, {pct(hi)}]"
+
+
+def all_warnings(doc):
+    """The result's warnings and its machine's, as perflab wrote them."""
+    return list(doc.get("warnings") or []) + list((doc.get("machine") or {}).get("warnings") or [])
+
+
+def drift_warnings(doc):
+    return [w for w in all_warnings(doc) if "drift" in w or "run order" in w]
+
+
+def quote(warnings, none):
+    if not warnings:
+        print(none)
+    for w in warnings:
+        print(f"- perflab: \"{w}\"")
+
+
+def samples(a_path, b_path, compare_path):
+    """The seed's rule on its own published throughputs, and perflab compare's."""
+    a, b = read_samples(a_path), read_samples(b_path)
+    mean_gain = statistics.mean(b) / statistics.mean(a) - 1
+    median_gain = statistics.median(b) / statistics.median(a) - 1
+    verdict = "GO" if mean_gain >= GO else "NO-GO" if mean_gain <= NOGO else "NEUTRAL"
+    doc = load(compare_path)
+    d = doc["decision"]
+    print("| analysis of the same 10 + 10 published throughputs | change of B against A | verdict |")
+    print("| --- | --- | --- |")
+    print(f"| the seed's ten-run rule (mean gain against +1% / -0.5%) | {pct(mean_gain)} mean, "
+          f"{pct(median_gain)} median, no interval | **{verdict}** |")
+    print(f"| `perflab compare` (Hodges-Lehmann, {d['confidence'] * 100:g}% interval) "
+          f"| {interval(doc)} | **{doc['verdict']}** |")
+    print()
+    quote(drift_warnings(doc), "perflab's test for drift over run order (Spearman's rho, within each "
+          "series) finds none in either series.")
+    print()
+    print("Both analyses see a difference between these two lists of numbers"
+          if verdict in ("GO", "NO-GO") and doc["verdict"] in ("GO", "NO-GO") else
+          "The two analyses disagree on these numbers", end="")
+    print("; neither can tell from them whether it is the change or the machine, because all "
+          "of A ran before all of B.")
+
+
+def sequential(a_path, b_path, compare_path, ab_path):
+    """The rule on A then B while the machine changed, beside perflab's analyses."""
+    a = [r["wall_s"] for r in load(a_path)["variants"][0]["run_details"]]
+    b = [r["wall_s"] for r in load(b_path)["variants"][0]["run_details"]]
+    gain, verdict = ten_run_verdict(a, b)
+    compare, ab_doc = load(compare_path), load(ab_path)
+    ab_runs = ab_doc["decision"]["runs"]
+
+    def claim(v):
+        return {"GO": "a false claim", "NO-GO": "a false claim",
+                "NEUTRAL": "right: no change beyond the band"}.get(v, "no claim: more runs needed")
+
+    print("| analysis | runs | change of B against A | verdict | on the same program |")
+    print("| --- | --- | --- | --- | --- |")
+    print(f"| the ten-run rule, A then B | {len(a)} + {len(b)} | {pct(gain)}, no interval "
+          f"| **{verdict}** | {claim(verdict)} |")
+    print(f"| `perflab compare` on those A-then-B runs | {len(a)} + {len(b)} | {interval(compare)} "
+          f"| **{compare['verdict']}** | {claim(compare['verdict'])} |")
+    print(f"| `perflab ab`, A and B interleaved | {ab_runs} + {ab_runs} | {interval(ab_doc)} "
+          f"| **{ab_doc['verdict']}** | {claim(ab_doc['verdict'])} |")
+    print()
+    print("What `perflab compare` said about the A-then-B runs' order:")
+    print()
+    quote(drift_warnings(compare), "- no drift within either series: the machine changed between "
+          "them, where a test within each series cannot see it.")
+    print()
+    print("What `perflab ab` said about the interleaved runs:")
+    print()
+    quote(all_warnings(ab_doc), "- no warning.")
+    contention = ab_doc.get("contention")
+    if contention:
+        print()
+        print(f"(Its contention rule: `{json.dumps(contention, sort_keys=True)}`.)")
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "published":
         return published(sys.argv[2], sys.argv[3])
+    if len(sys.argv) == 5 and sys.argv[1] == "samples":
+        return samples(*sys.argv[2:])
+    if len(sys.argv) == 6 and sys.argv[1] == "sequential":
+        return sequential(*sys.argv[2:])
     if len(sys.argv) != 3 or sys.argv[1] not in ("ab", "aa"):
-        sys.exit("usage: ten_run_rule.py ab|aa RESULT.json | published A.txt B.txt")
+        sys.exit("usage: ten_run_rule.py ab|aa RESULT.json | published A.txt B.txt | "
+                 "samples A.txt B.txt COMPARE.json | sequential A.json B.json COMPARE.json AB.json")
     with open(sys.argv[2]) as f:
         result = json.load(f)
     if result.get("kind") == "suite" or len(result.get("variants", [])) != 2:

@@ -11,6 +11,11 @@
 #include <string.h>
 
 const char *const workload_names[WORKLOADS] = {"small", "mixed", "prodcons", "realloc"};
+/* small: 128Ki objects of 16..128 B (about 9 MiB requested); mixed: 32Ki
+ * objects of 16 B..64 KiB (about 75 MiB); prodcons: up to 64Ki messages of
+ * 16..512 B in flight (about 17 MiB); realloc: 1024 buffers growing to
+ * 1..64 KiB (about 20 MiB). */
+const uint64_t default_live[WORKLOADS] = {131072, 32768, 65536, 1024};
 
 static void *out_of_memory(size_t size) {
     fprintf(stderr, "allocbench: out of memory allocating %zu bytes\n", size);
@@ -42,40 +47,46 @@ static uint64_t free_object(void *object, struct counts *c) {
     return value;
 }
 
-/* Many small short-lived objects: each lives while the next 31 are made. */
-static struct outcome small_objects(uint64_t ops) {
+static void *new_array(uint64_t n, size_t size) {
+    void *p = calloc(n, size);
+    if (!p) out_of_memory(n * size);
+    return p;
+}
+
+/* Many small objects: each lives while the next live - 1 are made. */
+static struct outcome small_objects(uint64_t ops, uint64_t live) {
     struct outcome o = {0};
     uint64_t rng = SEED;
-    void *slots[SMALL_SLOTS] = {0};
+    void **slots = new_array(live, sizeof *slots);
     for (uint64_t i = 0; i < ops; i++) {
-        void **slot = &slots[i % SMALL_SLOTS];
+        void **slot = &slots[i % live];
         if (*slot) o.checksum += free_object(*slot, &o.counts);
         size_t size = small_size(&rng);
         *slot = new_object(size, next_random(&rng), &o.counts);
     }
-    for (int s = 0; s < SMALL_SLOTS; s++)
+    for (uint64_t s = 0; s < live; s++)
         if (slots[s]) o.checksum += free_object(slots[s], &o.counts);
+    free(slots);
     return o;
 }
 
 /* Mixed sizes replacing objects at random in a long-lived working set, the
  * pattern that fragments a heap. */
-static struct outcome mixed_sizes(uint64_t ops) {
+static struct outcome mixed_sizes(uint64_t ops, uint64_t live) {
     struct outcome o = {0};
     uint64_t rng = SEED;
-    void **slots = calloc(MIXED_SLOTS, sizeof *slots);
-    if (!slots) out_of_memory(MIXED_SLOTS * sizeof *slots);
-    for (int s = 0; s < MIXED_SLOTS; s++) {
+    void **slots = new_array(live, sizeof *slots);
+    for (uint64_t s = 0; s < live; s++) {
         size_t size = mixed_size(&rng);
         slots[s] = new_object(size, next_random(&rng), &o.counts);
     }
     for (uint64_t i = 0; i < ops; i++) {
-        uint64_t s = next_random(&rng) % MIXED_SLOTS;
+        uint64_t s = next_random(&rng) % live;
         o.checksum += free_object(slots[s], &o.counts);
         size_t size = mixed_size(&rng);
         slots[s] = new_object(size, next_random(&rng), &o.counts);
     }
-    for (int s = 0; s < MIXED_SLOTS; s++) o.checksum += free_object(slots[s], &o.counts);
+    for (uint64_t s = 0; s < live; s++) o.checksum += free_object(slots[s], &o.counts);
     free(slots);
     return o;
 }
@@ -88,9 +99,10 @@ static struct outcome mixed_sizes(uint64_t ops) {
 struct queue {
     pthread_mutex_t lock;
     pthread_cond_t changed;
-    void *batches[QUEUE_BATCHES][BATCH_MESSAGES];
-    uint64_t sizes[QUEUE_BATCHES]; /* messages in each batch */
-    uint64_t head, tail;           /* batches taken, batches put */
+    void *(*batches)[BATCH_MESSAGES]; /* `capacity` batches */
+    uint64_t *sizes;                  /* messages in each batch */
+    uint64_t capacity;                /* batches in flight at most */
+    uint64_t head, tail;              /* batches taken, batches put */
     uint64_t ops;
     struct outcome consumed;
 };
@@ -101,7 +113,7 @@ static void *consume(void *arg) {
     while (done < q->ops) {
         pthread_mutex_lock(&q->lock);
         while (q->head == q->tail) pthread_cond_wait(&q->changed, &q->lock);
-        uint64_t slot = q->head % QUEUE_BATCHES, n = q->sizes[slot];
+        uint64_t slot = q->head % q->capacity, n = q->sizes[slot];
         pthread_mutex_unlock(&q->lock);
         for (uint64_t k = 0; k < n; k++)
             q->consumed.checksum += free_object(q->batches[slot][k], &q->consumed.counts);
@@ -115,9 +127,12 @@ static void *consume(void *arg) {
     return NULL;
 }
 
-static struct outcome producer_consumer(uint64_t ops) {
+static struct outcome producer_consumer(uint64_t ops, uint64_t live) {
     static struct queue q;
     memset(&q, 0, sizeof q);
+    q.capacity = live / BATCH_MESSAGES > 0 ? live / BATCH_MESSAGES : 1;
+    q.batches = new_array(q.capacity, sizeof *q.batches);
+    q.sizes = new_array(q.capacity, sizeof *q.sizes);
     pthread_mutex_init(&q.lock, NULL);
     pthread_cond_init(&q.changed, NULL);
     q.ops = ops;
@@ -130,8 +145,8 @@ static struct outcome producer_consumer(uint64_t ops) {
     uint64_t rng = SEED;
     for (uint64_t made = 0; made < ops;) {
         pthread_mutex_lock(&q.lock);
-        while (q.tail - q.head == QUEUE_BATCHES) pthread_cond_wait(&q.changed, &q.lock);
-        uint64_t slot = q.tail % QUEUE_BATCHES;
+        while (q.tail - q.head == q.capacity) pthread_cond_wait(&q.changed, &q.lock);
+        uint64_t slot = q.tail % q.capacity;
         pthread_mutex_unlock(&q.lock);
         /* The slot is the producer's until tail moves past it. */
         uint64_t n = ops - made < BATCH_MESSAGES ? ops - made : BATCH_MESSAGES;
@@ -147,6 +162,8 @@ static struct outcome producer_consumer(uint64_t ops) {
         pthread_mutex_unlock(&q.lock);
     }
     pthread_join(consumer, NULL);
+    free(q.batches);
+    free(q.sizes);
     o.checksum = q.consumed.checksum;
     o.counts.frees = q.consumed.counts.frees;
     o.counts.cross_thread_frees = q.consumed.counts.cross_thread_frees;
@@ -154,7 +171,7 @@ static struct outcome producer_consumer(uint64_t ops) {
 }
 
 /* Buffers grown a few bytes at a time by realloc to their exact new length,
- * the naive way, 64 side by side so that none can always grow in place. */
+ * the naive way, many side by side so that none can always grow in place. */
 struct buffer {
     unsigned char *bytes;
     size_t length, target;
@@ -168,14 +185,14 @@ static uint64_t finish_buffer(struct buffer *b, struct counts *c) {
     return h;
 }
 
-static struct outcome growing_buffers(uint64_t ops) {
+static struct outcome growing_buffers(uint64_t ops, uint64_t live) {
     struct outcome o = {0};
     uint64_t rng = SEED;
-    struct buffer buffers[GROWING_BUFFERS];
-    for (int b = 0; b < GROWING_BUFFERS; b++)
+    struct buffer *buffers = new_array(live, sizeof *buffers);
+    for (uint64_t b = 0; b < live; b++)
         buffers[b] = (struct buffer){NULL, 0, buffer_target(&rng)};
     for (uint64_t i = 0; i < ops; i++) {
-        struct buffer *b = &buffers[i % GROWING_BUFFERS];
+        struct buffer *b = &buffers[i % live];
         size_t chunk = chunk_size(&rng);
         uint64_t v = next_random(&rng);
         unsigned char *grown = realloc(b->bytes, b->length + chunk);
@@ -190,17 +207,19 @@ static struct outcome growing_buffers(uint64_t ops) {
             *b = (struct buffer){NULL, 0, buffer_target(&rng)};
         }
     }
-    for (int b = 0; b < GROWING_BUFFERS; b++)
+    for (uint64_t b = 0; b < live; b++)
         if (buffers[b].bytes) o.checksum += finish_buffer(&buffers[b], &o.counts);
+    free(buffers);
     return o;
 }
 
-struct outcome run_workload(enum workload w, uint64_t ops) {
+struct outcome run_workload(enum workload w, uint64_t ops, uint64_t live) {
+    if (live == 0) live = default_live[w];
     switch (w) {
-    case SMALL: return small_objects(ops);
-    case MIXED: return mixed_sizes(ops);
-    case PRODCONS: return producer_consumer(ops);
-    case REALLOC: return growing_buffers(ops);
+    case SMALL: return small_objects(ops, live);
+    case MIXED: return mixed_sizes(ops, live);
+    case PRODCONS: return producer_consumer(ops, live);
+    case REALLOC: return growing_buffers(ops, live);
     default: abort();
     }
 }

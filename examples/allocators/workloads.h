@@ -34,18 +34,24 @@ enum workload { SMALL, MIXED, PRODCONS, REALLOC, WORKLOADS };
 /* Names as given on the command line, indexed by enum workload. */
 extern const char *const workload_names[WORKLOADS];
 
-/* Runs the workload for `ops` operations through malloc/realloc/free. */
-struct outcome run_workload(enum workload w, uint64_t ops);
+/* Runs the workload for `ops` operations through malloc/realloc/free, with
+ * `live` objects alive at once (small: objects, each freed after the next
+ * live - 1 are made; mixed: the working set; prodcons: messages in flight
+ * at most, in batches of BATCH_MESSAGES; realloc: buffers grown side by
+ * side). `live` of 0 takes the workload's default_live. */
+struct outcome run_workload(enum workload w, uint64_t ops, uint64_t live);
 
 /* The checksum run_workload must produce, computed without allocating. */
-uint64_t reference_checksum(enum workload w, uint64_t ops);
+uint64_t reference_checksum(enum workload w, uint64_t ops, uint64_t live);
+
+/* The live objects of each workload when none are given: enough that the
+ * heap holds tens of MiB under every allocator, so that a comparison of
+ * peak memory is about how each allocator keeps a loaded heap, not about
+ * the few MiB each one maps at start-up. Indexed by enum workload. */
+extern const uint64_t default_live[WORKLOADS];
 
 /* Fixed parameters, shared by the workloads and the reference. */
-#define SMALL_SLOTS 32        /* live small objects at any time */
-#define MIXED_SLOTS 16384     /* long-lived working set of the mixed workload */
 #define BATCH_MESSAGES 256    /* messages handed from producer to consumer at once */
-#define QUEUE_BATCHES 8       /* batches in flight at most */
-#define GROWING_BUFFERS 64    /* buffers grown side by side by realloc */
 #define SEED 0x9e3779b97f4a7c15ULL
 
 /* splitmix64 (Steele, Lea, Flood 2014): a tiny, well-mixed generator, so that

@@ -1,11 +1,15 @@
 //! The allocators case study (`examples/allocators`) at a small size: its C
 //! workloads build and pass their own tests under every allocator, its suite
 //! file runs through the real binary against glibc, jemalloc, mimalloc and
-//! tcmalloc, and its scripts read perflab's results as they are written.
+//! tcmalloc, and its scripts read perflab's results as they are written:
+//! the suite's tables, the ten-run rule beside perflab's analyses (of the
+//! seed's published samples, and of runs made A-then-B and interleaved),
+//! and two profiles side by side.
 //! The allocators are Debian packages; without them the test fails saying
 //! how to install them, as the case study cannot be checked without them.
 
 mod common;
+mod native;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -67,7 +71,9 @@ fn build(s: &Scratch) {
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    std::fs::copy(dir.join("suite.toml"), s.path("suite.toml")).unwrap();
+    for file in ["suite.toml", "drift.toml"] {
+        std::fs::copy(dir.join(file), s.path(file)).unwrap();
+    }
 }
 
 #[test]
@@ -127,14 +133,39 @@ fn the_suite_file_runs_every_allocator_on_every_workload_doing_the_same_work() {
     let run = &consumer["run_details"][0]["metrics"];
     assert_eq!(run["cross_thread_frees"], run["mallocs"], "{run}");
     assert_eq!(run["mallocs"], 15000.0, "1% of 1.5M messages: {run}");
-    // The figures script reads the result as perflab wrote it.
+    // The guard has its floor: 10% or 8 MiB, whichever is larger.
+    let guard = &json["variants"][0]["run_details"][0];
+    assert!(guard["peak_memory_kib"].as_f64().unwrap() > 8.0 * 1024.0, "{guard}");
+    // The tables script reads the result as perflab wrote it.
     let figures = python(&["suite_tables.py", "figures"], &s.path("suite.json"));
     assert!(
         figures.contains("| realloc-growth | peak memory (MiB) |"),
         "{figures}"
     );
+    let matrix = python(&["suite_tables.py", "matrix"], &s.path("suite.json"));
+    for row in [
+        "| small-objects |",
+        "| mixed-sizes |",
+        "| producer-consumer |",
+        "| realloc-growth |",
+        "| geometric mean |",
+    ] {
+        assert!(matrix.contains(row), "{row} in {matrix}");
+    }
+    let answer = python(&["suite_tables.py", "answer"], &s.path("suite.json"));
+    for allocator in ["jemalloc", "mimalloc", "tcmalloc"] {
+        assert!(
+            answer.contains(&format!("- **{allocator}** against glibc: GO (faster")),
+            "{answer}"
+        );
+    }
     let reasons = python(&["suite_tables.py", "reasons"], &s.path("suite.json"));
-    assert_eq!(reasons.lines().count(), 12, "{reasons}");
+    let non_go = cells.iter().filter(|c| c["verdict"] != "GO").count();
+    assert_eq!(
+        reasons.lines().filter(|l| l.contains(": **")).count(),
+        non_go + usize::from(non_go < 12),
+        "a line per cell that is not a GO, and one for the GOs: {reasons}"
+    );
     let pick = python(&["suite_tables.py", "pick"], &s.path("suite.json"));
     assert!(
         pick.contains("loser=") && pick.contains("winner="),
@@ -183,22 +214,148 @@ fn the_ten_run_rule_script_reads_an_a_against_a_result_in_repetitions_of_ten_and
         ab.contains("| 10 + 10 |") && ab.contains("| 30 + 30 |"),
         "{ab}"
     );
-    let published = Command::new("python3")
-        .arg(example().join("ten_run_rule.py"))
-        .args([
-            "published",
-            "original/baseline.txt",
-            "original/optimized.txt",
-        ])
-        .current_dir(example())
-        .output()
-        .unwrap();
-    let published = String::from_utf8_lossy(&published.stdout);
+    let published = python_in_example(&[
+        "ten_run_rule.py",
+        "published",
+        "original/baseline.txt",
+        "original/optimized.txt",
+    ]);
     // The published baseline: sd 0.338M of a mean 45.346M, a CV of 0.75%.
     assert!(
         published.contains("| `original/baseline.txt` | 10 | 0.75% |"),
         "{published}"
     );
+}
+
+#[test]
+fn the_seeds_published_samples_give_its_own_figures_by_its_rule_beside_perflab_compare() {
+    let s = Scratch::new();
+    let original = example().join("original");
+    let out = s
+        .perflab()
+        .arg("compare")
+        .arg(original.join("baseline.txt"))
+        .arg(original.join("optimized.txt"))
+        .args(["--better", "higher", "--json", "published.json"])
+        .output()
+        .unwrap();
+    common::assert_reached_a_result(&out);
+    let table = python_in_example(&[
+        "ten_run_rule.py",
+        "samples",
+        "original/baseline.txt",
+        "original/optimized.txt",
+        s.path("published.json").to_str().unwrap(),
+    ]);
+    // The seed's own figures: +3.51% mean, +4.07% median, GO.
+    assert!(
+        table.contains("| +3.51% mean, +4.07% median, no interval | **GO** |"),
+        "{table}"
+    );
+    assert!(table.contains("| `perflab compare` (Hodges-Lehmann"), "{table}");
+    assert!(table.contains("all of A ran before all of B"), "{table}");
+}
+
+#[test]
+fn the_a_then_b_runs_and_the_interleaved_ones_are_read_side_by_side() {
+    installed_allocators();
+    let s = Scratch::new();
+    build(&s);
+    let command = "./allocbench small 20000 32";
+    for (side, value) in [("a", "0"), ("b", "1")] {
+        let out = s
+            .perflab()
+            .args(["run", "-N", "-r", "10", "--quiet"])
+            .args(["--env", &format!("HAKMEM_FREE_WRAPPER_ENV_SNAPSHOT={value}")])
+            .args(["--json", &format!("drift-{side}.json"), command])
+            .output()
+            .unwrap();
+        common::assert_exit(&out, 0);
+    }
+    let compare = s
+        .perflab()
+        .args(["compare", "drift-a.json", "drift-b.json"])
+        .args(["--json", "drift-compare.json"])
+        .output()
+        .unwrap();
+    common::assert_reached_a_result(&compare);
+    let ab = s
+        .perflab()
+        .args(["ab", "-f", "drift.toml", "--min-runs", "10", "--max-runs", "10"])
+        .args(["--quiet", "--json", "drift-ab.json"])
+        .env("ALLOCBENCH_SCALE", "0.01")
+        .output()
+        .unwrap();
+    common::assert_reached_a_result(&ab);
+    let out = Command::new("python3")
+        .arg(example().join("ten_run_rule.py"))
+        .args([
+            "sequential",
+            "drift-a.json",
+            "drift-b.json",
+            "drift-compare.json",
+            "drift-ab.json",
+        ])
+        .current_dir(s.dir.path())
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(table.contains("| the ten-run rule, A then B | 10 + 10 |"), "{table}");
+    assert!(
+        table.contains("| `perflab compare` on those A-then-B runs | 10 + 10 |"),
+        "{table}"
+    );
+    assert!(
+        table.contains("| `perflab ab`, A and B interleaved | 10 + 10 |"),
+        "{table}"
+    );
+}
+
+#[test]
+fn a_profile_of_a_few_dozen_samples_is_shown_beside_a_large_one_with_perflabs_warning() {
+    native::require_tool("perf");
+    let s = Scratch::new();
+    build(&s);
+    for (name, ops) in [("small", "2000000"), ("large", "20000000")] {
+        let out = s
+            .perflab()
+            .args(["profile", "--top", "8", "--json", &format!("{name}.json")])
+            .args(["--", "./allocbench", "small", ops, "32"])
+            .output()
+            .unwrap();
+        common::assert_exit(&out, 0);
+    }
+    let table = Command::new("python3")
+        .arg(example().join("profile_table.py"))
+        .args([s.path("small.json"), s.path("large.json")])
+        .output()
+        .unwrap();
+    assert!(table.status.success(), "{}", String::from_utf8_lossy(&table.stderr));
+    let table = String::from_utf8_lossy(&table.stdout);
+    assert!(table.contains("| widest interval shown | ±"), "{table}");
+    // A run of some 60 ms gives a few dozen samples, which perflab names.
+    assert!(
+        table.contains("perflab on the profile of ") && table.contains("\"only "),
+        "{table}"
+    );
+}
+
+/// Runs one of the example's Python scripts with `args` in the example's
+/// folder; its stdout.
+fn python_in_example(args: &[&str]) -> String {
+    let out = Command::new("python3")
+        .arg(example().join(args[0]))
+        .args(&args[1..])
+        .current_dir(example())
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// Runs one of the example's Python scripts on a result file; its stdout.
