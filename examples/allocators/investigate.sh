@@ -41,7 +41,7 @@ make -s test
 
 # Runs per experiment: the budgeted numbers, or a few with ALLOCATORS_QUICK=1.
 if [ "${ALLOCATORS_QUICK:-0}" = 1 ]; then
-  suite_runs=(--max-runs 10); tcache_runs=(--max-runs 20); aa_runs=(--min-runs 40 --max-runs 40)
+  suite_runs=(--max-runs 20); tcache_runs=(--max-runs 20); aa_runs=(--min-runs 40 --max-runs 40)
   drift_runs=10
 else
   suite_runs=(); tcache_runs=(); aa_runs=(); drift_runs=30
@@ -131,9 +131,9 @@ python3 ten_run_rule.py sequential results/drift-a.json results/drift-b.json \
 
 echo "== a profile as small as the original's, and one of thousands of samples"
 verdict "$perflab" profile "${store[@]}" --name profile-small --top 8 \
-  --json results/profile-small.json -- $drift_command > results/profile-small.txt 2>&1
+  --svg results/profile-small.svg --json results/profile-small.json -- $drift_command > results/profile-small.txt 2>&1
 verdict "$perflab" profile "${store[@]}" --name profile-large --top 8 \
-  --json results/profile-large.json -- ./allocbench small 100000000 32 \
+  --svg results/profile-large.svg --json results/profile-large.json -- ./allocbench small 100000000 32 \
   > results/profile-large.txt 2>&1
 python3 profile_table.py results/profile-small.json results/profile-large.json \
   | tee results/profile-sizes.md
@@ -149,7 +149,8 @@ verdict "$perflab" profile "${store[@]}" --name "profile-$loser-vs-$winner" \
   -- env ALLOCBENCH_SCALE=10 $loser_env $command > results/profile.txt 2>&1
 cat results/profile.txt
 # The README quotes the shares that moved.
-sed -n '/^shares that moved/,/did not move/p' results/profile.txt > results/profile-moved.txt
+{ sed -n '/^shares that moved/,/did not move/p' results/profile.txt | head -9
+  echo '  (the rest of the table, and both profiles in full: REPORT.md)'; } > results/profile-moved.txt
 {
   echo "The allocator that loses most: **$loser**; the one that wins most: **$winner**;"
   echo "the scenario where they are furthest apart: **$scenario** (\`$command\`),"

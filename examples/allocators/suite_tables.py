@@ -105,8 +105,8 @@ def matrix(suite):
     confidence = suite["candidates"][0].get("confidence")
     print()
     print(f"Suite verdict: **{suite.get('verdict')}**. Each cell: the change in speed of the "
-          f"candidate against {suite['baseline']} (its median time over the candidate's, minus "
-          "one: positive is faster), its interval, its verdict and its runs; every interval "
+          f"candidate against {suite['baseline']} (the baseline's time over the candidate's, "
+          "minus one: positive is faster), its interval, its verdict and its runs; every interval "
           + (f"at {confidence * 100:.2f}% so that 95% holds for all cells at once."
              if confidence else "corrected so that 95% holds for all cells at once."))
 
@@ -157,6 +157,15 @@ def reasons(suite):
         print(f"- the other {others} cells: **GO**, each within the peak-memory guard.")
     warnings = list(dict.fromkeys(list(suite.get("warnings") or [])
                                   + list((suite.get("machine") or {}).get("warnings") or [])))
+    # The CPU-wait warning comes once per variant: grouped into one line.
+    waits = [w for w in warnings if w.startswith('the median run of "') and "waited for a CPU" in w]
+    if len(waits) > 1:
+        shares = [w.split("waited for a CPU ", 1)[1].split(" of its wall time", 1)[0] for w in waits]
+        warnings = [w for w in warnings if w not in waits] + [
+            f"the median run of {len(waits)} variants waited for a CPU more than 2% of its wall "
+            f"time (from {min(shares, key=lambda x: float(x.rstrip('%')))} to "
+            f"{max(shares, key=lambda x: float(x.rstrip('%')))}): the machine was busy, and other "
+            "processes' bursts slow runs unevenly; quiet the machine, or see --shield / --wait-quiet"]
     if warnings:
         print()
         print("perflab's warnings about the suite, each once:")

@@ -241,10 +241,13 @@ def sequential(a_path, b_path, compare_path, ab_path):
     print("What `perflab ab` said about the interleaved runs:")
     print()
     quote(all_warnings(ab_doc), "- no warning.")
-    contention = ab_doc.get("contention")
-    if contention:
-        print()
-        print(f"(Its contention rule: `{json.dumps(contention, sort_keys=True)}`.)")
+    c = ab_doc.get("contention")
+    if c and c.get("blocks_measured_again"):
+        print(f"- perflab's contention rule measured {c['blocks_measured_again']} blocks again "
+              f"({c['runs_replaced']} runs replaced, kept in the store, left out of every figure) "
+              f"because a run waited for a CPU more than {c['max_cpu_wait'] * 100:g}% of its wall "
+              f"time; {c['blocks_kept_contended']} blocks were kept after {c['max_repeats']} "
+              "repeats, the machine staying busy.")
 
 
 def main():

@@ -108,7 +108,7 @@ fn the_suite_file_runs_every_allocator_on_every_workload_doing_the_same_work() {
         .perflab()
         .args(["ab", "-f", "suite.toml", "--max-runs", "20", "--quiet"])
         .args(["--json", "suite.json"])
-        .env("ALLOCBENCH_SCALE", "0.01")
+        .env("ALLOCBENCH_SCALE", "0.02")
         .output()
         .unwrap();
     common::assert_reached_a_result(&out);
@@ -132,10 +132,17 @@ fn the_suite_file_runs_every_allocator_on_every_workload_doing_the_same_work() {
         .expect("the producer-consumer cell of mimalloc");
     let run = &consumer["run_details"][0]["metrics"];
     assert_eq!(run["cross_thread_frees"], run["mallocs"], "{run}");
-    assert_eq!(run["mallocs"], 15000.0, "1% of 1.5M messages: {run}");
-    // The guard has its floor: 10% or 8 MiB, whichever is larger.
-    let guard = &json["variants"][0]["run_details"][0];
-    assert!(guard["peak_memory_kib"].as_f64().unwrap() > 8.0 * 1024.0, "{guard}");
+    assert_eq!(run["mallocs"], 30000.0, "2% of 1.5M messages: {run}");
+    // The working set is live whatever the number of operations: a loaded
+    // heap of tens of MiB, well above an allocator's start-up mappings.
+    let mixed = json["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == "mixed-sizes / glibc")
+        .expect("the mixed-sizes cell of glibc");
+    let peak_kib = mixed["run_details"][0]["peak_memory_kib"].as_f64().unwrap();
+    assert!(peak_kib > 32.0 * 1024.0, "peak memory {peak_kib} KiB");
     // The tables script reads the result as perflab wrote it.
     let figures = python(&["suite_tables.py", "figures"], &s.path("suite.json"));
     assert!(
@@ -247,12 +254,16 @@ fn the_seeds_published_samples_give_its_own_figures_by_its_rule_beside_perflab_c
         "original/optimized.txt",
         s.path("published.json").to_str().unwrap(),
     ]);
-    // The seed's own figures: +3.51% mean, +4.07% median, GO.
+    // The seed's own figures: +3.51% mean, GO (its median gain, +4.07%, is +4.06% from its
+    // own medians 45.315M and 47.155M).
     assert!(
-        table.contains("| +3.51% mean, +4.07% median, no interval | **GO** |"),
+        table.contains("| +3.51% mean, +4.06% median, no interval | **GO** |"),
         "{table}"
     );
-    assert!(table.contains("| `perflab compare` (Hodges-Lehmann"), "{table}");
+    assert!(
+        table.contains("| `perflab compare` (Hodges-Lehmann"),
+        "{table}"
+    );
     assert!(table.contains("all of A ran before all of B"), "{table}");
 }
 
@@ -266,7 +277,10 @@ fn the_a_then_b_runs_and_the_interleaved_ones_are_read_side_by_side() {
         let out = s
             .perflab()
             .args(["run", "-N", "-r", "10", "--quiet"])
-            .args(["--env", &format!("HAKMEM_FREE_WRAPPER_ENV_SNAPSHOT={value}")])
+            .args([
+                "--env",
+                &format!("HAKMEM_FREE_WRAPPER_ENV_SNAPSHOT={value}"),
+            ])
             .args(["--json", &format!("drift-{side}.json"), command])
             .output()
             .unwrap();
@@ -281,7 +295,15 @@ fn the_a_then_b_runs_and_the_interleaved_ones_are_read_side_by_side() {
     common::assert_reached_a_result(&compare);
     let ab = s
         .perflab()
-        .args(["ab", "-f", "drift.toml", "--min-runs", "10", "--max-runs", "10"])
+        .args([
+            "ab",
+            "-f",
+            "drift.toml",
+            "--min-runs",
+            "10",
+            "--max-runs",
+            "10",
+        ])
         .args(["--quiet", "--json", "drift-ab.json"])
         .env("ALLOCBENCH_SCALE", "0.01")
         .output()
@@ -300,8 +322,15 @@ fn the_a_then_b_runs_and_the_interleaved_ones_are_read_side_by_side() {
         .output()
         .unwrap();
     let table = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(table.contains("| the ten-run rule, A then B | 10 + 10 |"), "{table}");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        table.contains("| the ten-run rule, A then B | 10 + 10 |"),
+        "{table}"
+    );
     assert!(
         table.contains("| `perflab compare` on those A-then-B runs | 10 + 10 |"),
         "{table}"
@@ -331,7 +360,11 @@ fn a_profile_of_a_few_dozen_samples_is_shown_beside_a_large_one_with_perflabs_wa
         .args([s.path("small.json"), s.path("large.json")])
         .output()
         .unwrap();
-    assert!(table.status.success(), "{}", String::from_utf8_lossy(&table.stderr));
+    assert!(
+        table.status.success(),
+        "{}",
+        String::from_utf8_lossy(&table.stderr)
+    );
     let table = String::from_utf8_lossy(&table.stdout);
     assert!(table.contains("| widest interval shown | ±"), "{table}");
     // A run of some 60 ms gives a few dozen samples, which perflab names.

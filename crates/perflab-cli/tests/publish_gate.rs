@@ -1,9 +1,10 @@
 //! `examples/publish-gate.sh`, the gate every case study's `investigate.sh`
 //! sources before it rewrites a README's figures: run from a small script in
 //! a temporary git repository, with the real perflab binary. The machine's
-//! state is forced through the gate's limits (a load limit of 0 is never
-//! met, a limit of 1000 per CPU and 100% pressure always are), so the tests
-//! pass on a busy and a quiet machine alike.
+//! state is forced through the gate's limits (a load of 0.001 per CPU and a
+//! CPU pressure of 0.001% are exceeded by a machine running this very test,
+//! a limit of 1000 per CPU and 100% pressure never are), so the tests pass
+//! on a busy and a quiet machine alike.
 
 mod common;
 
@@ -47,7 +48,8 @@ fn repository(readme: &str) -> Scratch {
 enum Machine {
     /// Limits no machine can exceed.
     Quiet,
-    /// A load limit of 0 per CPU, which no machine is below.
+    /// Limits a machine running a test is above: a load of 0.001 per CPU
+    /// (perflab refuses a limit of 0) and a CPU pressure of 0.001%.
     Busy,
 }
 
@@ -68,8 +70,8 @@ fn run(s: &Scratch, machine: Machine, args: &[&str], env: &[(&str, &str)]) -> Ou
             .env("PERFLAB_MAX_LOAD", "1000")
             .env("PERFLAB_MAX_PRESSURE", "100%"),
         Machine::Busy => cmd
-            .env("PERFLAB_MAX_LOAD", "0")
-            .env("PERFLAB_MAX_PRESSURE", "5%"),
+            .env("PERFLAB_MAX_LOAD", "0.001")
+            .env("PERFLAB_MAX_PRESSURE", "0.001%"),
     };
     for (key, value) in env {
         cmd.env(key, value);
@@ -110,7 +112,10 @@ fn a_committed_tree_on_a_quiet_machine_is_measured_and_its_commit_named() {
     assert_exit(&out, 0);
     assert!(stdout(&out).contains(MEASURED), "{}", stdout(&out));
     let readme = std::fs::read_to_string(s.path("README.md")).unwrap();
-    let line = format!("Measured by `investigate.sh` at commit {} on ", short_commit(&s));
+    let line = format!(
+        "Measured by `investigate.sh` at commit {} on ",
+        short_commit(&s)
+    );
     assert!(readme.contains(&line), "{readme}");
     assert!(readme.contains("; at the start: quiet: load "), "{readme}");
     assert!(!readme.contains("uncommitted"), "{readme}");
@@ -201,7 +206,10 @@ fn publish_provenance_adds_its_block_after_the_first_line_then_replaces_it() {
         first.starts_with("# study\n\n<!-- begin: provenance -->\nMeasured by "),
         "{first}"
     );
-    assert!(first.ends_with("<!-- end: provenance -->\n\nText.\n"), "{first}");
+    assert!(
+        first.ends_with("<!-- end: provenance -->\n\nText.\n"),
+        "{first}"
+    );
     // Committed, then measured again on a busy machine: the one block is
     // replaced, not added to.
     git(s.dir.path(), &["commit", "-qam", "figures"]);
@@ -210,5 +218,8 @@ fn publish_provenance_adds_its_block_after_the_first_line_then_replaces_it() {
     assert_eq!(provenance_blocks(&second), 1, "{second}");
     assert!(second.contains("**Taken on a busy machine**"), "{second}");
     assert!(second.contains(&short_commit(&s)), "{second}");
-    assert!(second.ends_with("<!-- end: provenance -->\n\nText.\n"), "{second}");
+    assert!(
+        second.ends_with("<!-- end: provenance -->\n\nText.\n"),
+        "{second}"
+    );
 }
