@@ -168,7 +168,7 @@ sizes=""
   echo "load average $load_at_start at the start (1, 5 and 15 minutes),"
   echo "$(cut -d' ' -f1-3 /proc/loadavg) at the end; investigate.sh took $SECONDS s"
   if [ -n "$sizes" ]; then
-    echo "at reduced sizes ($sizes): these figures only show that the script runs."
+    echo "at reduced sizes (${sizes# }): these figures only show that the script runs."
   else
     echo "at the default sizes."
   fi

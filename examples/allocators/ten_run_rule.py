@@ -246,8 +246,9 @@ def sequential(a_path, b_path, compare_path, ab_path):
         print(f"- perflab's contention rule measured {c['blocks_measured_again']} blocks again "
               f"({c['runs_replaced']} runs replaced, kept in the store, left out of every figure) "
               f"because a run waited for a CPU more than {c['max_cpu_wait'] * 100:g}% of its wall "
-              f"time; {c['blocks_kept_contended']} blocks were kept after {c['max_repeats']} "
-              "repeats, the machine staying busy.")
+              "time" + (f"; {c['blocks_kept_contended']} blocks were kept after "
+                        f"{c['max_repeats']} repeats, the machine staying busy."
+                        if c.get("blocks_kept_contended") else "."))
 
 
 def main():
