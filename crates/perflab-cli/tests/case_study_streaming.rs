@@ -214,3 +214,98 @@ fn the_timeline_shows_partitions_spinning_and_the_thread_table_splits_the_worker
         }
     }
 }
+
+/// A trace of five `process` calls ending in the order 3.2, 0.4, 5.9, 0.9
+/// and 1.7 µs, and three polls of 66, 66 and 500 ns, with the profile
+/// of the same run.
+fn seed_fixture(s: &Scratch) -> (PathBuf, PathBuf) {
+    let mut events = vec![serde_json::json!({
+        "name": "thread_name", "ph": "M", "ts": 0.0, "pid": 1, "tid": 1, "args": {"name": "main"}
+    })];
+    let mut ts = 0.0;
+    for (name, cat, dur) in [
+        ("process", "span", 3.2),
+        ("process", "span", 0.4),
+        ("process", "span", 5.9),
+        ("process", "span", 0.9),
+        ("process", "span", 1.7),
+        ("partition receive", "poll", 0.066),
+        ("partition receive", "poll", 0.066),
+        ("partition receive", "poll", 0.5),
+    ] {
+        events.push(serde_json::json!({
+            "name": name, "cat": cat, "ph": "X", "ts": ts, "dur": dur, "pid": 1, "tid": 1
+        }));
+        ts += 10.0;
+    }
+    let trace = serde_json::json!({
+        "traceEvents": events,
+        "displayTimeUnit": "ns",
+        "otherData": {"format": "perflab-trace/1", "session": "streaming",
+            "started_unix_ms": 0, "events_per_thread": 1000, "dropped_events": 0}
+    });
+    let profile = serde_json::json!({
+        "format": "perflab-profile/1",
+        "spans": [
+            {"name": "process", "calls": 5, "p50_ns": 1700, "p99_ns": 5900},
+            {"name": "partition receive", "calls": 1, "p50_ns": 1000, "p99_ns": 1000,
+                "async": {"polls": 3, "poll_ns": 632, "cancelled": 0}}
+        ]
+    });
+    (
+        s.write("trace.json", &trace.to_string()),
+        s.write("profile.json", &profile.to_string()),
+    )
+}
+
+#[test]
+fn the_seed_procedures_script_truncates_and_reads_unsorted_percentiles_beside_the_exact_ones() {
+    let s = Scratch::new();
+    let (trace, profile) = seed_fixture(&s);
+    let out = Command::new("python3")
+        .arg(workspace().join("examples/streaming/seed_procedures.py"))
+        .args([&trace, &profile])
+        .output()
+        .expect("python3 runs");
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let row = |name: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no row {name}:\n{stdout}"))
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    // Exact sum 12.1 µs; truncated to whole µs 3 + 0 + 5 + 0 + 1 = 9 µs,
+    // 26% lost. Sorted, p50 is the 3rd of 5 (1.7 µs) and p99 the 5th (5.9
+    // µs); unsorted, "p50" is index 2 (5.9 µs) and "p99" index 4 (1.7 µs).
+    assert_eq!(
+        row("process"),
+        "process 5 12.100 µs 9.000 µs 26% 1.700 µs / 5.900 µs 5.900 µs / 1.700 µs 1.700 µs / 5.900 µs"
+    );
+    // Every poll is under a microsecond: truncation loses all of it.
+    assert!(
+        row("partition receive").starts_with("partition receive (polls) 3 632 ns 0 ns 100%"),
+        "{stdout}"
+    );
+    assert_eq!(row("route"), "route never entered");
+}
+
+#[test]
+fn the_seed_procedures_script_refuses_a_document_of_another_kind() {
+    let s = Scratch::new();
+    let (trace, _) = seed_fixture(&s);
+    let out = Command::new("python3")
+        .arg(workspace().join("examples/streaming/seed_procedures.py"))
+        .args([&trace, &trace])
+        .output()
+        .expect("python3 runs");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("is not a perflab-profile/1 document") && stderr.contains("trace.json"),
+        "{stderr}"
+    );
+}
