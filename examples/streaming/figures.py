@@ -171,12 +171,13 @@ def block_spans(run):
             elif not entered(st):
                 row += ["never entered", "", "", ""]
             else:
-                row += [
-                    f"{st['calls']:.0f}",
-                    duration(st["self_s"]),
-                    duration(st.get("p50_s")),
-                    duration(st.get("p99_s")),
-                ]
+                calls = f"{st['calls']:.0f}"
+                if st.get("runs_entered") is not None and st["runs_entered"] < st["runs"]:
+                    calls += f" (entered in {st['runs_entered']} of {st['runs']} runs)"
+                if st["calls"] == 0:
+                    row += [calls, "-", "-", "-"]
+                else:
+                    row += [calls, duration(st["self_s"]), duration(st.get("p50_s")), duration(st.get("p99_s"))]
         rows.append(row)
     runs = spin["variants"][0]["runs"]
     head = (
@@ -305,7 +306,11 @@ def block_ab(run):
 
 
 def cell_self(stats):
-    return duration(stats["self_s"]) if entered(stats) else "never entered"
+    if not entered(stats):
+        return "never entered"
+    if stats.get("runs_entered") is not None and stats["runs_entered"] < stats["runs"]:
+        return f"{duration(stats['self_s'])} (entered in {stats['runs_entered']} of {stats['runs']} runs)"
+    return duration(stats["self_s"])
 
 
 def verdict_sentence(doc, what):
