@@ -309,3 +309,48 @@ fn the_seed_procedures_script_refuses_a_document_of_another_kind() {
         "{stderr}"
     );
 }
+
+#[test]
+fn the_readme_figures_follow_the_intervals_they_rest_on() {
+    // figures.py's wording and readings on inputs whose answers are known.
+    let program = r#"
+import sys
+sys.path.insert(0, sys.argv[1])
+import figures
+# A time halved: the stored change (positive is better) is +100%, its
+# interval [+50%, +300%]; notify over spin is 0.5x, interval [0.25x, 0.67x].
+print(figures.change_cell(1.0, [0.5, 3.0]))
+print(figures.reading_of(1.0, [0.5, 3.0], "less", "more"))
+# An interval that spans zero is undecided, whatever the estimate.
+print(figures.reading_of(0.8321, [-0.055, 2.5522], "less", "more"))
+# MOVER: 10 [8, 12] minus 4 [3, 5] is 6 [6 - sqrt(5), 6 + sqrt(5)].
+a = {"marginal": 10.0, "marginal_lo": 8.0, "marginal_hi": 12.0}
+b = {"marginal": 4.0, "marginal_lo": 3.0, "marginal_hi": 5.0}
+d, lo, hi = figures.mover(a, b)
+print(f"{d:.3f} {lo:.3f} {hi:.3f}")
+print(figures.difference_reading(lo, hi, "a", "b"))
+print(figures.difference_reading(-1.0, 2.0, "a", "b"))
+"#;
+    let out = Command::new("python3")
+        .args(["-c", program])
+        .arg(workspace().join("examples/streaming"))
+        // Importing the script must leave no bytecode in the example.
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .expect("python3 runs");
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "-50.0% [-75.0%, -33.3%]",
+            "less",
+            "undecided (the interval spans zero)",
+            "6.000 3.764 8.236",
+            "a costs more per record than b",
+            "not told apart (the interval includes zero)",
+        ],
+        "{stdout}"
+    );
+}
