@@ -1,25 +1,45 @@
 #!/usr/bin/env bash
 # The streaming investigation, rerun from scratch:
 #
-#   examples/streaming/investigate.sh
+#   examples/streaming/investigate.sh [--allow-busy]
 #
-# builds perflab and the pipeline in release mode, then: the program's own
-# phase figures and perflab's span table (phases, tasks, unattributed
-# time), the "0.000s" timers reproduced and caught, a sweep over record
-# counts of the SQL and passthrough engines (cost per record of each), the
-# busy-spin hypothesis (yields per record, busy and idle time, an A/B of
-# yield_now() against Notify on CPU and wall time), batch-size and
-# partition-count sweeps, the fixed sleep reproduced and caught, and the
-# suite of waiting strategies with its records-in = records-out
-# expectation (and a pipeline that drops records, refused). Writes
-# REPORT.md and report.html with `perflab report` and rewrites the marked
-# blocks of README.md from the real output. Everything it measures is kept
-# in out/perflab.db. About 3 minutes on a 2-core machine, after the build.
+# builds perflab and the pipeline in release mode, checks that the tree is
+# committed and the machine quiet (examples/publish-gate.sh), then measures:
+# the span table and each thread's clocks (on the CPU, preempted, blocked);
+# the seed's misplaced timers; an A/B of yield_now() against Notify on CPU
+# and wall time; a sweep over record counts (cost per record, fixed part);
+# batch-size and partition sweeps; the fixed sleep inside the timed region;
+# the suite of waiting strategies with its records-in = records-out
+# expectation; one traced run whose every call is summarised the seeds' way
+# and perflab's. Writes REPORT.md and report.html (`perflab report`) and
+# rewrites the marked blocks of README.md from this run's JSON documents
+# (figures.py). Everything it measures is kept in out/perflab.db.
+#
+# Sizes (defaults: the published run; smaller values for a quick check):
+#   STREAMING_RECORDS     records per run                       (200K)
+#   STREAMING_RUNS        runs of each `perflab run`             (10)
+#   STREAMING_MAX_RUNS    most runs per variant of the A/Bs      (30)
+#   STREAMING_SWEEP_RUNS  most runs per point and suite cell     (20)
+#   STREAMING_SIZES       record counts of the sweeps over n     (25K,50K,100K,200K,400K)
+# Budget: the script makes at most about 1,100 runs (44 of `perflab run`,
+# 120 in the A/Bs, 780 in the sweeps, 120 in the suite), each a fraction of
+# a second on a quiet 2-CPU machine (the fixed sleep's 100 ms and the
+# 400K-record points the longest): a few minutes after the build, inside
+# 15; the README's `budget` block says how long this run took. A small check
+# (STREAMING_RECORDS=20K STREAMING_RUNS=3 STREAMING_MAX_RUNS=6
+# STREAMING_SWEEP_RUNS=3 STREAMING_SIZES=5K,10K,20K) takes under a minute.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 records="${STREAMING_RECORDS:-200K}"
+runs="${STREAMING_RUNS:-10}"
+max_runs="${STREAMING_MAX_RUNS:-30}"
+sweep_runs="${STREAMING_SWEEP_RUNS:-20}"
+sizes="${STREAMING_SIZES:-25K,50K,100K,200K,400K}"
+# perflab's least runs (10), or fewer when the most allowed is below it.
+min_runs=$((max_runs < 10 ? max_runs : 10))
+min_sweep_runs=$((sweep_runs < 10 ? sweep_runs : 10))
 
 cd "$root"
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
@@ -29,6 +49,9 @@ perflab="$root/target/release/perflab"
 . "$root/examples/publish-gate.sh"
 publish_gate "$@"
 streaming="$root/target/release/streaming"
+# The system's Python: the figures need nothing beyond its standard library.
+python=$(command -v /usr/bin/python3 || command -v python3)
+started=$(date +%s)
 
 cd "$here"
 rm -rf out
@@ -46,109 +69,83 @@ verdict() {
     set -e
     case "$code" in 0 | 3 | 4) ;; *) echo "perflab failed (exit $code): $*" >&2; exit 1 ;; esac
 }
+run() { "$perflab" run -r "$runs" --warmup 1 --quiet "$@"; }
 
-# The load this run was measured under, before and after (see the README).
-echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs)" >out/load.txt
+step "1. phases and threads: spin and notify"
+"$streaming" --records "$records" >out/own.txt
+run --name "spans: spin" --json out/spin.json "$streaming --records $records --wait spin" >out/spin.txt
+run --name "spans: notify" --json out/notify.json "$streaming --records $records --wait notify" >out/notify.txt
 
-step "1. phases: the program's own figures, then perflab's table"
-{ echo "\$ streaming --records $records"; "$streaming" --records "$records"; } | tee out/own.txt
-"$perflab" run -r 10 --warmup 1 --quiet --name "phases" --json out/phases.json \
-    "$streaming --records $records" | tee out/phases.txt
-
-step "1. the original timers: every phase 0.000s, and what perflab says"
-{ echo "\$ streaming --records $records --misplaced-timers"
-  "$streaming" --records "$records" --misplaced-timers; } | tee out/own-misplaced.txt
-"$perflab" run -r 10 --warmup 1 --quiet --name "misplaced timers" \
-    "$streaming --records $records --misplaced-timers" | tee out/misplaced.txt
-grep -q "within 4x the .* one span costs\|9[0-9].[0-9]% of thread main" out/misplaced.txt \
+step "2. the original timers: every phase 0.000s"
+"$streaming" --records "$records" --misplaced-timers >out/own-misplaced.txt
+run --name "misplaced timers" --json out/misplaced.json \
+    "$streaming --records $records --misplaced-timers" >out/misplaced.txt
+grep -q "one span costs" out/misplaced.txt && grep -q "of thread main (#1)'s" out/misplaced.txt \
     || { echo "the misplaced timers were not caught" >&2; exit 1; }
 
-step "2. cost per record: a sweep over record counts, SQL and passthrough engines"
-"$perflab" sweep --quiet --name "records: sql vs passthrough" -p n=25K,50K,100K,200K,400K \
-    --command-name "sql, spin" --command-name "passthrough, spin" --command-name "sql, notify" --command-name "passthrough, notify" \
-    --max-runs 20 --json out/sweep-engines.json \
+step "3. spin against notify, on CPU time and on wall time"
+for measure in cpu wall; do
+    verdict "$perflab" ab --quiet --measure "$measure" --name "spin vs notify: $measure" \
+        --name-a spin --name-b notify --min-runs "$min_runs" --max-runs "$max_runs" --json "out/ab-$measure.json" \
+        "$streaming --records $records --wait spin" "$streaming --records $records --wait notify" \
+        >"out/ab-$measure.txt"
+done
+
+step "4. cost per record: a sweep over record counts, SQL and passthrough engines"
+"$perflab" sweep --quiet --name "records: sql vs passthrough" -p "n=$sizes" \
+    --command-name "sql, spin" --command-name "passthrough, spin" \
+    --command-name "sql, notify" --command-name "passthrough, notify" \
+    --min-runs "$min_sweep_runs" --max-runs "$sweep_runs" --json out/sweep-engines.json \
     "$streaming --engine sql --wait spin --records {n}" \
     "$streaming --engine passthrough --wait spin --records {n}" \
     "$streaming --engine sql --wait notify --records {n}" \
-    "$streaming --engine passthrough --wait notify --records {n}" \
-    | tee out/sweep-engines.txt
+    "$streaming --engine passthrough --wait notify --records {n}" >out/sweep-engines.txt
 
-step "3. the busy-spin hypothesis: yields, busy and idle time, spin against Notify"
-"$perflab" run -r 10 --warmup 1 --quiet --name "spans: notify" --json out/notify.json \
-    "$streaming --records $records --wait notify" | tee out/notify.txt
-for measure in cpu wall; do
-    verdict "$perflab" ab --quiet --measure "$measure" --name "spin vs notify: $measure" \
-        --name-a spin --name-b notify --max-runs 30 \
-        "$streaming --records $records --wait spin" "$streaming --records $records --wait notify" \
-        | tee "out/ab-$measure.txt"
-done
+step "5. batch size and partition count"
+# notify is the reference: every point gives spin's ratio to it, with its interval.
+"$perflab" sweep --quiet --name "batch size" -p batch=10,100,1000 --command-name spin --reference-name notify \
+    --min-runs "$min_sweep_runs" --max-runs "$sweep_runs" --json out/sweep-batch.json \
+    --reference "$streaming --records $records --batch-size {batch} --wait notify" \
+    "$streaming --records $records --batch-size {batch} --wait spin" >out/sweep-batch.txt
+"$perflab" sweep --quiet --name "partitions" -p partitions=1,2,4,8 --command-name spin --reference-name notify \
+    --min-runs "$min_sweep_runs" --max-runs "$sweep_runs" --json out/sweep-partitions.json \
+    --reference "$streaming --records $records --partitions {partitions} --wait notify" \
+    "$streaming --records $records --partitions {partitions} --wait spin" >out/sweep-partitions.txt
 
-step "4. batch size and partition count"
-"$perflab" sweep --quiet --name "batch size" -p batch=10,100,1000 --command-name spin --command-name notify \
-    --max-runs 20 "$streaming --records $records --batch-size {batch} --wait spin" \
-    "$streaming --records $records --batch-size {batch} --wait notify" | tee out/sweep-batch.txt
-"$perflab" sweep --quiet --name "partitions" -p partitions=1,2,4,8 --command-name spin --command-name notify \
-    --max-runs 20 "$streaming --records $records --partitions {partitions} --wait spin" \
-    "$streaming --records $records --partitions {partitions} --wait notify" \
-    | tee out/sweep-partitions.txt
+step "6. the fixed sleep inside the timed region"
+"$streaming" --records "$records" --settle-ms 100 >out/own-settle.txt
+run --name "fixed sleep" --json out/settle.json "$streaming --records $records --settle-ms 100" >out/settle.txt
+grep -q "inside spans on thread main (#1) was spent off the CPU" out/settle.txt \
+    || { echo "the fixed sleep was not caught" >&2; exit 1; }
+"$perflab" sweep --quiet --name "records: sql with the fixed sleep" -p "n=$sizes" \
+    --command-name "sql + sleep" --min-runs "$min_sweep_runs" --max-runs "$sweep_runs" --json out/sweep-settle.json \
+    "$streaming --records {n} --settle-ms 100" >out/sweep-settle.txt
 
-step "5. the fixed sleep inside the timed region, and what perflab says"
-{ echo "\$ streaming --records $records --settle-ms 100"
-  "$streaming" --records "$records" --settle-ms 100; } | tee out/own-settle.txt
-"$perflab" run -r 10 --warmup 1 --quiet --name "fixed sleep" \
-    "$streaming --records $records --settle-ms 100" | tee out/settle.txt
-grep -q "inside spans on thread main (#1) was spent off the CPU" out/settle.txt || { echo "the fixed sleep was not caught" >&2; exit 1; }
-"$perflab" sweep --quiet --name "records: sql with the fixed sleep" -p n=25K,50K,100K,200K,400K \
-    --command-name "sql + sleep" --max-runs 20 "$streaming --records {n} --settle-ms 100" \
-    | tee out/sweep-settle.txt
+step "7. the suite: spin, notify and recv on both engines"
+verdict "$perflab" ab -f perflab.toml --quiet --min-runs "$min_sweep_runs" --max-runs "$sweep_runs" --json out/suite.json >out/suite.txt
 
-step "the suite: spin, notify and recv on both engines"
-verdict "$perflab" ab -f perflab.toml --quiet --max-runs 20 --json out/suite.json \
-    --markdown out/suite.md | tee out/suite.txt
-
-step "a pipeline that drops the last partial batches, refused by the expectation"
+step "8. a pipeline that drops the last partial batches, refused by the expectation"
 set +e
 STREAMING_FLAGS=--drop-partial-batches STREAMING_RECORDS=100007 \
     "$perflab" ab -f perflab.toml --scenario sql --quiet >out/dropped.txt 2>&1
 code=$?
 set -e
-# Keep the message, not the rows the refused run printed.
-sed -i '/^The end of its output:/,/^(/{/^(/!d}' out/dropped.txt
 [ "$code" -eq 2 ] || { echo "expected the dropping pipeline to be refused (exit 2), got $code" >&2; cat out/dropped.txt >&2; exit 1; }
-cat out/dropped.txt
 
-step "figures derived from the runs' documents"
-python3 derived.py out | tee out/per-record.txt
+step "9. one traced run, summarised the seeds' way and perflab's"
+PERFLAB_PROFILE=out/traced-profile.json PERFLAB_TRACE=out/traced-trace.json \
+    "$streaming" --records "$records" --wait spin >/dev/null
+"$python" seed_procedures.py out/traced-trace.json out/traced-profile.json >out/seed-procedures.txt
 
 step "the report"
-"$perflab" history | tee out/history.txt
+"$perflab" history >out/history.txt
 mapfile -t ids < <(awk '$4 == "complete" { print $1 }' out/history.txt | sort -n)
 "$perflab" report "${ids[@]}" --markdown REPORT.md --html report.html
-git -C "$root" rev-parse HEAD >out/commit.txt
-echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)" >>out/load.txt
 # Paths in the output are shown relative to the repository, wherever it was cloned.
 sed -i "s|$root/||g" REPORT.md report.html out/*.txt
+echo "$(($(date +%s) - started))" >out/seconds.txt
 
-step "README.md: the marked blocks, from this run's output"
-python3 - <<'PY'
-import pathlib, re
-out = pathlib.Path("out")
-names = ["own", "phases", "own-misplaced", "misplaced", "sweep-engines", "notify", "ab-cpu",
-         "ab-wall", "per-record", "sweep-batch", "sweep-partitions", "own-settle", "settle",
-         "sweep-settle", "suite", "dropped", "history"]
-blocks = {n: (out / f"{n}.txt").read_text() for n in names}
-blocks["commit"] = "commit " + (out / "commit.txt").read_text().strip() + "\n" + (out / "load.txt").read_text()
-readme = pathlib.Path("README.md")
-text = readme.read_text()
-for name, body in blocks.items():
-    pattern = re.compile(
-        rf"(<!-- begin: {re.escape(name)} -->\n).*?(<!-- end: {re.escape(name)} -->)", re.S
-    )
-    if not pattern.search(text):
-        raise SystemExit(f"README.md has no block `{name}`")
-    fenced = "```text\n" + body.rstrip("\n") + "\n```\n"
-    text = pattern.sub(lambda m: m.group(1) + fenced + m.group(2), text)
-readme.write_text(text)
-PY
-echo "wrote REPORT.md, report.html and the blocks of README.md" >&2
+step "README.md: the marked blocks, from this run's documents"
+"$python" figures.py out README.md
 publish_provenance "$here/README.md"
+echo "wrote REPORT.md, report.html and the blocks of README.md in $(cat out/seconds.txt) s" >&2

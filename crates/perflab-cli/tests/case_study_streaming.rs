@@ -6,6 +6,10 @@
 //! caught by perflab's warning that the spans were mostly off the CPU; the
 //! timeline shows spinning partitions' polls and yields, and the thread
 //! table splits the workers' time off the CPU into preempted and blocked.
+//! The example's scripts run on fixed inputs whose answers are known:
+//! `seed_procedures.py` (the seeds' truncated sums and unsorted
+//! percentiles beside the exact ones) and `figures.py` (the README's
+//! wording of changes and its readings of intervals).
 
 mod common;
 
@@ -213,4 +217,144 @@ fn the_timeline_shows_partitions_spinning_and_the_thread_table_splits_the_worker
             assert!(split >= wall && split <= wall + wall / 100, "{worker}");
         }
     }
+}
+
+/// A trace of five `process` calls ending in the order 3.2, 0.4, 5.9, 0.9
+/// and 1.7 µs, and three polls of 66, 66 and 500 ns, with the profile
+/// of the same run.
+fn seed_fixture(s: &Scratch) -> (PathBuf, PathBuf) {
+    let mut events = vec![serde_json::json!({
+        "name": "thread_name", "ph": "M", "ts": 0.0, "pid": 1, "tid": 1, "args": {"name": "main"}
+    })];
+    let mut ts = 0.0;
+    for (name, cat, dur) in [
+        ("process", "span", 3.2),
+        ("process", "span", 0.4),
+        ("process", "span", 5.9),
+        ("process", "span", 0.9),
+        ("process", "span", 1.7),
+        ("partition receive", "poll", 0.066),
+        ("partition receive", "poll", 0.066),
+        ("partition receive", "poll", 0.5),
+    ] {
+        events.push(serde_json::json!({
+            "name": name, "cat": cat, "ph": "X", "ts": ts, "dur": dur, "pid": 1, "tid": 1
+        }));
+        ts += 10.0;
+    }
+    let trace = serde_json::json!({
+        "traceEvents": events,
+        "displayTimeUnit": "ns",
+        "otherData": {"format": "perflab-trace/1", "session": "streaming",
+            "started_unix_ms": 0, "events_per_thread": 1000, "dropped_events": 0}
+    });
+    let profile = serde_json::json!({
+        "format": "perflab-profile/1",
+        "spans": [
+            {"name": "process", "calls": 5, "p50_ns": 1700, "p99_ns": 5900},
+            {"name": "partition receive", "calls": 1, "p50_ns": 1000, "p99_ns": 1000,
+                "async": {"polls": 3, "poll_ns": 632, "cancelled": 0}}
+        ]
+    });
+    (
+        s.write("trace.json", &trace.to_string()),
+        s.write("profile.json", &profile.to_string()),
+    )
+}
+
+#[test]
+fn the_seed_procedures_script_truncates_and_reads_unsorted_percentiles_beside_the_exact_ones() {
+    let s = Scratch::new();
+    let (trace, profile) = seed_fixture(&s);
+    let out = Command::new("python3")
+        .arg(workspace().join("examples/streaming/seed_procedures.py"))
+        .args([&trace, &profile])
+        .output()
+        .expect("python3 runs");
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let row = |name: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no row {name}:\n{stdout}"))
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    // Exact sum 12.1 µs; truncated to whole µs 3 + 0 + 5 + 0 + 1 = 9 µs,
+    // 26% lost. Sorted, p50 is the 3rd of 5 (1.7 µs) and p99 the 5th (5.9
+    // µs); unsorted, "p50" is index 2 (5.9 µs) and "p99" index 4 (1.7 µs).
+    assert_eq!(
+        row("process"),
+        "process 5 12.100 µs 9.000 µs 26% 1.700 µs / 5.900 µs 5.900 µs / 1.700 µs 1.700 µs / 5.900 µs"
+    );
+    // Every poll is under a microsecond: truncation loses all of it.
+    assert!(
+        row("partition receive").starts_with("partition receive (polls) 3 632 ns 0 ns 100%"),
+        "{stdout}"
+    );
+    assert_eq!(row("route"), "route never entered");
+}
+
+#[test]
+fn the_seed_procedures_script_refuses_a_document_of_another_kind() {
+    let s = Scratch::new();
+    let (trace, _) = seed_fixture(&s);
+    let out = Command::new("python3")
+        .arg(workspace().join("examples/streaming/seed_procedures.py"))
+        .args([&trace, &trace])
+        .output()
+        .expect("python3 runs");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("is not a perflab-profile/1 document") && stderr.contains("trace.json"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn the_readme_figures_follow_the_intervals_they_rest_on() {
+    // figures.py's wording and readings on inputs whose answers are known.
+    let program = r#"
+import sys
+sys.path.insert(0, sys.argv[1])
+import figures
+# A time halved: the stored change (positive is better) is +100%, its
+# interval [+50%, +300%]; notify over spin is 0.5x, interval [0.25x, 0.67x].
+print(figures.change_cell(1.0, [0.5, 3.0]))
+print(figures.reading_of(1.0, [0.5, 3.0], "less", "more"))
+# An interval that spans zero is undecided, whatever the estimate.
+print(figures.reading_of(0.8321, [-0.055, 2.5522], "less", "more"))
+# MOVER: 10 [8, 12] minus 4 [3, 5] is 6 [6 - sqrt(5), 6 + sqrt(5)].
+a = {"marginal": 10.0, "marginal_lo": 8.0, "marginal_hi": 12.0}
+b = {"marginal": 4.0, "marginal_lo": 3.0, "marginal_hi": 5.0}
+d, lo, hi = figures.mover(a, b)
+print(f"{d:.3f} {lo:.3f} {hi:.3f}")
+print(figures.difference_reading(lo, hi, "a", "b"))
+print(figures.difference_reading(-1.0, 2.0, "a", "b"))
+"#;
+    let out = Command::new("python3")
+        .args(["-c", program])
+        .arg(workspace().join("examples/streaming"))
+        // Importing the script must leave no bytecode in the example.
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .expect("python3 runs");
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "-50.0% [-75.0%, -33.3%]",
+            "less",
+            "undecided (the interval spans zero)",
+            "6.000 3.764 8.236",
+            "a costs more per record than b",
+            "not told apart (the interval includes zero)",
+        ],
+        "{stdout}"
+    );
 }
