@@ -396,6 +396,18 @@ impl SpanStatsDoc {
             None => self.calls == 0.0 && self.inclusive_s == 0.0,
         }
     }
+
+    /// The runs that entered the span and the runs profiled, when the span
+    /// ran in some runs but in too few for its median calls to be above
+    /// zero: its medians then read as zeros, so reports say "entered in k
+    /// of n runs" instead. `None` for a span entered in most runs, one
+    /// never entered, or a document that does not record `runs_entered`.
+    pub fn entered_in_few_runs(&self) -> Option<(usize, usize)> {
+        match self.runs_entered {
+            Some(entered) if entered > 0 && self.calls == 0.0 => Some((entered, self.runs)),
+            _ => None,
+        }
+    }
 }
 
 /// Medians over runs of an async span's figures in one variant.
@@ -441,4 +453,33 @@ pub struct LockStatsDoc {
     pub hold_s: f64,
     /// Median over runs of the p99 hold, seconds.
     pub hold_p99_s: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SpanStatsDoc;
+
+    fn span(runs: usize, runs_entered: Option<usize>, calls: f64) -> SpanStatsDoc {
+        SpanStatsDoc {
+            runs,
+            calls,
+            self_s: 0.0,
+            inclusive_s: 0.0,
+            self_share_of_wall: 0.0,
+            p50_s: 0.0,
+            p99_s: 0.0,
+            async_stats: None,
+            runs_entered,
+        }
+    }
+
+    #[test]
+    fn a_span_entered_in_too_few_runs_for_its_median_is_told_apart_from_one_never_entered() {
+        assert_eq!(span(5, Some(2), 0.0).entered_in_few_runs(), Some((2, 5)));
+        assert!(!span(5, Some(2), 0.0).never_entered());
+        assert_eq!(span(5, Some(0), 0.0).entered_in_few_runs(), None);
+        assert!(span(5, Some(0), 0.0).never_entered());
+        assert_eq!(span(5, Some(4), 3.0).entered_in_few_runs(), None);
+        assert_eq!(span(5, None, 0.0).entered_in_few_runs(), None);
+    }
 }

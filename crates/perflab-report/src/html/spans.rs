@@ -8,7 +8,7 @@ use super::escape::esc;
 use perflab_format::result::ResultDocument;
 
 use crate::sections::span_grid::{SpanGrid, share_cell};
-use crate::sections::spans::{NEVER_ENTERED, change_text, profiled_runs};
+use crate::sections::spans::{change_text, profiled_runs, zero_figures_text};
 use crate::units::{format_seconds, format_share};
 
 /// The grid as an HTML table.
@@ -84,8 +84,11 @@ pub fn spans_table(doc: &ResultDocument) -> String {
         for v in &s.per_variant {
             // The time and its share may go on two lines, each whole.
             let html = v.as_ref().map_or("-".to_string(), |v| {
-                if s.name != crate::spans::UNATTRIBUTED && v.never_entered() {
-                    return NEVER_ENTERED.to_string();
+                if s.name != crate::spans::UNATTRIBUTED
+                    && let Some(text) =
+                        zero_figures_text(v.never_entered(), v.entered_in_few_runs())
+                {
+                    return esc(&text);
                 }
                 format!(
                     r#"<span class="whole">{}</span> <span class="whole">({} of wall)</span>"#,

@@ -98,6 +98,7 @@ mod tests {
             share_of_wall: self_s / 2e-3,
             calls: if never_entered { 0.0 } else { 3.0 },
             never_entered,
+            entered_in_few_runs: None,
         };
         ExperimentReport {
             id,
@@ -113,7 +114,15 @@ mod tests {
                 variant: "A".into(),
                 runs: 3,
                 wall_s: Some(2e-3),
-                spans: vec![share("parse", 1e-3, false), share("dispute", 0.0, true)],
+                spans: vec![
+                    share("parse", 1e-3, false),
+                    share("dispute", 0.0, true),
+                    SpanShare {
+                        entered_in_few_runs: Some((1, 3)),
+                        calls: 0.0,
+                        ..share("lock_wait", 0.0, false)
+                    },
+                ],
                 unattributed: share("(unattributed)", 1e-4, false),
             }],
             span_warnings: warnings.iter().map(|w| w.to_string()).collect(),
@@ -124,11 +133,15 @@ mod tests {
     }
 
     #[test]
-    fn a_span_that_never_ran_reads_as_never_entered_not_as_zeros() {
+    fn a_span_that_never_ran_or_ran_in_few_runs_reads_as_such_not_as_zeros() {
         let md = report_markdown(&ReportData {
             experiments: vec![experiment(1, &[])],
         });
         assert!(md.contains("| `dispute` | never entered | | |"), "{md}");
+        assert!(
+            md.contains("| `lock_wait` | entered in 1 of 3 runs | | |"),
+            "{md}"
+        );
         assert!(!md.contains("| 0.000 µs"), "{md}");
     }
 

@@ -8,7 +8,7 @@ use perflab_format::result::ResultDocument;
 
 use super::probes::markdown_probes;
 use super::{cell, warnings_markdown};
-use crate::sections::spans::{NEVER_ENTERED, VariantSpans, change_text};
+use crate::sections::spans::{VariantSpans, change_text, zero_figures_text};
 use crate::units::{format_number, format_seconds, format_share};
 
 /// The span table in Markdown, or nothing when no run wrote a profile;
@@ -34,8 +34,11 @@ pub fn markdown_spans(doc: &ResultDocument) -> String {
             .iter()
             .map(|v| {
                 v.as_ref().map_or("-".to_string(), |v| {
-                    if s.name != crate::spans::UNATTRIBUTED && v.never_entered() {
-                        return NEVER_ENTERED.to_string();
+                    if s.name != crate::spans::UNATTRIBUTED
+                        && let Some(text) =
+                            zero_figures_text(v.never_entered(), v.entered_in_few_runs())
+                    {
+                        return text;
                     }
                     format!(
                         "{} ({} of wall)",
@@ -80,8 +83,8 @@ pub fn variant_spans_markdown(v: &VariantSpans) -> String {
         "| span | self time per run | share of wall time | calls per run |\n| --- | ---: | ---: | ---: |"
     );
     for s in &v.spans {
-        if s.never_entered {
-            let _ = writeln!(out, "| `{}` | {NEVER_ENTERED} | | |", cell(&s.name));
+        if let Some(text) = zero_figures_text(s.never_entered, s.entered_in_few_runs) {
+            let _ = writeln!(out, "| `{}` | {text} | | |", cell(&s.name));
             continue;
         }
         let _ = writeln!(

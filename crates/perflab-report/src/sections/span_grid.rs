@@ -102,6 +102,7 @@ mod tests {
             share_of_wall: share,
             calls: 1.0,
             never_entered: false,
+            entered_in_few_runs: None,
         }
     }
 

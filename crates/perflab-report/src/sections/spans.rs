@@ -40,6 +40,23 @@ pub struct SpanShare {
     /// True when no run entered the span: it exists in the program but
     /// never ran, shown as such rather than as zero time.
     pub never_entered: bool,
+    /// The runs that entered the span and the runs profiled, when it ran in
+    /// too few runs for its medians to be above zero (see
+    /// `SpanStatsDoc::entered_in_few_runs`).
+    pub entered_in_few_runs: Option<(usize, usize)>,
+}
+
+/// What a report shows in place of a span's figures when they would read
+/// as a measurement of zero: "never entered", or "entered in k of n runs"
+/// for a span whose medians are zero because most runs did not enter it.
+pub fn zero_figures_text(
+    never_entered: bool,
+    entered_in_few_runs: Option<(usize, usize)>,
+) -> Option<String> {
+    if never_entered {
+        return Some(NEVER_ENTERED.to_string());
+    }
+    entered_in_few_runs.map(|(entered, runs)| format!("entered in {entered} of {runs} runs"))
 }
 
 /// The spans of one variant.
@@ -98,6 +115,7 @@ pub fn variant_spans(docs: &[SpanDoc], names: &[&str]) -> Vec<VariantSpans> {
                 share_of_wall: s.self_share_of_wall,
                 calls: s.calls,
                 never_entered: d.name != UNATTRIBUTED && s.never_entered(),
+                entered_in_few_runs: s.entered_in_few_runs(),
             })
         };
         let mut spans: Vec<SpanShare> = docs
@@ -119,6 +137,7 @@ pub fn variant_spans(docs: &[SpanDoc], names: &[&str]) -> Vec<VariantSpans> {
                 share_of_wall: 0.0,
                 calls: 0.0,
                 never_entered: false,
+                entered_in_few_runs: None,
             });
         let runs = docs.iter().filter_map(stats).map(|s| s.runs).max();
         variants.push(VariantSpans {

@@ -6,7 +6,7 @@ use perflab_format::result::ResultDocument;
 
 use super::probes::terminal_probes;
 use super::warnings_terminal;
-use crate::sections::spans::{NEVER_ENTERED, change_text, profiled_runs};
+use crate::sections::spans::{change_text, profiled_runs, zero_figures_text};
 use crate::units::{format_seconds, format_share};
 
 /// The span table for a terminal, or nothing when no run wrote a profile.
@@ -42,10 +42,9 @@ pub fn terminal_spans(doc: &ResultDocument) -> String {
                     .cloned()
                     .flatten()
                     .map_or("-".to_string(), |v| {
-                        if s.name != crate::spans::UNATTRIBUTED && v.never_entered() {
-                            NEVER_ENTERED.to_string()
-                        } else {
-                            format_seconds(v.self_s)
+                        match zero_figures_text(v.never_entered(), v.entered_in_few_runs()) {
+                            Some(text) if s.name != crate::spans::UNATTRIBUTED => text,
+                            _ => format_seconds(v.self_s),
                         }
                     })
             };
@@ -77,8 +76,10 @@ pub fn terminal_spans(doc: &ResultDocument) -> String {
                 continue;
             };
             let unattributed = s.name == crate::spans::UNATTRIBUTED;
-            if !unattributed && v.never_entered() {
-                let _ = writeln!(out, "    {:width$}  {NEVER_ENTERED}", s.name);
+            if !unattributed
+                && let Some(text) = zero_figures_text(v.never_entered(), v.entered_in_few_runs())
+            {
+                let _ = writeln!(out, "    {:width$}  {text}", s.name);
                 continue;
             }
             let or_dash = |x: f64| {

@@ -33,6 +33,7 @@ pub fn spans_chart(v: &VariantSpans, id: usize) -> String {
             share_of_wall: rest.iter().map(|s| s.share_of_wall).sum(),
             calls: rest.iter().map(|s| s.calls).sum(),
             never_entered: rest.iter().all(|s| s.never_entered),
+            entered_in_few_runs: None,
         };
         bars.push((summed, false));
     }
