@@ -508,7 +508,18 @@ fn every_page_answers_on_a_postgresql_store_opened_read_only() {
         encode(newest["host"].as_str().unwrap())
     );
     served.page(&format!("/series{query}"));
-    served.page(&format!("/api/series{query}"));
+    let series = served.get(&format!("/api/series{query}")).json();
+    // Its first commit against its last, as perflab compare decides.
+    let steps = series["history"]["series"][0]["steps"].as_array().unwrap();
+    let commit = |step: &serde_json::Value| step["commit"].as_str().unwrap().to_string();
+    let (base, head) = (commit(&steps[0]), commit(&steps[steps.len() - 1]));
+    let compared = served
+        .get(&format!(
+            "/api/compare/commits{query}&base={base}&head={head}"
+        ))
+        .json();
+    assert_eq!(compared["decision"]["verdict"], "NO-GO", "{compared}");
+    served.page(&format!("/compare/commits{query}&base={base}&head={head}"));
     assert_eq!(served.get("/experiments/999999").status, 404);
 }
 
