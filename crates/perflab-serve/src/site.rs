@@ -391,7 +391,10 @@ impl Site {
                 })?
                 .experiments
                 .into_iter()
-                .filter(|e| e.name.as_deref() == Some(confirmation_name.as_str()))
+                .filter(|e| {
+                    e.name.as_deref() == Some(confirmation_name.as_str())
+                        && e.metric.as_deref() == Some(key.metric.as_str())
+                })
                 .map(item)
                 .collect();
             let series = &found.series;
