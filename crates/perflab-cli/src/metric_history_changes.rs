@@ -69,13 +69,19 @@ pub fn store_changes(
             && only.0.map_or(!machine_metric(metric), |m| m == metric)
             && only.1.is_none_or(|n| name.as_deref() == Some(n))
     };
+    // Each metric's direction is looked up once, not once per name.
+    let mut directions = BTreeMap::new();
     for (name, metric) in store.named_metrics()? {
         if !wanted(&name, &metric) {
             continue;
         }
-        let (better, unit) = match metric_direction(store, &metric, None) {
-            Ok(found) => found,
-            Err(_) => {
+        if !directions.contains_key(&metric) {
+            let found = metric_direction(store, &metric, None).ok();
+            directions.insert(metric.clone(), found);
+        }
+        let (better, unit) = match directions[&metric].clone() {
+            Some(found) => found,
+            None => {
                 out.skipped.push(format!(
                     "'{metric}'{}: no stored result says which way is better; see `perflab history --metric {metric} --better higher|lower`",
                     name.as_deref().map(|n| format!(" of \"{n}\"")).unwrap_or_default()

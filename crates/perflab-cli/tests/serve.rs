@@ -508,7 +508,18 @@ fn every_page_answers_on_a_postgresql_store_opened_read_only() {
         encode(newest["host"].as_str().unwrap())
     );
     served.page(&format!("/series{query}"));
-    served.page(&format!("/api/series{query}"));
+    let series = served.get(&format!("/api/series{query}")).json();
+    // Its first commit against its last, as perflab compare decides.
+    let steps = series["history"]["series"][0]["steps"].as_array().unwrap();
+    let commit = |step: &serde_json::Value| step["commit"].as_str().unwrap().to_string();
+    let (base, head) = (commit(&steps[0]), commit(&steps[steps.len() - 1]));
+    let compared = served
+        .get(&format!(
+            "/api/compare/commits{query}&base={base}&head={head}"
+        ))
+        .json();
+    assert_eq!(compared["decision"]["verdict"], "NO-GO", "{compared}");
+    served.page(&format!("/compare/commits{query}&base={base}&head={head}"));
     assert_eq!(served.get("/experiments/999999").status, 404);
 }
 
@@ -572,4 +583,117 @@ fn with_a_certificate_and_key_the_pages_are_served_over_tls() {
     assert!(fetched.status.success(), "{fetched:?}");
     let home: serde_json::Value = serde_json::from_slice(&fetched.stdout).unwrap();
     assert_eq!(home["experiments"]["total"], 1, "{home}");
+}
+
+/// A series of `insert-10K` whose sixth commit triples its work, with the
+/// change point put to an A/B by `perflab history --confirm`.
+fn confirmed_regression() -> common::machine_history::MachineHistory {
+    let h = common::machine_history::MachineHistory::new();
+    for step in 1..=10 {
+        h.commit_and_measure(step, if step > 5 { 3000 } else { 1000 });
+    }
+    let out = h.history(&[
+        "--metric",
+        "work",
+        "--better",
+        "lower",
+        "--confirm",
+        "--build",
+        "true",
+        "--min-runs",
+        "5",
+        "--max-runs",
+        "20",
+    ]);
+    assert_exit(&out, 3);
+    h
+}
+
+#[test]
+fn a_change_point_links_its_confirming_ab_and_its_two_commits_compared() {
+    let h = confirmed_regression();
+    let s = &h.repo;
+    let served = serve(s, s.store().to_str().unwrap(), &[]);
+    let confirmation = experiment_named(&served, "confirm: insert-10K");
+
+    // The series page and its JSON link the change point to the A/B.
+    let home = served.get("/api/home").json();
+    let change = home["regressions"][0]["changes"][0].clone();
+    assert_eq!(change["series"]["metric"], "work", "{home}");
+    let key = &change["series"];
+    let series_query = format!(
+        "?name=insert-10K&metric=work&variant={}&host={}",
+        encode(key["variant"].as_str().unwrap()),
+        encode(key["host"].as_str().unwrap_or_default()),
+    );
+    let series = served.get(&format!("/api/series{series_query}")).json();
+    let to = series["change_points"][0]["to"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        series["confirmed_by"][&to],
+        serde_json::json!([confirmation]),
+        "{series}"
+    );
+    assert_eq!(series["confirmations"][0]["id"], confirmation, "{series}");
+    let html = served.page(&format!("/series{series_query}"));
+    let row = html
+        .split("<tr")
+        .find(|r| r.contains(&format!("<code>{to}</code>")) && r.contains("A/B"))
+        .unwrap_or_else(|| panic!("no change point row of {to} with its A/B: {html}"));
+    assert!(
+        row.contains(&format!("href=\"/experiments/{confirmation}\"")),
+        "{row}"
+    );
+
+    // The two commits of the change point, compared as perflab compare does.
+    let (from, to) = (
+        series["change_points"][0]["from_commit"].as_str().unwrap(),
+        series["change_points"][0]["to_commit"].as_str().unwrap(),
+    );
+    let href = row
+        .split("href=\"")
+        .map(|h| h.split('"').next().unwrap().replace("&amp;", "&"))
+        .find(|h| h.starts_with("/compare/commits?"))
+        .unwrap_or_else(|| panic!("no link comparing the two commits: {row}"));
+    assert!(href.contains(from) && href.contains(to), "{href}");
+    let compared = served.get(&format!("/api{href}")).json();
+    assert_eq!(compared["base"]["commit"], from, "{compared}");
+    assert_eq!(compared["head"]["commit"], to, "{compared}");
+    let decision = &compared["decision"];
+    assert_eq!(decision["verdict"], "NO-GO", "{compared}");
+    assert_eq!(decision["runs"], serde_json::json!([6, 6]), "{compared}");
+    let [lo, hi] = [0, 1].map(|i| decision["ci"][i].as_f64().unwrap());
+    let truth = 1000.0 / 3000.0 - 1.0;
+    assert!(lo < truth && truth < hi, "{compared}");
+    let page = served.page(&href);
+    assert!(
+        page.contains("perflab compare") && page.contains("NO-GO"),
+        "{page}"
+    );
+
+    // Short commits name them too; a commit the series lacks is a 404.
+    let short = format!(
+        "/api/compare/commits{series_query}&base={}&head={}",
+        &from[..10],
+        &to[..10]
+    );
+    assert_eq!(served.get(&short).json()["decision"]["verdict"], "NO-GO");
+    for (path, status, words) in [
+        (
+            format!("/compare/commits{series_query}&base={from}"),
+            400,
+            "'head'",
+        ),
+        (
+            format!("/api/compare/commits{series_query}&base={from}&head=ffffffff"),
+            404,
+            "ffffffff",
+        ),
+    ] {
+        let a = served.get(&path);
+        assert_eq!(a.status, status, "{path}: {}", a.body);
+        assert!(a.body.contains(words), "{path}: {}", a.body);
+    }
 }

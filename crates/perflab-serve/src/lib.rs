@@ -18,6 +18,7 @@
 //! nothing a request does can change it.
 #![deny(missing_docs)]
 
+mod compare_commits;
 mod error;
 mod filters;
 mod pages;
@@ -25,6 +26,7 @@ mod server;
 pub mod site;
 pub mod source;
 
+pub use compare_commits::{CommitsCompareData, CommitsQuery};
 pub use error::{Error, PageError};
 pub use filters::{CompareQuery, HomeQuery, SeriesQuery};
 pub use server::{ServeSettings, TlsFiles, serve};
@@ -34,5 +36,7 @@ pub use source::{SeriesHistory, SeriesKey, SourceError, StoreSource};
 /// Renders the pages as the server sends them, for benchmarks that time
 /// a page's server-side work without a network in between.
 pub mod render {
-    pub use crate::pages::{compare_page, experiment_page, home_page, series_page};
+    pub use crate::pages::{
+        compare_commits_page, compare_page, experiment_page, home_page, series_page,
+    };
 }

@@ -19,6 +19,7 @@ use axum::{Json, Router};
 use maud::Markup;
 use serde::Serialize;
 
+use crate::compare_commits::CommitsQuery;
 use crate::error::{Error, PageError};
 use crate::filters::{CompareQuery, HomeQuery, SeriesQuery};
 use crate::pages;
@@ -189,11 +190,13 @@ fn router(state: Shared) -> Router {
         .route("/series", get(series))
         .route("/experiments/{id}", get(experiment))
         .route("/compare", get(compare))
+        .route("/compare/commits", get(compare_commits))
         .route("/api", get(api_index))
         .route("/api/home", get(api_home))
         .route("/api/series", get(api_series))
         .route("/api/experiments/{id}", get(api_experiment))
         .route("/api/compare", get(api_compare))
+        .route("/api/compare/commits", get(api_compare_commits))
         .fallback(not_found)
         .layer(middleware::from_fn_with_state(state.clone(), guard))
         .with_state(state)
@@ -386,6 +389,33 @@ async fn api_compare(
 ) -> Response {
     match q {
         Ok(Query(q)) => api(s, move |site| site.compare(&q)).await,
+        Err(e) => failure(true, bad_query(e)),
+    }
+}
+
+async fn compare_commits(
+    State(s): State<Shared>,
+    q: Result<Query<CommitsQuery>, QueryRejection>,
+) -> Response {
+    match q {
+        Ok(Query(q)) => {
+            page(
+                s,
+                move |site| site.compare_commits(&q),
+                pages::compare_commits_page,
+            )
+            .await
+        }
+        Err(e) => failure(false, bad_query(e)),
+    }
+}
+
+async fn api_compare_commits(
+    State(s): State<Shared>,
+    q: Result<Query<CommitsQuery>, QueryRejection>,
+) -> Response {
+    match q {
+        Ok(Query(q)) => api(s, move |site| site.compare_commits(&q)).await,
         Err(e) => failure(true, bad_query(e)),
     }
 }

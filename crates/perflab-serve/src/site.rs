@@ -312,6 +312,11 @@ impl Site {
         }
     }
 
+    /// What computes the pages' figures.
+    pub(crate) fn source(&self) -> &dyn StoreSource {
+        self.source.as_ref()
+    }
+
     /// The link to `commit`, when a URL pattern is configured.
     pub fn commit_link(&self, commit: &str) -> Option<String> {
         self.commit_url
@@ -319,7 +324,7 @@ impl Site {
             .map(|pattern| pattern.replace("{commit}", commit))
     }
 
-    fn with_store<T>(
+    pub(crate) fn with_store<T>(
         &self,
         read: impl FnOnce(&Store) -> Result<T, PageError>,
     ) -> Result<T, PageError> {
@@ -386,7 +391,10 @@ impl Site {
                 })?
                 .experiments
                 .into_iter()
-                .filter(|e| e.name.as_deref() == Some(confirmation_name.as_str()))
+                .filter(|e| {
+                    e.name.as_deref() == Some(confirmation_name.as_str())
+                        && e.metric.as_deref() == Some(key.metric.as_str())
+                })
                 .map(item)
                 .collect();
             let series = &found.series;
@@ -698,27 +706,41 @@ fn compare_data(
         .and_then(|r| r.decision.as_ref())
         .and_then(|d| Some((Thresholds::new(d.go, d.nogo).ok()?, d.confidence)))
         .unwrap_or((Thresholds::default(), perflab_stats::DEFAULT_CONFIDENCE));
-    match decide_fixed_samples(&xs, &ys, ma.better, &thresholds, confidence) {
-        Ok(d) => {
-            let judgement = perflab_format::history::Judgement {
-                change: d.interval.estimate,
-                ci: Some([d.interval.lo, d.interval.hi]),
-                verdict: d.verdict.into(),
-                regression: d.verdict == perflab_format::vocabulary::Verdict::NoGo,
-                note: None,
-            };
-            out.decision = Some(ComparisonDecision {
-                verdict: d.verdict.to_string(),
-                change: d.interval.estimate,
-                ci: [d.interval.lo, d.interval.hi],
-                confidence,
-                go: thresholds.go,
-                nogo: thresholds.nogo,
-                description: describe_judgement(&ma.name, ma.better, &judgement),
-                runs: [xs.len(), ys.len()],
-            });
-        }
-        Err(e) => out.note = Some(format!("no decision: {e}")),
+    match decide_samples((&xs, &ys), (&ma.name, ma.better), thresholds, confidence) {
+        Ok(d) => out.decision = Some(d),
+        Err(e) => out.note = Some(e),
     }
     Ok(out)
+}
+
+/// The decision of `perflab compare` between a baseline's values `xs` and
+/// a candidate's `ys` of `metric`: Hodges-Lehmann shift of the log values
+/// with the Moses interval (perflab-stats' `decide_fixed_samples`, samples
+/// of fixed size), at `thresholds` and `confidence`. Err says why there is
+/// none (too few values, no spread).
+pub(crate) fn decide_samples(
+    (xs, ys): (&[f64], &[f64]),
+    (metric, better): (&str, Better),
+    thresholds: Thresholds,
+    confidence: f64,
+) -> Result<ComparisonDecision, String> {
+    let d = decide_fixed_samples(xs, ys, better, &thresholds, confidence)
+        .map_err(|e| format!("no decision: {e}"))?;
+    let judgement = perflab_format::history::Judgement {
+        change: d.interval.estimate,
+        ci: Some([d.interval.lo, d.interval.hi]),
+        verdict: d.verdict.into(),
+        regression: d.verdict == perflab_format::vocabulary::Verdict::NoGo,
+        note: None,
+    };
+    Ok(ComparisonDecision {
+        verdict: d.verdict.to_string(),
+        change: d.interval.estimate,
+        ci: [d.interval.lo, d.interval.hi],
+        confidence,
+        go: thresholds.go,
+        nogo: thresholds.nogo,
+        description: describe_judgement(metric, better, &judgement),
+        runs: [xs.len(), ys.len()],
+    })
 }

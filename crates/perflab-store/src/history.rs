@@ -66,10 +66,18 @@ impl Store {
     /// with its measured values of `metric`; runs without the metric are left out.
     pub fn metric_values(&self, name: Option<&str>, metric: &str) -> Result<Vec<ExperimentValues>> {
         let expression = value_expression(metric, self.db.dialect());
+        // `name = ?1` or `name IS NULL`, so that both back ends find the
+        // experiments in the index of names (PostgreSQL's IS NOT DISTINCT
+        // FROM uses no index).
+        let named = if name.is_some() {
+            "e.name = ?1"
+        } else {
+            "e.name IS NULL AND CAST(?1 AS TEXT) IS NULL"
+        };
         let sql = format!(
             "SELECT e.id, e.name, e.started_at, e.git_commit, e.git_dirty, v.name, {expression}, v.command, e.host
              FROM experiments e JOIN runs r ON r.experiment_id = e.id JOIN variants v ON v.id = r.variant_id
-             WHERE e.name IS NOT DISTINCT FROM ?1 AND r.warmup = 0 AND r.replaced = 0 ORDER BY e.id, r.sequence"
+             WHERE {named} AND r.warmup = 0 AND r.replaced = 0 ORDER BY e.id, r.sequence"
         );
         let params: &[Value] = if expression.contains("?2") {
             values![name, metric]
@@ -85,19 +93,16 @@ impl Store {
     }
 
     /// Every (experiment name, metric) pair measured in the store: the
-    /// metric each experiment was judged on and every metric its runs
-    /// reported, sorted by name and metric.
+    /// metric each experiment was judged on and every metric its measured
+    /// runs reported (as `experiment_metrics` keeps them, see
+    /// `metric_names`), sorted by name and metric.
     pub fn named_metrics(&self) -> Result<Vec<(Option<String>, String)>> {
-        let sql = format!(
-            "SELECT DISTINCT e.name, e.metric FROM experiments e WHERE e.metric IS NOT NULL
+        let sql = "SELECT DISTINCT e.name, e.metric FROM experiments e WHERE e.metric IS NOT NULL
              UNION
-             SELECT DISTINCT e.name, j.key FROM experiments e JOIN runs r ON r.experiment_id = e.id,
-                 {} j
-             WHERE r.warmup = 0 AND r.replaced = 0",
-            self.db.dialect().metric_names_of_run()
-        );
+             SELECT DISTINCT e.name, m.metric FROM experiments e
+                 JOIN experiment_metrics m ON m.experiment_id = e.id";
         let mut pairs = self
-            .rows(&sql, &[])?
+            .rows(sql, &[])?
             .into_iter()
             .map(|r| Ok((r.opt_text(0)?, r.text(1)?)))
             .collect::<std::result::Result<Vec<_>, StoreError>>()

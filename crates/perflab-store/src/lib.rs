@@ -35,6 +35,7 @@ mod liveness;
 mod location;
 pub mod machine_description;
 mod maintenance;
+mod metric_names;
 mod notified;
 mod postgres;
 pub mod provenance;
@@ -77,6 +78,9 @@ pub struct Store {
     notices: std::sync::Mutex<Vec<String>>,
     /// Where the runs go when the server is lost mid-experiment (see `spool`).
     spool: spool::Spool,
+    /// The metric names this process stored for each experiment (see
+    /// `metric_names`).
+    metric_names: metric_names::Recorded,
 }
 /// A variant as stored.
 pub struct VariantRecord<'a> {
@@ -187,6 +191,7 @@ impl Store {
             file,
             notices: Default::default(),
             spool: Default::default(),
+            metric_names: Default::default(),
         };
         store.mark_ended_experiments_incomplete()?;
         Ok(store)
@@ -345,13 +350,24 @@ impl Store {
 
     /// Inserts runs, where their experiment's ids are `ids`: one alone, or
     /// several in one transaction.
+    ///
+    /// The names of the metrics the measured runs reported that the
+    /// experiment had none of yet go into `experiment_metrics` in the same
+    /// transaction (see `metric_names`).
     fn insert_runs(&self, runs: &[spool::RunRecord], ids: &spool::Ids) -> Result<()> {
-        match runs {
-            [run] => self.insert_run(run, ids),
-            runs => {
-                self.in_transaction(|| runs.iter().try_for_each(|run| self.insert_run(run, ids)))
+        let names = self.unrecorded_metric_names(ids.experiment, runs);
+        let write = || {
+            for run in runs {
+                self.insert_run(run, ids)?;
             }
+            self.record_metric_names(ids.experiment, &names)
+        };
+        match runs {
+            [_] if names.is_empty() => write()?,
+            _ => self.in_transaction(write)?,
         }
+        self.remember_metric_names(ids.experiment, names);
+        Ok(())
     }
 
     /// Inserts one run, where its experiment's ids are `ids`.

@@ -77,6 +77,7 @@ impl Store {
                     file: None,
                     notices: std::sync::Mutex::new(notices),
                     spool: Default::default(),
+                    metric_names: Default::default(),
                 })
             }
         }
@@ -115,6 +116,7 @@ fn read_only_sqlite(path: &Path) -> Result<Store> {
         file: None,
         notices: Default::default(),
         spool: Default::default(),
+        metric_names: Default::default(),
     })
 }
 

@@ -33,7 +33,12 @@ use crate::error::{Error, Result};
 ///    rule), kept but left out of every figure.
 /// 5: the change points whose regression was posted to a webhook
 ///    (`notified`), so that each is posted once.
-pub(super) const SCHEMA_VERSION: i64 = 5;
+/// 6: the names of the metrics each experiment's runs reported
+///    (`experiment_metrics`), and indexes on the experiments' name, host
+///    and stored results, so that the series of a store and each one's
+///    values are found without reading every run (`perflab serve`,
+///    `perflab history --changes`).
+pub(super) const SCHEMA_VERSION: i64 = 6;
 
 /// How long a process waits for another one holding the store.
 pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -118,6 +123,28 @@ ALTER TABLE experiments ADD COLUMN owner_pid_ns TEXT;
 ALTER TABLE experiments ADD COLUMN owner_start_ticks {int};
 ";
 
+/// Version 6: what finding the series of a store and their values looks
+/// up. `experiment_metrics` holds the names of the metrics the measured
+/// (not warm-up) runs of each experiment reported, written with the runs
+/// (`Store::insert_runs`, `transfer`) and filled here from the runs already
+/// stored; the series are then read from it instead of from every run's
+/// metrics. The indexes find an experiment name's experiments (and, with
+/// the metric, the pairs of both without reading the table), a host's, and
+/// the newest stored result about a metric.
+const SERIES_LOOKUPS: &str = "
+CREATE TABLE IF NOT EXISTS experiment_metrics (
+    experiment_id {int} NOT NULL REFERENCES experiments(id),
+    metric TEXT NOT NULL,
+    PRIMARY KEY (experiment_id, metric)
+);
+INSERT INTO experiment_metrics (experiment_id, metric)
+    SELECT DISTINCT r.experiment_id, j.key FROM runs r, {run_metric_names} j
+    WHERE r.warmup = 0 AND r.replaced = 0;
+CREATE INDEX IF NOT EXISTS experiments_by_name ON experiments(name, metric);
+CREATE INDEX IF NOT EXISTS experiments_by_host ON experiments(host);
+CREATE INDEX IF NOT EXISTS results_by_metric ON experiments(metric, id) WHERE result_json IS NOT NULL;
+";
+
 /// The migrations, in order: the store's version is how many were applied.
 /// The same list for both back ends; `Dialect::ddl` writes the column types.
 const MIGRATIONS: &[&[&str]] = &[
@@ -126,6 +153,7 @@ const MIGRATIONS: &[&[&str]] = &[
     &[STABLE_IDS],
     &[REPLACED_RUNS],
     &[notified::SCHEMA],
+    &[SERIES_LOOKUPS],
 ];
 
 /// Sets up the connection and brings the schema to [`SCHEMA_VERSION`].

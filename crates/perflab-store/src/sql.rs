@@ -202,6 +202,8 @@ impl Dialect {
     /// Table definitions with the column types written `{id}` (an
     /// integer key the database assigns), `{int}` and `{real}`: SQLite's
     /// INTEGER is 64 bits and REAL is a double, PostgreSQL's are not.
+    /// `{new_uid}` is a fresh stable id, `{run_metric_names}`
+    /// [`Dialect::metric_names_of_run`].
     pub fn ddl(self, sql: &str) -> String {
         let (id, int, real) = match self {
             Dialect::Sqlite => ("INTEGER PRIMARY KEY", "INTEGER", "REAL"),
@@ -215,6 +217,7 @@ impl Dialect {
             .replace("{int}", int)
             .replace("{real}", real)
             .replace("{new_uid}", self.new_uid())
+            .replace("{run_metric_names}", self.metric_names_of_run())
     }
 
     /// An SQL expression giving a fresh stable id (32 hexadecimal digits,

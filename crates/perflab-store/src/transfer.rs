@@ -138,7 +138,8 @@ impl Store {
         };
         let variants = to.variant_ids_by_position(target_id)?;
         self.copy_extras(id, to, target_id, &variants)?;
-        self.copy_runs(id, to, target_id, &variants, summary)
+        self.copy_runs(id, to, target_id, &variants, summary)?;
+        to.record_metric_names_of_runs(target_id)
     }
 
     fn copy_variants(&self, id: i64, to: &Store, target_id: i64) -> Result<()> {

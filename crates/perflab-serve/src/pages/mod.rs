@@ -6,7 +6,10 @@
 //! No page needs JavaScript: charts are inline SVG, filters and paging are
 //! plain links and GET forms.
 
+mod commits;
 mod parts;
+
+pub use commits::compare_commits_page;
 
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 use perflab_format::change_words::{percent_interval, signed_percent};
@@ -164,7 +167,7 @@ pub fn series_page(site: &Site, d: &SeriesData) -> Markup {
             p.empty { "No change point: the series stayed at one level." }
         } @else {
             table {
-                thead { tr { th { "from" } th { "to" } th { "measured" } th { "change, interval, verdict" } th.num { "p" } th { "confirmation" } } }
+                thead { tr { th { "from" } th { "to" } th { "measured" } th { "change, interval, verdict" } th.num { "p" } th { "confirmation" } th { "" } } }
                 tbody {
                     @for c in &d.change_points {
                         tr class=[c.regression.then_some("regression")] {
@@ -181,6 +184,13 @@ pub fn series_page(site: &Site, d: &SeriesData) -> Markup {
                                 @if let Some(ids) = d.confirmed_by.get(&c.to) {
                                     "A/B " @for (i, id) in ids.iter().enumerate() { @if i > 0 { ", " } (experiment_link(*id)) }
                                 }
+                            }
+                            td {
+                                a.compare-commits href=(commits::compare_commits_href(
+                                    k,
+                                    c.from_commit.as_deref().unwrap_or(&c.from),
+                                    c.to_commit.as_deref().unwrap_or(&c.to),
+                                )) { "compare the two commits" }
                             }
                         }
                     }
@@ -311,6 +321,7 @@ pub(crate) fn api_index_page() -> Markup {
                 li { code { "/api/experiments/ID" } " — what perflab report shows of one experiment" }
                 li { code { "/api/series?name=&metric=&variant=&host=&page=" } " — one series' history and change points" }
                 li { code { "/api/compare?a=ID&b=ID&a_variant=&b_variant=" } " — two experiments and the decision between them" }
+                li { code { "/api/compare/commits?name=&metric=&variant=&host=&base=&head=" } " — two commits of a series and the decision between their runs" }
             }
         },
     )
