@@ -637,6 +637,16 @@ fn a_change_point_links_its_confirming_ab_and_its_two_commits_compared() {
         "{series}"
     );
     assert_eq!(series["confirmations"][0]["id"], confirmation, "{series}");
+    // The home page's regression row names the same A/B.
+    assert_eq!(
+        change["confirming_abs"][0]["id"], confirmation,
+        "the home page's regression lacks its stored A/B: {home}"
+    );
+    let home_html = served.page("/");
+    assert!(
+        home_html.contains(&format!("A/B <a href=\"/experiments/{confirmation}\"")),
+        "{home_html}"
+    );
     let html = served.page(&format!("/series{series_query}"));
     let row = html
         .split("<tr")

@@ -93,6 +93,18 @@ pub struct ChangeRow {
     pub fails_gate: bool,
     /// The A/B that confirmed or refuted it, when one was run.
     pub confirmation: Option<ConfirmationDoc>,
+    /// The A/Bs in the store that ran its two commits against each other
+    /// (those `perflab history --confirm` stored), newest first.
+    pub confirming_abs: Vec<ConfirmingAb>,
+}
+
+/// A stored A/B that ran a change point's two commits against each other.
+#[derive(Debug, Clone, Serialize)]
+pub struct ConfirmingAb {
+    /// Its experiment id.
+    pub id: i64,
+    /// Its verdict, when it reached one.
+    pub verdict: Option<String>,
 }
 
 /// The regressions of one host.
@@ -365,12 +377,17 @@ impl Site {
                 per_page,
                 pages: listing.total.div_ceil(per_page).max(1),
             };
-            Ok(home_data(
-                &changes,
-                experiments,
-                filters.clone(),
-                recent_commits,
-            ))
+            let mut home = home_data(&changes, experiments, filters.clone(), recent_commits);
+            let rows = home
+                .regressions
+                .iter_mut()
+                .flat_map(|host| host.changes.iter_mut())
+                .chain(home.most_changed.iter_mut());
+            for row in rows {
+                let confirmations = stored_confirmations(store, &row.series)?;
+                row.confirming_abs = confirming_abs(&confirmations, &row.from, &row.to);
+            }
+            Ok(home)
         })
     }
 
@@ -380,23 +397,7 @@ impl Site {
         let page = page(&q.page)?;
         self.with_store(|store| {
             let found = self.source.series(store, &key)?;
-            let confirmation_name =
-                format!("confirm: {}", key.name.as_deref().unwrap_or("(unnamed)"));
-            let confirmations: Vec<ExperimentItem> = store
-                .browse_experiments(&ExperimentFilter {
-                    name: Some(confirmation_name.clone()),
-                    host: key.host.clone(),
-                    limit: MAX_PAGE_SIZE,
-                    ..Default::default()
-                })?
-                .experiments
-                .into_iter()
-                .filter(|e| {
-                    e.name.as_deref() == Some(confirmation_name.as_str())
-                        && e.metric.as_deref() == Some(key.metric.as_str())
-                })
-                .map(item)
-                .collect();
+            let confirmations = stored_confirmations(store, &key)?;
             let series = &found.series;
             let (go, nogo, confidence) = found.judged_at;
             let history = MetricHistory {
@@ -433,14 +434,13 @@ impl Site {
                 .collect();
             change_points.reverse();
             let mut confirmed_by = BTreeMap::new();
-            for c in &change_points {
-                let ids: Vec<i64> = confirmations
-                    .iter()
-                    .filter(|e| runs_both(e, &c.from, &c.to))
-                    .map(|e| e.id)
-                    .collect();
-                if !ids.is_empty() {
-                    confirmed_by.insert(c.to.clone(), ids);
+            for c in &mut change_points {
+                c.confirming_abs = confirming_abs(&confirmations, &c.from, &c.to);
+                if !c.confirming_abs.is_empty() {
+                    confirmed_by.insert(
+                        c.to.clone(),
+                        c.confirming_abs.iter().map(|ab| ab.id).collect(),
+                    );
                 }
             }
             let pages = series.steps.len().div_ceil(STEPS_PER_PAGE).max(1);
@@ -499,6 +499,39 @@ impl Site {
 
 /// Whether a confirming A/B ran the commits labelled `from` and `to`: its
 /// variants are named after the revisions it built.
+/// The A/Bs `perflab history --confirm` stored for a series: named
+/// `confirm: NAME`, on the series' host and metric, newest first.
+fn stored_confirmations(store: &Store, key: &SeriesKey) -> Result<Vec<ExperimentItem>, PageError> {
+    let name = format!("confirm: {}", key.name.as_deref().unwrap_or("(unnamed)"));
+    Ok(store
+        .browse_experiments(&ExperimentFilter {
+            name: Some(name.clone()),
+            host: key.host.clone(),
+            limit: MAX_PAGE_SIZE,
+            ..Default::default()
+        })?
+        .experiments
+        .into_iter()
+        .filter(|e| {
+            e.name.as_deref() == Some(name.as_str())
+                && e.metric.as_deref() == Some(key.metric.as_str())
+        })
+        .map(item)
+        .collect())
+}
+
+/// Those of `confirmations` that ran the commits `from` and `to`.
+fn confirming_abs(confirmations: &[ExperimentItem], from: &str, to: &str) -> Vec<ConfirmingAb> {
+    confirmations
+        .iter()
+        .filter(|e| runs_both(e, from, to))
+        .map(|e| ConfirmingAb {
+            id: e.id,
+            verdict: e.verdict.clone(),
+        })
+        .collect()
+}
+
 fn runs_both(e: &ExperimentItem, from: &str, to: &str) -> bool {
     let runs = |label: &str| {
         let label = label.trim_end_matches('+');
@@ -559,6 +592,7 @@ fn change_row(c: &SeriesChange) -> ChangeRow {
         newest: c.newest,
         fails_gate: c.watched && c.newest && c.change.is_regression(),
         confirmation: c.change.confirmation.clone(),
+        confirming_abs: Vec::new(),
     }
 }
 

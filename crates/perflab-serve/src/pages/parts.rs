@@ -81,6 +81,13 @@ pub(crate) fn change_table(site: &Site, changes: &[ChangeRow], gate: bool) -> Ma
                                     (if conf.confirmed { "confirmed" } else { "not confirmed" })
                                     @if let Some(id) = conf.experiment { " by " (experiment_link(id)) }
                                 }
+                                None if !c.confirming_abs.is_empty() => {
+                                    @for (i, ab) in c.confirming_abs.iter().enumerate() {
+                                        @if i > 0 { ", " }
+                                        "A/B " (experiment_link(ab.id))
+                                        @if let Some(v) = &ab.verdict { ": " (v) }
+                                    }
+                                }
                                 None => { "not put to an A/B" }
                             }
                         }
