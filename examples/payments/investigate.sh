@@ -19,7 +19,9 @@
 # the marked blocks of README.md from this run's JSON documents
 # (readme_blocks.py). Everything it measures is kept in out/perflab.db.
 #
-# Knobs (defaults measure in about 5 minutes on a quiet 2-CPU machine):
+# Knobs. The defaults are sized to finish well within 15 minutes on a quiet
+# 2-CPU machine: about 1,100 runs of 0.05-0.2 s each (the suites and A/Bs
+# stop at their run limits), two profiles and a sweep up to 1M transactions.
 #   PAYMENTS_TRANSACTIONS (300000): the size of every scenario's workload;
 #   PAYMENTS_SWEEP_SIZES (10000,30000,100000,300000,1000000): the sweep's sizes;
 #   PAYMENTS_THREADS (CPUs - 1, at least 1): worker threads of the
