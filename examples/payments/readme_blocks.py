@@ -330,7 +330,7 @@ for key, name in (("spans-one-thread", "ab-one-thread.json"), ("spans-threads", 
     rows, never = span_rows(doc, SHOWN[key])
     extra = ""
     if never:
-        extra = "\n\nNever entered in these runs (they exist in the program; perflab lists them, it shows no zero rows): " + ", ".join(f"`{n}`" for n in never) + "."
+        extra = "\n\nNever entered in these runs (spans of the program that had no call, listed here rather than shown as zero rows): " + ", ".join(f"`{n}`" for n in never) + "."
     extra += " The other spans (disputes, resolves, chargebacks) are in REPORT.md."
     blocks[key] = (
         f"{doc['name']}: v2's wall time over v1's {change_words(doc['change'], doc['ci'])}, **{doc['verdict']}** "
