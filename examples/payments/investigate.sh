@@ -1,25 +1,41 @@
 #!/usr/bin/env bash
 # The payments investigation, rerun from scratch:
 #
-#   examples/payments/investigate.sh
+#   examples/payments/investigate.sh [--allow-busy]
 #
-# builds perflab and the engine in release mode, writes the six scenarios'
-# workloads, shows the original generator refused by the suite's
-# expectations, runs the suite (six scenarios x two engine versions), the
-# span tables of every scenario, two A/B runs that show which spans the
-# optimisation moved, a sampling profile of the slowest scenario and a sweep
-# of 10K..1M transactions; then writes REPORT.md and report.html with
-# `perflab report`, and rewrites the marked blocks of README.md from the
-# real output. Everything it measures is kept in out/perflab.db.
+# builds perflab and the engine in release mode, checks that the machine is
+# quiet (examples/publish-gate.sh), writes the workloads, shows the two
+# workloads the expectations refuse, then measures:
+#   1. the suite v1 against v2 in six scenarios (perflab.toml);
+#   2. the original investigation's comparisons between scenarios, every
+#      workload against the baseline's under both versions (scenarios.toml);
+#   3. v1 against v2 span by span, on one thread and on worker threads;
+#   4. the CPU time of the multi-threaded path against one thread;
+#   5. the maps sized up front against grown (what their growth costs);
+#   6. a CPU sampling profile of one thread, and an off-CPU profile of the
+#      multi-threaded path of both versions;
+#   7. a sweep of the stream's size on one thread and on worker threads;
+# then writes REPORT.md and report.html with `perflab report`, and rewrites
+# the marked blocks of README.md from this run's JSON documents
+# (readme_blocks.py). Everything it measures is kept in out/perflab.db.
 #
-# PAYMENTS_TRANSACTIONS (default 300000) sets the size of the suite's
-# workloads; the sweep always goes from 10K to 1M.
+# Knobs. The defaults are sized to finish well within 15 minutes on a quiet
+# 2-CPU machine: about 1,100 runs of 0.05-0.2 s each (the suites and A/Bs
+# stop at their run limits), two profiles and a sweep up to 1M transactions.
+#   PAYMENTS_TRANSACTIONS (300000): the size of every scenario's workload;
+#   PAYMENTS_SWEEP_SIZES (10000,30000,100000,300000,1000000): the sweep's sizes;
+#   PAYMENTS_THREADS (CPUs - 1, at least 1): worker threads of the
+#       multi-threaded path, so that the reader and the workers have a CPU each.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 transactions="${PAYMENTS_TRANSACTIONS:-300000}"
-scenarios=(baseline hot-accounts dispute-heavy store-heavy sparse-ids multi-threaded)
+sweep_sizes="${PAYMENTS_SWEEP_SIZES:-10000,30000,100000,300000,1000000}"
+cpus=$(nproc)
+export PAYMENTS_THREADS="${PAYMENTS_THREADS:-$((cpus > 1 ? cpus - 1 : 1))}"
+threads=$PAYMENTS_THREADS
+scenarios=(baseline hot-accounts dispute-heavy store-heavy sparse-ids)
 
 cd "$root"
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
@@ -29,6 +45,7 @@ perflab="$root/target/release/perflab"
 . "$root/examples/publish-gate.sh"
 publish_gate "$@"
 payments="$root/target/release/payments"
+started=$(date +%s)
 
 cd "$here"
 rm -rf out data data-broken data-two-changes
@@ -37,19 +54,30 @@ export PERFLAB_STORE="$here/out/perflab.db"
 # The engine's own span table stays off stderr: perflab prints it.
 export PERFLAB_TABLE=0
 step() { printf '\n== %s\n' "$*" >&2; }
+# Runs perflab; a verdict (exit 0, 3 or 4) is a result, anything else stops.
+measure() {
+    set +e
+    "$perflab" "$@"
+    local code=$?
+    set -e
+    case "$code" in 0 | 3 | 4) ;; *) echo "perflab $1 failed (exit $code)" >&2; exit 1 ;; esac
+}
 
 step "workloads: $transactions transactions, one account per hundred"
-for s in "${scenarios[@]:0:5}"; do
+for s in "${scenarios[@]}"; do
     "$payments" generate --scenario "$s" --transactions "$transactions" --output "data/$s.csv"
 done
 "$payments" generate --scenario dispute-heavy --transactions "$transactions" --broken \
     --output data-broken/dispute-heavy.csv
 # The original "sparse ids": ids spread out, and a quarter of the accounts.
 "$payments" generate --scenario sparse-ids --transactions "$transactions" \
-    --accounts $((transactions / 400)) --output data-two-changes/sparse-ids.csv
-for n in 10000 30000 100000 300000 1000000; do
+    --accounts $((transactions / 400)) --output data/sparse-ids-quarter-accounts.csv
+cp data/sparse-ids-quarter-accounts.csv data-two-changes/sparse-ids.csv
+IFS=, read -r -a sizes <<<"$sweep_sizes"
+for n in "${sizes[@]}"; do
     "$payments" generate --scenario baseline --transactions "$n" --output "data/sweep-$n.csv"
 done
+echo "$transactions $threads $cpus $sweep_sizes" >out/settings.txt
 
 # Runs one scenario of the suite on the workloads of folder $1, which the
 # expectations must refuse (exit 2); keeps the message in out/$2.txt.
@@ -73,90 +101,56 @@ refused data-broken broken dispute-heavy
 step "a sparse-ids workload that changed the number of accounts too, refused"
 refused data-two-changes two-changes sparse-ids
 
-step "the suite: six scenarios x v1, v2"
-set +e
-"$perflab" ab -f perflab.toml --quiet --json out/suite.json --markdown out/suite.md \
-    | tee out/suite.txt
-code=${PIPESTATUS[0]}
-set -e
-case "$code" in 0 | 3 | 4) ;; *) echo "the suite failed (exit $code)" >&2; exit 1 ;; esac
+step "1. the suite: v1 against v2 in six scenarios"
+measure ab -f perflab.toml --quiet --json out/suite.json | tee out/suite.txt
 
-step "where the time goes: the span table of every scenario (v1)"
-for s in "${scenarios[@]}"; do
-    args="data/$s.csv"
-    [ "$s" = multi-threaded ] && args="data/baseline.csv --threads 4"
-    "$perflab" run -r 5 --warmup 1 --quiet --name "spans: $s" \
-        "$payments process --engine v1 $args" | tee "out/spans-$s.txt"
-done
+step "2. the original's comparisons between scenarios, under both versions"
+measure ab -f scenarios.toml --quiet --json out/scenarios.json | tee out/scenarios.txt
 
-step "what the optimisation changed, span by span"
-for s in baseline multi-threaded; do
-    args="data/$s.csv"
-    [ "$s" = multi-threaded ] && args="data/baseline.csv --threads 4"
-    set +e
-    "$perflab" ab --quiet --name "v1 vs v2: $s" --name-a v1 --name-b v2 --max-runs 20 \
-        "$payments process --engine v1 $args" "$payments process --engine v2 $args" \
-        | tee "out/ab-$s.txt"
-    code=${PIPESTATUS[0]}
-    set -e
-    case "$code" in 0 | 3 | 4) ;; *) echo "the A/B failed (exit $code)" >&2; exit 1 ;; esac
-done
+one="$payments process data/baseline.csv"
+many="$payments process data/baseline.csv --threads $threads"
+step "3. v1 against v2, span by span"
+measure ab --quiet --name "v1 vs v2: one thread" --name-a v1 --name-b v2 --max-runs 30 \
+    --json out/ab-one-thread.json "$one --engine v1" "$one --engine v2" | tee out/ab-one-thread.txt
+measure ab --quiet --name "v1 vs v2: worker threads" --name-a v1 --name-b v2 --max-runs 30 \
+    --json out/ab-threads.json "$many --engine v1" "$many --engine v2" | tee out/ab-threads.txt
 
-step "a sampling profile of the slowest scenario (v1)"
-slowest=$(jq -r '[.variants[] | select(.name | endswith(" / v1"))]
-                 | max_by(.summary.median) | .name | rtrimstr(" / v1")' out/suite.json)
-echo "slowest scenario: $slowest" | tee out/slowest.txt
-args="data/$slowest.csv"
-[ "$slowest" = multi-threaded ] && args="data/baseline.csv --threads 4"
+step "4. CPU time: worker threads against one thread (v1)"
+measure ab --quiet --measure cpu --name "cpu: one thread vs worker threads" \
+    --name-a one-thread --name-b worker-threads --max-runs 30 \
+    --json out/cpu-threads.json "$one --engine v1" "$many --engine v1" | tee out/cpu-threads.txt
+
+step "5. the maps sized up front against grown (v1, one thread)"
+measure ab --quiet --name "maps grown vs presized" --name-a grown --name-b presized --max-runs 30 \
+    --json out/presize.json "$one --engine v1" "$one --engine v1 --presize" | tee out/presize.txt
+
+step "6. where the CPU time of one thread goes (v1), sampled"
 # Four runs in a row under one perf record, for samples enough to read.
-"$perflab" profile --name "profile: $slowest" -F 3999 --call-graph dwarf --top 12 \
-    --svg out/flamegraph.svg -- \
-    sh -c "for i in 1 2 3 4; do '$payments' process --engine v1 $args >/dev/null; done" \
-    | tee out/profile.txt
+"$perflab" profile --name "cpu profile: one thread" -F 3999 --call-graph dwarf --top 500 \
+    --no-svg --json out/profile.json -- \
+    sh -c "for i in 1 2 3 4; do $one --engine v1 >/dev/null; done" >out/profile.txt
+step "6. where the worker threads' wall time goes, on and off the CPU (v1 against v2)"
+"$perflab" profile --off-cpu --name "off-cpu profile: worker threads" --call-graph dwarf \
+    --top 500 --svg out/flamegraph.svg --json out/offcpu.json \
+    --baseline "$many --engine v1" -- $many --engine v2 >out/offcpu.txt
 
-step "a sweep of the baseline from 10K to 1M transactions (v1)"
-"$perflab" sweep --quiet --name "sweep: baseline" --command-name v1 -p n=10K,30K,100K,300K,1M \
-    --max-runs 10 --json out/sweep.json --markdown out/sweep.md \
-    "$payments process --engine v1 data/sweep-{n}.csv" | tee out/sweep.txt
+step "7. a sweep of the stream's size (v1), one thread and worker threads"
+measure sweep --quiet --name "sweep: baseline" --command-name one-thread \
+    --command-name worker-threads -p "n=$sweep_sizes" --max-runs 10 --json out/sweep.json \
+    "$payments process --engine v1 data/sweep-{n}.csv" \
+    "$payments process --engine v1 data/sweep-{n}.csv --threads $threads" | tee out/sweep.txt
 
 step "the report"
-"$perflab" history | tee out/history.txt
+"$perflab" history >out/history.txt
 # Every experiment of this run but the refused ones, oldest first.
 mapfile -t ids < <(awk '$4 == "complete" { print $1 }' out/history.txt | sort -n)
 "$perflab" report "${ids[@]}" --markdown REPORT.md --html report.html
 git -C "$root" rev-parse HEAD >out/commit.txt
+echo $(($(date +%s) - started)) >out/seconds.txt
 # Paths in the output are shown relative to the repository, wherever it was cloned.
 sed -i "s|$root/||g" REPORT.md report.html out/*.txt
 
-step "README.md: the marked blocks, from this run's output"
-python3 - <<'PY'
-import pathlib, re
-here = pathlib.Path(".")
-out = here / "out"
-blocks = {
-    "commit": "commit " + (out / "commit.txt").read_text().strip(),
-    "history": (out / "history.txt").read_text(),
-    "broken": (out / "broken.txt").read_text(),
-    "two-changes": (out / "two-changes.txt").read_text(),
-    "suite": (out / "suite.txt").read_text(),
-    "ab-baseline": (out / "ab-baseline.txt").read_text(),
-    "ab-multi-threaded": (out / "ab-multi-threaded.txt").read_text(),
-    "profile": (out / "slowest.txt").read_text() + (out / "profile.txt").read_text(),
-    "sweep": (out / "sweep.txt").read_text(),
-}
-for s in ["baseline", "hot-accounts", "dispute-heavy", "store-heavy", "sparse-ids", "multi-threaded"]:
-    blocks["spans-" + s] = (out / f"spans-{s}.txt").read_text()
-readme = here / "README.md"
-text = readme.read_text()
-for name, body in blocks.items():
-    pattern = re.compile(
-        rf"(<!-- begin: {re.escape(name)} -->\n).*?(<!-- end: {re.escape(name)} -->)", re.S
-    )
-    if not pattern.search(text):
-        raise SystemExit(f"README.md has no block `{name}`")
-    fenced = "```text\n" + body.rstrip("\n") + "\n```\n"
-    text = pattern.sub(lambda m: m.group(1) + fenced + m.group(2), text)
-readme.write_text(text)
-PY
-echo "wrote REPORT.md, report.html and the blocks of README.md" >&2
+step "README.md: the marked blocks, from this run's documents"
+/usr/bin/env python3 "$here/readme_blocks.py" "$here"
 publish_provenance "$here/README.md"
+echo "wrote REPORT.md, report.html and the blocks of README.md" >&2

@@ -131,6 +131,17 @@ impl<H: BuildHasher + Default> Engine<H> {
         outcome
     }
 
+    /// An engine whose maps hold `accounts` accounts and `deposits` stored
+    /// deposits before they grow: with room for a whole stream, no insert
+    /// ever rehashes a map into a larger one (`payments process --presize`,
+    /// which measures what that growth costs).
+    pub fn with_capacity(accounts: usize, deposits: usize) -> Self {
+        Engine {
+            accounts: HashMap::with_capacity_and_hasher(accounts, H::default()),
+            deposits: HashMap::with_capacity_and_hasher(deposits, H::default()),
+        }
+    }
+
     /// The account of `client`, if it ever had an operation.
     pub fn account(&self, client: ClientId) -> Option<&Account> {
         self.accounts.get(&client)

@@ -136,19 +136,30 @@ fn both_versions_on_one_thread_and_on_shards_print_the_same_balances() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("stream.csv");
     std::fs::write(&path, stream(Scenario::DisputeHeavy, false)).unwrap();
-    let balances = |version, threads| {
+    let balances = |version, threads, presize| {
         let mut out = Vec::new();
-        process(&path, Settings { version, threads }, &mut out).unwrap();
+        let settings = Settings {
+            version,
+            threads,
+            presize,
+        };
+        process(&path, settings, &mut out).unwrap();
         String::from_utf8(out).unwrap()
     };
-    let reference = balances(Version::V1, 0);
+    let reference = balances(Version::V1, 0, false);
     assert_eq!(reference.lines().count(), ACCOUNTS + 1);
     assert!(reference.contains(",true"), "some account is locked");
-    for (version, threads) in [(Version::V2, 0), (Version::V1, 3), (Version::V2, 4)] {
+    for (version, threads, presize) in [
+        (Version::V2, 0, false),
+        (Version::V1, 0, true),
+        (Version::V2, 0, true),
+        (Version::V1, 3, false),
+        (Version::V2, 4, false),
+    ] {
         assert_eq!(
-            balances(version, threads),
+            balances(version, threads, presize),
             reference,
-            "{version:?} on {threads} threads"
+            "{version:?} on {threads} threads, presize {presize}"
         );
     }
 }

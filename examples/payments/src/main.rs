@@ -33,6 +33,10 @@ enum Command {
         /// reading thread.
         #[arg(long, default_value_t = 0)]
         threads: usize,
+        /// Size the account and deposit maps for the whole stream before
+        /// applying it, so that they never grow (one thread only).
+        #[arg(long)]
+        presize: bool,
     },
     /// Write a scenario's workload as CSV.
     Generate {
@@ -66,13 +70,23 @@ fn main() -> ExitCode {
             input,
             engine,
             threads,
-        } => run_process(
-            input,
-            Settings {
-                version: engine,
-                threads,
-            },
-        ),
+            presize,
+        } => {
+            if presize && threads > 0 {
+                eprintln!(
+                    "payments: --presize sizes the maps of one thread; drop --threads {threads} or --presize"
+                );
+                return ExitCode::from(2);
+            }
+            run_process(
+                input,
+                Settings {
+                    version: engine,
+                    threads,
+                    presize,
+                },
+            )
+        }
         Command::Generate {
             scenario,
             transactions,

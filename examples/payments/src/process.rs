@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use crate::engine::{Account, Engine, GAUGE_EVERY};
-use crate::record::{self, ClientId, Record, RecordError};
+use crate::record::{self, ClientId, Kind, Record, RecordError};
 use crate::sharded;
 use crate::version::{V1Hasher, V2Hasher, Version};
 
@@ -44,6 +44,9 @@ pub struct Settings {
     /// Worker threads owning shards of the accounts; 0 applies on the
     /// reading thread.
     pub threads: usize,
+    /// Size the maps for the whole stream before applying it, so that they
+    /// never grow (on one thread only).
+    pub presize: bool,
 }
 
 /// Reads `path`, applies it, and writes the balances to `out`.
@@ -57,8 +60,8 @@ pub fn process(path: &Path, settings: Settings, out: &mut impl Write) -> Result<
     let records = perflab::span!("parse", { parse_all(path, &text, settings.version)? });
     perflab::count!("transactions", records.len());
     let accounts = match (settings.version, settings.threads) {
-        (Version::V1, 0) => apply_all::<V1Hasher>(&records),
-        (Version::V2, 0) => apply_all::<V2Hasher>(&records),
+        (Version::V1, 0) => apply_all::<V1Hasher>(&records, settings.presize),
+        (Version::V2, 0) => apply_all::<V2Hasher>(&records, settings.presize),
         (Version::V1, n) => sharded::apply::<V1Hasher>(records, n, 1),
         (Version::V2, n) => sharded::apply::<V2Hasher>(records, n, settings.version.batch()),
     };
@@ -68,7 +71,9 @@ pub fn process(path: &Path, settings: Settings, out: &mut impl Write) -> Result<
 }
 
 /// Every line after the header, parsed by `version`; the first bad line
-/// stops the run with its number.
+/// stops the run with its number. Kept out of line, so that a sampling
+/// profile names the phase.
+#[inline(never)]
 pub fn parse_all(path: &Path, text: &str, version: Version) -> Result<Vec<Record>, ProcessError> {
     let mut records = Vec::with_capacity(text.len() / 24);
     for (index, line) in text.lines().enumerate() {
@@ -85,10 +90,23 @@ pub fn parse_all(path: &Path, text: &str, version: Version) -> Result<Vec<Record
     Ok(records)
 }
 
-/// Applies every record on this thread; the accounts at the end.
-pub fn apply_all<H: BuildHasher + Default>(records: &[Record]) -> Vec<(ClientId, Account)> {
+/// Applies every record on this thread; the accounts at the end. With
+/// `presize`, the maps are first given room for every client id and every
+/// deposit of the stream, so that no insert grows them. Kept out of line,
+/// so that a sampling profile names the phase.
+#[inline(never)]
+pub fn apply_all<H: BuildHasher + Default>(
+    records: &[Record],
+    presize: bool,
+) -> Vec<(ClientId, Account)> {
     let _apply = perflab::span!("apply");
-    let mut engine = Engine::<H>::new();
+    let mut engine = if presize {
+        let deposits = records.iter().filter(|r| r.kind == Kind::Deposit).count();
+        let accounts = records.len().min(usize::from(ClientId::MAX) + 1);
+        Engine::<H>::with_capacity(accounts, deposits)
+    } else {
+        Engine::<H>::new()
+    };
     for (i, record) in records.iter().enumerate() {
         engine.apply(record);
         if i.is_multiple_of(GAUGE_EVERY) {
@@ -100,7 +118,9 @@ pub fn apply_all<H: BuildHasher + Default>(records: &[Record]) -> Vec<(ClientId,
 }
 
 /// `client,available,held,total,locked`, one line per account, by client id,
-/// so that every run and both versions print the same text.
+/// so that every run and both versions print the same text. Kept out of
+/// line, so that a sampling profile names the phase.
+#[inline(never)]
 pub fn write_balances(
     mut sorted: Vec<(ClientId, Account)>,
     out: &mut impl Write,
