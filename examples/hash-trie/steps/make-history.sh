@@ -30,9 +30,12 @@ sed "s|@ROOT@|$root|" "$steps/Cargo.toml.in" >"$repo/Cargo.toml"
 cp "$root/Cargo.lock" "$repo/Cargo.lock"
 printf '/hash-trie\n/.perflab/\n/.perflab-build\n/target/\n' >"$repo/.gitignore"
 
-# Every package of the step's lock file at the version perflab's lock file
-# pins: fetching may trim the lock file, never move a version.
-lock_versions() { awk '/^name = /{n=$3} /^version = /{print n, $3}' "$1" | sort -u; }
+# Every package from a registry in the step's lock file at the version
+# perflab's lock file pins: fetching may trim the lock file, never move a
+# version. (Packages without a source are local: the step's own, perflab's.)
+lock_versions() {
+    awk '/^\[\[package\]\]/{n=""; v=""} /^name = /{n=$3} /^version = /{v=$3} /^source = /{print n, v}' "$1" | sort -u
+}
 same_versions() {
     local moved
     moved=$(comm -23 <(lock_versions "$repo/Cargo.lock") <(lock_versions "$root/Cargo.lock"))
