@@ -5,9 +5,11 @@ investigate.sh runs each subcommand and writes its output into a marked block
 of README.md, so that every figure there is perflab's and every conclusion
 that rests on an interval is derived here from that interval, not typed:
 
-  sweep SWEEP.json [CLIFF]     per-item cost and ratio to the reference per
+  sweep SWEEP.json [CLIFF] [--steps=FILE]
+                               per-item cost and ratio to the reference per
                                size, the growth exponent, and each step between
                                sizes judged as cliff / no cliff / undecided
+                               (every step's figures in FILE)
   history OP STEP.json...      each step of the trie's history and the last
                                commit against the first (interleaved A/Bs),
                                and the net result in words
@@ -136,27 +138,27 @@ def series_steps(sw, cliff):
     return judged
 
 
-def cliff_lines(judged, cliff):
-    """One sentence per series: cliff, no cliff, or no cliff found and none ruled out."""
-    lines = []
+def cliff_words(judged, cliff):
+    """Per series: cliff (where), no cliff (with the largest jump the
+    intervals allow), or none found and none ruled out (where)."""
+    words = []
     for name, _, steps in judged:
         if not steps:
             continue
         worst = max(steps, key=lambda st: st[4])
         where = lambda word: ", ".join(f"{size_label(m)} → {size_label(n)}" for m, n, *_, w in steps if w == word)
         if any(st[5] == "cliff" for st in steps):
-            lines.append(f"**{name}: a cliff** at {where('cliff')}.")
+            words.append(f"{name}: **a cliff** at {where('cliff')}")
         elif any(st[5] == "undecided" for st in steps):
-            lines.append(f"**{name}: no cliff found, none ruled out** at {where('undecided')}: the intervals "
-                         f"allow a jump of up to {pct(worst[4] - 1)} beyond the trend there.")
+            words.append(f"{name}: no cliff found, **none ruled out** at {where('undecided')} "
+                         f"(up to {pct(worst[4] - 1)} allowed)")
         else:
-            lines.append(f"**{name}: no cliff**: at every step even the largest jump beyond the trend "
-                         f"that the intervals allow is below {cliff * 100:.0f}% (at most {pct(worst[4] - 1)}, "
-                         f"{size_label(worst[0])} → {size_label(worst[1])}).")
-    return lines
+            words.append(f"{name}: **no cliff** (every step below {cliff * 100:.0f}%, "
+                         f"at most {pct(worst[4] - 1)})")
+    return words
 
 
-def sweep(path, cliff=None):
+def sweep(path, cliff=None, details_path=None):
     doc = load(path)
     sw = doc["sweep"]
     cliff = sw.get("cliff", 0.25) if cliff is None else cliff
@@ -210,16 +212,16 @@ def sweep(path, cliff=None):
         worst_cell = (f"{pct(worst[4] - 1)} ({size_label(worst[0])} → {size_label(worst[1])})" if worst else "")
         out.append(f"| {name} | {fit_cell} | {counts['no cliff']} / {counts['undecided']} / {counts['cliff']} | {worst_cell} |")
         details += [(name,) + st for st in steps]
-    out.append("")
-    out += [f"- {line}" for line in cliff_lines(judged, cliff)]
-    out.append("")
-    out.append("<details><summary>Every step</summary>\n")
-    out.append("| series | step | jump beyond the trend | range the intervals allow | judged |")
-    out.append("| --- | --- | --- | --- | --- |")
-    for name, m, n, est, lo, hi, word in details:
-        out.append(f"| {name} | {size_label(m)} → {size_label(n)} | {pct(est - 1)} | [{pct(lo - 1)}, {pct(hi - 1)}] | {word} |")
-    out.append("\n</details>")
     print("\n".join(out))
+    if details_path:
+        rows = [f"\n### Every step of {doc.get('name') or path}, judged\n",
+                "| series | step | jump beyond the trend | range the intervals allow | judged |",
+                "| --- | --- | --- | --- | --- |"]
+        for name, m, n, est, lo, hi, word in details:
+            rows.append(f"| {name} | {size_label(m)} → {size_label(n)} | {pct(est - 1)} | "
+                        f"[{pct(lo - 1)}, {pct(hi - 1)}] | {word} |")
+        with open(details_path, "w") as f:
+            f.write("\n".join(rows) + "\n")
 
 
 # --- the history -----------------------------------------------------------
@@ -330,7 +332,7 @@ def answer(folder):
         for label, points in groups.items():
             points = sorted(points, key=lambda p: p["size"])
             first, last = points[0], points[-1]
-            for result in first["results"]:
+            for result in first["results"][:1]:
                 c = result["command"]
                 if c == reference or not result.get("ratio"):
                     continue
@@ -339,8 +341,8 @@ def answer(folder):
                 out.append(f"- {label}, {c} ÷ {reference}, time per operation: {r0['estimate']:.2f}× "
                            f"[{r0['lo']:.2f}, {r0['hi']:.2f}] at n={size_label(first['size'])}, "
                            f"{r1['estimate']:.2f}× [{r1['lo']:.2f}, {r1['hi']:.2f}] at n={size_label(last['size'])}.")
-        prefix = f"{what}, " if what else ""
-        out += [f"- {prefix}{line}" for line in cliff_lines(series_steps(sw, sw.get("cliff", 0.25)), sw.get("cliff", 0.25))]
+        cliff = sw.get("cliff", 0.25)
+        out.append(f"- Cliffs ({what or 'rpds sweep'}): " + "; ".join(cliff_words(series_steps(sw, cliff), cliff)) + ".")
     out.append(f"- The pool: {pool_line(load(at('pool-ab.json')))}")
     for op in ("insert", "query"):
         out.append(f"- {net_line(op, ab_row(load(at(f'step-{op}-baseline-pool-sized.json'))))}")
@@ -383,25 +385,32 @@ def profile(proper_path, small_path, top=5):
 # --- warnings --------------------------------------------------------------
 
 NUMBER = re.compile(r"[0-9][0-9.,]*")
+QUOTED = re.compile(r'"[^"]*"|`[^`]*`')
 
 
 def warnings(paths):
+    """Every warning once: warnings that differ only in their figures, or in
+    the variant they quote, are one entry, listed with every experiment
+    (and variants) that gave it."""
     groups = {}
     for path in paths:
         doc = load(path)
         name = doc.get("name") or path
+        variants = {v["name"] for v in doc.get("variants", [])}
         for w in doc.get("warnings", []) + doc.get("profile_warnings", []):
-            # Variants named before the first colon, figures masked: one entry per kind.
-            subject, _, text = w.partition(": ") if re.match(r"^[\w .,=-]+: ", w) else ("", "", w)
-            key = NUMBER.sub("#", text)
-            g = groups.setdefault(key, {"text": text, "where": []})
-            g["where"].append(name + (f" ({subject})" if subject and len(subject) < 60 else ""))
+            # perflab names the variants a warning is about before its first colon.
+            head, sep, rest = w.partition(": ")
+            named = [v.strip() for v in head.split(",")]
+            subject, text = (head, rest) if sep and all(v in variants for v in named) else ("", w)
+            key = NUMBER.sub("#", QUOTED.sub("…", text))
+            g = groups.setdefault(key, {"text": text, "where": {}})
+            g["where"].setdefault(name, set()).update([subject] if subject else [])
     if not groups:
         print("perflab warned about none of the experiments.")
         return
-    out = ["| warning (the first occurrence's figures) | experiments |", "| --- | --- |"]
+    out = ["| warning (as first given) | experiments (variants) |", "| --- | --- |"]
     for g in groups.values():
-        where = sorted(set(g["where"]))
+        where = [f"{n} ({', '.join(sorted(v))})" if v else n for n, v in g["where"].items()]
         shown = "; ".join(where[:3]) + (f"; and {len(where) - 3} more" if len(where) > 3 else "")
         out.append(f"| {g['text'].replace('|', '/')} | {shown} |")
     print("\n".join(out))
@@ -437,7 +446,9 @@ def main():
         sys.exit(__doc__)
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "sweep":
-        sweep(args[0], float(args[1]) if len(args) > 1 else None)
+        details = next((a.split("=", 1)[1] for a in args if a.startswith("--steps=")), None)
+        rest = [a for a in args if not a.startswith("--steps=")]
+        sweep(rest[0], float(rest[1]) if len(rest) > 1 else None, details)
     elif cmd == "history":
         history(args[0], args[1:])
     elif cmd == "pool":
