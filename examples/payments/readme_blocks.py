@@ -308,8 +308,12 @@ def span_rows(doc, names):
             continue
         cols = []
         for f in figures:
-            if not f or f.get("calls", 0) == 0:
+            if not f or f.get("runs_entered", 1 if f.get("calls", 0) else 0) == 0:
                 cols += ["never entered", "", "", "", ""]
+                continue
+            if f.get("calls", 0) == 0:
+                # Entered in too few runs for the median to be above zero.
+                cols += [f"entered in {f['runs_entered']} of {f['runs']} runs", "", "", "", ""]
                 continue
             mean = f["self_s"] / f["calls"] if f["calls"] else None
             cols += [f"{f['calls']:,.0f}", seconds(f["self_s"]), seconds(mean), seconds(f.get("p50_s")), seconds(f.get("p99_s"))]
@@ -331,7 +335,7 @@ for key, name in (("spans-one-thread", "ab-one-thread.json"), ("spans-threads", 
     extra = ""
     if never:
         extra = "\n\nNever entered in these runs (spans of the program that had no call, listed here rather than shown as zero rows): " + ", ".join(f"`{n}`" for n in never) + "."
-    extra += " The other spans (disputes, resolves, chargebacks) are in REPORT.md."
+    extra += "\n\nThe other spans (disputes, resolves, chargebacks) are in REPORT.md."
     blocks[key] = (
         f"{doc['name']}: v2's wall time over v1's {change_words(doc['change'], doc['ci'])}, **{doc['verdict']}** "
         f"({doc['decision']['runs']} runs each).\n\n" + "\n".join(rows) + extra
