@@ -4,7 +4,7 @@ use maud::{Markup, html};
 use perflab_format::change_words::{percent_interval, signed_percent};
 
 use super::layout;
-use super::parts::{commit_cell, experiment_link, series_href, verdict_badge};
+use super::parts::{commit_cell, decision_method, experiment_link, series_href, verdict_badge};
 use crate::compare_commits::CommitsCompareData;
 use crate::site::Site;
 
@@ -34,11 +34,7 @@ pub fn compare_commits_page(site: &Site, d: &CommitsCompareData) -> Markup {
                 code { (d.head.label) } " against " code { (d.base.label) } ": "
                 strong { (signed_percent(dec.change)) } " " (percent_interval(dec.ci[0], dec.ci[1]))
             }
-            p.provenance {
-                (dec.description) "; " (dec.runs[0]) " and " (dec.runs[1]) " runs; Hodges-Lehmann with the Moses interval at "
-                (format!("{:.0}%", dec.confidence * 100.0)) " confidence, GO at " (signed_percent(dec.go)) ", NO-GO at " (signed_percent(dec.nogo))
-                " (the decision of " code { "perflab compare" } ")."
-            }
+            (decision_method(dec))
         }
         @if let Some(note) = &d.note { p.note { (note) } }
         table {

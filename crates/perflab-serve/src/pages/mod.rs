@@ -19,8 +19,8 @@ use perflab_report::html::{experiment_sections_html, report_style};
 use crate::error::PageError;
 use crate::site::{CompareData, ExperimentData, HomeData, SeriesData, Site};
 use parts::{
-    change_table, commit_cell, experiment_link, experiments_table, query_link, series_href,
-    verdict_badge,
+    change_table, commit_cell, decision_method, experiment_link, experiments_table, query_link,
+    series_href, verdict_badge,
 };
 
 /// The style of the pages beyond the report's own.
@@ -251,11 +251,7 @@ pub fn compare_page(_site: &Site, d: &CompareData) -> Markup {
                 " against " code { (d.a_variant.as_deref().unwrap_or("")) } " in " (experiment_link(d.a.id)) ": "
                 strong { (signed_percent(dec.change)) } " " (percent_interval(dec.ci[0], dec.ci[1]))
             }
-            p.provenance {
-                (dec.description) "; " (dec.runs[0]) " and " (dec.runs[1]) " runs; Hodges-Lehmann with the Moses interval at "
-                (format!("{:.0}%", dec.confidence * 100.0)) " confidence, GO at " (signed_percent(dec.go)) ", NO-GO at " (signed_percent(dec.nogo))
-                " (the decision of " code { "perflab compare" } ")."
-            }
+            (decision_method(dec))
         }
         @if let Some(note) = &d.note { p.note { (note) } }
         div.side-by-side {

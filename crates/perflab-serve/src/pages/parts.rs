@@ -41,6 +41,18 @@ pub(crate) fn experiment_link(id: i64) -> Markup {
     html! { a href=(format!("/experiments/{id}")) { "#" (id) } }
 }
 
+/// How a comparison decided: its runs, method, confidence and thresholds,
+/// the same on both compare pages.
+pub(crate) fn decision_method(dec: &crate::site::ComparisonDecision) -> Markup {
+    html! {
+        p.provenance {
+            (dec.description) "; " (dec.runs[0]) " and " (dec.runs[1]) " runs; Hodges-Lehmann with the Moses interval at "
+            (format!("{:.0}%", dec.confidence * 100.0)) " confidence, GO at " (signed_percent(dec.go)) ", NO-GO at " (signed_percent(dec.nogo))
+            " (the decision of " code { "perflab compare" } ")."
+        }
+    }
+}
+
 /// A verdict as the report's coloured badge.
 pub(crate) fn verdict_badge(verdict: &str) -> Markup {
     let class = format!("badge {}", verdict.to_ascii_lowercase().replace(' ', "-"));
