@@ -164,7 +164,14 @@ pub(crate) mod tests {
         }
     }
 
-    fn experiment(store: &Store) -> (i64, i64) {
+    /// Begins an experiment of one variant `a` running `true`; returns its
+    /// id and the variant's (shared by the store's unit tests).
+    pub(crate) fn one_variant_experiment(
+        store: &Store,
+        kind: ExperimentKind,
+        name: Option<&str>,
+        metric: Option<&str>,
+    ) -> (i64, i64) {
         let provenance = Provenance::collect(std::path::Path::new("."));
         let variant = VariantRecord {
             name: "a",
@@ -173,16 +180,13 @@ pub(crate) mod tests {
             cwd: None,
         };
         let (id, variants) = store
-            .begin_experiment(
-                ExperimentKind::Run,
-                None,
-                None,
-                &provenance,
-                "{}",
-                &[variant],
-            )
+            .begin_experiment(kind, name, metric, &provenance, "{}", &[variant])
             .unwrap();
         (id, variants[0])
+    }
+
+    fn experiment(store: &Store) -> (i64, i64) {
+        one_variant_experiment(store, ExperimentKind::Run, None, None)
     }
 
     fn place(experiment_id: i64, variant_id: i64, sequence: usize) -> RunPlace {

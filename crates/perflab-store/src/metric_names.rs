@@ -88,11 +88,10 @@ mod tests {
     use perflab_format::vocabulary::ExperimentKind;
     use perflab_runner::{MetricValue, RunOutcome};
 
-    use crate::batch::tests::outcome;
-    use crate::provenance::Provenance;
+    use crate::batch::tests::{one_variant_experiment, outcome};
     use crate::schema::SCHEMA_VERSION;
     use crate::sql::Value;
-    use crate::{Selection, Store, VariantRecord};
+    use crate::{Selection, Store};
 
     fn reporting(metrics: &[&str]) -> RunOutcome {
         let mut run = outcome(0.5);
@@ -109,30 +108,15 @@ mod tests {
     /// An experiment named `name` whose warm-up run reports `warmup` and
     /// whose two measured runs report `measured`.
     fn experiment(store: &Store, name: &str, warmup: &[&str], measured: &[&str]) -> i64 {
-        let variant = VariantRecord {
-            name: "a",
-            command: "true",
-            env: &[],
-            cwd: None,
-        };
-        let (id, variants) = store
-            .begin_experiment(
-                ExperimentKind::Run,
-                Some(name),
-                None,
-                &Provenance::default(),
-                "{}",
-                &[variant],
-            )
-            .unwrap();
+        let (id, variant) = one_variant_experiment(store, ExperimentKind::Run, Some(name), None);
         store
-            .record_run(id, variants[0], 1, 0, true, &reporting(warmup))
+            .record_run(id, variant, 1, 0, true, &reporting(warmup))
             .unwrap();
         for sequence in 2..=3 {
             store
                 .record_run(
                     id,
-                    variants[0],
+                    variant,
                     sequence,
                     sequence - 2,
                     false,

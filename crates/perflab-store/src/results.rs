@@ -206,8 +206,7 @@ mod tests {
     use perflab_runner::MetricValue;
 
     use super::*;
-    use crate::provenance::Provenance;
-    use crate::{Selection, VariantRecord};
+    use crate::Selection;
 
     /// A run whose CPU wait is a tenth of its wall time.
     fn outcome(wall_s: f64) -> RunOutcome {
@@ -225,33 +224,15 @@ mod tests {
     /// An experiment named "contended" with runs of 1.0 to 4.0 s, the
     /// second and third replaced by a new measurement of their block.
     fn experiment_with_replaced_runs(store: &Store) -> i64 {
-        let provenance = Provenance::collect(std::path::Path::new("."));
-        let variant = VariantRecord {
-            name: "a",
-            command: "true",
-            env: &[],
-            cwd: None,
-        };
-        let (id, variants) = store
-            .begin_experiment(
-                ExperimentKind::Ab,
-                Some("contended"),
-                Some("wall"),
-                &provenance,
-                "{}",
-                &[variant],
-            )
-            .unwrap();
+        let (id, variant) = crate::batch::tests::one_variant_experiment(
+            store,
+            ExperimentKind::Ab,
+            Some("contended"),
+            Some("wall"),
+        );
         for sequence in 1..=4 {
             store
-                .record_run(
-                    id,
-                    variants[0],
-                    sequence,
-                    0,
-                    false,
-                    &outcome(sequence as f64),
-                )
+                .record_run(id, variant, sequence, 0, false, &outcome(sequence as f64))
                 .unwrap();
         }
         store.mark_replaced(id, 2..=3).unwrap();
