@@ -22,8 +22,11 @@ pub struct ReportData {
     pub experiments: Vec<ExperimentReport>,
 }
 
-/// One experiment's part of a report.
-#[derive(Debug, Clone)]
+/// One experiment's part of a report. Serialized (as the dashboard's
+/// `/api/experiments/ID` gives it) with the stored documents only: the
+/// span figures and grouped warnings are computed from them, and the
+/// sampling profile and the history are their documents.
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct ExperimentReport {
     /// Id in the store.
     pub id: i64,
@@ -40,20 +43,41 @@ pub struct ExperimentReport {
     /// The matrix of cells, for suites.
     pub suite: Option<SuiteDocument>,
     /// The sampling profile, for experiments of kind `profile`.
+    #[serde(serialize_with = "sampling_document")]
     pub sampling: Option<SamplingReport>,
     /// Instruction counts per function, when the runs were counted under valgrind.
     pub instructions: Option<InstructionsDocument>,
     /// Spans per variant (empty without profiles): the result's own span
     /// figures, or for a sweep the same figures computed from its runs.
+    #[serde(skip)]
     pub spans: Vec<VariantSpans>,
     /// The profiles' warnings, grouped, when the result does not state them.
+    #[serde(skip)]
     pub span_warnings: Vec<String>,
-    /// The metric over commits, when it was measured at 2 or more commits.
+    /// The metric over commits, when it was measured at 2 or more commits,
+    /// and the unit its values are in.
+    #[serde(serialize_with = "history_document")]
     pub history: Option<(MetricHistory, String)>,
     /// Why there is no result, if there is none.
     pub missing: Option<String>,
     /// What the store holds for this experiment but could not be read.
     pub warnings: Vec<String>,
+}
+
+/// A sampling report serialized as the document `perflab profile` stored.
+fn sampling_document<S: serde::Serializer>(
+    sampling: &Option<SamplingReport>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&sampling.as_ref().map(|s| &s.doc), serializer)
+}
+
+/// A history serialized as its `perflab-history/1` document, without the unit.
+fn history_document<S: serde::Serializer>(
+    history: &Option<(MetricHistory, String)>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&history.as_ref().map(|(h, _)| h), serializer)
 }
 
 impl ReportData {

@@ -10,11 +10,6 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use perflab_format::history::{ConfirmationDoc, MetricHistory, Step};
-use perflab_format::instructions::InstructionsDocument;
-use perflab_format::result::ResultDocument;
-use perflab_format::sampling::SamplingDocument;
-use perflab_format::suite::SuiteDocument;
-use perflab_format::sweep::SweepDocument;
 use perflab_format::vocabulary::Better;
 use perflab_report::changes::{SeriesChange, StoreChanges};
 use perflab_report::page::ExperimentReport;
@@ -241,38 +236,6 @@ pub struct SeriesData {
     pub confirmed_by: BTreeMap<String, Vec<i64>>,
 }
 
-/// An experiment page: what `perflab report` shows of it.
-#[derive(Debug, Clone, Serialize)]
-pub struct ExperimentData {
-    /// Id in the store.
-    pub id: i64,
-    /// Its kind.
-    pub kind: String,
-    /// Name, if given.
-    pub name: Option<String>,
-    /// Status.
-    pub status: String,
-    /// The result document (for a sweep or suite, its shared part).
-    pub result: Option<ResultDocument>,
-    /// The sweep, for sweeps.
-    pub sweep: Option<SweepDocument>,
-    /// The matrix, for suites.
-    pub suite: Option<SuiteDocument>,
-    /// The sampling profile, for profiles.
-    pub sampling: Option<SamplingDocument>,
-    /// Instruction counts, when counted.
-    pub instructions: Option<InstructionsDocument>,
-    /// The metric over commits, when measured at 2 or more.
-    pub history: Option<MetricHistory>,
-    /// Why there is no result, if there is none.
-    pub missing: Option<String>,
-    /// What could not be read.
-    pub warnings: Vec<String>,
-    /// The report's data, rendered by perflab-report.
-    #[serde(skip)]
-    pub report: ExperimentReport,
-}
-
 /// The decision between two experiments' samples.
 #[derive(Debug, Clone, Serialize)]
 pub struct ComparisonDecision {
@@ -298,9 +261,9 @@ pub struct ComparisonDecision {
 #[derive(Debug, Clone, Serialize)]
 pub struct CompareData {
     /// The baseline.
-    pub a: ExperimentData,
+    pub a: ExperimentReport,
     /// The candidate.
-    pub b: ExperimentData,
+    pub b: ExperimentReport,
     /// The metric compared.
     pub metric: Option<String>,
     /// The variants compared.
@@ -476,9 +439,9 @@ impl Site {
     }
 
     /// An experiment page; `id` as it appears in the URL.
-    pub fn experiment(&self, id: &str) -> Result<ExperimentData, PageError> {
+    pub fn experiment(&self, id: &str) -> Result<ExperimentReport, PageError> {
         let id = experiment_id("in the address", id)?;
-        self.with_store(|store| Ok(experiment_data(self.source.experiment(store, id)?)))
+        self.with_store(|store| Ok(self.source.experiment(store, id)?))
     }
 
     /// The compare page.
@@ -489,8 +452,8 @@ impl Site {
         let b_variant = text("b_variant", &q.b_variant)?;
         let (a, b) = self.with_store(|store| {
             Ok((
-                experiment_data(self.source.experiment(store, a)?),
-                experiment_data(self.source.experiment(store, b)?),
+                self.source.experiment(store, a)?,
+                self.source.experiment(store, b)?,
             ))
         })?;
         compare_data(a, b, a_variant, b_variant)
@@ -653,36 +616,18 @@ pub fn home_data(
     }
 }
 
-fn experiment_data(report: ExperimentReport) -> ExperimentData {
-    ExperimentData {
-        id: report.id,
-        kind: report.kind.clone(),
-        name: report.name.clone(),
-        status: report.status.clone(),
-        result: report.result.clone(),
-        sweep: report.sweep.clone(),
-        suite: report.suite.clone(),
-        sampling: report.sampling.as_ref().map(|s| s.doc.clone()),
-        instructions: report.instructions.clone(),
-        history: report.history.as_ref().map(|(h, _)| h.clone()),
-        missing: report.missing.clone(),
-        warnings: report.warnings.clone(),
-        report,
-    }
-}
-
 /// The decision between two experiments: the samples of one variant of
 /// each (the first unless named), decided as `perflab compare` decides on
 /// two files (Hodges-Lehmann with the Moses interval, perflab-stats'
 /// `decide_fixed_samples`), at the baseline's thresholds and confidence.
 fn compare_data(
-    a: ExperimentData,
-    b: ExperimentData,
+    a: ExperimentReport,
+    b: ExperimentReport,
     a_variant: Option<String>,
     b_variant: Option<String>,
 ) -> Result<CompareData, PageError> {
     let pick =
-        |e: &ExperimentData,
+        |e: &ExperimentReport,
          wanted: &Option<String>,
          which: &str|
          -> Result<Option<(String, Vec<f64>)>, PageError> {

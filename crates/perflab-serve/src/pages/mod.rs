@@ -15,9 +15,10 @@ use maud::{DOCTYPE, Markup, PreEscaped, html};
 use perflab_format::change_words::{percent_interval, signed_percent};
 use perflab_report::html::charts::history::history_chart;
 use perflab_report::html::{experiment_sections_html, report_style};
+use perflab_report::page::ExperimentReport;
 
 use crate::error::PageError;
-use crate::site::{CompareData, ExperimentData, HomeData, SeriesData, Site};
+use crate::site::{CompareData, HomeData, SeriesData, Site};
 use parts::{
     change_table, commit_cell, decision_method, experiment_link, experiments_table, query_link,
     series_href, verdict_badge,
@@ -223,8 +224,8 @@ pub fn series_page(site: &Site, d: &SeriesData) -> Markup {
 }
 
 /// An experiment page: the report's sections for it.
-pub fn experiment_page(_site: &Site, d: &ExperimentData) -> Markup {
-    let title = d.report.title();
+pub fn experiment_page(_site: &Site, d: &ExperimentReport) -> Markup {
+    let title = d.title();
     let body = html! {
         p.provenance {
             a href=(format!("/api/experiments/{}", d.id)) { "This experiment as JSON" }
@@ -232,14 +233,14 @@ pub fn experiment_page(_site: &Site, d: &ExperimentData) -> Markup {
             a href=(format!("/compare?a={}&b={}", d.id, d.id)) { "with itself" }
             " (edit the URL's b)"
         }
-        (PreEscaped(experiment_sections_html(std::slice::from_ref(&d.report))))
+        (PreEscaped(experiment_sections_html(std::slice::from_ref(d))))
     };
     layout(&title, body)
 }
 
 /// The compare page: two experiments side by side with the decision.
 pub fn compare_page(_site: &Site, d: &CompareData) -> Markup {
-    let title = format!("{} against {}", d.b.report.title(), d.a.report.title());
+    let title = format!("{} against {}", d.b.title(), d.a.title());
     let body = html! {
         h1 { "Compare" }
         (compare_form(Some(d)))
@@ -255,8 +256,8 @@ pub fn compare_page(_site: &Site, d: &CompareData) -> Markup {
         }
         @if let Some(note) = &d.note { p.note { (note) } }
         div.side-by-side {
-            div { (PreEscaped(experiment_sections_html(std::slice::from_ref(&d.a.report)))) }
-            div { (PreEscaped(experiment_sections_html(std::slice::from_ref(&d.b.report)))) }
+            div { (PreEscaped(experiment_sections_html(std::slice::from_ref(&d.a)))) }
+            div { (PreEscaped(experiment_sections_html(std::slice::from_ref(&d.b)))) }
         }
     };
     layout(&title, body)
