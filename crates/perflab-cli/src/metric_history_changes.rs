@@ -69,72 +69,74 @@ pub fn store_changes(
             && only.0.map_or(!machine_metric(metric), |m| m == metric)
             && only.1.is_none_or(|n| name.as_deref() == Some(n))
     };
-    // Each metric's direction is looked up once, not once per name.
-    let mut directions = BTreeMap::new();
+    // The series' names by metric: each metric's direction is looked up
+    // once and its values read in one query, not once per name.
+    let mut names_by_metric: BTreeMap<String, Vec<Option<String>>> = BTreeMap::new();
     for (name, metric) in store.named_metrics()? {
-        if !wanted(&name, &metric) {
+        if wanted(&name, &metric) {
+            names_by_metric.entry(metric).or_default().push(name);
+        }
+    }
+    // The metrics whose direction no stored result gives: one line per
+    // metric, however many experiment names report it.
+    let mut undirected: Vec<String> = Vec::new();
+    for (metric, names) in names_by_metric {
+        let Ok((better, unit)) = metric_direction(store, &metric, None) else {
+            undirected.push(undirected_metric(&metric, &names));
             continue;
-        }
-        if !directions.contains_key(&metric) {
-            let found = metric_direction(store, &metric, None).ok();
-            directions.insert(metric.clone(), found);
-        }
-        let (better, unit) = match directions[&metric].clone() {
-            Some(found) => found,
-            None => {
-                out.skipped.push(format!(
-                    "'{metric}'{}: no stored result says which way is better; see `perflab history --metric {metric} --better higher|lower`",
-                    name.as_deref().map(|n| format!(" of \"{n}\"")).unwrap_or_default()
-                ));
-                continue;
-            }
         };
-        let experiments = store.metric_values(name.as_deref(), &metric)?;
-        let history = metric_history_from(
-            &experiments,
-            &HistoryQuery {
-                metric: metric.clone(),
-                better,
-                name: name.clone(),
-                variants: Vec::new(),
-                reference: None,
-                host: only.2.map(str::to_string),
-                thresholds,
-                confidence,
-                exchangeable,
-            },
-        );
-        for s in history.series {
-            if s.steps.is_empty() {
-                continue;
-            }
-            let host = s.host.clone().unwrap_or_default();
-            let watched = s.steps.last().map(|step| &step.label) == newest_steps.get(&host);
-            judged_hosts.insert(host);
-            out.series += 1;
-            out.watched_series += usize::from(watched);
-            let count = s.change_points.len();
-            for (i, change) in s.change_points.into_iter().enumerate() {
-                let experiments_after = s
-                    .steps
-                    .get(change.step)
-                    .map(|step| step.experiments.clone())
-                    .unwrap_or_default();
-                out.changes.push(SeriesChange {
-                    experiments_after,
-                    name: name.clone(),
-                    metric: metric.clone(),
-                    unit: unit.clone(),
-                    better: history.better,
-                    variant: s.variant.clone(),
-                    host: s.host.clone(),
-                    change,
-                    watched,
-                    newest: i + 1 == count,
-                });
+        for chunk in names.chunks(SERIES_PER_QUERY) {
+            let mut values = store.metric_values_of_names(chunk, &metric)?;
+            for name in chunk {
+                let experiments = values.remove(name).unwrap_or_default();
+                let history = metric_history_from(
+                    &experiments,
+                    &HistoryQuery {
+                        metric: metric.clone(),
+                        better,
+                        name: name.clone(),
+                        variants: Vec::new(),
+                        reference: None,
+                        host: only.2.map(str::to_string),
+                        thresholds,
+                        confidence,
+                        exchangeable,
+                    },
+                );
+                for s in history.series {
+                    if s.steps.is_empty() {
+                        continue;
+                    }
+                    let host = s.host.clone().unwrap_or_default();
+                    let watched = s.steps.last().map(|step| &step.label) == newest_steps.get(&host);
+                    judged_hosts.insert(host);
+                    out.series += 1;
+                    out.watched_series += usize::from(watched);
+                    let count = s.change_points.len();
+                    for (i, change) in s.change_points.into_iter().enumerate() {
+                        let experiments_after = s
+                            .steps
+                            .get(change.step)
+                            .map(|step| step.experiments.clone())
+                            .unwrap_or_default();
+                        out.changes.push(SeriesChange {
+                            experiments_after,
+                            name: name.clone(),
+                            metric: metric.clone(),
+                            unit: unit.clone(),
+                            better: history.better,
+                            variant: s.variant.clone(),
+                            host: s.host.clone(),
+                            change,
+                            watched,
+                            newest: i + 1 == count,
+                        });
+                    }
+                }
             }
         }
     }
+    out.skipped = undirected;
     // Only the hosts of the series judged are the reader's concern.
     out.newest_steps
         .retain(|host, _| judged_hosts.contains(host));
@@ -142,4 +144,61 @@ pub fn store_changes(
     out.changes
         .sort_by(|a, b| b.change.started_at.cmp(&a.change.started_at));
     Ok(out)
+}
+
+/// How many series' values are read in one query: few queries (each a
+/// round trip on PostgreSQL), yet not the whole store in memory at once.
+const SERIES_PER_QUERY: usize = 25;
+
+/// How many experiment names a line about a metric without a direction
+/// lists before it counts the rest.
+const NAMES_LISTED: usize = 3;
+
+/// The line saying that `metric`, reported by the experiments of `names`,
+/// was left out because no stored result says which way is better.
+fn undirected_metric(metric: &str, names: &[Option<String>]) -> String {
+    let mut listed: Vec<String> = names
+        .iter()
+        .take(NAMES_LISTED)
+        .map(|n| match n {
+            Some(n) => format!("\"{n}\""),
+            None => "unnamed experiments".to_string(),
+        })
+        .collect();
+    if names.len() > NAMES_LISTED {
+        listed.push(format!("{} more", names.len() - NAMES_LISTED));
+    }
+    let of = match listed.as_slice() {
+        [] => String::new(),
+        [one] => format!(" of {one}"),
+        [first @ .., last] => format!(" of {} and {last}", first.join(", ")),
+    };
+    format!(
+        "'{metric}'{of}: no stored result says which way is better; see `perflab history --metric {metric} --better higher|lower`"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_metric_without_a_direction_is_one_line_however_many_names_report_it() {
+        let names: Vec<Option<String>> = (0..14).map(|i| Some(format!("bench-{i}"))).collect();
+        let line = undirected_metric("allocations", &names);
+        assert!(
+            line.starts_with(
+                "'allocations' of \"bench-0\", \"bench-1\", \"bench-2\" and 11 more: no stored result"
+            ),
+            "{line}"
+        );
+        assert_eq!(
+            undirected_metric("ops", &[Some("a".into())]),
+            "'ops' of \"a\": no stored result says which way is better; see `perflab history --metric ops --better higher|lower`"
+        );
+        assert!(
+            undirected_metric("ops", &[None, Some("b".into())])
+                .starts_with("'ops' of unnamed experiments and \"b\":")
+        );
+    }
 }

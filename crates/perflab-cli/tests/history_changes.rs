@@ -137,3 +137,22 @@ fn changes_lists_every_series_newest_first_and_fails_only_on_a_watched_regressio
         "{stdout}"
     );
 }
+
+#[test]
+fn changes_names_a_metric_without_a_direction_once_with_the_experiments_reporting_it() {
+    let s = repository();
+    for name in ["parse", "insert", "lookup", "delete", "scan"] {
+        commit_and_measure_named(&s, name, 1, 200.0);
+    }
+    let out = s.perflab().args(["history", "--changes"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let left_out: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("no stored result says which way is better"))
+        .collect();
+    assert_eq!(left_out.len(), 1, "{stdout}");
+    assert!(
+        left_out[0].contains(r#"'cost' of "delete", "insert", "lookup" and 2 more:"#),
+        "{stdout}"
+    );
+}

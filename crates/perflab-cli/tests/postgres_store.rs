@@ -531,6 +531,13 @@ fn replaced_runs_are_kept_marked_and_left_out_on_postgres_and_their_mark_is_pull
     assert_eq!(shared.count_runs(id).unwrap(), 2);
     let history = shared.metric_values(Some("contended"), "wall").unwrap();
     assert_eq!(history[0].values["a"], [1.0, 4.0]);
+    // Many series read in one query find what each series' own query finds.
+    let names = [Some("contended".to_string()), None];
+    for metric in ["wall", "a-metric-no-run-reports"] {
+        let together = shared.metric_values_of_names(&names, metric).unwrap();
+        let alone = shared.metric_values(Some("contended"), metric).unwrap();
+        assert_eq!(together[&names[0]], alone, "{metric}");
+    }
 
     let local = Scratch::new();
     let pulled = Store::open(&local.store()).unwrap();

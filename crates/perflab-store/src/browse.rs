@@ -111,10 +111,7 @@ impl Store {
                 filter.offset
             ],
         )?;
-        let experiments = rows
-            .iter()
-            .map(|r| self.experiment_row(r))
-            .collect::<Result<Vec<_>>>()?;
+        let experiments = self.experiment_rows(&rows)?;
         Ok(ExperimentPage {
             experiments,
             total: usize::try_from(total).unwrap_or(0),

@@ -92,6 +92,64 @@ impl Store {
         Ok(out)
     }
 
+    /// [`Store::metric_values`] of each of `names` (None: the unnamed
+    /// experiments) at once, by name: one query for many series, where
+    /// one query per name would cost a round trip each on PostgreSQL
+    /// (`perflab history --changes` and the dashboard's home page read
+    /// every series of the store). A name without experiments is absent.
+    pub fn metric_values_of_names(
+        &self,
+        names: &[Option<String>],
+        metric: &str,
+    ) -> Result<BTreeMap<Option<String>, Vec<ExperimentValues>>> {
+        /// Names per query: far below both back ends' limits on parameters.
+        const NAMES_PER_QUERY: usize = 500;
+        let expression = value_expression(metric, self.db.dialect()).replace("?2", "?1");
+        let uses_metric = expression.contains("?1");
+        let mut out: BTreeMap<Option<String>, Vec<ExperimentValues>> = BTreeMap::new();
+        let named: Vec<&String> = names.iter().flatten().collect();
+        let mut chunks: Vec<&[&String]> = named.chunks(NAMES_PER_QUERY).collect();
+        let unnamed = names.contains(&None);
+        if chunks.is_empty() && unnamed {
+            chunks.push(&[]);
+        }
+        for (i, chunk) in chunks.into_iter().enumerate() {
+            let mut params: Vec<Value> = Vec::with_capacity(chunk.len() + 1);
+            if uses_metric {
+                params.push(Value::from(metric));
+            }
+            let first = params.len() + 1;
+            params.extend(chunk.iter().map(|n| Value::from(*n)));
+            let mut wanted: Vec<String> = Vec::new();
+            if !chunk.is_empty() {
+                let placeholders: Vec<String> = (first..first + chunk.len())
+                    .map(|p| format!("?{p}"))
+                    .collect();
+                wanted.push(format!("e.name IN ({})", placeholders.join(", ")));
+            }
+            // The unnamed experiments are read once, with the first chunk.
+            if unnamed && i == 0 {
+                wanted.push("e.name IS NULL".to_string());
+            }
+            let sql = format!(
+                "SELECT e.id, e.name, e.started_at, e.git_commit, e.git_dirty, v.name, {expression}, v.command, e.host
+                 FROM experiments e JOIN runs r ON r.experiment_id = e.id JOIN variants v ON v.id = r.variant_id
+                 WHERE ({}) AND r.warmup = 0 AND r.replaced = 0 ORDER BY e.id, r.sequence",
+                wanted.join(" OR ")
+            );
+            let mut all: Vec<ExperimentValues> = Vec::new();
+            for row in self.rows(&sql, &params)? {
+                add_value(&mut all, &row).map_err(|e| self.err(e))?;
+            }
+            for experiment in all {
+                out.entry(experiment.name.clone())
+                    .or_default()
+                    .push(experiment);
+            }
+        }
+        Ok(out)
+    }
+
     /// Every (experiment name, metric) pair measured in the store: the
     /// metric each experiment was judged on and every metric its measured
     /// runs reported (as `experiment_metrics` keeps them, see

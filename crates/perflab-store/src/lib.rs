@@ -478,11 +478,49 @@ impl Store {
              ORDER BY e.id DESC LIMIT ?1",
             values![limit, host],
         )?;
-        rows.iter().map(|r| self.experiment_row(r)).collect()
+        self.experiment_rows(&rows)
+    }
+
+    /// The [`ExperimentRow`]s of rows of the columns
+    /// [`Store::list_experiments`] selects, with their variants, read in
+    /// one query for all of them (one per experiment would cost a round
+    /// trip each on PostgreSQL).
+    pub(crate) fn experiment_rows(&self, rows: &[Row]) -> Result<Vec<ExperimentRow>> {
+        let mut out = rows
+            .iter()
+            .map(|r| self.experiment_row(r))
+            .collect::<Result<Vec<_>>>()?;
+        if out.is_empty() {
+            return Ok(out);
+        }
+        // The ids are integers read from the store: written into the SQL,
+        // they need no parameters (whose number both back ends limit).
+        let ids: Vec<String> = out.iter().map(|e| e.id.to_string()).collect();
+        let variants = self.rows(
+            &format!(
+                "SELECT experiment_id, name, command FROM variants WHERE experiment_id IN ({})
+                 ORDER BY experiment_id, position",
+                ids.join(", ")
+            ),
+            &[],
+        )?;
+        let mut by_experiment: std::collections::HashMap<i64, Vec<(String, String)>> =
+            std::collections::HashMap::new();
+        for r in variants {
+            let read = || -> std::result::Result<_, StoreError> {
+                Ok((r.i64(0)?, r.text(1)?, r.text(2)?))
+            };
+            let (id, name, command) = read().map_err(|e| self.err(e))?;
+            by_experiment.entry(id).or_default().push((name, command));
+        }
+        for e in &mut out {
+            e.variants = by_experiment.remove(&e.id).unwrap_or_default();
+        }
+        Ok(out)
     }
 
     /// An [`ExperimentRow`] from a row of the columns
-    /// [`Store::list_experiments`] selects, with its variants.
+    /// [`Store::list_experiments`] selects, without its variants.
     fn experiment_row(&self, r: &Row) -> Result<ExperimentRow> {
         let read = || -> std::result::Result<ExperimentRow, StoreError> {
             let change = match (r.opt_f64(6)?, r.opt_f64(7)?, r.opt_f64(8)?) {
@@ -504,20 +542,7 @@ impl Store {
                 variants: Vec::new(),
             })
         };
-        let mut row = read().map_err(|e| self.err(e))?;
-        row.variants = self.variant_names(row.id)?;
-        Ok(row)
-    }
-
-    fn variant_names(&self, experiment_id: i64) -> Result<Vec<(String, String)>> {
-        self.rows(
-            "SELECT name, command FROM variants WHERE experiment_id = ?1 ORDER BY position",
-            values![experiment_id],
-        )?
-        .into_iter()
-        .map(|r| Ok((r.text(0)?, r.text(1)?)))
-        .collect::<std::result::Result<_, StoreError>>()
-        .map_err(|e| self.err(e))
+        read().map_err(|e| self.err(e))
     }
 
     /// The stored result document of an experiment, if it finished with one.

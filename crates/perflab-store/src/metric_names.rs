@@ -165,6 +165,34 @@ mod tests {
     }
 
     #[test]
+    fn the_values_of_many_names_read_at_once_are_those_of_each_name_read_alone() {
+        let store = Store::in_memory().unwrap();
+        for name in ["parse", "insert", "parse", "scan"] {
+            experiment(&store, name, &[], &["cost"]);
+        }
+        let (unnamed, variant) = one_variant_experiment(&store, ExperimentKind::Run, None, None);
+        store
+            .record_run(unnamed, variant, 1, 0, false, &reporting(&["cost"]))
+            .unwrap();
+        let names = [Some("parse".to_string()), Some("insert".to_string()), None];
+        for metric in ["cost", "wall"] {
+            let together = store.metric_values_of_names(&names, metric).unwrap();
+            assert_eq!(together.len(), 3, "scan was not asked for");
+            for name in &names {
+                let alone = store.metric_values(name.as_deref(), metric).unwrap();
+                assert_eq!(together[name], alone, "{name:?} {metric}");
+            }
+            assert_eq!(together[&Some("parse".to_string())].len(), 2);
+        }
+        assert!(
+            store
+                .metric_values_of_names(&[], "cost")
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
     fn copied_runs_bring_their_metric_names_into_the_receiving_store() {
         let from = Store::in_memory().unwrap();
         experiment(&from, "parse", &["warm-only"], &["cost"]);
