@@ -9,6 +9,7 @@ use perflab_format::result::ResultDocument;
 use perflab_format::sampling::SamplingDocument;
 use perflab_format::suite::SuiteDocument;
 use perflab_format::sweep::SweepDocument;
+use perflab_format::vocabulary::ExperimentKind;
 use perflab_report::page::{ExperimentReport, ReportData};
 use perflab_report::sampling::off_cpu::wall_stacks_attachment;
 use perflab_report::sections::sampling::SamplingReport;
@@ -79,46 +80,50 @@ fn experiment(
     let mut suite = None;
     let mut warnings = Vec::new();
     match row.result_json.as_deref() {
-        Some(text) if row.kind == "profile" => match SamplingDocument::from_json_str(text) {
-            Ok(doc) => {
-                // Profiles with off-CPU time draw the wall-time stacks.
-                let folded = if !doc.profiles.is_empty()
-                    && doc.profiles.iter().all(|p| p.off_cpu.is_some())
-                {
-                    doc.profiles
-                        .iter()
-                        .map(|p| {
-                            let kind = wall_stacks_attachment(&p.name);
-                            Ok((
-                                p.name.clone(),
-                                store.attachment(id, &kind)?.unwrap_or_default(),
-                            ))
-                        })
-                        .collect::<Result<Vec<_>>>()?
-                } else {
-                    store.folded(id)?
-                };
-                sampling = Some(SamplingReport { doc, folded })
+        Some(text) if row.kind == ExperimentKind::Profile => {
+            match SamplingDocument::from_json_str(text) {
+                Ok(doc) => {
+                    // Profiles with off-CPU time draw the wall-time stacks.
+                    let folded = if !doc.profiles.is_empty()
+                        && doc.profiles.iter().all(|p| p.off_cpu.is_some())
+                    {
+                        doc.profiles
+                            .iter()
+                            .map(|p| {
+                                let kind = wall_stacks_attachment(&p.name);
+                                Ok((
+                                    p.name.clone(),
+                                    store.attachment(id, &kind)?.unwrap_or_default(),
+                                ))
+                            })
+                            .collect::<Result<Vec<_>>>()?
+                    } else {
+                        store.folded(id)?
+                    };
+                    sampling = Some(SamplingReport { doc, folded })
+                }
+                Err(e) => {
+                    missing = Some(format!(
+                        "its stored sampling profile cannot be read ({e}); profile the command again with this perflab"
+                    ))
+                }
             }
-            Err(e) => {
-                missing = Some(format!(
-                    "its stored sampling profile cannot be read ({e}); profile the command again with this perflab"
-                ))
-            }
-        },
+        }
         Some(text) => {
             // The store's kind says which document to read, so that each is
             // parsed once (a report of many experiments spends its time here).
-            let read = match row.kind.as_str() {
-                "sweep" => SweepDocument::from_result_json(text).map(|doc| {
+            let read = match row.kind {
+                ExperimentKind::Sweep => SweepDocument::from_result_json(text).map(|doc| {
                     result = Some(doc.result.clone());
                     sweep = Some(doc);
                 }),
                 // A comparison of many benchmarks is stored as a suite's document.
-                "suite" | "compare" => SuiteDocument::from_result_json(text).map(|doc| {
-                    result = Some(doc.result.clone());
-                    suite = Some(doc);
-                }),
+                ExperimentKind::Suite | ExperimentKind::Compare => {
+                    SuiteDocument::from_result_json(text).map(|doc| {
+                        result = Some(doc.result.clone());
+                        suite = Some(doc);
+                    })
+                }
                 _ => None,
             };
             if read.is_none() {
@@ -176,10 +181,15 @@ fn experiment(
         }
         _ => (breakdowns.variants, breakdowns.warnings),
     };
-    let history = match (&row.metric, with_history, row.kind.as_str()) {
-        (Some(metric), true, "ab" | "run" | "sweep" | "import") => {
-            history_of(store, id, row.name.clone(), metric, result.as_ref(), values)?
-        }
+    let history = match (&row.metric, with_history, row.kind) {
+        (
+            Some(metric),
+            true,
+            ExperimentKind::Ab
+            | ExperimentKind::Run
+            | ExperimentKind::Sweep
+            | ExperimentKind::Import,
+        ) => history_of(store, id, row.name.clone(), metric, result.as_ref(), values)?,
         _ => None,
     };
     Ok(ExperimentReport {

@@ -43,7 +43,7 @@ fn experiments(store: &std::path::Path) -> Vec<(String, String, i64)> {
         .list_experiments(100, None)
         .unwrap()
         .into_iter()
-        .map(|r| (r.kind, r.status, r.runs))
+        .map(|r| (r.kind.to_string(), r.status.to_string(), r.runs))
         .collect();
     rows.reverse();
     rows

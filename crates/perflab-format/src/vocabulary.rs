@@ -36,6 +36,14 @@ macro_rules! words {
                     $($name::$variant => $word,)+
                 }
             }
+
+            /// The variant whose word is `word` (None for any other text).
+            pub fn from_word(word: &str) -> Option<Self> {
+                match word {
+                    $($word => Some($name::$variant),)+
+                    _ => None,
+                }
+            }
         }
 
         impl std::fmt::Display for $name {
@@ -203,6 +211,19 @@ mod tests {
         words_survive_json(Better::ALL);
         words_survive_json(SweepStop::ALL);
         words_survive_json(StepVerdict::ALL);
+    }
+
+    #[test]
+    fn a_word_is_read_back_as_its_variant_and_any_other_text_as_none() {
+        for kind in ExperimentKind::ALL {
+            assert_eq!(ExperimentKind::from_word(kind.as_str()), Some(*kind));
+        }
+        for status in ResultStatus::ALL {
+            assert_eq!(ResultStatus::from_word(status.as_str()), Some(*status));
+        }
+        assert_eq!(Verdict::from_word("NO-GO"), Some(Verdict::NoGo));
+        assert_eq!(Verdict::from_word("no-go"), None);
+        assert_eq!(ExperimentKind::from_word(""), None);
     }
 
     #[test]

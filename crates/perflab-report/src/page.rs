@@ -11,6 +11,7 @@ use perflab_format::instructions::InstructionsDocument;
 use perflab_format::result::ResultDocument;
 use perflab_format::suite::SuiteDocument;
 use perflab_format::sweep::SweepDocument;
+use perflab_format::vocabulary::{ExperimentKind, ResultStatus};
 
 use crate::sections::sampling::SamplingReport;
 use crate::sections::spans::VariantSpans;
@@ -30,12 +31,12 @@ pub struct ReportData {
 pub struct ExperimentReport {
     /// Id in the store.
     pub id: i64,
-    /// `ab`, `run`, `compare`, `sweep`, `suite` or `profile`.
-    pub kind: String,
+    /// The command that stored it.
+    pub kind: ExperimentKind,
     /// Name, if given.
     pub name: Option<String>,
     /// Status in the store.
-    pub status: String,
+    pub status: ResultStatus,
     /// The result document (for a sweep, its shared part).
     pub result: Option<ResultDocument>,
     /// The sweep, for sweeps.

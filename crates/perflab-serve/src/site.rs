@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use perflab_format::history::{ConfirmationDoc, MetricHistory, Step};
-use perflab_format::vocabulary::Better;
+use perflab_format::vocabulary::{Better, ExperimentKind, ResultStatus};
 use perflab_report::changes::{SeriesChange, StoreChanges};
 use perflab_report::page::ExperimentReport;
 use perflab_report::sections::history::describe_judgement;
@@ -120,12 +120,13 @@ pub struct HostRegressions {
 pub struct ExperimentItem {
     /// Id in the store.
     pub id: i64,
-    /// `ab`, `run`, `compare`, `sweep`, `suite`, `profile` or `import`.
-    pub kind: String,
+    /// The command that stored it (`ab`, `run`, `compare`, `sweep`,
+    /// `suite`, `profile` or `import`).
+    pub kind: ExperimentKind,
     /// Name, if given.
     pub name: Option<String>,
     /// `running`, `complete` or `incomplete`.
-    pub status: String,
+    pub status: ResultStatus,
     /// The metric decided on.
     pub metric: Option<String>,
     /// The verdict, if decided.

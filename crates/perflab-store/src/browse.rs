@@ -145,4 +145,31 @@ mod tests {
             .unwrap();
         assert_eq!((page.experiments.len(), page.total), (0, 0));
     }
+
+    #[test]
+    fn a_kind_or_status_this_perflab_does_not_know_is_refused_by_name() {
+        let store = Store::in_memory().unwrap();
+        let (id, _) = crate::batch::tests::one_variant_experiment(
+            &store,
+            perflab_format::vocabulary::ExperimentKind::Ab,
+            Some("parse"),
+            None,
+        );
+        let listed = store.list_experiments(5, None).unwrap();
+        assert_eq!(
+            listed[0].kind,
+            perflab_format::vocabulary::ExperimentKind::Ab
+        );
+        store
+            .execute(
+                "UPDATE experiments SET kind = 'frobnicate' WHERE id = ?1",
+                crate::sql::values![id],
+            )
+            .unwrap();
+        let e = store.list_experiments(5, None).unwrap_err().to_string();
+        assert!(
+            e.contains("\"frobnicate\"") && e.contains("not an experiment kind"),
+            "{e}"
+        );
+    }
 }

@@ -99,13 +99,12 @@ pub struct VariantRecord<'a> {
 pub struct ExperimentRow {
     /// Experiment id.
     pub id: i64,
-    /// The command that stored it (an [`ExperimentKind`]'s word).
-    pub kind: String,
+    /// The command that stored it.
+    pub kind: ExperimentKind,
     /// Name, if given.
     pub name: Option<String>,
-    /// Whether it is still running or finished complete or incomplete (a
-    /// [`ResultStatus`]'s word).
-    pub status: String,
+    /// Whether it is still running or finished complete or incomplete.
+    pub status: ResultStatus,
     /// Metric decided on.
     pub metric: Option<String>,
     /// Verdict, if any.
@@ -529,9 +528,9 @@ impl Store {
             };
             Ok(ExperimentRow {
                 id: r.i64(0)?,
-                kind: r.text(1)?,
+                kind: r.word(1, "an experiment kind", ExperimentKind::from_word)?,
                 name: r.opt_text(2)?,
-                status: r.text(3)?,
+                status: r.word(3, "a result status", ResultStatus::from_word)?,
                 metric: r.opt_text(4)?,
                 verdict: r.opt_text(5)?,
                 change,

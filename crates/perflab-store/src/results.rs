@@ -5,6 +5,7 @@ use super::Store;
 use super::sql::{Row, values};
 use crate::error::{Error, Result, StoreError};
 use crate::spool::Write;
+use perflab_format::vocabulary::{ExperimentKind, ResultStatus};
 use perflab_runner::{ExitState, MetricValue, RunOutcome};
 
 /// A run as stored.
@@ -25,12 +26,12 @@ pub struct StoredRun {
 pub struct ExperimentSummary {
     /// Id.
     pub id: i64,
-    /// `ab`, `run`, `compare` or `sweep`.
-    pub kind: String,
+    /// The command that stored it.
+    pub kind: ExperimentKind,
     /// Name, if given.
     pub name: Option<String>,
     /// `running`, `complete` or `incomplete`.
-    pub status: String,
+    pub status: ResultStatus,
     /// The metric decided on or measured.
     pub metric: Option<String>,
     /// The stored result document, if it finished (or a sweep's checkpoint).
@@ -49,9 +50,9 @@ impl Store {
         let read = || -> std::result::Result<ExperimentSummary, StoreError> {
             Ok(ExperimentSummary {
                 id: row.i64(0)?,
-                kind: row.text(1)?,
+                kind: row.word(1, "an experiment kind", ExperimentKind::from_word)?,
                 name: row.opt_text(2)?,
-                status: row.text(3)?,
+                status: row.word(3, "a result status", ResultStatus::from_word)?,
                 metric: row.opt_text(4)?,
                 result_json: row.opt_text(5)?,
             })

@@ -626,7 +626,7 @@ mod tests {
         assert_eq!(all_runs(&spool), 5);
         assert_eq!(
             spool.list_experiments(9, None).unwrap()[0].status,
-            "complete"
+            ResultStatus::Complete
         );
         drop(spool);
 
@@ -685,7 +685,7 @@ mod tests {
         assert!(!spool_path.exists());
         assert_eq!(
             shared.list_experiments(9, None).unwrap()[0].status,
-            "complete"
+            ResultStatus::Complete
         );
     }
 

@@ -116,6 +116,23 @@ impl Row {
         }
     }
 
+    /// A word of perflab's vocabulary (an experiment's kind, a status),
+    /// read by its `from_word`: a word this perflab does not know is an
+    /// error naming what was expected, not a guess.
+    pub fn word<T>(
+        &self,
+        column: usize,
+        expected: &'static str,
+        from_word: fn(&str) -> Option<T>,
+    ) -> Result<T, StoreError> {
+        let text = self.text(column)?;
+        from_word(&text).ok_or_else(|| StoreError::Column {
+            column,
+            expected,
+            found: format!("{text:?}"),
+        })
+    }
+
     /// An integer that may be NULL.
     pub fn opt_i64(&self, column: usize) -> Result<Option<i64>, StoreError> {
         match self.get(column) {

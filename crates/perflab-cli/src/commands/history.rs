@@ -24,7 +24,7 @@ use crate::metric_history_changes::store_changes;
 use crate::metric_history_confirmation::{newest_measured, wants_confirmation};
 use crate::webhook::{WebhookUrl, post_new_regressions};
 use perflab_format::change_words::ChangeWords;
-use perflab_format::vocabulary::Better;
+use perflab_format::vocabulary::{Better, ExperimentKind};
 use perflab_report::changes::StoreChanges;
 use perflab_report::markdown::history::history_markdown;
 use perflab_report::sections::history::series_title;
@@ -167,14 +167,14 @@ pub fn history<E: Executor>(
             .git
             .map(|(c, dirty)| format!("{}{}", &c[..c.len().min(8)], if dirty { "+" } else { "" }))
             .unwrap_or_default();
-        let variants = match (r.kind.as_str(), r.variants.as_slice()) {
-            ("sweep", [first, .., last]) => format!(
+        let variants = match (r.kind, r.variants.as_slice()) {
+            (ExperimentKind::Sweep, [first, .., last]) => format!(
                 "{} point-commands ({} … {})",
                 r.variants.len(),
                 first.0,
                 last.0
             ),
-            ("suite", [first, .., last]) => format!(
+            (ExperimentKind::Suite, [first, .., last]) => format!(
                 "{} cell variants ({} … {})",
                 r.variants.len(),
                 first.0,

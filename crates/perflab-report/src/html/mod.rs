@@ -64,11 +64,11 @@ fn experiment_html(e: &ExperimentReport, out: &mut String, chart_id: &mut usize)
     {
         out.push_str(&badge(verdict));
     }
-    if e.status != ResultStatus::Complete.as_str() {
+    if e.status != ResultStatus::Complete {
         let _ = write!(
             out,
             r#"<span class="badge status">{}</span>"#,
-            esc(&e.status)
+            esc(e.status.as_str())
         );
     }
     out.push_str("</h2>");
