@@ -188,7 +188,8 @@ def block_reading(run):
         if b[2]["lo"] > a[2]["hi"]:
             reading = (
                 f"the per-item cost rose from {interval(a[2])} to {interval(b[2])} (the intervals are apart), "
-                f"but not beyond the cliff threshold ({threshold} beyond the curve's trend, `--cliff`)"
+                f"but not as a cliff: the smallest rise both intervals allow is within the curve's trend "
+                f"and the threshold ({threshold}, `--cliff`)"
             )
         elif b[2]["hi"] < a[2]["lo"]:
             reading = f"the per-item cost fell from {interval(a[2])} to {interval(b[2])} (the intervals are apart)"
