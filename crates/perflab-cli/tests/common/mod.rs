@@ -12,6 +12,7 @@ pub mod burners;
 pub mod commits;
 pub mod harnesses;
 pub mod history;
+pub mod investigate;
 pub mod machine;
 pub mod machine_history;
 pub mod markdown;
