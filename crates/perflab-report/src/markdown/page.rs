@@ -102,9 +102,9 @@ mod tests {
         };
         ExperimentReport {
             id,
-            kind: "run".into(),
+            kind: perflab_format::vocabulary::ExperimentKind::Run,
             name: None,
-            status: "complete".into(),
+            status: perflab_format::vocabulary::ResultStatus::Complete,
             result: None,
             sweep: None,
             suite: None,

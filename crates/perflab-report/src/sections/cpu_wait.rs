@@ -308,9 +308,9 @@ mod tests {
         let page = ReportData {
             experiments: vec![ExperimentReport {
                 id: 1,
-                kind: "ab".into(),
+                kind: perflab_format::vocabulary::ExperimentKind::Ab,
                 name: None,
-                status: "complete".into(),
+                status: perflab_format::vocabulary::ResultStatus::Complete,
                 result: Some(d.clone()),
                 sweep: None,
                 suite: None,
