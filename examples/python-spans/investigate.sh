@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Reruns this example's investigation and rewrites the figures in README.md:
+# Reruns this example's investigation and rewrites the figures in README.md
+# (only from a committed tree on a quiet machine: examples/publish-gate.sh):
 # the A/B of perflab.toml (terminal output and REPORT.md from `perflab
 # report`), the span table of one run, and what a span costs
 # (python/bench/span_cost.py). Takes a few minutes; the workspace tests run
@@ -11,6 +12,9 @@ perflab=${PERFLAB:-$root/target/release/perflab}
 if [ ! -x "$perflab" ]; then
   cargo build --release -p perflab-cli --manifest-path "$root/Cargo.toml" || exit 1
 fi
+# A committed tree and a quiet machine, or no figures (see publish-gate.sh).
+. "$root/examples/publish-gate.sh"
+publish_gate "$@"
 export PERFLAB_STORE="$PWD/.perflab/perflab.db"
 export PYTHONPATH="$PWD/$root/python/src"
 # The package as pip installs it: with its C accelerator, built next to the
@@ -53,4 +57,5 @@ for name, fence in (("table", "text"), ("ab", "text"), ("cost", "")):
 readme.write_text(text)
 PY
 [ $? -eq 0 ] || exit 1
+publish_provenance README.md
 echo "README.md and REPORT.md rewritten"
