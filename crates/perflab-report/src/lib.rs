@@ -27,20 +27,95 @@ pub mod terminal;
 pub mod units;
 pub mod unreadable_metrics;
 
+use std::fmt;
 use std::path::Path;
 
+use perflab_format::history::MetricHistory;
+use perflab_format::instructions::InstructionsDocument;
 use perflab_format::result::ResultDocument;
+use perflab_format::sampling::SamplingDocument;
+use perflab_format::suite::SuiteDocument;
+use perflab_format::sweep::SweepDocument;
+
+use bisect::BisectDocument;
+use changes::StoreChanges;
+use page::ReportData;
 
 pub use error::{Error, Result};
+pub use html::HtmlReport;
 pub use json::JsonReport;
 pub use markdown::{MarkdownReport, markdown_body};
 pub use terminal::side_by_side::side_by_side;
 pub use terminal::{TerminalReport, other_metrics};
 
-/// A way of showing a result.
+/// One format family's way of showing every kind of document the crate
+/// renders: the terminal ([`TerminalReport`]), Markdown ([`MarkdownReport`]),
+/// HTML ([`HtmlReport`]) and JSON ([`JsonReport`]), one method per kind.
+///
+/// Every method writes into `out` and returns what writing returned, so a
+/// failed write stops the rendering at once and reaches the caller instead
+/// of being dropped; [`Render::render`] and [`render_to_string`] are for
+/// callers that want the text as a `String`. `out` is a
+/// `&mut dyn fmt::Write` rather than a generic writer so that the trait
+/// stays object-safe (`&dyn Render` picks a format at run time, as
+/// [`write_to`] does) and each renderer is compiled once, not once per
+/// writer type; a `String` is passed as `&mut text`.
+///
+/// A format that has no form of its own for a kind says so in its
+/// implementation and writes what it shows today: JSON serializes the
+/// document; a kind with no text in that format writes nothing.
 pub trait Render {
-    /// The result as text in this format.
-    fn render(&self, doc: &ResultDocument) -> String;
+    /// A result document (`perflab run`, `ab`, `compare`, `import`).
+    fn result(&self, out: &mut dyn fmt::Write, doc: &ResultDocument) -> fmt::Result;
+
+    /// A suite: the verdict over every scenario and candidate, then the matrix.
+    fn suite(&self, out: &mut dyn fmt::Write, doc: &SuiteDocument) -> fmt::Result;
+
+    /// A sweep: the series, their fits and the fixed cost.
+    fn sweep(&self, out: &mut dyn fmt::Write, doc: &SweepDocument) -> fmt::Result;
+
+    /// A metric's history over commits, its values in `unit`.
+    fn history(&self, out: &mut dyn fmt::Write, history: &MetricHistory, unit: &str)
+    -> fmt::Result;
+
+    /// The change points of every metric of a store (`perflab history --changes`).
+    fn changes(&self, out: &mut dyn fmt::Write, changes: &StoreChanges) -> fmt::Result;
+
+    /// A sampling profile. `top` is how many functions each table lists in
+    /// a format whose reader chooses it (the terminal's `--top`); formats
+    /// that list a fixed number (Markdown, HTML) ignore it.
+    fn sampling(&self, out: &mut dyn fmt::Write, doc: &SamplingDocument, top: usize)
+    -> fmt::Result;
+
+    /// An instruction-count profile; `top` as for [`Render::sampling`].
+    fn instructions(
+        &self,
+        out: &mut dyn fmt::Write,
+        doc: &InstructionsDocument,
+        top: usize,
+    ) -> fmt::Result;
+
+    /// A bisection: its steps and its conclusion.
+    fn bisection(&self, out: &mut dyn fmt::Write, doc: &BisectDocument) -> fmt::Result;
+
+    /// A `perflab report` page: every experiment it gathered.
+    fn report_page(&self, out: &mut dyn fmt::Write, data: &ReportData) -> fmt::Result;
+
+    /// The result document as text in this format.
+    fn render(&self, doc: &ResultDocument) -> String {
+        render_to_string(|out| self.result(out, doc))
+    }
+}
+
+/// The text `write` writes, for callers that want a `String`.
+///
+/// Writing into a `String` cannot fail; an error can only come from a
+/// `Display` implementation that returned one, which is a bug, so this
+/// panics as [`ToString::to_string`] does.
+pub fn render_to_string(write: impl FnOnce(&mut dyn fmt::Write) -> fmt::Result) -> String {
+    let mut text = String::new();
+    write(&mut text).expect("a Display implementation returned an error unexpectedly");
+    text
 }
 
 /// Writes `doc` to `path` in `format`.
