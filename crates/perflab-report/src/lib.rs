@@ -1,10 +1,10 @@
 //! perflab's documents and their renderers: the span figures (`spans`),
 //! counters and gauges (`probes`) and the answer check (`answer_check`) a
 //! result document carries; one module per format, [`terminal`],
-//! [`markdown`], [`html`] and [`json`]. A result document renders behind
-//! the [`Render`] trait; the figures every format shows (span rows, probe
-//! cells, a sweep's words, a metric history's judgements...) are built once,
-//! format-neutral, in [`sections`]. A `perflab report` page shows a
+//! [`markdown`], [`html`] and [`json`], each implementing the [`Render`]
+//! trait, one method per document kind; the figures every format shows
+//! (span rows, probe cells, a sweep's words, a metric history's
+//! judgements...) are built once, format-neutral, in [`sections`]. A `perflab report` page shows a
 //! [`page::ReportData`]; `perflab history --changes` a
 //! [`changes::StoreChanges`]; a sampling profile's flame graphs and text are
 //! in [`sampling`], a bisection's document in [`bisect`], and quantities are

@@ -93,8 +93,7 @@ pub fn write_history_markdown(
     Ok(())
 }
 
-/// The metric history as Markdown (`level` is the heading level of its title).
-/// As a `String`.
+/// [`write_history_markdown`] as a `String`.
 pub fn history_markdown(e: &MetricHistory, unit: &str, heading: usize) -> String {
     crate::render_to_string(|out| write_history_markdown(out, e, unit, heading))
 }

@@ -199,8 +199,7 @@ pub fn write_markdown_body(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Re
     Ok(())
 }
 
-/// The Markdown of a result without its heading: verdict, variants, guards, method.
-/// As a `String`.
+/// [`write_markdown_body`] as a `String`.
 pub fn markdown_body(doc: &ResultDocument) -> String {
     crate::render_to_string(|out| write_markdown_body(out, doc))
 }

@@ -40,8 +40,7 @@ pub fn write_span_grid_markdown(out: &mut dyn Write, grid: &SpanGrid) -> fmt::Re
     Ok(())
 }
 
-/// The grid as a Markdown table.
-/// As a `String`.
+/// [`write_span_grid_markdown`] as a `String`.
 pub fn span_grid_markdown(grid: &SpanGrid) -> String {
     crate::render_to_string(|out| write_span_grid_markdown(out, grid))
 }

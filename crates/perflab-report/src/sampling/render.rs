@@ -56,8 +56,7 @@ pub fn sampling_terminal(out: &mut dyn Write, doc: &SamplingDocument, top: usize
     Ok(())
 }
 
-/// The document as text for a terminal.
-/// As a `String`.
+/// [`sampling_terminal`] as a `String`.
 pub fn render_sampling(doc: &SamplingDocument, top: usize) -> String {
     crate::render_to_string(|out| sampling_terminal(out, doc, top))
 }

@@ -71,8 +71,7 @@ pub fn write_history_terminal(out: &mut dyn Write, e: &MetricHistory, unit: &str
     Ok(())
 }
 
-/// The metric history for a terminal.
-/// As a `String`.
+/// [`write_history_terminal`] as a `String`.
 pub fn history_terminal(e: &MetricHistory, unit: &str) -> String {
     crate::render_to_string(|out| write_history_terminal(out, e, unit))
 }
@@ -215,9 +214,7 @@ pub fn write_changes_terminal(out: &mut dyn Write, c: &StoreChanges) -> fmt::Res
     Ok(())
 }
 
-/// The change points of every series in the store, newest first (with
-/// each one's host when the series come from more than one).
-/// As a `String`.
+/// [`write_changes_terminal`] as a `String`.
 pub fn changes_terminal(c: &StoreChanges) -> String {
     crate::render_to_string(|out| write_changes_terminal(out, c))
 }

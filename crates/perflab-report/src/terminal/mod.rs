@@ -221,8 +221,7 @@ pub fn write_other_metrics(
     Ok(())
 }
 
-/// A table of every metric of a single command's runs besides wall time.
-/// As a `String`.
+/// [`write_other_metrics`] as a `String`.
 pub fn other_metrics(runs: &[perflab_runner::RunOutcome]) -> String {
     crate::render_to_string(|out| write_other_metrics(out, runs))
 }

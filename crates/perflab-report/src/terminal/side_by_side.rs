@@ -117,11 +117,7 @@ pub fn write_side_by_side(
     Ok(())
 }
 
-/// A table of the median of every metric for A and B and B's difference
-/// from A (`B / A - 1`, not oriented: the sign says which is larger). The
-/// decision metric is left out: the decision above reports it with its
-/// interval. Each median rests on the runs counted in its column header.
-/// As a `String`.
+/// [`write_side_by_side`] as a `String`.
 pub fn side_by_side(names: [&str; 2], runs: [&[RunOutcome]; 2], decided_on: &str) -> String {
     crate::render_to_string(|out| write_side_by_side(out, names, runs, decided_on))
 }

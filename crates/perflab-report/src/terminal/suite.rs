@@ -97,8 +97,7 @@ pub fn write_suite_terminal(out: &mut dyn Write, doc: &SuiteDocument) -> fmt::Re
     Ok(())
 }
 
-/// The suite as aligned text.
-/// As a `String`.
+/// [`write_suite_terminal`] as a `String`.
 pub fn suite_terminal(doc: &SuiteDocument) -> String {
     crate::render_to_string(|out| write_suite_terminal(out, doc))
 }

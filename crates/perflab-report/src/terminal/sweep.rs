@@ -85,8 +85,7 @@ pub fn write_sweep_terminal(out: &mut dyn Write, doc: &SweepDocument) -> fmt::Re
     Ok(())
 }
 
-/// The sweep for a terminal.
-/// As a `String`.
+/// [`write_sweep_terminal`] as a `String`.
 pub fn sweep_terminal(doc: &SweepDocument) -> String {
     crate::render_to_string(|out| write_sweep_terminal(out, doc))
 }
