@@ -27,7 +27,7 @@ use perflab_format::vocabulary::ResultStatus;
 use charts::change::change_chart;
 use charts::distribution::distribution_chart;
 use charts::flamegraph::flamegraph_chart;
-use charts::history::history_chart;
+use charts::history::write_history_chart;
 use charts::share_changes::share_changes_chart;
 use charts::shares::shares_chart;
 use charts::spans::spans_chart;
@@ -141,7 +141,7 @@ fn experiment_html(out: &mut dyn Write, e: &ExperimentReport, chart_id: &mut usi
     } else {
         for v in &e.spans {
             *chart_id += 1;
-            out.write_str(&spans_chart(v, *chart_id))?;
+            spans_chart(out, v, *chart_id)?;
         }
     }
     // The profiles' warnings, grouped as on the terminal: a warning every
@@ -163,9 +163,7 @@ fn experiment_html(out: &mut dyn Write, e: &ExperimentReport, chart_id: &mut usi
 /// A sweep as its experiment's section shows it: the charts, the table and
 /// the warnings.
 fn sweep_html(out: &mut dyn Write, sweep: &SweepDocument) -> fmt::Result {
-    for chart in sweep_charts(sweep) {
-        out.write_str(&chart)?;
-    }
+    sweep_charts(out, sweep)?;
     tables::sweep_table(out, sweep)?;
     for w in &sweep.result.warnings {
         write!(out, r#"<p class="note">Warning: {}</p>"#, esc(w))?;
@@ -185,11 +183,9 @@ fn result_html(out: &mut dyn Write, result: &ResultDocument) -> fmt::Result {
         write!(out, r#"<p class="note">Machine state: {}</p>"#, esc(w))?;
     }
     if let Some(d) = &result.decision {
-        out.write_str(&change_chart(&result.metric.name, result.metric.better, d))?;
+        change_chart(out, &result.metric.name, result.metric.better, d)?;
     }
-    if let Some(chart) = distribution_chart(result) {
-        out.write_str(&chart)?;
-    }
+    distribution_chart(out, result)?;
     tables::variants_table(out, result)?;
     // The heading names the kinds of table that follow, so the tables are
     // written apart first: no tables, no heading.
@@ -203,7 +199,7 @@ fn result_html(out: &mut dyn Write, result: &ResultDocument) -> fmt::Result {
 
 /// A metric's history: its chart and its table.
 fn history_html(out: &mut dyn Write, history: &MetricHistory, unit: &str) -> fmt::Result {
-    out.write_str(&history_chart(history, unit))?;
+    write_history_chart(out, history, unit)?;
     tables::history_table(out, history, unit)
 }
 
@@ -222,18 +218,14 @@ fn sampling_html(out: &mut dyn Write, sampling: &SamplingReport, id: usize) -> f
 fn sampling_tables_html(out: &mut dyn Write, doc: &SamplingDocument) -> fmt::Result {
     for profile in &doc.profiles {
         out.write_str(&profile_tables::profile_summary(doc, profile))?;
-        if let Some(chart) = shares_chart(doc, profile) {
-            out.write_str(&chart)?;
-        }
+        shares_chart(out, doc, profile)?;
         profile_tables::sampled_profile_tables(out, profile)?;
         if let Some(off_cpu) = &profile.off_cpu {
             profile_tables::off_cpu_tables(out, off_cpu)?;
         }
     }
     if doc.profiles.len() == 2 {
-        if let Some(chart) = share_changes_chart(doc) {
-            out.write_str(&chart)?;
-        }
+        share_changes_chart(out, doc)?;
         profile_tables::share_changes_table(out, doc)?;
     }
     if !doc.off_cpu_changes.is_empty() {
