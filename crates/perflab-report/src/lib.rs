@@ -191,3 +191,95 @@ pub fn write_requested(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::{self, Write};
+
+    use perflab_format::history::MetricHistory;
+    use perflab_format::result::ResultDocument;
+    use perflab_format::sampling::SamplingDocument;
+
+    use super::{HtmlReport, JsonReport, MarkdownReport, Render, TerminalReport, render_to_string};
+
+    const FORMATS: [&dyn Render; 4] = [&TerminalReport, &MarkdownReport, &HtmlReport, &JsonReport];
+
+    fn result() -> ResultDocument {
+        ResultDocument::from_json_str(include_str!(
+            "../../perflab-format/tests/fixtures/result-ab-guarded.json"
+        ))
+        .unwrap()
+    }
+
+    /// A writer that takes `room` bytes and then refuses, as a closed pipe
+    /// or a full disk would.
+    struct Refusing {
+        room: usize,
+        written: String,
+    }
+
+    impl Write for Refusing {
+        fn write_str(&mut self, s: &str) -> fmt::Result {
+            if self.written.len() + s.len() > self.room {
+                return Err(fmt::Error);
+            }
+            self.written.push_str(s);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn every_format_writes_into_a_writer_what_render_returns_as_a_string() {
+        let doc = result();
+        for format in FORMATS {
+            let mut text = String::new();
+            format.result(&mut text, &doc).unwrap();
+            assert!(!text.is_empty());
+            assert_eq!(text, format.render(&doc));
+        }
+    }
+
+    #[test]
+    fn a_writer_that_refuses_stops_every_format_with_its_error() {
+        let doc = result();
+        for format in FORMATS {
+            let whole = format.render(&doc);
+            let mut out = Refusing {
+                room: whole.len() / 2,
+                written: String::new(),
+            };
+            assert_eq!(format.result(&mut out, &doc), Err(fmt::Error));
+            assert!(whole.starts_with(&out.written));
+        }
+    }
+
+    #[test]
+    fn the_string_conveniences_of_other_kinds_match_the_trait() {
+        let history = MetricHistory::from_json_str(include_str!(
+            "../../perflab-format/tests/fixtures/history.json"
+        ))
+        .unwrap();
+        let sampling = SamplingDocument::from_json_str(include_str!(
+            "../../perflab-format/tests/fixtures/sampling.json"
+        ))
+        .unwrap();
+        assert_eq!(
+            render_to_string(|out| TerminalReport.history(out, &history, "s")),
+            crate::terminal::history::history_terminal(&history, "s")
+        );
+        assert_eq!(
+            render_to_string(|out| MarkdownReport.history(out, &history, "s")),
+            crate::markdown::history::history_markdown(&history, "s", 3)
+        );
+        assert_eq!(
+            render_to_string(|out| TerminalReport.sampling(out, &sampling, 7)),
+            crate::sampling::render::render_sampling(&sampling, 7)
+        );
+        let json = render_to_string(|out| JsonReport.sampling(out, &sampling, 7));
+        assert_eq!(
+            SamplingDocument::from_json_str(&json).unwrap(),
+            sampling,
+            "JSON writes the document itself"
+        );
+    }
+}
