@@ -1,6 +1,8 @@
 //! The outcome of a bisection as a document (`perflab-bisect/1`, written
 //! by `--json`), and as a table for the terminal and `--markdown`.
 
+use std::fmt;
+
 use serde::Serialize;
 
 use perflab_format::change_words::ChangeWords;
@@ -127,14 +129,16 @@ impl BisectDocument {
     }
 
     /// A Markdown table of the steps and the outcome.
-    pub fn markdown(&self) -> String {
-        let mut out = format!(
+    pub fn write_markdown(&self, out: &mut dyn fmt::Write) -> fmt::Result {
+        write!(
+            out,
             "## Bisect: `{}` from {} to {}\n\n| step | commit | subject | change | verdict | runs |\n|---|---|---|---|---|---|\n",
             self.command, self.good.revision, self.bad.revision
-        );
+        )?;
         for (i, step) in self.steps.iter().enumerate() {
-            out.push_str(&format!(
-                "| {} | `{}` | {} | {} | {} ({}) | {} |\n",
+            writeln!(
+                out,
+                "| {} | `{}` | {} | {} | {} ({}) | {} |",
                 i + 1,
                 &step.commit[..step.commit.len().min(12)],
                 step.subject.replace('|', "\\|"),
@@ -142,16 +146,21 @@ impl BisectDocument {
                 step.verdict,
                 step.judgement,
                 step.runs
-            ));
+            )?;
         }
-        out.push_str(&format!(
-            "\n**{}**\n\nEach step decided at {} confidence, so that the search of at most {} steps holds {}.\n",
+        writeln!(
+            out,
+            "\n**{}**\n\nEach step decided at {} confidence, so that the search of at most {} steps holds {}.",
             self.conclusion(),
             level(self.step_confidence),
             self.max_steps,
             level(self.confidence)
-        ));
-        out
+        )
+    }
+
+    /// [`BisectDocument::write_markdown`] as a `String`.
+    pub fn markdown(&self) -> String {
+        crate::render_to_string(|out| self.write_markdown(out))
     }
 }
 

@@ -52,7 +52,8 @@ const SCRIPT_TEXTS: [&str; 3] = ["unzoom", "search", "matched"];
 
 /// The SVG to inline, with its ids prefixed by `flame-{id}-`, each frame a
 /// `mark`, and `axis_label` where inferno leaves room for hover details;
-/// `None` if inferno's output holds anything this does not know.
+/// `None` if inferno's output holds anything this does not know (or a
+/// write into the new text fails).
 pub fn inline_flamegraph(svg: &str, id: usize, axis_label: &str) -> Option<String> {
     let mut rest = &svg[svg.find("<svg")?..];
     let mut out = String::with_capacity(rest.len());
@@ -76,7 +77,7 @@ pub fn inline_flamegraph(svg: &str, id: usize, axis_label: &str) -> Option<Strin
         rest = &rest[close + 1..];
         if let Some(name) = tag.strip_prefix('/') {
             ELEMENTS.contains(&name.trim()).then_some(())?;
-            let _ = write!(out, "</{}>", name.trim());
+            write!(out, "</{}>", name.trim()).ok()?;
             continue;
         }
         let tag = Tag::parse(tag)?;
@@ -87,13 +88,14 @@ pub fn inline_flamegraph(svg: &str, id: usize, axis_label: &str) -> Option<Strin
             continue;
         }
         if tag.name == "text" && element_id == Some("details") {
-            let _ = write!(
+            write!(
                 out,
                 r#"<text class="axis-label" x="{}" y="{}">{}</text>"#,
                 tag.attribute("x")?,
                 tag.attribute("y")?,
                 esc(axis_label)
-            );
+            )
+            .ok()?;
             rest = &rest[rest.find("</text>")? + "</text>".len()..];
             continue;
         }
@@ -102,7 +104,8 @@ pub fn inline_flamegraph(svg: &str, id: usize, axis_label: &str) -> Option<Strin
     out.ends_with("</svg>").then_some(out)
 }
 
-/// A start tag written again with only the attributes that draw.
+/// A start tag written again with only the attributes that draw; `None`
+/// as for [`inline_flamegraph`].
 fn rewrite_tag(source: &Tag<'_>, id: usize) -> Option<String> {
     let (name, attributes) = (source.name, &source.attributes);
     let mut tag = format!("<{name}");
@@ -115,16 +118,16 @@ fn rewrite_tag(source: &Tag<'_>, id: usize) -> Option<String> {
     for (key, value) in attributes {
         match *key {
             "id" if *value == "background" => {
-                let _ = write!(tag, r#" id="flame-{id}-background""#);
+                write!(tag, r#" id="flame-{id}-background""#).ok()?;
             }
             "id" => classes.push(format!("flame-{value}")),
             "class" => classes.push(value.to_string()),
             "fill" if value.contains("url(") => {
                 (*value == "url(#background)").then_some(())?;
-                let _ = write!(tag, r##" fill="url(#flame-{id}-background)""##);
+                write!(tag, r##" fill="url(#flame-{id}-background)""##).ok()?;
             }
             k if ATTRIBUTES.contains(&k) => {
-                let _ = write!(tag, r#" {k}="{value}""#);
+                write!(tag, r#" {k}="{value}""#).ok()?;
             }
             // Handlers (`onload`), the script's namespaces and data
             // (`xmlns:fg`, `fg:x`, `total_samples`), links: not drawn.
@@ -132,7 +135,7 @@ fn rewrite_tag(source: &Tag<'_>, id: usize) -> Option<String> {
         }
     }
     if !classes.is_empty() {
-        let _ = write!(tag, r#" class="{}""#, classes.join(" "));
+        write!(tag, r#" class="{}""#, classes.join(" ")).ok()?;
     }
     tag.push_str(if source.empty { "/>" } else { ">" });
     Some(tag)

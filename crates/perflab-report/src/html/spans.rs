@@ -2,7 +2,7 @@
 //! marks) and a sweep's span grid, a row per point and command, a column
 //! per span (see [`crate::sections::span_grid`]).
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use super::escape::esc;
 use perflab_format::result::ResultDocument;
@@ -12,51 +12,52 @@ use crate::sections::spans::{change_text, profiled_runs, zero_figures_text};
 use crate::units::{format_seconds, format_share};
 
 /// The grid as an HTML table.
-pub fn span_grid_html(grid: &SpanGrid) -> String {
-    let mut out = String::from(
+pub fn span_grid_html(out: &mut dyn Write, grid: &SpanGrid) -> fmt::Result {
+    out.write_str(
         r#"<p>Self time of each span as a share of wall time, per point and command (median over its profiled runs; above 100% when threads overlap).</p><table><thead><tr><th>point</th><th class="num">runs</th><th class="num">wall time per run</th>"#,
-    );
+    )?;
     for c in &grid.columns {
-        let _ = write!(out, r#"<th class="num"><code>{}</code></th>"#, esc(c));
+        write!(out, r#"<th class="num"><code>{}</code></th>"#, esc(c))?;
     }
     if grid.others {
-        out.push_str(r#"<th class="num">other spans</th>"#);
+        out.write_str(r#"<th class="num">other spans</th>"#)?;
     }
-    out.push_str(r#"<th class="num">(unattributed)</th></tr></thead><tbody>"#);
+    out.write_str(r#"<th class="num">(unattributed)</th></tr></thead><tbody>"#)?;
     for r in &grid.rows {
-        let _ = write!(
+        write!(
             out,
             r#"<tr><td>{}</td><td class="num">{}</td><td class="num">{}</td>"#,
             esc(&r.variant),
             r.runs,
             esc(&r.wall_s.map_or("-".to_string(), format_seconds))
-        );
+        )?;
         for s in &r.shares {
-            let _ = write!(out, r#"<td class="num">{}</td>"#, share_cell(*s));
+            write!(out, r#"<td class="num">{}</td>"#, share_cell(*s))?;
         }
         if grid.others {
-            let _ = write!(
+            write!(
                 out,
                 r#"<td class="num">{}</td>"#,
                 share_cell(Some(r.others))
-            );
+            )?;
         }
-        let _ = write!(
+        write!(
             out,
             r#"<td class="num">{}</td></tr>"#,
             share_cell(Some(r.unattributed))
-        );
+        )?;
     }
-    out.push_str("</tbody></table>");
-    out
+    out.write_str("</tbody></table>")?;
+    Ok(())
 }
 
 /// The result's span table: each variant's self time per run and share of
 /// wall time, and for a comparison each span's change of self time with its
 /// interval, the spans that moved marked, as on the terminal.
-pub fn spans_table(doc: &ResultDocument) -> String {
+pub fn spans_table(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Result {
     let compared = doc.spans.iter().any(|s| s.change.is_some());
-    let mut out = format!(
+    write!(
+        out,
         "<p>Self time per run (median of up to {} runs) and its share of wall time (above 100% when threads overlap){}.</p><table class=\"spans\"><thead><tr><th>span</th>",
         profiled_runs(&doc.spans),
         if compared {
@@ -64,23 +65,23 @@ pub fn spans_table(doc: &ResultDocument) -> String {
         } else {
             ""
         }
-    );
+    )?;
     for v in &doc.variants {
-        let _ = write!(out, r#"<th class="num">{} self</th>"#, esc(&v.name));
+        write!(out, r#"<th class="num">{} self</th>"#, esc(&v.name))?;
     }
     if compared {
-        out.push_str(r#"<th class="num">change of self time</th><th></th>"#);
+        out.write_str(r#"<th class="num">change of self time</th><th></th>"#)?;
     }
-    out.push_str("</tr></thead><tbody>");
+    out.write_str("</tr></thead><tbody>")?;
     for s in &doc.spans {
         let moved = s.moved == Some(true);
-        let _ = write!(
+        write!(
             out,
             r#"<tr{}><td><code>{}</code></td>"#,
             if moved { r#" class="moved""# } else { "" },
             // A long path breaks at its `::`, not in the middle of a word.
             esc(&s.name).replace("::", "::<wbr>")
-        );
+        )?;
         for v in &s.per_variant {
             // The time and its share may go on two lines, each whole.
             let html = v.as_ref().map_or("-".to_string(), |v| {
@@ -96,10 +97,10 @@ pub fn spans_table(doc: &ResultDocument) -> String {
                     esc(&format_share(v.self_share_of_wall))
                 )
             });
-            let _ = write!(out, r#"<td class="num wrap">{html}</td>"#);
+            write!(out, r#"<td class="num wrap">{html}</td>"#)?;
         }
         if compared {
-            let _ = write!(
+            write!(
                 out,
                 r#"<td class="num">{}</td><td>{}</td>"#,
                 esc(&change_text(s).unwrap_or_else(|| "-".into())),
@@ -108,10 +109,10 @@ pub fn spans_table(doc: &ResultDocument) -> String {
                 } else {
                     ""
                 }
-            );
+            )?;
         }
-        out.push_str("</tr>");
+        out.write_str("</tr>")?;
     }
-    out.push_str("</tbody></table>");
-    out
+    out.write_str("</tbody></table>")?;
+    Ok(())
 }

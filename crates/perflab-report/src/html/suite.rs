@@ -2,7 +2,7 @@
 //! (scenario × candidate) as a table coloured by each cell's verdict, like a
 //! heat map whose colours are the decision's words.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use perflab_format::suite::SuiteDocument;
 
@@ -33,44 +33,43 @@ fn cell_html(c: &MatrixCell) -> String {
 }
 
 /// The suite's summary sentence and matrix table.
-pub fn suite_html(doc: &SuiteDocument) -> String {
-    let mut out = String::new();
+pub fn suite_html(out: &mut dyn Write, doc: &SuiteDocument) -> fmt::Result {
     let headline = suite_headline(doc);
     let (verdict, rest) = headline.split_once(": ").unwrap_or((&headline, ""));
-    let _ = write!(
+    write!(
         out,
         r#"<p class="summary"><strong>{}</strong>: {}.</p>"#,
         esc(verdict),
         esc(rest)
-    );
+    )?;
     let matrix = suite_matrix(doc);
-    let _ = write!(
+    write!(
         out,
         r#"<table class="suite-matrix"><thead><tr><th>{}</th>"#,
         row_word(doc)
-    );
+    )?;
     for c in &matrix.candidates {
-        let _ = write!(out, r#"<th class="num">{}</th>"#, esc(c));
+        write!(out, r#"<th class="num">{}</th>"#, esc(c))?;
     }
-    out.push_str("</tr></thead><tbody>");
+    out.write_str("</tr></thead><tbody>")?;
     for (scenario, cells) in &matrix.rows {
-        let _ = write!(out, "<tr><td>{}</td>", esc(scenario));
+        write!(out, "<tr><td>{}</td>", esc(scenario))?;
         for c in cells {
-            out.push_str(&cell_html(c));
+            out.write_str(&cell_html(c))?;
         }
-        out.push_str("</tr>");
+        out.write_str("</tr>")?;
     }
-    out.push_str(r#"<tr class="suite-summary"><td><strong>geometric mean</strong></td>"#);
+    out.write_str(r#"<tr class="suite-summary"><td><strong>geometric mean</strong></td>"#)?;
     for c in &matrix.summary {
-        out.push_str(&cell_html(c));
+        out.write_str(&cell_html(c))?;
     }
-    let _ = write!(
+    write!(
         out,
         r#"</tr></tbody></table><p class="chart-note">Metric: {} ({} is better). {}. {}.</p>"#,
         esc(&doc.result.metric.name),
         esc(doc.result.metric.better.as_str()),
         esc(&cell_meaning(doc)),
         esc(&verdict_rule(doc))
-    );
-    out
+    )?;
+    Ok(())
 }

@@ -2,7 +2,7 @@
 //! readable ticks, a plot frame with axes, titles and labels, and the
 //! `<figure>` every chart sits in.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use super::escape::esc;
 
@@ -187,19 +187,24 @@ impl Plot {
     }
 
     /// The x axis at the bottom: grid lines, tick labels and the axis label.
-    pub fn x_axis(&mut self, scale: &Scale, label: &str, format: &dyn Fn(f64) -> String) {
+    pub fn x_axis(
+        &mut self,
+        scale: &Scale,
+        label: &str,
+        format: &dyn Fn(f64) -> String,
+    ) -> fmt::Result {
         for t in scale.ticks() {
             let x = scale.map(t);
-            let _ = write!(
+            write!(
                 self.body,
                 r#"<line class="grid" x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}"/><text class="tick" x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
                 self.top,
                 self.bottom,
                 self.bottom + 16.0,
                 esc(&format(t))
-            );
+            )?;
         }
-        let _ = write!(
+        write!(
             self.body,
             r#"<line class="axis" x1="{:.1}" y1="{b:.1}" x2="{:.1}" y2="{b:.1}"/><text class="axis-label" x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
             self.left,
@@ -208,14 +213,20 @@ impl Plot {
             self.bottom + 36.0,
             esc(label),
             b = self.bottom
-        );
+        )?;
+        Ok(())
     }
 
     /// The y axis at the left: grid lines, tick labels and the rotated axis label.
-    pub fn y_axis(&mut self, scale: &Scale, label: &str, format: &dyn Fn(f64) -> String) {
+    pub fn y_axis(
+        &mut self,
+        scale: &Scale,
+        label: &str,
+        format: &dyn Fn(f64) -> String,
+    ) -> fmt::Result {
         for t in scale.ticks() {
             let y = scale.map(t);
-            let _ = write!(
+            write!(
                 self.body,
                 r#"<line class="grid" x1="{:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}"/><text class="tick" x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
                 self.left,
@@ -223,34 +234,36 @@ impl Plot {
                 self.left - 6.0,
                 y + 4.0,
                 esc(&format(t))
-            );
+            )?;
         }
         let mid = (self.top + self.bottom) / 2.0;
-        let _ = write!(
+        write!(
             self.body,
             r#"<line class="axis" x1="{l:.1}" y1="{:.1}" x2="{l:.1}" y2="{:.1}"/><text class="axis-label" x="16" y="{mid:.1}" text-anchor="middle" transform="rotate(-90 16 {mid:.1})">{}</text>"#,
             self.top,
             self.bottom,
             esc(label),
             l = self.left
-        );
+        )?;
+        Ok(())
     }
 
     /// A legend row at the top right: (colour, label) pairs.
-    pub fn legend(&mut self, entries: &[(&str, String)]) {
+    pub fn legend(&mut self, entries: &[(&str, String)]) -> fmt::Result {
         let mut x = self.right;
         for (colour, label) in entries.iter().rev() {
             let width = 7.0 * label.chars().count() as f64 + 22.0;
             x -= width;
-            let _ = write!(
+            write!(
                 self.body,
                 r#"<g class="legend"><rect x="{x:.1}" y="{:.1}" width="12" height="12" rx="2" fill="{colour}"/><text x="{:.1}" y="{:.1}">{}</text></g>"#,
                 self.top - 22.0,
                 x + 16.0,
                 self.top - 12.0,
                 esc(label)
-            );
+            )?;
         }
+        Ok(())
     }
 
     /// The finished `<svg>` element.

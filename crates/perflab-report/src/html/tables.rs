@@ -1,7 +1,7 @@
 //! The tables and sentences of the HTML page (numbers a chart cannot show
 //! exactly: commands, run counts, intervals).
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use perflab_format::result::ResultDocument;
 use perflab_format::vocabulary::Better;
@@ -18,13 +18,14 @@ use perflab_format::history::MetricHistory;
 use perflab_format::sweep::SweepDocument;
 
 /// The verdict in one sentence, with its interval and run count.
-pub fn decision_summary(doc: &ResultDocument) -> String {
+pub fn decision_summary(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Result {
     let Some(d) = &doc.decision else {
-        return String::new();
+        return Ok(());
     };
     let (a, b) = variant_names(doc);
     let words = decision_change(doc, d);
-    let mut out = format!(
+    write!(
+        out,
         r#"<p class="summary"><strong>{}</strong>: {} (<strong>{}</strong>, {:.0}% interval <strong>{}</strong>, {} runs per variant). {}.</p>"#,
         esc(d.verdict.as_str()),
         esc(&words.sentence(b, a)),
@@ -33,18 +34,18 @@ pub fn decision_summary(doc: &ResultDocument) -> String {
         esc(&words.percent_interval()),
         d.runs,
         esc(&capitalise(&d.reason))
-    );
+    )?;
     if let Some(note) = &d.runs_needed_note {
-        let _ = write!(out, r#"<p class="note">Next: {}.</p>"#, esc(note));
+        write!(out, r#"<p class="note">Next: {}.</p>"#, esc(note))?;
     }
     for g in &doc.guards {
-        let _ = write!(
+        write!(
             out,
             r#"<p class="summary">Guard {}.</p>"#,
             esc(&GuardWords::new(g).line(g.status.as_str()))
-        );
+        )?;
     }
-    out
+    Ok(())
 }
 
 fn capitalise(text: &str) -> String {
@@ -56,11 +57,11 @@ fn capitalise(text: &str) -> String {
 }
 
 /// The variants with their commands and summaries.
-pub fn variants_table(doc: &ResultDocument) -> String {
+pub fn variants_table(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Result {
     let unit = &doc.metric.unit;
-    let mut out = String::from(
+    out.write_str(
         r#"<table><thead><tr><th>variant</th><th>command</th><th class="num">runs</th><th class="num">median</th><th class="num">mean ± sd</th><th class="num">min … max</th></tr></thead><tbody>"#,
-    );
+    )?;
     for v in &doc.variants {
         let s = &v.summary;
         let env: Vec<String> = v.env.iter().map(|(k, val)| format!("{k}={val}")).collect();
@@ -74,7 +75,7 @@ pub fn variants_table(doc: &ResultDocument) -> String {
                 )
             })
             .unwrap_or_default();
-        let _ = write!(
+        write!(
             out,
             r#"<tr><td>{}</td><td>{command}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{} ± {}</td><td class="num">{} … {}</td></tr>"#,
             esc(&v.name),
@@ -84,10 +85,10 @@ pub fn variants_table(doc: &ResultDocument) -> String {
             esc(&format_value(s.sd, unit)),
             esc(&format_value(s.min, unit)),
             esc(&format_value(s.max, unit)),
-        );
+        )?;
     }
-    out.push_str("</tbody></table>");
-    out
+    out.write_str("</tbody></table>")?;
+    Ok(())
 }
 
 /// "Counters and gauges", "Futures and locks", ...: the kinds of probe the
@@ -108,58 +109,56 @@ pub fn probes_heading(doc: &ResultDocument) -> String {
 }
 
 /// Counters, gauges, futures and locks across runs, one table each, under their titles.
-pub fn probes_tables(doc: &ResultDocument) -> String {
-    let mut out = String::new();
+pub fn probes_tables(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Result {
     for (title, rows) in crate::sections::probes::sections(doc) {
         if rows.is_empty() {
             continue;
         }
         let title = title[..1].to_uppercase() + &title[1..];
-        let _ = write!(out, "<p>{}</p><table><thead><tr><th>name</th>", esc(&title));
+        write!(out, "<p>{}</p><table><thead><tr><th>name</th>", esc(&title))?;
         for v in &doc.variants {
-            let _ = write!(out, r#"<th class="num">{}</th>"#, esc(&v.name));
+            write!(out, r#"<th class="num">{}</th>"#, esc(&v.name))?;
         }
-        out.push_str("</tr></thead><tbody>");
+        out.write_str("</tr></thead><tbody>")?;
         for (name, cells) in rows {
-            let _ = write!(out, "<tr><td><code>{}</code></td>", esc(&name));
+            write!(out, "<tr><td><code>{}</code></td>", esc(&name))?;
             for cell in cells {
-                let _ = write!(out, r#"<td class="num">{}</td>"#, esc(&cell));
+                write!(out, r#"<td class="num">{}</td>"#, esc(&cell))?;
             }
-            out.push_str("</tr>");
+            out.write_str("</tr>")?;
         }
-        out.push_str("</tbody></table>");
+        out.write_str("</tbody></table>")?;
     }
-    out
+    Ok(())
 }
 
 /// The sweep's points, ratios, growth exponents and cliffs.
-pub fn sweep_table(doc: &SweepDocument) -> String {
+pub fn sweep_table(out: &mut dyn Write, doc: &SweepDocument) -> fmt::Result {
     let s = &doc.sweep;
     let metric = &doc.result.metric;
     let unit = &metric.unit;
     let has_reference = s.commands.iter().any(|c| c.reference);
-    let mut out = String::new();
     if let Some(size) = &s.size {
-        out.push_str(r#"<ul class="growth">"#);
+        out.write_str(r#"<ul class="growth">"#)?;
         for series in &s.series {
             let name = if series.fixed.is_empty() {
                 series.command.clone()
             } else {
                 format!("{} {}", series.command, series.fixed)
             };
-            let _ = write!(
+            write!(
                 out,
                 "<li><strong>{}</strong>: {}</li>",
                 esc(&name),
                 esc(&describe_series(doc, series, size))
-            );
+            )?;
         }
-        out.push_str("</ul>");
+        out.write_str("</ul>")?;
     }
     for warning in fixed_part_warnings(doc) {
-        let _ = write!(out, r#"<p class="note">Warning: {}</p>"#, esc(&warning));
+        write!(out, r#"<p class="note">Warning: {}</p>"#, esc(&warning))?;
     }
-    let _ = write!(
+    write!(
         out,
         r#"<table><thead><tr><th>point</th><th>command</th><th class="num">runs</th><th class="num">{}</th>{}{}</tr></thead><tbody>"#,
         esc(&metric.name),
@@ -172,7 +171,7 @@ pub fn sweep_table(doc: &SweepDocument) -> String {
         } else {
             ""
         }
-    );
+    )?;
     for p in &s.points {
         for (i, r) in p.results.iter().enumerate() {
             let point = if i == 0 { esc(&p.label) } else { String::new() };
@@ -180,14 +179,14 @@ pub fn sweep_table(doc: &SweepDocument) -> String {
                 .value
                 .map(|v| value_with_precision(&v, unit))
                 .unwrap_or_else(|| "(fewer than 2 runs)".into());
-            let _ = write!(
+            write!(
                 out,
                 r#"<tr><td>{point}</td><td>{}</td><td class="num">{}{}</td><td class="num">{}</td>"#,
                 esc(&r.command),
                 r.runs,
                 if r.precise { "" } else { "*" },
                 esc(&value)
-            );
+            )?;
             if s.per_item.is_some() {
                 let text = r
                     .per_item
@@ -199,19 +198,19 @@ pub fn sweep_table(doc: &SweepDocument) -> String {
                         }
                     })
                     .unwrap_or_default();
-                let _ = write!(out, r#"<td class="num">{}</td>"#, esc(&text));
+                write!(out, r#"<td class="num">{}</td>"#, esc(&text))?;
             }
             if has_reference {
                 let text = r
                     .ratio
                     .map(|v| describe_ratio(&v, &metric.name))
                     .unwrap_or_default();
-                let _ = write!(out, "<td>{}</td>", esc(&text));
+                write!(out, "<td>{}</td>", esc(&text))?;
             }
-            out.push_str("</tr>");
+            out.write_str("</tr>")?;
         }
     }
-    out.push_str("</tbody></table>");
+    out.write_str("</tbody></table>")?;
     let commands: Vec<String> = s
         .commands
         .iter()
@@ -224,30 +223,29 @@ pub fn sweep_table(doc: &SweepDocument) -> String {
             )
         })
         .collect();
-    let _ = write!(
+    write!(
         out,
         r#"<p class="chart-note">Commands: {}. Values are geometric means with ±{:.0}% target precision at {:.0}% confidence; * marks a point that did not reach it.</p>"#,
         commands.join("; "),
         s.precision * 100.0,
         s.confidence * 100.0
-    );
-    out
+    )?;
+    Ok(())
 }
 
 /// The table under the history chart.
-pub fn history_table(e: &MetricHistory, unit: &str) -> String {
-    let mut out = String::new();
+pub fn history_table(out: &mut dyn Write, e: &MetricHistory, unit: &str) -> fmt::Result {
     for s in &e.series {
-        let _ = write!(
+        write!(
             out,
             r#"<table><thead><tr><th>{} at commit</th><th>experiments</th><th class="num">runs</th><th class="num">median</th><th>change point: segment before → from here</th></tr></thead><tbody>"#,
             esc(&s.variant)
-        );
+        )?;
         for step in &s.steps {
             let regression = step.change.as_ref().is_some_and(|j| j.regression);
             let experiments: Vec<String> =
                 step.experiments.iter().map(|id| format!("#{id}")).collect();
-            let _ = write!(
+            write!(
                 out,
                 r#"<tr{}><td><code>{}</code></td><td>{}</td><td class="num">{}</td><td class="num">{}</td><td>{}</td></tr>"#,
                 if regression {
@@ -264,19 +262,19 @@ pub fn history_table(e: &MetricHistory, unit: &str) -> String {
                     .as_ref()
                     .map(|j| describe_judgement(&e.metric, e.better, j))
                     .unwrap_or_default())
-            );
+            )?;
         }
         if let (Some(total), Some(first), Some(last)) = (&s.total, s.steps.first(), s.steps.last())
         {
-            let _ = write!(
+            write!(
                 out,
                 r#"<tr><td colspan="4"><strong>total</strong> <code>{}</code> → <code>{}</code></td><td>{}</td></tr>"#,
                 esc(&first.label),
                 esc(&last.label),
                 esc(&describe_judgement(&e.metric, e.better, total))
-            );
+            )?;
         }
-        out.push_str("</tbody></table>");
+        out.write_str("</tbody></table>")?;
     }
-    out
+    Ok(())
 }

@@ -1,6 +1,6 @@
 //! The history of a metric over commits as a Markdown table.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use super::cell;
 use crate::sections::history::{
@@ -10,21 +10,25 @@ use crate::sections::history::{
 use perflab_format::history::MetricHistory;
 
 /// The metric history as Markdown (`level` is the heading level of its title).
-pub fn history_markdown(e: &MetricHistory, unit: &str, heading: usize) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
+pub fn write_history_markdown(
+    out: &mut dyn Write,
+    e: &MetricHistory,
+    unit: &str,
+    heading: usize,
+) -> fmt::Result {
+    writeln!(
         out,
         "{} History of {}\n",
         "#".repeat(heading),
         cell(&e.metric)
-    );
-    let _ = writeln!(out, "{}.\n", cell(&header(e)));
+    )?;
+    writeln!(out, "{}.\n", cell(&header(e)))?;
     for s in &e.series {
-        let _ = writeln!(
+        writeln!(
             out,
             "| {} at commit | experiments | runs | median | change point: segment before → from here |\n| --- | --- | ---: | ---: | --- |",
             cell(series_title(e, s).trim_start_matches("variant "))
-        );
+        )?;
         for step in &s.steps {
             let experiments = step
                 .experiments
@@ -44,7 +48,7 @@ pub fn history_markdown(e: &MetricHistory, unit: &str, heading: usize) -> String
                     }
                 })
                 .unwrap_or_default();
-            let _ = writeln!(
+            writeln!(
                 out,
                 "| `{}` | {} | {} | {} | {} |",
                 cell(&step.label),
@@ -52,19 +56,19 @@ pub fn history_markdown(e: &MetricHistory, unit: &str, heading: usize) -> String
                 step.values.len(),
                 cell(&level(step, unit)),
                 change
-            );
+            )?;
         }
         if let (Some(total), Some(first), Some(last)) = (&s.total, s.steps.first(), s.steps.last())
         {
-            let _ = writeln!(
+            writeln!(
                 out,
                 "| **total** `{}` → `{}` | | | | {} |",
                 cell(&first.label),
                 cell(&last.label),
                 cell(&describe_judgement(&e.metric, e.better, total))
-            );
+            )?;
         }
-        let _ = writeln!(out, "\n{}.", cell(&change_points_line(s)));
+        writeln!(out, "\n{}.", cell(&change_points_line(s)))?;
         for c in &s.change_points {
             let confirmation = c
                 .confirmation
@@ -78,13 +82,18 @@ pub fn history_markdown(e: &MetricHistory, unit: &str, heading: usize) -> String
                     }
                 })
                 .unwrap_or_default();
-            let _ = writeln!(
+            writeln!(
                 out,
                 "- {}{confirmation}",
                 cell(&describe_change_point(&e.metric, e.better, c))
-            );
+            )?;
         }
-        let _ = writeln!(out);
+        writeln!(out)?;
     }
-    out
+    Ok(())
+}
+
+/// [`write_history_markdown`] as a `String`.
+pub fn history_markdown(e: &MetricHistory, unit: &str, heading: usize) -> String {
+    crate::render_to_string(|out| write_history_markdown(out, e, unit, heading))
 }

@@ -1,7 +1,7 @@
 //! Instruction counts as Markdown: whether they repeated exactly, and the
 //! functions whose counts changed most.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use perflab_format::instructions::InstructionsDocument;
 
@@ -10,16 +10,15 @@ use crate::sections::instructions::*;
 use crate::units::{format_count, format_share};
 
 /// The instruction counts section in Markdown.
-pub fn instructions_markdown(doc: &InstructionsDocument) -> String {
-    let mut out = String::new();
+pub fn instructions_markdown(out: &mut dyn Write, doc: &InstructionsDocument) -> fmt::Result {
     let (status, why) = describe_status(doc);
-    let _ = writeln!(out, "**{status}**: {why}. {}.\n", describe_setup(doc));
-    let _ = writeln!(
+    writeln!(out, "**{status}**: {why}. {}.\n", describe_setup(doc))?;
+    writeln!(
         out,
         "| variant | command | instructions (first run) | repeatability |\n| --- | --- | ---: | --- |"
-    );
+    )?;
     for v in &doc.variants {
-        let _ = writeln!(
+        writeln!(
             out,
             "| {} | `{}` | {} | {} |",
             cell(&v.name),
@@ -28,26 +27,26 @@ pub fn instructions_markdown(doc: &InstructionsDocument) -> String {
                 .first()
                 .map_or("-".to_string(), |c| format_count(*c as f64)),
             describe_repeat(v)
-        );
+        )?;
     }
     match doc.variants.as_slice() {
         [a, b] if doc.changes.is_empty() => {
-            let _ = writeln!(
+            writeln!(
                 out,
                 "\nNo function's count changed from {} to {}.",
                 cell(&a.name),
                 cell(&b.name)
-            );
+            )?;
         }
         [a, b] => {
-            let _ = writeln!(
+            writeln!(
                 out,
                 "\nFunctions whose counts changed most (their own code, first run of each):\n\n| function | object | {} | {} | change | relative |\n| --- | --- | ---: | ---: | ---: | ---: |",
                 cell(&a.name),
                 cell(&b.name)
-            );
+            )?;
             for c in doc.changes.iter().take(FUNCTION_ROWS) {
-                let _ = writeln!(
+                writeln!(
                     out,
                     "| `{}` | {} | {} | {} | {} | {} |",
                     cell(&c.name),
@@ -56,27 +55,27 @@ pub fn instructions_markdown(doc: &InstructionsDocument) -> String {
                     format_count(c.instructions[1] as f64),
                     signed_count(c.change),
                     describe_relative(c)
-                );
+                )?;
             }
         }
         [v] if !v.functions.is_empty() => {
             let total = v.counts.first().copied().unwrap_or(0).max(1) as f64;
-            let _ = writeln!(
+            writeln!(
                 out,
                 "\nFunctions with the most instructions (their own code, first run):\n\n| function | object | instructions | share |\n| --- | --- | ---: | ---: |"
-            );
+            )?;
             for f in v.functions.iter().take(FUNCTION_ROWS) {
-                let _ = writeln!(
+                writeln!(
                     out,
                     "| `{}` | {} | {} | {} |",
                     cell(&f.name),
                     cell(object_name(&f.object)),
                     format_count(f.instructions as f64),
                     format_share(f.instructions as f64 / total)
-                );
+                )?;
             }
         }
         _ => {}
     }
-    out
+    Ok(())
 }

@@ -1,43 +1,48 @@
 //! A sweep's span grid as a Markdown table.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use super::cell;
 use crate::sections::span_grid::{SpanGrid, share_cell};
 use crate::units::format_seconds;
 
 /// The grid as a Markdown table.
-pub fn span_grid_markdown(grid: &SpanGrid) -> String {
-    let mut out = String::from(
+pub fn write_span_grid_markdown(out: &mut dyn Write, grid: &SpanGrid) -> fmt::Result {
+    out.write_str(
         "Self time of each span as a share of wall time, per point and command (median over its profiled runs; above 100% when threads overlap).\n\n| point | runs | wall time per run |",
-    );
+    )?;
     for c in &grid.columns {
-        let _ = write!(out, " `{}` |", cell(c));
+        write!(out, " `{}` |", cell(c))?;
     }
     if grid.others {
-        out.push_str(" other spans |");
+        out.write_str(" other spans |")?;
     }
-    out.push_str(" *(unattributed)* |\n| --- | ---: | ---: |");
+    out.write_str(" *(unattributed)* |\n| --- | ---: | ---: |")?;
     let columns = grid.columns.len() + usize::from(grid.others) + 1;
-    out.push_str(&" ---: |".repeat(columns));
-    out.push('\n');
+    out.write_str(&" ---: |".repeat(columns))?;
+    out.write_char('\n')?;
     for r in &grid.rows {
-        let _ = write!(
+        write!(
             out,
             "| {} | {} | {} |",
             cell(&r.variant),
             r.runs,
             r.wall_s.map_or("-".to_string(), format_seconds)
-        );
+        )?;
         for s in &r.shares {
-            let _ = write!(out, " {} |", share_cell(*s));
+            write!(out, " {} |", share_cell(*s))?;
         }
         if grid.others {
-            let _ = write!(out, " {} |", share_cell(Some(r.others)));
+            write!(out, " {} |", share_cell(Some(r.others)))?;
         }
-        let _ = writeln!(out, " {} |", share_cell(Some(r.unattributed)));
+        writeln!(out, " {} |", share_cell(Some(r.unattributed)))?;
     }
-    out
+    Ok(())
+}
+
+/// [`write_span_grid_markdown`] as a `String`.
+pub fn span_grid_markdown(grid: &SpanGrid) -> String {
+    crate::render_to_string(|out| write_span_grid_markdown(out, grid))
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! share of wall time, the change with its interval and the spans that
 //! moved) and the breakdown of one variant.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use perflab_format::result::ResultDocument;
 
@@ -13,20 +13,19 @@ use crate::units::{format_number, format_seconds, format_share};
 
 /// The span table in Markdown, or nothing when no run wrote a profile;
 /// then the counters and gauges, and the profiles' warnings.
-pub fn markdown_spans(doc: &ResultDocument) -> String {
-    let mut out = String::new();
+pub fn markdown_spans(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Result {
     if !doc.spans.is_empty() {
         let names: Vec<String> = doc
             .variants
             .iter()
             .map(|v| format!("{} self", cell(&v.name)))
             .collect();
-        let _ = writeln!(
+        writeln!(
             out,
             "\n| span | {} | change of self time |",
             names.join(" | ")
-        );
-        let _ = writeln!(out, "| --- | {}---: |", "---: | ".repeat(names.len()));
+        )?;
+        writeln!(out, "| --- | {}---: |", "---: | ".repeat(names.len()))?;
     }
     for s in &doc.spans {
         let cells: Vec<String> = s
@@ -53,54 +52,53 @@ pub fn markdown_spans(doc: &ResultDocument) -> String {
             Some(text) => text,
             None => "-".to_string(),
         };
-        let _ = writeln!(
+        writeln!(
             out,
             "| {} | {} | {change} |",
             cell(&s.name),
             cells.join(" | ")
-        );
+        )?;
     }
-    out.push_str(&markdown_probes(doc));
-    out.push_str(&warnings_markdown(&doc.profile_warnings));
-    out
+    markdown_probes(out, doc)?;
+    warnings_markdown(out, &doc.profile_warnings)?;
+    Ok(())
 }
 
 /// The spans of one variant as a Markdown table.
-pub fn variant_spans_markdown(v: &VariantSpans) -> String {
-    let mut out = String::new();
+pub fn variant_spans_markdown(out: &mut dyn Write, v: &VariantSpans) -> fmt::Result {
     let wall = v
         .wall_s
         .map(|w| format!(", {} of wall time per run", format_seconds(w)))
         .unwrap_or_default();
-    let _ = writeln!(
+    writeln!(
         out,
         "**{}**: {} profiled runs{wall}.\n",
         cell(&v.variant),
         v.runs
-    );
-    let _ = writeln!(
+    )?;
+    writeln!(
         out,
         "| span | self time per run | share of wall time | calls per run |\n| --- | ---: | ---: | ---: |"
-    );
+    )?;
     for s in &v.spans {
         if let Some(text) = zero_figures_text(s.never_entered, s.entered_in_few_runs) {
-            let _ = writeln!(out, "| `{}` | {text} | | |", cell(&s.name));
+            writeln!(out, "| `{}` | {text} | | |", cell(&s.name))?;
             continue;
         }
-        let _ = writeln!(
+        writeln!(
             out,
             "| `{}` | {} | {} | {} |",
             cell(&s.name),
             format_seconds(s.self_s),
             format_share(s.share_of_wall),
             format_number(s.calls)
-        );
+        )?;
     }
-    let _ = writeln!(
+    writeln!(
         out,
         "| *(unattributed: no span)* | {} | {} | |",
         format_seconds(v.unattributed.self_s),
         format_share(v.unattributed.share_of_wall)
-    );
-    out
+    )?;
+    Ok(())
 }

@@ -1,6 +1,6 @@
 //! A suite as Markdown: the verdict, then the matrix of cells as a table.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use perflab_format::suite::SuiteDocument;
 use perflab_format::vocabulary::ResultStatus;
@@ -10,70 +10,71 @@ use crate::sections::machine::machine_state_lines;
 use crate::sections::suite::{cell_meaning, row_word, suite_headline, suite_matrix, verdict_rule};
 
 /// The suite's Markdown without a heading.
-pub fn suite_markdown_body(doc: &SuiteDocument) -> String {
-    let mut out = String::new();
+pub fn suite_markdown_body(out: &mut dyn Write, doc: &SuiteDocument) -> fmt::Result {
     let headline = suite_headline(doc);
     let (verdict, rest) = headline.split_once(": ").unwrap_or((&headline, ""));
-    let _ = writeln!(out, "**{verdict}**: {}.\n", cell(rest));
+    writeln!(out, "**{verdict}**: {}.\n", cell(rest))?;
     let matrix = suite_matrix(doc);
-    let _ = write!(out, "| {} |", row_word(doc));
+    write!(out, "| {} |", row_word(doc))?;
     for c in &matrix.candidates {
-        let _ = write!(out, " {} |", cell(c));
+        write!(out, " {} |", cell(c))?;
     }
-    let _ = write!(out, "\n| --- |");
+    write!(out, "\n| --- |")?;
     for _ in &matrix.candidates {
-        out.push_str(" ---: |");
+        out.write_str(" ---: |")?;
     }
-    out.push('\n');
+    out.write_char('\n')?;
     for (scenario, cells) in &matrix.rows {
-        let _ = write!(out, "| {} |", cell(scenario));
+        write!(out, "| {} |", cell(scenario))?;
         for c in cells {
-            let _ = write!(out, " {} |", cell(&c.line()));
+            write!(out, " {} |", cell(&c.line()))?;
         }
-        out.push('\n');
+        out.write_char('\n')?;
     }
-    out.push_str("| **geometric mean** |");
+    out.write_str("| **geometric mean** |")?;
     for c in &matrix.summary {
-        let _ = write!(out, " **{}** |", cell(&c.line()));
+        write!(out, " **{}** |", cell(&c.line()))?;
     }
-    let _ = writeln!(
+    writeln!(
         out,
         "\n\nMetric: {} ({} is better). {}. {}.",
         cell(&doc.result.metric.name),
         doc.result.metric.better,
         cell_meaning(doc),
         verdict_rule(doc)
-    );
+    )?;
     for line in crate::sections::cpu_wait::cpu_wait_lines(&doc.result) {
-        let _ = writeln!(out, "\n{}", cell(&line));
+        writeln!(out, "\n{}", cell(&line))?;
     }
     for w in &doc.result.warnings {
-        let _ = writeln!(out, "\n> Warning: {}", cell(w));
+        writeln!(out, "\n> Warning: {}", cell(w))?;
     }
     for w in doc.result.machine.iter().flat_map(machine_state_lines) {
-        let _ = writeln!(out, "\n> Machine state: {}", cell(&w));
+        writeln!(out, "\n> Machine state: {}", cell(&w))?;
     }
     if doc.result.status != ResultStatus::Complete {
-        let _ = writeln!(
+        writeln!(
             out,
             "\n> This result is {}: it rests only on the runs made.",
             doc.result.status
-        );
+        )?;
     }
-    out
+    Ok(())
 }
 
 /// The suite's Markdown with a heading, as `--markdown` writes it.
-pub fn suite_markdown(doc: &SuiteDocument) -> String {
+pub fn write_suite_markdown(out: &mut dyn Write, doc: &SuiteDocument) -> fmt::Result {
     let title = doc
         .result
         .name
         .as_deref()
         .map(|n| format!(": {}", cell(n)))
         .unwrap_or_default();
-    format!(
-        "### perflab {}{title}\n\n{}",
-        doc.result.kind,
-        suite_markdown_body(doc)
-    )
+    write!(out, "### perflab {}{title}\n\n", doc.result.kind)?;
+    suite_markdown_body(out, doc)
+}
+
+/// [`write_suite_markdown`] as a `String`.
+pub fn suite_markdown(doc: &SuiteDocument) -> String {
+    crate::render_to_string(|out| write_suite_markdown(out, doc))
 }

@@ -2,7 +2,7 @@
 //! and intervals; where the threads were off the CPU, when recorded; for
 //! two profiles, the shares and off-CPU times that moved.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use perflab_format::sampling::{
     FunctionShare, OffCpuProfile, SampledProfile, SamplingDocument, ShareChange,
@@ -18,19 +18,18 @@ const NAME_WIDTH: usize = 40;
 pub const STACK_FRAMES_SHOWN: usize = 4;
 
 /// The document as text for a terminal.
-pub fn render_sampling(doc: &SamplingDocument, top: usize) -> String {
-    let mut out = String::new();
+pub fn sampling_terminal(out: &mut dyn Write, doc: &SamplingDocument, top: usize) -> fmt::Result {
     let unwinding = match doc.sampler.call_graph.as_str() {
         "dwarf" => "DWARF-unwound",
         _ => "frame-pointer",
     };
     for profile in &doc.profiles {
-        let _ = writeln!(
+        writeln!(
             out,
             "perflab profile {}: $ {}",
             profile.name, profile.command
-        );
-        let _ = writeln!(
+        )?;
+        writeln!(
             out,
             "  {} samples of {} at {} Hz, {unwinding} stacks, {:.2} s under perf; {:.0}% Wilson intervals",
             profile.samples,
@@ -38,29 +37,33 @@ pub fn render_sampling(doc: &SamplingDocument, top: usize) -> String {
             doc.sampler.frequency_hz,
             profile.wall_s,
             doc.confidence * 100.0
-        );
-        out.push_str(&function_table(profile, top));
+        )?;
+        function_table(out, profile, top)?;
         if let Some(off_cpu) = &profile.off_cpu {
-            out.push_str(&off_cpu_tables(off_cpu, top));
+            off_cpu_tables(out, off_cpu, top)?;
         }
         if let Some(svg) = &profile.flamegraph {
-            let _ = writeln!(out, "  flame graph: {svg}");
+            writeln!(out, "  flame graph: {svg}")?;
         }
-        out.push('\n');
+        out.write_char('\n')?;
     }
     if doc.profiles.len() == 2 {
-        out.push_str(&changes_table(doc, top));
+        changes_table(out, doc, top)?;
     }
     if !doc.off_cpu_changes.is_empty() {
-        out.push_str(&off_cpu_changes_table(doc));
+        off_cpu_changes_table(out, doc)?;
     }
-    out
+    Ok(())
+}
+
+/// [`sampling_terminal`] as a `String`.
+pub fn render_sampling(doc: &SamplingDocument, top: usize) -> String {
+    crate::render_to_string(|out| sampling_terminal(out, doc, top))
 }
 
 /// Where the wall time went off the CPU: totals, per thread, by function, by stack.
-fn off_cpu_tables(off_cpu: &OffCpuProfile, top: usize) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "  {}", off_cpu_summary(off_cpu));
+fn off_cpu_tables(out: &mut dyn Write, off_cpu: &OffCpuProfile, top: usize) -> fmt::Result {
+    writeln!(out, "  {}", off_cpu_summary(off_cpu))?;
     let width = off_cpu
         .threads
         .iter()
@@ -68,13 +71,13 @@ fn off_cpu_tables(off_cpu: &OffCpuProfile, top: usize) -> String {
         .max()
         .unwrap_or(6)
         .max(6);
-    let _ = writeln!(
+    writeln!(
         out,
         "  {:<width$}  {:>11} {:>11} {:>11} {:>9}",
         "thread", "on CPU", "preempted", "blocked", "intervals"
-    );
+    )?;
     for thread in &off_cpu.threads {
-        let _ = writeln!(
+        writeln!(
             out,
             "  {:<width$}  {:>11} {:>11} {:>11} {:>9}",
             format!("{} ({})", thread.name, thread.tid),
@@ -82,63 +85,62 @@ fn off_cpu_tables(off_cpu: &OffCpuProfile, top: usize) -> String {
             ms(thread.preempted_ns),
             ms(thread.blocked_ns),
             thread.intervals,
-        );
+        )?;
     }
     if off_cpu.functions.is_empty() {
-        return out;
+        return Ok(());
     }
-    let _ = writeln!(
+    writeln!(
         out,
         "  off-CPU time by function of the program (anywhere on the stack the thread left the CPU from):"
-    );
-    let _ = writeln!(
+    )?;
+    writeln!(
         out,
         "  {:<NAME_WIDTH$}  {:>11} {:>11} {:>9}",
         "function", "blocked", "preempted", "intervals"
-    );
+    )?;
     for function in off_cpu.functions.iter().take(top) {
-        let _ = writeln!(
+        writeln!(
             out,
             "  {:<NAME_WIDTH$}  {:>11} {:>11} {:>9}",
             short(&function.name),
             ms(function.blocked_ns),
             ms(function.preempted_ns),
             function.intervals,
-        );
+        )?;
     }
-    let _ = writeln!(
+    writeln!(
         out,
         "  off-CPU stacks, longest first (the program's innermost frames, then the kernel's wait):"
-    );
+    )?;
     for stack in off_cpu.stacks.iter().take(top) {
         let cause = cause_word(stack.cause);
-        let _ = writeln!(
+        writeln!(
             out,
             "  {cause:<9} {:>11} ×{:<5} {}",
             ms(stack.ns),
             stack.intervals,
             where_it_waited(stack, STACK_FRAMES_SHOWN),
-        );
+        )?;
     }
-    out
+    Ok(())
 }
 
 /// How the functions' off-CPU time moved between the two profiles.
-fn off_cpu_changes_table(doc: &SamplingDocument) -> String {
-    let mut out = String::new();
+fn off_cpu_changes_table(out: &mut dyn Write, doc: &SamplingDocument) -> fmt::Result {
     let [a, b] = [&doc.profiles[0], &doc.profiles[1]];
-    let _ = writeln!(
+    writeln!(
         out,
         "off-CPU time that moved from {} to {} (one run each, so no interval: rerun to see how much is noise):",
         a.name, b.name
-    );
-    let _ = writeln!(
+    )?;
+    writeln!(
         out,
         "  {:<NAME_WIDTH$}  {:>25}  {:>25}",
         "function", "blocked A → B", "preempted A → B"
-    );
+    )?;
     for change in &doc.off_cpu_changes {
-        let _ = writeln!(
+        writeln!(
             out,
             "  {:<NAME_WIDTH$}  {:>25}  {:>25}",
             short(&change.name),
@@ -152,9 +154,9 @@ fn off_cpu_changes_table(doc: &SamplingDocument) -> String {
                 ms(change.preempted_ns[0]),
                 ms(change.preempted_ns[1])
             ),
-        );
+        )?;
     }
-    out
+    Ok(())
 }
 
 fn short(name: &str) -> String {
@@ -166,31 +168,30 @@ fn short(name: &str) -> String {
     }
 }
 
-fn function_table(profile: &SampledProfile, top: usize) -> String {
-    let mut out = String::new();
+fn function_table(out: &mut dyn Write, profile: &SampledProfile, top: usize) -> fmt::Result {
     if profile.functions.is_empty() {
-        let _ = writeln!(out, "  (no samples)");
-        return out;
+        writeln!(out, "  (no samples)")?;
+        return Ok(());
     }
-    let _ = writeln!(
+    writeln!(
         out,
         "  {:<NAME_WIDTH$}  {:>31}  {:>31}",
         "", "self", "inclusive"
-    );
-    let _ = writeln!(
+    )?;
+    writeln!(
         out,
         "  {:<NAME_WIDTH$}  {:>7} {:>6} {:>16}  {:>7} {:>6} {:>16}",
         "function", "samples", "share", "interval", "samples", "share", "interval"
-    );
+    )?;
     // `samples` is the count the section is sorted by: a function with few
     // samples of its own may still have plenty below it.
-    let row = |out: &mut String, f: &FunctionShare, samples: u64| {
+    let row = |out: &mut dyn Write, f: &FunctionShare, samples: u64| -> fmt::Result {
         let few = if samples > 0 && samples < super::FEW_SAMPLES {
             "  (few samples)"
         } else {
             ""
         };
-        let _ = writeln!(
+        writeln!(
             out,
             "  {:<NAME_WIDTH$}  {:>7} {:>6} {:>16}  {:>7} {:>6} {:>16}{few}",
             short(&f.name),
@@ -200,7 +201,7 @@ fn function_table(profile: &SampledProfile, top: usize) -> String {
             f.inclusive_samples,
             format_share(f.inclusive_share),
             format_share_interval(f.inclusive_ci),
-        );
+        )
     };
     let mut by_self: Vec<&FunctionShare> = profile.functions.iter().collect();
     by_self.sort_by(|a, b| {
@@ -208,9 +209,9 @@ fn function_table(profile: &SampledProfile, top: usize) -> String {
             .cmp(&a.self_samples)
             .then(a.name.cmp(&b.name))
     });
-    let _ = writeln!(out, "  by self share:");
+    writeln!(out, "  by self share:")?;
     for f in by_self.iter().take(top).filter(|f| f.self_samples > 0) {
-        row(&mut out, f, f.self_samples);
+        row(out, f, f.self_samples)?;
     }
     let mut by_inclusive = by_self.clone();
     by_inclusive.sort_by(|a, b| {
@@ -218,17 +219,16 @@ fn function_table(profile: &SampledProfile, top: usize) -> String {
             .cmp(&a.inclusive_samples)
             .then(a.name.cmp(&b.name))
     });
-    let _ = writeln!(out, "  by inclusive share:");
+    writeln!(out, "  by inclusive share:")?;
     for f in by_inclusive.iter().take(top) {
-        row(&mut out, f, f.inclusive_samples);
+        row(out, f, f.inclusive_samples)?;
     }
-    out
+    Ok(())
 }
 
-fn changes_table(doc: &SamplingDocument, top: usize) -> String {
-    let mut out = String::new();
+fn changes_table(out: &mut dyn Write, doc: &SamplingDocument, top: usize) -> fmt::Result {
     let [a, b] = [&doc.profiles[0], &doc.profiles[1]];
-    let _ = writeln!(
+    writeln!(
         out,
         "shares that moved from {} ({} samples) to {} ({} samples), {:.0}% Newcombe intervals:",
         a.name,
@@ -236,22 +236,22 @@ fn changes_table(doc: &SamplingDocument, top: usize) -> String {
         b.name,
         b.samples,
         doc.confidence * 100.0
-    );
+    )?;
     let moved: Vec<&ShareChange> = doc.changes.iter().filter(|c| c.moved).take(top).collect();
     if moved.is_empty() {
-        let _ = writeln!(
+        writeln!(
             out,
             "  none: every function's share is the same within its interval"
-        );
-        return out;
+        )?;
+        return Ok(());
     }
-    let _ = writeln!(
+    writeln!(
         out,
         "  {:<NAME_WIDTH$}  {:>15} {:>8} {:>18}  {:>15} {:>8} {:>18}",
         "function", "self A → B", "change", "interval", "inclusive A → B", "change", "interval"
-    );
+    )?;
     for c in moved {
-        let _ = writeln!(
+        writeln!(
             out,
             "  {:<NAME_WIDTH$}  {:>15} {:>8} {:>18}  {:>15} {:>8} {:>18}",
             short(&c.name),
@@ -269,14 +269,14 @@ fn changes_table(doc: &SamplingDocument, top: usize) -> String {
             ),
             format_points(c.inclusive_change),
             format_points_interval(c.inclusive_ci),
-        );
+        )?;
     }
     let still = doc.changes.iter().filter(|c| !c.moved).count();
-    let _ = writeln!(
+    writeln!(
         out,
         "  ({still} other functions did not move beyond their intervals; changes are in percentage points)"
-    );
-    out
+    )?;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -312,7 +312,7 @@ mod tests {
             ],
             off_cpu: None,
         };
-        let table = function_table(&profile, 10);
+        let table = crate::render_to_string(|out| function_table(out, &profile, 10));
         let (by_self, by_inclusive) = table.split_once("by inclusive share:").unwrap();
         let line = |section: &str, name: &str| {
             section

@@ -1,8 +1,6 @@
 //! Counters, gauges, futures and locks across runs, beside the span table,
 //! in the terminal, Markdown and HTML reports.
 
-use std::fmt::Write;
-
 use perflab_format::result::{
     AsyncSpanStatsDoc, CounterStatsDoc, GaugeStatsDoc, LockStatsDoc, ResultDocument,
 };
@@ -15,14 +13,17 @@ fn counter_cell(stats: Option<&CounterStatsDoc>) -> String {
     let Some(c) = stats else {
         return "-".to_string();
     };
-    let mut cell = format_count(c.events);
-    if c.total != c.events {
-        let _ = write!(cell, " (total {})", format_count(c.total));
-    }
-    if c.runs_counted < c.runs {
-        let _ = write!(cell, ", in {} of {} runs", c.runs_counted, c.runs);
-    }
-    cell
+    let total = if c.total != c.events {
+        format!(" (total {})", format_count(c.total))
+    } else {
+        String::new()
+    };
+    let runs = if c.runs_counted < c.runs {
+        format!(", in {} of {} runs", c.runs_counted, c.runs)
+    } else {
+        String::new()
+    };
+    format!("{}{total}{runs}", format_count(c.events))
 }
 
 /// A level without the trailing zeros `format_number` keeps for columns of
@@ -51,11 +52,12 @@ fn gauge_cell(stats: Option<&GaugeStatsDoc>) -> String {
             runs,
             runs_set,
         }) => {
-            let mut cell = format!("{} [{} … {}]", level(*mean), level(*min), level(*max));
-            if runs_set < runs {
-                let _ = write!(cell, ", set in {runs_set} of {runs} runs");
-            }
-            cell
+            let set = if runs_set < runs {
+                format!(", set in {runs_set} of {runs} runs")
+            } else {
+                String::new()
+            };
+            format!("{} [{} … {}]{set}", level(*mean), level(*min), level(*max))
         }
         Some(g) => format!("never set in {} runs", g.runs),
     }
@@ -67,15 +69,19 @@ fn future_cell(stats: Option<&AsyncSpanStatsDoc>) -> String {
     let Some(a) = stats else {
         return "-".to_string();
     };
-    let mut cell = format!("busy {}", format_seconds(a.busy_s));
-    if let Some(idle) = a.idle_s {
-        let _ = write!(cell, ", idle {}", format_seconds(idle));
-    }
-    let _ = write!(cell, ", {} polls", format_count(a.polls));
-    if let Some(wakeups) = a.wakeups {
-        let _ = write!(cell, ", {} wake-ups", format_count(wakeups));
-    }
-    cell
+    let idle = a
+        .idle_s
+        .map(|idle| format!(", idle {}", format_seconds(idle)))
+        .unwrap_or_default();
+    let wakeups = a
+        .wakeups
+        .map(|wakeups| format!(", {} wake-ups", format_count(wakeups)))
+        .unwrap_or_default();
+    format!(
+        "busy {}{idle}, {} polls{wakeups}",
+        format_seconds(a.busy_s),
+        format_count(a.polls)
+    )
 }
 
 /// A lock in one variant: acquisitions, how many waited and how long, how
@@ -84,26 +90,22 @@ fn lock_cell(stats: Option<&LockStatsDoc>) -> String {
     let Some(l) = stats else {
         return "-".to_string();
     };
-    let mut cell = format!(
-        "{} acquired, {} waited",
-        format_count(l.acquisitions),
-        format_count(l.contended)
-    );
-    if l.contended > 0.0 {
-        let _ = write!(
-            cell,
+    let waited = if l.contended > 0.0 {
+        format!(
             " {} (p99 {})",
             format_seconds(l.wait_s),
             format_seconds(l.wait_p99_s)
-        );
-    }
-    let _ = write!(
-        cell,
-        ", held {} (p99 {})",
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "{} acquired, {} waited{waited}, held {} (p99 {})",
+        format_count(l.acquisitions),
+        format_count(l.contended),
         format_seconds(l.hold_s),
         format_seconds(l.hold_p99_s)
-    );
-    cell
+    )
 }
 
 /// A probe's name and one cell per variant.

@@ -1,6 +1,6 @@
 //! The history of a metric over commits on the terminal.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use crate::changes::StoreChanges;
 use crate::sections::history::{
@@ -10,24 +10,23 @@ use crate::sections::history::{
 use perflab_format::history::MetricHistory;
 
 /// The metric history for a terminal.
-pub fn history_terminal(e: &MetricHistory, unit: &str) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "perflab history: {}", header(e));
+pub fn write_history_terminal(out: &mut dyn Write, e: &MetricHistory, unit: &str) -> fmt::Result {
+    writeln!(out, "perflab history: {}", header(e))?;
     if e.series.iter().all(|s| s.steps.is_empty()) {
-        let _ = writeln!(
+        writeln!(
             out,
             "  no runs with metric '{}' found; check --metric, --name and --variant against `perflab history`",
             e.metric
-        );
-        return out;
+        )?;
+        return Ok(());
     }
     for s in &e.series {
-        let _ = writeln!(out, "  {}", series_title(e, s));
-        let _ = writeln!(
+        writeln!(out, "  {}", series_title(e, s))?;
+        writeln!(
             out,
             "    {:10}  {:20}  {:>5}  {:>22}  change point: segment before → from here",
             "commit", "started", "runs", "median"
-        );
+        )?;
         for step in &s.steps {
             let change = step
                 .change
@@ -41,41 +40,45 @@ pub fn history_terminal(e: &MetricHistory, unit: &str) -> String {
                 step.values.len(),
                 level(step, unit)
             );
-            let _ = writeln!(out, "{}", line.trim_end());
+            writeln!(out, "{}", line.trim_end())?;
         }
         if let (Some(total), Some(first), Some(last)) = (&s.total, s.steps.first(), s.steps.last())
         {
-            let _ = writeln!(
+            writeln!(
                 out,
                 "    total {} → {}: {}",
                 first.label,
                 last.label,
                 describe_judgement(&e.metric, e.better, total)
-            );
+            )?;
         }
-        let _ = writeln!(out, "    {}", change_points_line(s));
+        writeln!(out, "    {}", change_points_line(s))?;
         for c in &s.change_points {
-            let _ = writeln!(
+            writeln!(
                 out,
                 "      {}",
                 describe_change_point(&e.metric, e.better, c)
-            );
+            )?;
             if let Some(confirmation) = &c.confirmation {
-                let _ = writeln!(
+                writeln!(
                     out,
                     "        {}",
                     describe_confirmation(&e.metric, e.better, confirmation)
-                );
+                )?;
             }
         }
     }
-    out
+    Ok(())
+}
+
+/// [`write_history_terminal`] as a `String`.
+pub fn history_terminal(e: &MetricHistory, unit: &str) -> String {
+    crate::render_to_string(|out| write_history_terminal(out, e, unit))
 }
 
 /// The change points of every series in the store, newest first (with
 /// each one's host when the series come from more than one).
-pub fn changes_terminal(c: &StoreChanges) -> String {
-    let mut out = String::new();
+pub fn write_changes_terminal(out: &mut dyn Write, c: &StoreChanges) -> fmt::Result {
     let many_hosts = c.newest_steps.len() > 1;
     let watched = match (c.newest_steps.values().next(), many_hosts) {
         (None, _) => "none watched".into(),
@@ -93,7 +96,7 @@ pub fn changes_terminal(c: &StoreChanges) -> String {
                 .join(", ")
         ),
     };
-    let _ = writeln!(
+    writeln!(
         out,
         "perflab history --changes: {} change {} in {} series (name, metric, variant{}), {watched}; E-divisive means, {:.0}% false alarms per series",
         c.changes.len(),
@@ -105,7 +108,7 @@ pub fn changes_terminal(c: &StoreChanges) -> String {
         c.series,
         if many_hosts { ", host" } else { "" },
         c.false_alarm * 100.0
-    );
+    )?;
     let host_width = c
         .newest_steps
         .keys()
@@ -121,7 +124,7 @@ pub fn changes_terminal(c: &StoreChanges) -> String {
         }
     };
     if !c.changes.is_empty() {
-        let _ = writeln!(
+        writeln!(
             out,
             "  {:20}  {}{:24}  {:12}  {:16}  change point: segment before → after",
             "measured",
@@ -129,7 +132,7 @@ pub fn changes_terminal(c: &StoreChanges) -> String {
             "name",
             "metric",
             "variant"
-        );
+        )?;
     }
     for s in &c.changes {
         let marks = match (s.watched, s.newest) {
@@ -137,7 +140,7 @@ pub fn changes_terminal(c: &StoreChanges) -> String {
             (true, false) => "  [watched]",
             _ => "",
         };
-        let _ = writeln!(
+        writeln!(
             out,
             "  {:20}  {}{:24}  {:12}  {:16}  {}{marks}",
             s.change.started_at,
@@ -146,18 +149,18 @@ pub fn changes_terminal(c: &StoreChanges) -> String {
             s.metric,
             s.variant,
             describe_change_point(&s.metric, s.better, &s.change)
-        );
+        )?;
         if let Some(confirmation) = &s.change.confirmation {
-            let _ = writeln!(
+            writeln!(
                 out,
                 "  {:20}  {}",
                 "",
                 describe_confirmation(&s.metric, s.better, confirmation)
-            );
+            )?;
         }
     }
     for note in &c.skipped {
-        let _ = writeln!(out, "  skipped {note}");
+        writeln!(out, "  skipped {note}")?;
     }
     for s in c.watched_regressions() {
         let on = match (&s.host, many_hosts) {
@@ -173,13 +176,13 @@ pub fn changes_terminal(c: &StoreChanges) -> String {
             ),
             None => String::new(),
         };
-        let _ = writeln!(
+        writeln!(
             out,
             "regression: the newest change point of {} {} ({}){on} is NO-GO{confirmed}",
             s.name.as_deref().unwrap_or("(unnamed)"),
             s.metric,
             s.variant
-        );
+        )?;
     }
     // Regressions of the history that an A/B did not confirm: said once
     // more, since they no longer fail the command.
@@ -194,7 +197,7 @@ pub fn changes_terminal(c: &StoreChanges) -> String {
             (Some(host), true) => format!(" on {host}"),
             _ => String::new(),
         };
-        let _ = writeln!(
+        writeln!(
             out,
             "not a regression: the newest change point of {} {} ({}){on} is NO-GO in the history but was not confirmed by an interleaved A/B{}",
             s.name.as_deref().unwrap_or("(unnamed)"),
@@ -206,9 +209,14 @@ pub fn changes_terminal(c: &StoreChanges) -> String {
                 .and_then(|k| k.experiment)
                 .map(|id| format!(" (#{id})"))
                 .unwrap_or_default()
-        );
+        )?;
     }
-    out
+    Ok(())
+}
+
+/// [`write_changes_terminal`] as a `String`.
+pub fn changes_terminal(c: &StoreChanges) -> String {
+    crate::render_to_string(|out| write_changes_terminal(out, c))
 }
 
 /// A host as listed: "(unknown)" for experiments whose host was not read.

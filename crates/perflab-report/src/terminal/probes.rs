@@ -1,20 +1,19 @@
 //! Counters and gauges on the terminal, beside the span table.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use perflab_format::result::ResultDocument;
 
 use crate::sections::probes::sections;
 
 /// The counter and gauge tables for a terminal, or nothing without probes.
-pub fn terminal_probes(doc: &ResultDocument) -> String {
-    let mut out = String::new();
+pub fn terminal_probes(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Result {
     let variants: Vec<&str> = doc.variants.iter().map(|v| v.name.as_str()).collect();
     for (title, rows) in sections(doc) {
         if rows.is_empty() {
             continue;
         }
-        let _ = writeln!(out, "  {title}:");
+        writeln!(out, "  {title}:")?;
         let mut widths = vec![
             rows.iter()
                 .map(|(n, _)| n.chars().count())
@@ -32,19 +31,20 @@ pub fn terminal_probes(doc: &ResultDocument) -> String {
             widths.push(widest);
         }
         let line = |name: &str, cells: &[String]| {
-            let mut text = format!("    {name:<w$}", w = widths[0]);
-            for (cell, width) in cells.iter().zip(&widths[1..]) {
-                let _ = write!(text, "  {cell:>width$}");
-            }
-            text
+            let cells: String = cells
+                .iter()
+                .zip(&widths[1..])
+                .map(|(cell, width)| format!("  {cell:>width$}"))
+                .collect();
+            format!("    {name:<w$}{cells}", w = widths[0])
         };
         if variants.len() > 1 {
             let header: Vec<String> = variants.iter().map(|v| v.to_string()).collect();
-            let _ = writeln!(out, "{}", line("", &header));
+            writeln!(out, "{}", line("", &header))?;
         }
         for (name, cells) in &rows {
-            let _ = writeln!(out, "{}", line(name, cells));
+            writeln!(out, "{}", line(name, cells))?;
         }
     }
-    out
+    Ok(())
 }

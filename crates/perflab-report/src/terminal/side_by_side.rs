@@ -2,7 +2,7 @@
 //! instruction counts, counters and extracted metrics, each for A and B.
 
 use std::collections::BTreeMap;
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use perflab_runner::{RunOutcome, builtin_metric};
 
@@ -15,7 +15,12 @@ const ALWAYS: [&str; 4] = ["wall", "cpu", "peak-memory", "instructions"];
 /// from A (`B / A - 1`, not oriented: the sign says which is larger). The
 /// decision metric is left out: the decision above reports it with its
 /// interval. Each median rests on the runs counted in its column header.
-pub fn side_by_side(names: [&str; 2], runs: [&[RunOutcome]; 2], decided_on: &str) -> String {
+pub fn write_side_by_side(
+    out: &mut dyn Write,
+    names: [&str; 2],
+    runs: [&[RunOutcome]; 2],
+    decided_on: &str,
+) -> fmt::Result {
     let mut metrics: BTreeMap<String, String> = BTreeMap::new();
     for run in runs.iter().flat_map(|r| r.iter()) {
         for (name, value) in &run.metrics {
@@ -37,7 +42,6 @@ pub fn side_by_side(names: [&str; 2], runs: [&[RunOutcome]; 2], decided_on: &str
             .into_iter()
             .filter(|(n, _)| !ALWAYS.contains(&n.as_str())),
     );
-    let mut out = String::new();
     let rows: Vec<_> = order
         .into_iter()
         .filter(|(name, _)| name != decided_on)
@@ -55,12 +59,12 @@ pub fn side_by_side(names: [&str; 2], runs: [&[RunOutcome]; 2], decided_on: &str
         })
         .collect();
     if rows.is_empty() {
-        return out;
+        return Ok(());
     }
-    let _ = writeln!(
+    writeln!(
         out,
         "  other metrics (medians; B vs A is B / A - 1, not a decision):"
-    );
+    )?;
     let cells: Vec<[String; 4]> = rows
         .into_iter()
         .map(|(name, unit, (a, na), (b, nb))| {
@@ -97,7 +101,7 @@ pub fn side_by_side(names: [&str; 2], runs: [&[RunOutcome]; 2], decided_on: &str
         })
         .collect();
     for row in std::iter::once(&header).chain(&cells) {
-        let _ = writeln!(
+        writeln!(
             out,
             "    {:<w0$} {:>w1$} {:>w2$} {:>w3$}",
             row[0],
@@ -108,9 +112,14 @@ pub fn side_by_side(names: [&str; 2], runs: [&[RunOutcome]; 2], decided_on: &str
             w1 = widths[1],
             w2 = widths[2],
             w3 = widths[3],
-        );
+        )?;
     }
-    out
+    Ok(())
+}
+
+/// [`write_side_by_side`] as a `String`.
+pub fn side_by_side(names: [&str; 2], runs: [&[RunOutcome]; 2], decided_on: &str) -> String {
+    crate::render_to_string(|out| write_side_by_side(out, names, runs, decided_on))
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! The span table on the terminal.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use perflab_format::result::ResultDocument;
 
@@ -10,12 +10,11 @@ use crate::sections::spans::{change_text, profiled_runs, zero_figures_text};
 use crate::units::{format_seconds, format_share};
 
 /// The span table for a terminal, or nothing when no run wrote a profile.
-pub fn terminal_spans(doc: &ResultDocument) -> String {
-    let mut out = String::new();
+pub fn terminal_spans(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Result {
     if doc.spans.is_empty() {
-        out.push_str(&terminal_probes(doc));
-        out.push_str(&warnings_terminal(&doc.profile_warnings));
-        return out;
+        terminal_probes(out, doc)?;
+        warnings_terminal(out, &doc.profile_warnings)?;
+        return Ok(());
     }
     let width = doc
         .spans
@@ -26,15 +25,15 @@ pub fn terminal_spans(doc: &ResultDocument) -> String {
         .max(4);
     let runs = profiled_runs(&doc.spans);
     if doc.variants.len() == 2 {
-        let _ = writeln!(
+        writeln!(
             out,
             "  spans: self time per run (median of up to {runs} runs), B's self time relative to A's with its interval"
-        );
-        let _ = writeln!(
+        )?;
+        writeln!(
             out,
             "    {:width$}  {:>12}  {:>12}  change",
             "span", doc.variants[0].name, doc.variants[1].name
-        );
+        )?;
         for s in &doc.spans {
             let cell = |i: usize| {
                 s.per_variant
@@ -53,24 +52,24 @@ pub fn terminal_spans(doc: &ResultDocument) -> String {
                 Some(text) => text,
                 None => "-".to_string(),
             };
-            let _ = writeln!(
+            writeln!(
                 out,
                 "    {:width$}  {:>12}  {:>12}  {change}",
                 s.name,
                 cell(0),
                 cell(1)
-            );
+            )?;
         }
     } else {
-        let _ = writeln!(
+        writeln!(
             out,
             "  spans (median per run over {runs} runs; % wall is self time over wall time and exceeds 100% when threads overlap):"
-        );
-        let _ = writeln!(
+        )?;
+        writeln!(
             out,
             "    {:width$}  {:>10}  {:>12}  {:>12}  {:>12}  {:>12}  {:>7}",
             "span", "calls", "self", "inclusive", "p50", "p99", "% wall"
-        );
+        )?;
         for s in &doc.spans {
             let Some(Some(v)) = s.per_variant.first() else {
                 continue;
@@ -79,7 +78,7 @@ pub fn terminal_spans(doc: &ResultDocument) -> String {
             if !unattributed
                 && let Some(text) = zero_figures_text(v.never_entered(), v.entered_in_few_runs())
             {
-                let _ = writeln!(out, "    {:width$}  {text}", s.name);
+                writeln!(out, "    {:width$}  {text}", s.name)?;
                 continue;
             }
             let or_dash = |x: f64| {
@@ -89,7 +88,7 @@ pub fn terminal_spans(doc: &ResultDocument) -> String {
                     format_seconds(x)
                 }
             };
-            let _ = writeln!(
+            writeln!(
                 out,
                 "    {:width$}  {:>10}  {:>12}  {:>12}  {:>12}  {:>12}  {:>7}",
                 s.name,
@@ -103,10 +102,10 @@ pub fn terminal_spans(doc: &ResultDocument) -> String {
                 or_dash(v.p50_s),
                 or_dash(v.p99_s),
                 format_share(v.self_share_of_wall)
-            );
+            )?;
         }
     }
-    out.push_str(&terminal_probes(doc));
-    out.push_str(&warnings_terminal(&doc.profile_warnings));
-    out
+    terminal_probes(out, doc)?;
+    warnings_terminal(out, &doc.profile_warnings)?;
+    Ok(())
 }

@@ -1,6 +1,6 @@
 //! A suite in the terminal: the verdict, then the matrix of cells.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use perflab_format::suite::SuiteDocument;
 use perflab_format::vocabulary::{ResultStatus, Verdict};
@@ -9,8 +9,7 @@ use crate::sections::machine::machine_state_lines;
 use crate::sections::suite::{cell_meaning, row_word, suite_headline, suite_matrix, verdict_rule};
 
 /// The suite as aligned text.
-pub fn suite_terminal(doc: &SuiteDocument) -> String {
-    let mut out = String::new();
+pub fn write_suite_terminal(out: &mut dyn Write, doc: &SuiteDocument) -> fmt::Result {
     let title = doc
         .result
         .name
@@ -19,12 +18,12 @@ pub fn suite_terminal(doc: &SuiteDocument) -> String {
         .unwrap_or_default();
     let label = perflab_runner::builtin_metric(&doc.result.metric.name)
         .map_or(doc.result.metric.name.as_str(), |(l, _)| l);
-    let _ = writeln!(
+    writeln!(
         out,
         "perflab {}{title}: {label} ({} is better)",
         doc.result.kind, doc.result.metric.better
-    );
-    let _ = writeln!(out, "{}.\n", suite_headline(doc));
+    )?;
+    writeln!(out, "{}.\n", suite_headline(doc))?;
     let matrix = suite_matrix(doc);
     let mut table: Vec<Vec<String>> = vec![
         std::iter::once(row_word(doc).to_string())
@@ -59,9 +58,9 @@ pub fn suite_terminal(doc: &SuiteDocument) -> String {
             .zip(&widths)
             .map(|(text, w)| format!("{text:<w$}"))
             .collect();
-        let _ = writeln!(out, "  {}", line.join("   ").trim_end());
+        writeln!(out, "  {}", line.join("   ").trim_end())?;
     }
-    let _ = writeln!(out, "\n{}. {}.", cell_meaning(doc), verdict_rule(doc));
+    writeln!(out, "\n{}. {}.", cell_meaning(doc), verdict_rule(doc))?;
     // Why a cell did not decide is what the user acts on (more runs, a
     // quieter machine), so it is said here and not only in the JSON. So is
     // a NO-GO beside an improvement: only a guard's veto gives one, and the
@@ -70,30 +69,35 @@ pub fn suite_terminal(doc: &SuiteDocument) -> String {
         c.verdict == Verdict::Inconclusive
             || (c.verdict == Verdict::NoGo && c.change.is_some_and(|x| x > 0.0))
     }) {
-        let _ = writeln!(
+        writeln!(
             out,
             "{} / {}: {}.",
             cell.scenario, cell.variant, cell.reason
-        );
+        )?;
     }
     if let Some(duet) = &doc.result.duet {
-        let _ = writeln!(out, "{}", crate::sections::duet::duet_line(duet));
+        writeln!(out, "{}", crate::sections::duet::duet_line(duet))?;
     }
     for line in crate::sections::cpu_wait::cpu_wait_lines(&doc.result) {
-        let _ = writeln!(out, "{line}");
+        writeln!(out, "{line}")?;
     }
     for w in &doc.result.warnings {
-        let _ = writeln!(out, "warning: {w}");
+        writeln!(out, "warning: {w}")?;
     }
     for w in doc.result.machine.iter().flat_map(machine_state_lines) {
-        let _ = writeln!(out, "machine state: {w}");
+        writeln!(out, "machine state: {w}")?;
     }
     if doc.result.status != ResultStatus::Complete {
-        let _ = writeln!(
+        writeln!(
             out,
             "This result is {}: it rests only on the runs made.",
             doc.result.status
-        );
+        )?;
     }
-    out
+    Ok(())
+}
+
+/// [`write_suite_terminal`] as a `String`.
+pub fn suite_terminal(doc: &SuiteDocument) -> String {
+    crate::render_to_string(|out| write_suite_terminal(out, doc))
 }

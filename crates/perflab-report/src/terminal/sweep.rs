@@ -1,6 +1,6 @@
 //! A sweep on the terminal: each number with its interval and its run count.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use crate::sections::machine::machine_state_lines;
 use crate::sections::sweep::{
@@ -9,15 +9,14 @@ use crate::sections::sweep::{
 use perflab_format::sweep::SweepDocument;
 
 /// The sweep for a terminal.
-pub fn sweep_terminal(doc: &SweepDocument) -> String {
-    let mut out = String::new();
+pub fn write_sweep_terminal(out: &mut dyn Write, doc: &SweepDocument) -> fmt::Result {
     let title = doc
         .result
         .name
         .as_deref()
         .map(|n| format!(" {n}"))
         .unwrap_or_default();
-    let _ = writeln!(out, "perflab sweep{title}: {}", header(doc));
+    writeln!(out, "perflab sweep{title}: {}", header(doc))?;
     let rows = rows(doc);
     let per_item = doc.sweep.per_item.clone().unwrap_or_default();
     let width = |f: fn(&Row) -> &str, min: usize| {
@@ -47,41 +46,46 @@ pub fn sweep_terminal(doc: &SweepDocument) -> String {
         "  {:wp$}  {:wc$}  {:>5}  {:wv$}  {:wi$}  {reference}",
         "point", "command", "runs", "value", per_item_header
     );
-    let _ = writeln!(out, "{}", line.trim_end());
+    writeln!(out, "{}", line.trim_end())?;
     for r in &rows {
         let line = format!(
             "  {:wp$}  {:wc$}  {:>5}  {:wv$}  {:wi$}  {}",
             r.point, r.command, r.runs, r.value, r.per_item, r.ratio
         );
-        let _ = writeln!(out, "{}", line.trim_end());
+        writeln!(out, "{}", line.trim_end())?;
     }
     if let Some(size) = &doc.sweep.size {
         if !doc.sweep.series.is_empty() {
-            let _ = writeln!(out, "  {}:", series_heading(doc, size));
+            writeln!(out, "  {}:", series_heading(doc, size))?;
         }
         for series in &doc.sweep.series {
-            let _ = writeln!(
+            writeln!(
                 out,
                 "    {}: {}",
                 series_name(series),
                 describe_series(doc, series, size)
-            );
+            )?;
         }
     }
     for line in crate::sections::cpu_wait::cpu_wait_lines(&doc.result) {
-        let _ = writeln!(out, "  {line}");
+        writeln!(out, "  {line}")?;
     }
     for warning in fixed_part_warnings(doc) {
-        let _ = writeln!(out, "  warning: {warning}");
+        writeln!(out, "  warning: {warning}")?;
     }
     for warning in &doc.result.warnings {
-        let _ = writeln!(out, "  warning: {warning}");
+        writeln!(out, "  warning: {warning}")?;
     }
     for note in notes(doc) {
-        let _ = writeln!(out, "  note: {note}");
+        writeln!(out, "  note: {note}")?;
     }
     for line in doc.result.machine.iter().flat_map(machine_state_lines) {
-        let _ = writeln!(out, "  machine state: {line}");
+        writeln!(out, "  machine state: {line}")?;
     }
-    out
+    Ok(())
+}
+
+/// [`write_sweep_terminal`] as a `String`.
+pub fn sweep_terminal(doc: &SweepDocument) -> String {
+    crate::render_to_string(|out| write_sweep_terminal(out, doc))
 }

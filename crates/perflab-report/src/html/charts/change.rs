@@ -1,7 +1,7 @@
 //! The change with its interval, drawn over the NO-GO, NEUTRAL and GO regions
 //! of the decision, so the verdict can be read off where the interval lies.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use perflab_format::result::DecisionDoc;
 use perflab_format::vocabulary::Verdict;
@@ -24,7 +24,12 @@ pub fn verdict_colour(verdict: Verdict) -> &'static str {
 /// The change chart of a decision on `metric`, drawn as the candidate's
 /// value relative to the baseline's (the one wording of a change, see
 /// [`perflab_format::change_words`]).
-pub fn change_chart(metric: &str, better: Better, d: &DecisionDoc) -> String {
+pub fn change_chart(
+    out: &mut dyn Write,
+    metric: &str,
+    better: Better,
+    d: &DecisionDoc,
+) -> fmt::Result {
     let mut plot = Plot::new(760.0, 150.0, (24.0, 24.0, 34.0, 48.0));
     let percent = |c: f64| (improvement_to_ratio(better, c) - 1.0) * 100.0;
     let words = ChangeWords::from_improvement(metric, better, d.change, Some(d.ci));
@@ -64,19 +69,19 @@ pub fn change_chart(metric: &str, better: Better, d: &DecisionDoc) -> String {
         if label_y == top - 8.0 {
             previous_right = centre + half;
         }
-        let _ = write!(
+        write!(
             plot.body,
             r#"<rect class="{class}" x="{xa:.1}" y="{top:.1}" width="{:.1}" height="{:.1}"/><text class="region-label" x="{:.1}" y="{:.1}" text-anchor="middle">{label}</text>"#,
             (xb - xa).max(0.0),
             bottom - top,
             centre,
             label_y
-        );
+        )?;
     }
-    plot.x_axis(&x, "B relative to A (%)", &|v| format!("{v:+.1}%"));
+    plot.x_axis(&x, "B relative to A (%)", &|v| format!("{v:+.1}%"))?;
     let c = verdict_colour(d.verdict);
     let y = (top + bottom) / 2.0;
-    let _ = write!(
+    write!(
         plot.body,
         r#"<line class="mark interval" x1="{:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{c}" stroke-width="6" stroke-linecap="round"><title>{:.0}% interval {}</title></line><circle class="mark" cx="{:.1}" cy="{y:.1}" r="7" fill="white" stroke="{c}" stroke-width="3"><title>estimate {}</title></circle>"#,
         x.map(ci_lo),
@@ -85,7 +90,7 @@ pub fn change_chart(metric: &str, better: Better, d: &DecisionDoc) -> String {
         esc(&words.percent_interval()),
         x.map((words.ratio - 1.0) * 100.0),
         esc(&words.percent()),
-    );
+    )?;
     let title = format!("Change of {metric}: {}, {}", words.cell(), d.verdict);
     let caption = format!(
         "The bar is the {:.0}% interval of B's {metric} relative to A's over {} runs per variant ({}); the shaded regions are the decision thresholds: {}.",
@@ -94,5 +99,5 @@ pub fn change_chart(metric: &str, better: Better, d: &DecisionDoc) -> String {
         d.method,
         thresholds_sentence(better, d.go, d.nogo)
     );
-    figure("change", &title, &plot.finish(&title), &caption)
+    out.write_str(&figure("change", &title, &plot.finish(&title), &caption))
 }

@@ -1,7 +1,7 @@
 //! History lines: a metric's median at each commit with its interval, one
 //! line per variant, regressions marked.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use super::super::escape::esc;
 use super::super::svg::{Plot, Scale, colour, figure};
@@ -10,7 +10,7 @@ use crate::units::format_value;
 use perflab_format::history::MetricHistory;
 
 /// The chart of a metric history.
-pub fn history_chart(e: &MetricHistory, unit: &str) -> String {
+pub fn write_history_chart(out: &mut dyn Write, e: &MetricHistory, unit: &str) -> fmt::Result {
     let labels: Vec<&str> = {
         let mut labels: Vec<(&str, &str)> = Vec::new();
         for s in &e.series {
@@ -31,7 +31,7 @@ pub fn history_chart(e: &MetricHistory, unit: &str) -> String {
         })
     });
     let y = Scale::linear_around(values, plot.bottom, plot.top);
-    plot.y_axis(&y, &with_unit(&e.metric, unit), &tick(unit));
+    plot.y_axis(&y, &with_unit(&e.metric, unit), &tick(unit))?;
     let step_x = (plot.right - plot.left) / labels.len().max(1) as f64;
     let left = plot.left;
     let x_of = |label: &str| {
@@ -48,16 +48,16 @@ pub fn history_chart(e: &MetricHistory, unit: &str) -> String {
         if (last - i) % every != 0 {
             continue;
         }
-        let _ = write!(
+        write!(
             ticks,
             r#"<text class="tick mono" x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
             x_of(label),
             plot.bottom + 16.0,
             esc(label)
-        );
+        )?;
     }
     plot.push(&ticks);
-    let _ = write!(
+    write!(
         plot.body,
         r#"<line class="axis" x1="{:.1}" y1="{b:.1}" x2="{:.1}" y2="{b:.1}"/><text class="axis-label" x="{:.1}" y="{:.1}" text-anchor="middle">commit, oldest to newest</text>"#,
         plot.left,
@@ -65,7 +65,7 @@ pub fn history_chart(e: &MetricHistory, unit: &str) -> String {
         (plot.left + plot.right) / 2.0,
         plot.bottom + 40.0,
         b = plot.bottom
-    );
+    )?;
     let mut legend = Vec::new();
     for (k, s) in e.series.iter().enumerate() {
         let c = colour(k);
@@ -84,7 +84,7 @@ pub fn history_chart(e: &MetricHistory, unit: &str) -> String {
                 .as_ref()
                 .map(|j| format!(", {} against the previous commit", j.verdict))
                 .unwrap_or_default();
-            let _ = write!(
+            write!(
                 plot.body,
                 r#"<g class="mark"><title>{} at {}: median {} over {} runs{}</title><line x1="{cx:.1}" y1="{:.1}" x2="{cx:.1}" y2="{:.1}" stroke="{c}" stroke-width="1.5"/><circle cx="{cx:.1}" cy="{cy:.1}" r="{}" fill="{}" stroke="{}" stroke-width="2"/></g>"#,
                 esc(&s.variant),
@@ -97,23 +97,23 @@ pub fn history_chart(e: &MetricHistory, unit: &str) -> String {
                 if regression { 6 } else { 4 },
                 if regression { "#c62828" } else { c },
                 if regression { "#c62828" } else { c },
-            );
+            )?;
             if regression {
-                let _ = write!(
+                write!(
                     plot.body,
                     r#"<text class="regression-label" x="{cx:.1}" y="{:.1}" text-anchor="middle">NO-GO</text>"#,
                     y.map(hi) - 8.0
-                );
+                )?;
             }
         }
-        let _ = write!(
+        write!(
             plot.body,
             r#"<polyline class="series" points="{}" fill="none" stroke="{c}" stroke-width="2"/>"#,
             points.join(" ")
-        );
+        )?;
         legend.push((c, s.variant.clone()));
     }
-    plot.legend(&legend);
+    plot.legend(&legend)?;
     let title = format!("{} at each commit", e.metric);
     let caption = format!(
         "Median at each commit with the {:.0}% interval of its runs; marked points are change points of the series (E-divisive means), each judged between the segments of commits around it (Hodges-Lehmann, GO at {:+.1}%, NO-GO at {:+.1}%); red points are regressions.",
@@ -121,5 +121,10 @@ pub fn history_chart(e: &MetricHistory, unit: &str) -> String {
         e.go * 100.0,
         e.nogo * 100.0
     );
-    figure("history", &title, &plot.finish(&title), &caption)
+    out.write_str(&figure("history", &title, &plot.finish(&title), &caption))
+}
+
+/// [`write_history_chart`] as a `String`.
+pub fn history_chart(e: &MetricHistory, unit: &str) -> String {
+    crate::render_to_string(|out| write_history_chart(out, e, unit))
 }

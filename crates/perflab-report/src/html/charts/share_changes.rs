@@ -3,7 +3,7 @@
 //! and of its inclusive share, in percentage points, with its interval,
 //! around a line at zero. An interval that crosses the line did not move.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use perflab_format::sampling::{SamplingDocument, ShareChange};
 
@@ -43,25 +43,26 @@ fn interval(
     (change, ci): (f64, [f64; 2]),
     fill: &str,
     tooltip: &str,
-) {
-    let _ = write!(
+) -> fmt::Result {
+    write!(
         plot.body,
         r#"<line x1="{:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{fill}" stroke-width="3" stroke-linecap="round"/><circle class="mark" cx="{:.1}" cy="{y:.1}" r="5" fill="white" stroke="{fill}" stroke-width="2.5"><title>{}</title></circle>"#,
         x.map(ci[0] * 100.0),
         x.map(ci[1] * 100.0),
         x.map(change * 100.0),
         esc(tooltip)
-    );
+    )?;
+    Ok(())
 }
 
 /// The chart of a differential profile, or nothing for a single profile.
-pub fn share_changes_chart(doc: &SamplingDocument) -> Option<String> {
+pub fn share_changes_chart(out: &mut dyn Write, doc: &SamplingDocument) -> fmt::Result {
     let [a, b] = doc.profiles.as_slice() else {
-        return None;
+        return Ok(());
     };
     let rows = rows(doc);
     if rows.is_empty() {
-        return None;
+        return Ok(());
     }
     let row = 30.0;
     let left = label_margin(rows.iter().map(|c| c.name.as_str()), 30, 220.0);
@@ -84,24 +85,24 @@ pub fn share_changes_chart(doc: &SamplingDocument) -> Option<String> {
             "percentage points",
         ),
         &|v| format!("{v:+.0}"),
-    );
-    plot.legend(&[(colour(0), "self".into()), (colour(1), "inclusive".into())]);
+    )?;
+    plot.legend(&[(colour(0), "self".into()), (colour(1), "inclusive".into())])?;
     let zero = x.map(0.0);
-    let _ = write!(
+    write!(
         plot.body,
         r#"<line class="reference-line" x1="{zero:.1}" y1="{:.1}" x2="{zero:.1}" y2="{:.1}"/>"#,
         plot.top, plot.bottom
-    );
+    )?;
     for (i, c) in rows.iter().enumerate() {
         let y = plot.top + row * i as f64 + row / 2.0;
-        let _ = write!(
+        write!(
             plot.body,
             r#"<text class="row-label" x="{:.1}" y="{:.1}" text-anchor="end">{}<title>{}</title></text>"#,
             plot.left - 8.0,
             y + 4.0,
             esc(&shorten(&c.name, 30)),
             esc(&c.name)
-        );
+        )?;
         let tip = |what: &str, shares: [f64; 2], change: f64, ci: [f64; 2]| {
             format!(
                 "{}: {what} share {} → {}, {} points ({:.0}% interval {})",
@@ -121,7 +122,7 @@ pub fn share_changes_chart(doc: &SamplingDocument) -> Option<String> {
             (c.self_change, c.self_ci),
             colour(0),
             &self_tip,
-        );
+        )?;
         let inclusive_tip = tip(
             "inclusive",
             c.inclusive_shares,
@@ -129,7 +130,7 @@ pub fn share_changes_chart(doc: &SamplingDocument) -> Option<String> {
             c.inclusive_ci,
         );
         let inclusive = (c.inclusive_change, c.inclusive_ci);
-        interval(&mut plot, &x, y + 6.0, inclusive, colour(1), &inclusive_tip);
+        interval(&mut plot, &x, y + 6.0, inclusive, colour(1), &inclusive_tip)?;
     }
     let moved = doc.changes.iter().filter(|c| c.moved).count();
     let title = format!("Shares that moved from {} to {}", a.name, b.name);
@@ -143,7 +144,7 @@ pub fn share_changes_chart(doc: &SamplingDocument) -> Option<String> {
             ""
         }
     );
-    Some(figure(
+    out.write_str(&figure(
         "share-changes",
         &title,
         &plot.finish(&title),

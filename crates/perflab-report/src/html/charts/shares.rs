@@ -3,7 +3,7 @@
 //! with the whisker of its interval, so that a short bar on few samples
 //! cannot pass for a precise one.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use perflab_format::sampling::{FunctionShare, SampledProfile, SamplingDocument};
 
@@ -34,12 +34,12 @@ fn bar(
     (share, ci): (f64, [f64; 2]),
     fill: &str,
     tooltip: &str,
-) {
+) -> fmt::Result {
     let height = BAR;
     let width = (x.map(share * 100.0) - plot.left).max(1.0);
     let mid = top + height / 2.0;
     let (lo, hi) = (x.map(ci[0] * 100.0), x.map(ci[1] * 100.0));
-    let _ = write!(
+    write!(
         plot.body,
         r##"<rect class="mark" x="{:.1}" y="{top:.1}" width="{width:.1}" height="{height:.1}" fill="{fill}"><title>{}</title></rect><g class="whisker" stroke="#1f2933" stroke-width="1.2"><line x1="{lo:.1}" y1="{mid:.1}" x2="{hi:.1}" y2="{mid:.1}"/><line x1="{lo:.1}" y1="{:.1}" x2="{lo:.1}" y2="{:.1}"/><line x1="{hi:.1}" y1="{:.1}" x2="{hi:.1}" y2="{:.1}"/></g>"##,
         plot.left,
@@ -48,7 +48,8 @@ fn bar(
         mid + 3.0,
         mid - 3.0,
         mid + 3.0,
-    );
+    )?;
+    Ok(())
 }
 
 fn tooltip(f: &FunctionShare, inclusive: bool, total: u64, confidence: f64) -> String {
@@ -74,10 +75,14 @@ fn tooltip(f: &FunctionShare, inclusive: bool, total: u64, confidence: f64) -> S
 }
 
 /// The shares chart of one profile, or nothing when it has no samples.
-pub fn shares_chart(doc: &SamplingDocument, profile: &SampledProfile) -> Option<String> {
+pub fn shares_chart(
+    out: &mut dyn Write,
+    doc: &SamplingDocument,
+    profile: &SampledProfile,
+) -> fmt::Result {
     let rows: Vec<&FunctionShare> = profile.functions.iter().take(MAX_ROWS).collect();
     if rows.is_empty() {
-        return None;
+        return Ok(());
     }
     let row = 34.0;
     let left = label_margin(rows.iter().map(|f| f.name.as_str()), LABEL_CHARS, 220.0);
@@ -95,11 +100,11 @@ pub fn shares_chart(doc: &SamplingDocument, profile: &SampledProfile) -> Option<
     let x = Scale::linear(0.0, max.min(100.0) * 1.04, plot.left, plot.right);
     plot.x_axis(&x, &with_unit("share of the samples", "%"), &|v| {
         format!("{v:.0}%")
-    });
-    plot.legend(&[(colour(0), "self".into()), (INCLUSIVE, "inclusive".into())]);
+    })?;
+    plot.legend(&[(colour(0), "self".into()), (INCLUSIVE, "inclusive".into())])?;
     for (i, f) in rows.iter().enumerate() {
         let y = plot.top + row * i as f64 + 4.0;
-        let _ = write!(
+        write!(
             plot.body,
             r#"<text class="row-label" x="{:.1}" y="{:.1}" text-anchor="end">{}<title>{}</title></text><text class="row-sub" x="{:.1}" y="{:.1}" text-anchor="end">{} self · {} incl. samples</text>"#,
             plot.left - 8.0,
@@ -110,7 +115,7 @@ pub fn shares_chart(doc: &SamplingDocument, profile: &SampledProfile) -> Option<
             y + 24.0,
             format_count(f.self_samples as f64),
             format_count(f.inclusive_samples as f64),
-        );
+        )?;
         let (total, conf) = (profile.samples, doc.confidence);
         let self_tip = tooltip(f, false, total, conf);
         bar(
@@ -120,7 +125,7 @@ pub fn shares_chart(doc: &SamplingDocument, profile: &SampledProfile) -> Option<
             (f.self_share, f.self_ci),
             colour(0),
             &self_tip,
-        );
+        )?;
         let inclusive_tip = tooltip(f, true, total, conf);
         let inclusive = (f.inclusive_share, f.inclusive_ci);
         bar(
@@ -130,7 +135,7 @@ pub fn shares_chart(doc: &SamplingDocument, profile: &SampledProfile) -> Option<
             inclusive,
             INCLUSIVE,
             &inclusive_tip,
-        );
+        )?;
     }
     let title = format!(
         "Where the samples of {} fall (top functions by self share)",
@@ -143,5 +148,5 @@ pub fn shares_chart(doc: &SamplingDocument, profile: &SampledProfile) -> Option<
         doc.sampler.frequency_hz,
         doc.confidence * 100.0
     );
-    Some(figure("shares", &title, &plot.finish(&title), &caption))
+    out.write_str(&figure("shares", &title, &plot.finish(&title), &caption))
 }

@@ -2,7 +2,7 @@
 //! time no span covers drawn as its own (hatched) bar, so that
 //! "unattributed" can never be mistaken for a phase or hidden.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use super::super::escape::esc;
 use super::super::svg::{Plot, Scale, colour, figure};
@@ -18,7 +18,7 @@ const MAX_BARS: usize = 12;
 const LABEL_CHARS: usize = 36;
 
 /// The breakdown chart of one variant; `id` makes its pattern's id unique on the page.
-pub fn spans_chart(v: &VariantSpans, id: usize) -> String {
+pub fn spans_chart(out: &mut dyn Write, v: &VariantSpans, id: usize) -> fmt::Result {
     let mut bars: Vec<(SpanShare, bool)> = v
         .spans
         .iter()
@@ -58,12 +58,12 @@ pub fn spans_chart(v: &VariantSpans, id: usize) -> String {
     let x = Scale::linear(0.0, max * 1.05, plot.left, plot.right);
     plot.x_axis(&x, "self time as a share of wall time (%)", &|v| {
         format!("{v:.0}%")
-    });
+    })?;
     let pattern = format!("unattributed-{id}");
-    let _ = write!(
+    write!(
         plot.body,
         r##"<defs><pattern id="{pattern}" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#eceff1"/><line x1="0" y1="0" x2="0" y2="6" stroke="#90a4ae" stroke-width="3"/></pattern></defs>"##
-    );
+    )?;
     for (i, (span, unattributed)) in bars.iter().enumerate() {
         let y = plot.top + row * i as f64 + 4.0;
         let fill = if *unattributed {
@@ -79,7 +79,7 @@ pub fn spans_chart(v: &VariantSpans, id: usize) -> String {
         };
         let share = format_share(span.share_of_wall);
         let self_time = format_seconds(span.self_s);
-        let _ = write!(
+        write!(
             plot.body,
             r#"<text class="row-label" x="{:.1}" y="{:.1}" text-anchor="end"><title>{}</title>{}</text><rect class="mark" x="{:.1}" y="{y:.1}" width="{width:.1}" height="{:.1}" fill="{fill}" stroke="{}"><title>{}: {share} of wall time, {self_time} per run{calls}</title></rect><text class="bar-value" x="{:.1}" y="{:.1}">{share} · {self_time}</text>"#,
             plot.left - 8.0,
@@ -92,7 +92,7 @@ pub fn spans_chart(v: &VariantSpans, id: usize) -> String {
             esc(&span.name),
             plot.left + width + 6.0,
             y + 13.0,
-        );
+        )?;
     }
     let title = format!("Where the time goes in {} (self time per span)", v.variant);
     let wall = v
@@ -103,5 +103,5 @@ pub fn spans_chart(v: &VariantSpans, id: usize) -> String {
         "Self time of each span (time inside it minus the spans it entered) as a share of the session's wall time, median over {} profiled runs{wall}; shares add up to more than 100% when threads overlap. The hatched bar is the time no span covers: it is not overhead of anything in particular, only unmeasured.",
         v.runs
     );
-    figure("spans", &title, &plot.finish(&title), &caption)
+    out.write_str(&figure("spans", &title, &plot.finish(&title), &caption))
 }

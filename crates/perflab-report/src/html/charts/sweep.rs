@@ -3,7 +3,7 @@
 //! above that part, dashed), the ratio to the reference, or (without a size)
 //! each point's value.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use perflab_format::interval::PositiveIntervalDoc;
 use perflab_format::vocabulary::Better;
@@ -16,9 +16,16 @@ use crate::units::{format_interval, format_ratio, format_value};
 use perflab_format::sweep::{CostBasis, SeriesDoc, SweepDocument};
 
 /// A point with its interval as drawn: a dot and a vertical error bar.
-fn error_bar(plot: &mut Plot, x: f64, y: &Scale, iv: &PositiveIntervalDoc, c: &str, tip: &str) {
+fn error_bar(
+    plot: &mut Plot,
+    x: f64,
+    y: &Scale,
+    iv: &PositiveIntervalDoc,
+    c: &str,
+    tip: &str,
+) -> fmt::Result {
     let (ylo, yhi, ym) = (y.map(iv.lo), y.map(iv.hi), y.map(iv.estimate));
-    let _ = write!(
+    write!(
         plot.body,
         r#"<g class="mark"><title>{}</title><line x1="{x:.1}" y1="{ylo:.1}" x2="{x:.1}" y2="{yhi:.1}" stroke="{c}" stroke-width="1.5"/><line x1="{:.1}" y1="{ylo:.1}" x2="{:.1}" y2="{ylo:.1}" stroke="{c}"/><line x1="{:.1}" y1="{yhi:.1}" x2="{:.1}" y2="{yhi:.1}" stroke="{c}"/><circle cx="{x:.1}" cy="{ym:.1}" r="3.5" fill="{c}"/></g>"#,
         esc(tip),
@@ -26,23 +33,26 @@ fn error_bar(plot: &mut Plot, x: f64, y: &Scale, iv: &PositiveIntervalDoc, c: &s
         x + 4.0,
         x - 4.0,
         x + 4.0,
-    );
+    )?;
+    Ok(())
 }
 
-fn polyline(plot: &mut Plot, points: &[(f64, f64)], c: &str) {
-    styled_polyline(plot, points, c, "");
+fn polyline(plot: &mut Plot, points: &[(f64, f64)], c: &str) -> fmt::Result {
+    styled_polyline(plot, points, c, "")?;
+    Ok(())
 }
 
-fn styled_polyline(plot: &mut Plot, points: &[(f64, f64)], c: &str, style: &str) {
+fn styled_polyline(plot: &mut Plot, points: &[(f64, f64)], c: &str, style: &str) -> fmt::Result {
     let path: Vec<String> = points
         .iter()
         .map(|(x, y)| format!("{x:.1},{y:.1}"))
         .collect();
-    let _ = write!(
+    write!(
         plot.body,
         r#"<polyline class="series" points="{}" fill="none" stroke="{c}" stroke-width="2"{style}/>"#,
         path.join(" ")
-    );
+    )?;
+    Ok(())
 }
 
 /// A series' per-item cost above its fixed part, per point with a size.
@@ -71,18 +81,17 @@ fn series_label(command: &str, fixed: &str) -> String {
 }
 
 /// The charts of a sweep.
-pub fn sweep_charts(doc: &SweepDocument) -> Vec<String> {
+pub fn sweep_charts(out: &mut dyn Write, doc: &SweepDocument) -> fmt::Result {
     match &doc.sweep.size {
         Some(size) if !doc.sweep.series.is_empty() => {
-            let mut charts = vec![per_item_chart(doc, size)];
-            charts.extend(ratio_chart(doc, size));
-            charts
+            per_item_chart(out, doc, size)?;
+            ratio_chart(out, doc, size)
         }
-        _ => vec![points_chart(doc)],
+        _ => points_chart(out, doc),
     }
 }
 
-fn per_item_chart(doc: &SweepDocument, size: &str) -> String {
+fn per_item_chart(out: &mut dyn Write, doc: &SweepDocument, size: &str) -> fmt::Result {
     let s = &doc.sweep;
     let unit = if doc.result.metric.better == Better::Higher {
         ""
@@ -113,12 +122,12 @@ fn per_item_chart(doc: &SweepDocument, size: &str) -> String {
         plot.top,
     );
     let per_item = s.per_item.clone().unwrap_or_default();
-    plot.x_axis(&x, &format!("{size} (log scale)"), &|v| number_text(v));
+    plot.x_axis(&x, &format!("{size} (log scale)"), &|v| number_text(v))?;
     plot.y_axis(
         &y,
         &with_unit(&format!("per-item cost, {per_item}"), unit),
         &tick(unit),
-    );
+    )?;
     let mut legend = Vec::new();
     for (k, series) in s.series.iter().enumerate() {
         let c = colour(k);
@@ -140,9 +149,9 @@ fn per_item_chart(doc: &SweepDocument, size: &str) -> String {
                 format_interval(format_value(iv.lo, unit), format_value(iv.hi, unit)),
                 r.runs
             );
-            error_bar(&mut plot, x.map(n), &y, &iv, c, &tip);
+            error_bar(&mut plot, x.map(n), &y, &iv, c, &tip)?;
         }
-        polyline(&mut plot, &line, c);
+        polyline(&mut plot, &line, c)?;
         let mut dashed = Vec::new();
         for (label, n, iv) in above_fixed_part(doc, series) {
             dashed.push((x.map(n), y.map(iv.estimate)));
@@ -152,9 +161,9 @@ fn per_item_chart(doc: &SweepDocument, size: &str) -> String {
                 format_value(iv.estimate, unit),
                 format_interval(format_value(iv.lo, unit), format_value(iv.hi, unit)),
             );
-            error_bar(&mut plot, x.map(n), &y, &iv, c, &tip);
+            error_bar(&mut plot, x.map(n), &y, &iv, c, &tip)?;
         }
-        styled_polyline(&mut plot, &dashed, c, r#" stroke-dasharray="6 4""#);
+        styled_polyline(&mut plot, &dashed, c, r#" stroke-dasharray="6 4""#)?;
         for cliff in &series.cliffs {
             let cx = x.map(cliff.size);
             // The label goes on the side of the line with more room.
@@ -163,7 +172,7 @@ fn per_item_chart(doc: &SweepDocument, size: &str) -> String {
             } else {
                 (cx + 5.0, "start")
             };
-            let _ = write!(
+            write!(
                 plot.body,
                 r##"<g class="cliff"><line x1="{cx:.1}" y1="{:.1}" x2="{cx:.1}" y2="{:.1}" stroke="#c62828" stroke-width="1.5" stroke-dasharray="5 4"/><text x="{tx:.1}" y="{:.1}" text-anchor="{anchor}" fill="#c62828">{}: cliff at {}={}, x{:.2}</text></g>"##,
                 plot.top,
@@ -173,7 +182,7 @@ fn per_item_chart(doc: &SweepDocument, size: &str) -> String {
                 esc(size),
                 number_text(cliff.size),
                 cliff.ratio
-            );
+            )?;
         }
         let growth = series
             .fit
@@ -184,19 +193,21 @@ fn per_item_chart(doc: &SweepDocument, size: &str) -> String {
             format!("{}{growth}", series_label(&series.command, &series.fixed)),
         ));
     }
-    plot.legend(&legend);
+    plot.legend(&legend)?;
     let title = format!("Per-item cost ({per_item}) against {size}");
     let caption = format!(
         "Log-log axes. Each point is the geometric mean of its runs with its {:.0}% interval; b is the growth exponent of the total cost (1 = linear), or of the cost above the fixed part for a curve that has one: its per-item cost above that part is the dashed line of its colour. Dashed red lines mark cliffs: the per-item cost jumps by more than both intervals and the curve's trend allow (at least {:.0}%).",
         s.confidence * 100.0,
         s.cliff * 100.0
     );
-    figure("sweep", &title, &plot.finish(&title), &caption)
+    out.write_str(&figure("sweep", &title, &plot.finish(&title), &caption))
 }
 
-fn ratio_chart(doc: &SweepDocument, size: &str) -> Option<String> {
+fn ratio_chart(out: &mut dyn Write, doc: &SweepDocument, size: &str) -> fmt::Result {
     let s = &doc.sweep;
-    let reference = s.commands.iter().find(|c| c.reference)?;
+    let Some(reference) = s.commands.iter().find(|c| c.reference) else {
+        return Ok(());
+    };
     let ratios: Vec<(usize, &str, f64, PositiveIntervalDoc, usize)> =
         s.points
             .iter()
@@ -207,7 +218,7 @@ fn ratio_chart(doc: &SweepDocument, size: &str) -> Option<String> {
             })
             .collect();
     if ratios.is_empty() {
-        return None;
+        return Ok(());
     }
     let mut plot = Plot::new(760.0, 300.0, (86.0, 24.0, 40.0, 50.0));
     let x = Scale::log_around(ratios.iter().map(|r| r.2), plot.left, plot.right);
@@ -216,20 +227,20 @@ fn ratio_chart(doc: &SweepDocument, size: &str) -> Option<String> {
         plot.bottom,
         plot.top,
     );
-    plot.x_axis(&x, &format!("{size} (log scale)"), &|v| number_text(v));
+    plot.x_axis(&x, &format!("{size} (log scale)"), &|v| number_text(v))?;
     plot.y_axis(&y, &format!("ratio to {} (x)", reference.name), &|v| {
         format!("{v:.3}")
             .trim_end_matches('0')
             .trim_end_matches('.')
             .to_string()
             + "x"
-    });
+    })?;
     let one = y.map(1.0);
-    let _ = write!(
+    write!(
         plot.body,
         r#"<line class="reference-line" x1="{:.1}" y1="{one:.1}" x2="{:.1}" y2="{one:.1}"/>"#,
         plot.left, plot.right
-    );
+    )?;
     let mut legend = Vec::new();
     for (c, command) in s.commands.iter().enumerate().filter(|(_, c)| !c.reference) {
         let mut line = Vec::new();
@@ -242,12 +253,12 @@ fn ratio_chart(doc: &SweepDocument, size: &str) -> Option<String> {
                 format_ratio(r.3.estimate, r.3.lo, r.3.hi),
                 r.4
             );
-            error_bar(&mut plot, x.map(r.2), &y, &r.3, colour(c), &tip);
+            error_bar(&mut plot, x.map(r.2), &y, &r.3, colour(c), &tip)?;
         }
-        polyline(&mut plot, &line, colour(c));
+        polyline(&mut plot, &line, colour(c))?;
         legend.push((colour(c), command.name.clone()));
     }
-    plot.legend(&legend);
+    plot.legend(&legend)?;
     let title = format!(
         "Ratio of {} to {} against {size}",
         doc.result.metric.name, reference.name
@@ -257,10 +268,10 @@ fn ratio_chart(doc: &SweepDocument, size: &str) -> Option<String> {
         doc.result.metric.name,
         s.confidence * 100.0
     );
-    Some(figure("ratio", &title, &plot.finish(&title), &caption))
+    out.write_str(&figure("ratio", &title, &plot.finish(&title), &caption))
 }
 
-fn points_chart(doc: &SweepDocument) -> String {
+fn points_chart(out: &mut dyn Write, doc: &SweepDocument) -> fmt::Result {
     let s = &doc.sweep;
     let unit = doc.result.metric.unit.as_str();
     let mut plot = Plot::new(760.0, 360.0, (86.0, 24.0, 40.0, 70.0));
@@ -276,15 +287,15 @@ fn points_chart(doc: &SweepDocument) -> String {
         .collect();
     let y = Scale::log_around(values, plot.bottom, plot.top);
     let step = (plot.right - plot.left) / s.points.len().max(1) as f64;
-    plot.y_axis(&y, &with_unit(&doc.result.metric.name, unit), &tick(unit));
+    plot.y_axis(&y, &with_unit(&doc.result.metric.name, unit), &tick(unit))?;
     for (i, p) in s.points.iter().enumerate() {
         let cx = plot.left + step * (i as f64 + 0.5);
-        let _ = write!(
+        write!(
             plot.body,
             r#"<text class="tick" x="{cx:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
             plot.bottom + 16.0,
             esc(&p.label)
-        );
+        )?;
         let commands = p.results.len().max(1) as f64;
         for (c, r) in p.results.iter().enumerate() {
             let Some(v) = r.value else { continue };
@@ -296,10 +307,10 @@ fn points_chart(doc: &SweepDocument) -> String {
                 format_value(v.estimate, unit),
                 r.runs
             );
-            error_bar(&mut plot, x, &y, &v, colour(c), &tip);
+            error_bar(&mut plot, x, &y, &v, colour(c), &tip)?;
         }
     }
-    let _ = write!(
+    write!(
         plot.body,
         r#"<text class="axis-label" x="{:.1}" y="{:.1}" text-anchor="middle">point</text><line class="axis" x1="{:.1}" y1="{b:.1}" x2="{:.1}" y2="{b:.1}"/>"#,
         (plot.left + plot.right) / 2.0,
@@ -307,18 +318,18 @@ fn points_chart(doc: &SweepDocument) -> String {
         plot.left,
         plot.right,
         b = plot.bottom
-    );
+    )?;
     let legend: Vec<(&str, String)> = s
         .commands
         .iter()
         .enumerate()
         .map(|(c, cmd)| (colour(c), cmd.name.clone()))
         .collect();
-    plot.legend(&legend);
+    plot.legend(&legend)?;
     let title = format!("{} at each point", doc.result.metric.name);
     let caption = format!(
         "Log scale. Each point is the geometric mean of its runs with its {:.0}% interval.",
         s.confidence * 100.0
     );
-    figure("sweep", &title, &plot.finish(&title), &caption)
+    out.write_str(&figure("sweep", &title, &plot.finish(&title), &caption))
 }
