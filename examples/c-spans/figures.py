@@ -27,6 +27,9 @@ import re
 import statistics
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+from figure_words import change_cell, fill_blocks  # noqa: E402  (the shared module is one folder up)
+
 # span_cost's cases, in the order it prints them.
 CASES = ["empty", "span", "two-reads", "count", "gauge", "one-read"]
 CASE_NAMES = {
@@ -49,24 +52,10 @@ def fail(message):
 # ---------------------------------------------------------------- wording
 
 
-def signed_percent(fraction):
-    p = fraction * 100
-    return f"{p:+.1f}%" if abs(p) >= 1 else f"{p:+.2f}%"
 
 
-def ratio_of_improvement(change):
-    """Candidate over baseline for a lower-is-better metric, from a change
-    stored in the decision's orientation (positive: the candidate is
-    better), as perflab's change words convert it."""
-    return 1.0 / (1.0 + change)
 
 
-def change_cell(change, ci):
-    """`+20.8% [+18.0%, +24.0%]`: the candidate's value over the
-    baseline's, as every perflab report words a change."""
-    r = ratio_of_improvement(change)
-    lo, hi = sorted(ratio_of_improvement(c) for c in ci)
-    return f"{signed_percent(r - 1)} [{signed_percent(lo - 1)}, {signed_percent(hi - 1)}]"
 
 
 def reading_of(ci, less, more, undecided="undecided (the interval spans zero)"):
@@ -348,19 +337,7 @@ BLOCKS = {
 
 def write_readme(out, readme):
     run = Run(out)
-    readme = pathlib.Path(readme)
-    text = readme.read_text()
-    present = set(re.findall(r"<!-- begin: ([\w-]+) -->", text)) - {"provenance"}
-    unknown = present - BLOCKS.keys()
-    if unknown:
-        fail(f"{readme} has blocks this script does not write: {', '.join(sorted(unknown))}")
-    for name, make in BLOCKS.items():
-        pattern = re.compile(rf"(<!-- begin: {re.escape(name)} -->\n).*?(<!-- end: {re.escape(name)} -->)", re.S)
-        if not pattern.search(text):
-            fail(f"{readme} has no block `{name}` (<!-- begin: {name} --> ... <!-- end: {name} -->)")
-        body = make(run).rstrip("\n") + "\n"
-        text = pattern.sub(lambda m: m.group(1) + body + m.group(2), text)
-    readme.write_text(text)
+    fill_blocks(readme, BLOCKS, run, fail)
 
 
 def main(argv):

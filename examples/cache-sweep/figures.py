@@ -29,6 +29,9 @@ import re
 import shlex
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+from figure_words import fill_blocks  # noqa: E402  (the shared module is one folder up)
+
 
 def fail(message):
     print(f"figures.py: {message}", file=sys.stderr)
@@ -231,18 +234,7 @@ def main(argv):
         fail("usage: figures.py OUT README.md")
     run = Run(argv[1])
     readme = pathlib.Path(argv[2])
-    text = readme.read_text()
-    present = set(re.findall(r"<!-- begin: ([\w-]+) -->", text)) - {"provenance"}
-    unknown = present - BLOCKS.keys()
-    if unknown:
-        fail(f"{readme} has blocks this script does not write: {', '.join(sorted(unknown))}")
-    for name, make in BLOCKS.items():
-        pattern = re.compile(rf"(<!-- begin: {re.escape(name)} -->\n).*?(<!-- end: {re.escape(name)} -->)", re.S)
-        if not pattern.search(text):
-            fail(f"{readme} has no block `{name}` (<!-- begin: {name} --> ... <!-- end: {name} -->)")
-        body = make(run).rstrip("\n") + "\n"
-        text = pattern.sub(lambda m: m.group(1) + body + m.group(2), text)
-    readme.write_text(text)
+    fill_blocks(readme, BLOCKS, run, fail)
 
 
 if __name__ == "__main__":

@@ -35,6 +35,9 @@ import sqlite3
 import statistics
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+from figure_words import change_cell, fill_blocks, ratio_of_improvement  # noqa: E402  (the shared module is one folder up)
+
 
 def fail(message):
     print(f"figures.py: {message}", file=sys.stderr)
@@ -58,24 +61,10 @@ def duration(seconds):
     return f"{seconds * 1e9:.1f} ns"
 
 
-def signed_percent(fraction):
-    p = fraction * 100
-    return f"{p:+.1f}%" if abs(p) >= 1 else f"{p:+.2f}%"
 
 
-def ratio_of_improvement(change):
-    """Candidate over baseline for a lower-is-better metric, from a change
-    stored in the decision's orientation (positive: the candidate is
-    better), as perflab's change words convert it."""
-    return 1.0 / (1.0 + change)
 
 
-def change_cell(change, ci):
-    """`+20.8% [+18.0%, +24.0%]`: the candidate's value over the
-    baseline's, as every perflab report words a change."""
-    r = ratio_of_improvement(change)
-    lo, hi = sorted(ratio_of_improvement(c) for c in ci)
-    return f"{signed_percent(r - 1)} [{signed_percent(lo - 1)}, {signed_percent(hi - 1)}]"
 
 
 def reading_of(change, ci, less="less", more="more"):
@@ -659,18 +648,7 @@ def main(argv):
         fail("usage: figures.py OUT README.md")
     run = Run(pathlib.Path(argv[1]))
     readme = pathlib.Path(argv[2])
-    text = readme.read_text()
-    present = set(re.findall(r"<!-- begin: ([\w-]+) -->", text)) - {"provenance"}
-    unknown = present - BLOCKS.keys()
-    if unknown:
-        fail(f"{readme} has blocks this script does not write: {', '.join(sorted(unknown))}")
-    for name, make in BLOCKS.items():
-        pattern = re.compile(rf"(<!-- begin: {re.escape(name)} -->\n).*?(<!-- end: {re.escape(name)} -->)", re.S)
-        if not pattern.search(text):
-            fail(f"{readme} has no block `{name}`")
-        body = make(run).rstrip("\n") + "\n"
-        text = pattern.sub(lambda m: m.group(1) + body + m.group(2), text)
-    readme.write_text(text)
+    fill_blocks(readme, BLOCKS, run, fail)
 
 
 if __name__ == "__main__":

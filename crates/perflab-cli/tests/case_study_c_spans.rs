@@ -24,6 +24,7 @@ const FILES: &[&str] = &[
     "examples/c-spans/Makefile",
     "examples/c-spans/README.md",
     "examples/c-spans/figures.py",
+    "examples/figure_words.py",
     "examples/c-spans/investigate.sh",
     "examples/c-spans/perflab.toml",
     "examples/c-spans/span_cost.c",

@@ -23,6 +23,7 @@ const FILES: &[&str] = &[
     "examples/cache-sweep/README.md",
     "examples/cache-sweep/cachewalk.c",
     "examples/cache-sweep/figures.py",
+    "examples/figure_words.py",
     "examples/cache-sweep/investigate.sh",
 ];
 
