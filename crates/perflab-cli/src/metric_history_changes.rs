@@ -148,7 +148,7 @@ pub fn store_changes(
 
 /// How many series' values are read in one query: few queries (each a
 /// round trip on PostgreSQL), yet not the whole store in memory at once.
-const SERIES_PER_QUERY: usize = 25;
+const SERIES_PER_QUERY: usize = 100;
 
 /// How many experiment names a line about a metric without a direction
 /// lists before it counts the rest.

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use perflab_format::vocabulary::ResultStatus;
 
 use super::Store;
-use super::sql::{Row, Value, values};
+use super::sql::{Dialect, Row, Value, values};
 use crate::error::{Result, StoreError};
 
 /// Which experiments to copy; all of them when both lists are empty.
@@ -77,6 +77,16 @@ impl Store {
             if chosen {
                 to.in_transaction(|| self.copy_experiment(id, to, &mut summary))?;
             }
+        }
+        // PostgreSQL plans a query from statistics that autovacuum gathers
+        // about a minute after a bulk load; until then it plans as if the
+        // copied tables were empty (the dashboard's home page took 0.6 s
+        // right after a push of 10,000 experiments, 0.2 s with statistics).
+        // Gathering them now is what PostgreSQL's documentation advises
+        // after populating a database ("Populating a Database: Run ANALYZE
+        // Afterwards").
+        if summary.experiments_copied > 0 && to.db.dialect() == Dialect::Postgres {
+            to.execute("ANALYZE", &[])?;
         }
         Ok(summary)
     }
