@@ -254,6 +254,13 @@ fn pushing_twice_stores_once_and_pulling_back_changes_nothing() {
         first.contains("2 experiments copied, 0 already there; 6 runs copied, 0 already there"),
         "{first}"
     );
+    // The copy leaves the planner statistics of what it copied, not the
+    // empty tables' (autovacuum would gather them only a minute later).
+    let analysed = server.psql(
+        "shared",
+        "SELECT COUNT(*) FROM pg_stat_user_tables WHERE relname IN ('experiments', 'runs', 'variants') AND last_analyze IS NOT NULL",
+    );
+    assert_eq!(analysed, "3", "tables analysed after the push");
     let second = push();
     assert!(
         second.contains("0 experiments copied, 2 already there; 0 runs copied, 6 already there"),
