@@ -12,7 +12,7 @@
 mod common;
 
 use common::investigate::{
-    assert_every_block_filled, assert_no_figure_in_prose, assert_success, repository, run,
+    assert_every_block_filled, assert_no_figure_in_prose, assert_success, block, repository, run,
 };
 
 const EXAMPLE: &str = "c-spans";
@@ -41,10 +41,6 @@ const TINY: &[(&str, &str)] = &[
     ("C_SPANS_BENCH_RUNS", "4"),
     ("C_SPANS_ITERATIONS", "20000"),
 ];
-
-fn block<'a>(blocks: &'a [(String, String)], name: &str) -> &'a str {
-    &blocks.iter().find(|(n, _)| n == name).unwrap().1
-}
 
 #[test]
 fn investigate_sh_fills_every_block_of_the_readme_from_a_tiny_run() {

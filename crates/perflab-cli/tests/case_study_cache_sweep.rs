@@ -11,7 +11,8 @@
 mod common;
 
 use common::investigate::{
-    assert_every_block_filled, assert_no_figure_in_prose, assert_success, blocks, repository, run,
+    assert_every_block_filled, assert_no_figure_in_prose, assert_success, block, blocks,
+    repository, run,
 };
 
 const EXAMPLE: &str = "cache-sweep";
@@ -35,10 +36,6 @@ const TINY: &[(&str, &str)] = &[
     ("CACHE_SWEEP_MIN_RUNS", "2"),
     ("CACHE_SWEEP_MAX_RUNS", "3"),
 ];
-
-fn block<'a>(blocks: &'a [(String, String)], name: &str) -> &'a str {
-    &blocks.iter().find(|(n, _)| n == name).unwrap().1
-}
 
 #[test]
 fn investigate_sh_fills_every_block_of_the_readme_from_a_tiny_run() {

@@ -16,6 +16,14 @@ fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// The body of block `name` among `blocks`; fails the test when there is none.
+pub fn block<'a>(blocks: &'a [(String, String)], name: &str) -> &'a str {
+    match blocks.iter().find(|(n, _)| n == name) {
+        Some((_, body)) => body,
+        None => panic!("no block `{name}` in the README"),
+    }
+}
+
 /// `<!-- begin: NAME -->` ... `<!-- end: NAME -->`: the README's blocks as
 /// (name, body) in order. Fails the test on a begin mark without its end,
 /// an end mark without its begin, or a block inside another.
