@@ -707,3 +707,113 @@ fn a_change_point_links_its_confirming_ab_and_its_two_commits_compared() {
         assert!(a.body.contains(words), "{path}: {}", a.body);
     }
 }
+
+/// The validator of `docs/schema/<file_name>`.
+fn api_schema(file_name: &str) -> jsonschema::Validator {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../docs/schema")
+        .join(file_name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let schema: serde_json::Value = serde_json::from_str(&text).expect("a schema is JSON");
+    jsonschema::validator_for(&schema)
+        .unwrap_or_else(|e| panic!("{file_name} is no valid schema: {e}"))
+}
+
+/// Fetches `path` (which must answer 200) and checks its JSON against
+/// `docs/schema/<file_name>`; returns the answer.
+fn assert_answer_matches(served: &Served, path: &str, file_name: &str) -> serde_json::Value {
+    let answer = served.get(path);
+    assert_eq!(answer.status, 200, "{path}: {}", answer.body);
+    let json = answer.json();
+    let problems: Vec<String> = api_schema(file_name)
+        .iter_errors(&json)
+        .map(|error| format!("at {}: {error}", error.instance_path()))
+        .collect();
+    assert!(
+        problems.is_empty(),
+        "{path} does not match docs/schema/{file_name}:\n{}\n{json}",
+        problems.join("\n")
+    );
+    json
+}
+
+#[test]
+fn every_api_answer_matches_its_schema_in_docs() {
+    let h = confirmed_regression();
+    let s = &h.repo;
+    let served = serve(s, s.store().to_str().unwrap(), &[]);
+
+    let home = assert_answer_matches(&served, "/api/home", "perflab-serve-home.schema.json");
+    let change = &home["regressions"][0]["changes"][0];
+    assert!(
+        !change["confirming_abs"].as_array().unwrap().is_empty(),
+        "the home page shows no confirmed regression to check: {home}"
+    );
+    // The schema asks for what the answer must hold: without its listing,
+    // the home page's answer is refused.
+    let mut partial = home.clone();
+    partial.as_object_mut().unwrap().remove("experiments");
+    assert!(
+        !api_schema("perflab-serve-home.schema.json").is_valid(&partial),
+        "the home schema accepts an answer without its experiments"
+    );
+
+    let key = &change["series"];
+    let series_query = format!(
+        "?name=insert-10K&metric=work&variant={}&host={}",
+        encode(key["variant"].as_str().unwrap()),
+        encode(key["host"].as_str().unwrap_or_default()),
+    );
+    let series = assert_answer_matches(
+        &served,
+        &format!("/api/series{series_query}"),
+        "perflab-serve-series.schema.json",
+    );
+
+    let all = assert_answer_matches(
+        &served,
+        "/api/home?per_page=100",
+        "perflab-serve-home.schema.json",
+    );
+    let ids: Vec<i64> = all["experiments"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_i64().unwrap())
+        .collect();
+    assert!(ids.len() >= 11, "{all}");
+    let mut with_history = 0;
+    for id in &ids {
+        let experiment = assert_answer_matches(
+            &served,
+            &format!("/api/experiments/{id}"),
+            "perflab-serve-experiment.schema.json",
+        );
+        assert!(experiment["result"].is_object(), "{experiment}");
+        with_history += usize::from(experiment["history"].is_object());
+    }
+    assert!(with_history > 0, "no experiment's answer holds its history");
+
+    // Two measurements of the series, decided as `perflab compare` does.
+    let (a, b) = (ids[ids.len() - 1], ids[1]);
+    let compared = assert_answer_matches(
+        &served,
+        &format!("/api/compare?a={a}&b={b}"),
+        "perflab-serve-compare.schema.json",
+    );
+    assert!(
+        compared["decision"].is_object() || compared["note"].is_string(),
+        "{compared}"
+    );
+
+    let (from, to) = (
+        series["change_points"][0]["from_commit"].as_str().unwrap(),
+        series["change_points"][0]["to_commit"].as_str().unwrap(),
+    );
+    let commits = assert_answer_matches(
+        &served,
+        &format!("/api/compare/commits{series_query}&base={from}&head={to}"),
+        "perflab-serve-compare-commits.schema.json",
+    );
+    assert_eq!(commits["decision"]["verdict"], "NO-GO", "{commits}");
+}

@@ -28,6 +28,7 @@ pub struct ReportData {
 /// span figures and grouped warnings are computed from them, and the
 /// sampling profile and the history are their documents.
 #[derive(Debug, Clone, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ExperimentReport {
     /// Id in the store.
     pub id: i64,
@@ -45,6 +46,10 @@ pub struct ExperimentReport {
     pub suite: Option<SuiteDocument>,
     /// The sampling profile, for experiments of kind `profile`.
     #[serde(serialize_with = "sampling_document")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<perflab_format::sampling::SamplingDocument>")
+    )]
     pub sampling: Option<SamplingReport>,
     /// Instruction counts per function, when the runs were counted under valgrind.
     pub instructions: Option<InstructionsDocument>,
@@ -58,6 +63,13 @@ pub struct ExperimentReport {
     /// The metric over commits, when it was measured at 2 or more commits,
     /// and the unit its values are in.
     #[serde(serialize_with = "history_document")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(
+            with = "Option<MetricHistory>",
+            description = "The metric over commits (its `perflab-history/1` document), when it was measured at 2 or more commits."
+        )
+    )]
     pub history: Option<(MetricHistory, String)>,
     /// Why there is no result, if there is none.
     pub missing: Option<String>,

@@ -35,6 +35,7 @@ pub struct CommitsQuery {
 
 /// Two commits of a series and the decision between their runs.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CommitsCompareData {
     /// The series.
     pub key: SeriesKey,

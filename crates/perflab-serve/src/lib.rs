@@ -9,6 +9,8 @@
 //!   drawn by perflab-report's renderers, as `perflab report` draws it;
 //! - `server`: the router, the bearer token, TLS (rustls), the limits on
 //!   what a request may ask;
+//! - `schema` (feature `schema`): the JSON Schemas of the API's answers,
+//!   kept in `docs/schema/`;
 //! - [`source`]: what the pages need computed the way the `perflab`
 //!   command computes it (change points of every series, an experiment's
 //!   report, a series' history), supplied by the command, so that it is
@@ -22,6 +24,8 @@ mod compare_commits;
 mod error;
 mod filters;
 mod pages;
+#[cfg(feature = "schema")]
+pub mod schema;
 mod server;
 pub mod site;
 pub mod source;

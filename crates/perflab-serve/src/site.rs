@@ -46,6 +46,7 @@ pub struct Site {
 
 /// One change point of one series, as the pages and the API show it.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ChangeRow {
     /// The series.
     pub series: SeriesKey,
@@ -95,6 +96,7 @@ pub struct ChangeRow {
 
 /// A stored A/B that ran a change point's two commits against each other.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ConfirmingAb {
     /// Its experiment id.
     pub id: i64,
@@ -104,6 +106,7 @@ pub struct ConfirmingAb {
 
 /// The regressions of one host.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct HostRegressions {
     /// The host (empty when unknown).
     pub host: String,
@@ -117,6 +120,7 @@ pub struct HostRegressions {
 
 /// One experiment in a listing.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ExperimentItem {
     /// Id in the store.
     pub id: i64,
@@ -149,6 +153,7 @@ pub struct ExperimentItem {
 
 /// A page of experiments.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ExperimentList {
     /// The experiments, newest first.
     pub items: Vec<ExperimentItem>,
@@ -164,6 +169,7 @@ pub struct ExperimentList {
 
 /// The filters a listing was made with (absent: not filtered).
 #[derive(Debug, Clone, Default, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Filters {
     /// Name contains.
     pub name: Option<String>,
@@ -179,6 +185,7 @@ pub struct Filters {
 
 /// The home page.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct HomeData {
     /// Regressions of watched series, per host.
     pub regressions: Vec<HostRegressions>,
@@ -203,6 +210,7 @@ pub struct HomeData {
 
 /// One commit of a series.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct StepRow {
     /// Its position in the series, from 0 (oldest).
     pub index: usize,
@@ -216,6 +224,7 @@ pub struct StepRow {
 
 /// A series page.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SeriesData {
     /// The series.
     pub key: SeriesKey,
@@ -239,6 +248,7 @@ pub struct SeriesData {
 
 /// The decision between two experiments' samples.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ComparisonDecision {
     /// GO, NO-GO, NEUTRAL or INCONCLUSIVE.
     pub verdict: String,
@@ -260,6 +270,7 @@ pub struct ComparisonDecision {
 
 /// The compare page.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CompareData {
     /// The baseline.
     pub a: ExperimentReport,

@@ -24,6 +24,7 @@ pub enum SourceError {
 
 /// One series: the experiments of one name, one metric, one variant, one host.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SeriesKey {
     /// The experiments' name (None: unnamed experiments).
     pub name: Option<String>,
