@@ -64,16 +64,8 @@ pub fn variants_table(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Result 
     )?;
     for v in &doc.variants {
         let s = &v.summary;
-        let env: Vec<String> = v.env.iter().map(|(k, val)| format!("{k}={val}")).collect();
-        let command = v
-            .command
-            .as_deref()
-            .map(|c| {
-                format!(
-                    "<code>{}</code>",
-                    esc(format!("{} {c}", env.join(" ")).trim())
-                )
-            })
+        let command = crate::sections::command_line(v)
+            .map(|c| format!("<code>{}</code>", esc(&c)))
             .unwrap_or_default();
         write!(
             out,

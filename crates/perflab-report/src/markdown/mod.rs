@@ -127,11 +127,8 @@ pub fn write_markdown_body(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Re
     writeln!(out, "| --- | --- | ---: | ---: | ---: | ---: | ---: |")?;
     for v in &doc.variants {
         let s = &v.summary;
-        let env: Vec<String> = v.env.iter().map(|(k, val)| format!("{k}={val}")).collect();
-        let command = v
-            .command
-            .as_deref()
-            .map(|c| format!("`{}`", cell(format!("{} {c}", env.join(" ")).trim())))
+        let command = crate::sections::command_line(v)
+            .map(|c| format!("`{}`", cell(&c)))
             .unwrap_or_default();
         writeln!(
             out,

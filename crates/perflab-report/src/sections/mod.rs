@@ -63,3 +63,13 @@ pub fn guard_change(g: &GuardDoc) -> ChangeWords<'_> {
 pub fn thresholds(doc: &ResultDocument, d: &DecisionDoc) -> String {
     thresholds_sentence(doc.metric.better, d.go, d.nogo)
 }
+
+/// A variant's command line as a report's table shows it: its environment
+/// settings (`KEY=value`) before the command, or None when the variant has
+/// no command (samples read from files).
+pub(crate) fn command_line(v: &perflab_format::result::VariantDoc) -> Option<String> {
+    let env: Vec<String> = v.env.iter().map(|(k, val)| format!("{k}={val}")).collect();
+    v.command
+        .as_deref()
+        .map(|c| format!("{} {c}", env.join(" ")).trim().to_string())
+}
