@@ -21,6 +21,9 @@ import sys
 
 HERE = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".")
 OUT = HERE / "out"
+# The repository's folder, left out of command lines so that they read the
+# same wherever the repository was cloned.
+ROOT_PREFIX = str(HERE.resolve().parents[1]) + "/"
 
 
 def load(name):
@@ -402,7 +405,7 @@ one = load("ab-one-thread.json")
 cpu_wall = cpu_share_of_wall(one)
 wall_words = ", ".join(f"{v} {share(s)}" for v, s in cpu_wall.items())
 blocks["cpu-profile"] = (
-    f"{p['samples']:,} samples of `{p['command'][:80]}`.\n\n"
+    f"{p['samples']:,} samples of `{p['command'].replace(ROOT_PREFIX, '')[:80]}`.\n\n"
     + "\n".join(rows)
     + f"\n\nOn one thread {verdict} (CPU-clock samples). Wall-clock span times measure CPU work only where "
     f"the thread does not wait: its CPU time is {wall_words} of its wall time (median run of the A/B below), so "
