@@ -115,7 +115,7 @@ fn fill(store: &Store) {
         let change = doc.decision.as_ref().map(|d| (d.change, d.ci[0], d.ci[1]));
         let json = serde_json::to_string(&doc).expect("json");
         store
-            .finish_experiment(id, ResultStatus::Complete, doc.verdict, change, Some(&json))
+            .finish_experiment(id, ResultStatus::Complete, doc.verdict, change, Some(json))
             .expect("finish");
     }
 }

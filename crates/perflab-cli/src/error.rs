@@ -98,11 +98,17 @@ fn damaged_advice(source: &StoreError, path: &std::path::Path) -> String {
 }
 
 /// `value` as compact JSON, or an error naming `what` it is.
+///
+/// The text is cut to its length: serialising grows its buffer by doubling,
+/// and a result document of millions of samples would otherwise keep up to
+/// twice its size while the store copies it.
 pub fn to_json(what: &str, value: &impl serde::Serialize) -> Result<String> {
-    serde_json::to_string(value).map_err(|source| Error::Json {
+    let mut text = serde_json::to_string(value).map_err(|source| Error::Json {
         what: what.to_string(),
         source,
-    })
+    })?;
+    text.shrink_to_fit();
+    Ok(text)
 }
 
 /// `value` as pretty-printed JSON, or an error naming `what` it is.

@@ -141,7 +141,7 @@ fn store_ab(store: &Store, exp: &Experiment, commit: &str, b: f64) -> i64 {
             ResultStatus::Complete,
             doc.verdict,
             change,
-            Some(&serde_json::to_string(&doc).unwrap()),
+            Some(serde_json::to_string(&doc).unwrap()),
         )
         .unwrap();
     id
@@ -229,7 +229,7 @@ fn store_sweep(store: &Store) -> i64 {
             ResultStatus::Complete,
             None,
             None,
-            Some(&serde_json::to_string(&doc).unwrap()),
+            Some(serde_json::to_string(&doc).unwrap()),
         )
         .unwrap();
     id

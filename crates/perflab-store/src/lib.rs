@@ -407,21 +407,23 @@ impl Store {
         Ok(())
     }
 
-    /// Marks the experiment finished with its status and result.
+    /// Marks the experiment finished with its status and result. The result
+    /// document is taken rather than copied: with every sample in it, it can
+    /// be hundreds of megabytes.
     pub fn finish_experiment(
         &self,
         id: i64,
         status: ResultStatus,
         verdict: Option<Verdict>,
         change: Option<(f64, f64, f64)>,
-        result_json: Option<&str>,
+        result_json: Option<String>,
     ) -> Result<()> {
         let finish = spool::Write::Finish {
             status,
             verdict,
             change,
             finished_at: now_rfc3339(),
-            result_json: result_json.map(str::to_string),
+            result_json,
         };
         self.write_to_experiment(id, finish)
     }

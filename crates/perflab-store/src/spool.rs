@@ -602,7 +602,7 @@ mod tests {
                 ResultStatus::Complete,
                 Some(Verdict::Go),
                 None,
-                Some("{}"),
+                Some("{}".to_string()),
             )
             .unwrap();
 

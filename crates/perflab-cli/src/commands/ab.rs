@@ -139,7 +139,7 @@ pub fn record_outcome(store: &Store, exp: &Experiment, ab: &AbRun) -> Result<Res
         let status = ab.header.status();
         let change = doc.decision.as_ref().map(|d| (d.change, d.ci[0], d.ci[1]));
         let json = to_json("the result document", &doc)?;
-        store.finish_experiment(id, status, doc.verdict, change, Some(&json))?;
+        store.finish_experiment(id, status, doc.verdict, change, Some(json))?;
     }
     Ok(doc)
 }

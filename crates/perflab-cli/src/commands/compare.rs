@@ -187,7 +187,7 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
         ResultStatus::Complete,
         doc.verdict,
         Some((interval.estimate, interval.lo, interval.hi)),
-        Some(&result_json),
+        Some(result_json),
     )?;
     print!("{}", TerminalReport.render(&doc));
     write_requested(&doc, args.json.as_deref(), args.markdown.as_deref())?;
@@ -305,7 +305,7 @@ fn compare_families(
         ResultStatus::Complete,
         doc.result.verdict,
         change,
-        Some(&json),
+        Some(json),
     )?;
     print!("{}", suite_terminal(&doc));
     if let Some(path) = &args.json {

@@ -119,7 +119,7 @@ pub fn import(args: &ImportArgs, store: &Store) -> Result<i32> {
         ResultStatus::Complete,
         None,
         None,
-        Some(&to_json("the result document", &doc)?),
+        Some(to_json("the result document", &doc)?),
     )?;
     print!("{}", TerminalReport.render(&doc));
     if !other_metrics.is_empty() {

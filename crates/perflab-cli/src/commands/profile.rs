@@ -289,7 +289,7 @@ pub fn profile(args: &ProfileArgs, store: &Store, executor: &mut dyn Executor) -
         provenance: Some(provenance_map(&provenance)),
     };
     let json = to_json("the sampling profile", &doc)?;
-    store.finish_experiment(id, ResultStatus::Complete, None, None, Some(&json))?;
+    store.finish_experiment(id, ResultStatus::Complete, None, None, Some(json))?;
     print!("{}", render_sampling(&doc, args.top));
     for warning in &warnings {
         eprintln!("perflab: warning: {warning}");

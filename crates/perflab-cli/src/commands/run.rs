@@ -233,7 +233,7 @@ fn measure_runs(
         doc.status,
         None,
         None,
-        Some(&to_json("the result document", &doc)?),
+        Some(to_json("the result document", &doc)?),
     )?;
     print!("{}", TerminalReport.render(&doc));
     print!("{}", perflab_report::other_metrics(&outcomes));

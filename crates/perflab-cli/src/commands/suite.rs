@@ -44,7 +44,7 @@ pub fn suite<E: Executor>(
     if let Some(id) = run.header.experiment_id {
         let status = run.header.status();
         let json = to_json("the suite document", &doc)?;
-        store.finish_experiment(id, status, doc.result.verdict, None, Some(&json))?;
+        store.finish_experiment(id, status, doc.result.verdict, None, Some(json))?;
     }
     print!("{}", suite_terminal(&doc));
     if let Some(path) = &args.run.json {

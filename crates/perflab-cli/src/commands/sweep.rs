@@ -31,7 +31,7 @@ pub fn sweep(args: &SweepArgs, store: &Store, executor: &mut dyn Executor) -> Re
     let doc = sweep_document(&sweep, &state)?;
     let json = to_json("the sweep document", &doc)?;
     if let Some(id) = state.header.experiment_id {
-        store.finish_experiment(id, doc.result.status, None, None, Some(&json))?;
+        store.finish_experiment(id, doc.result.status, None, None, Some(json))?;
     }
     print!("{}", sweep_terminal(&doc));
     if let Some(path) = &args.run.json {

@@ -198,7 +198,7 @@ pub fn store_differential_profile(
     };
     let json = serde_json::to_string(&doc).unwrap();
     store
-        .finish_experiment(id, ResultStatus::Complete, None, None, Some(&json))
+        .finish_experiment(id, ResultStatus::Complete, None, None, Some(json))
         .unwrap();
     id
 }
@@ -279,7 +279,7 @@ pub fn store_instruction_counts(store: &Store, provenance: &Provenance) -> i64 {
     let change = doc.decision.as_ref().map(|d| (d.change, d.ci[0], d.ci[1]));
     let json = serde_json::to_string(&doc).unwrap();
     store
-        .finish_experiment(id, ResultStatus::Complete, doc.verdict, change, Some(&json))
+        .finish_experiment(id, ResultStatus::Complete, doc.verdict, change, Some(json))
         .unwrap();
     let a = callgrind(&[
         ("/tmp/two", "heavy", 1_500_140),
