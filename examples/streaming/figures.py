@@ -680,12 +680,15 @@ def template(sentence):
 
 
 def block_warnings(run):
-    """Every warning of every experiment, grouped by kind, each kind once."""
+    """Every warning of every experiment, grouped by kind, each kind once;
+    the off-CPU profile's are in its own block."""
     docs = {}
     for path in sorted(run.out.glob("*.json")):
         if path.name.startswith("traced-"):
             continue
         doc = json.loads(path.read_text())
+        if doc.get("format") == "perflab-sampling/1":
+            continue
         docs[doc.get("name") or path.stem] = doc
     groups = {}
     others = {}
