@@ -556,15 +556,21 @@ def short(name, width=60):
     return name if len(name) <= width else name[: width - 1] + "…"
 
 
-def where_it_waited(frames, keep=2):
+# The C library's and std's system-call plumbing under every wait: left out
+# of a stack's line so that the frames shown say who waited.
+PLUMBING = re.compile(r"^<?std::sys::|^syscall$|^__GI_|^__libc_|^__futex")
+
+
+def where_it_waited(frames, keep=3):
     """A stack in a line, as perflab's reports show it: the innermost `keep`
-    frames of the program (outermost first, `…` where some were cut), then
-    the innermost kernel frame besides the scheduler's, which names the
-    wait. `frames` is outermost first, the thread's name first."""
+    frames of the program besides the system-call plumbing (outermost
+    first, `…` where some were cut), then the innermost kernel frame
+    besides the scheduler's, which names the wait. `frames` is outermost
+    first, the thread's name first."""
     frames = frames[1:]
-    program = [f for f in frames if not f.endswith("_[k]")]
+    program = [f for f in frames if not f.endswith("_[k]") and not PLUMBING.search(f)]
     kernel = next((f for f in reversed(frames) if f.endswith("_[k]") and f not in SCHEDULER_FRAMES), None)
-    shown = ["…"] * (len(program) > keep) + [short(f, 40) for f in program[-keep:]]
+    shown = ["…"] * (len(program) > keep) + [short(f) for f in program[-keep:]]
     if kernel:
         shown.append(kernel)
     return " → ".join(f"`{f}`" if f != "…" else f for f in shown)
@@ -581,18 +587,6 @@ def off_cpu_of(doc):
         wait = re.search(r"--wait (\S+)", prof["command"])
         out.append((wait.group(1) if wait else prof["name"], prof, oc))
     return out
-
-
-def thread_groups(oc):
-    """The profile's threads grouped by name (the tokio workers share one),
-    in the order they first ran: {name: (count, on, preempted, blocked, intervals)}."""
-    groups = {}
-    for t in oc["threads"]:
-        g = groups.setdefault(t["name"], [0, 0, 0, 0, 0])
-        for i, field in enumerate(("on_cpu_ns", "preempted_ns", "blocked_ns", "intervals"), 1):
-            g[i] += t[field]
-        g[0] += 1
-    return groups
 
 
 def split_words(preempted, blocked):
@@ -612,7 +606,7 @@ def split_words(preempted, blocked):
 def block_offcpu(run):
     """Where the threads' time off the CPU went in one profiled run of each
     strategy (`perflab profile --off-cpu`, spin the baseline): per thread,
-    on the CPU, preempted and blocked, with the two longest stacks it left
+    on the CPU, preempted and blocked; the longest stacks the threads left
     the CPU from; which cause most of it was; perflab's warnings. One run
     each and no sampling: the times carry no interval, so every sentence
     says what this run measured, never that the strategies differ in
@@ -620,20 +614,23 @@ def block_offcpu(run):
     doc = run.doc("offcpu")
     profiles = off_cpu_of(doc)
     records_of = re.search(r"--records (\S+)", profiles[0][1]["command"])
-    rows = []
-    sentences = []
+    rows, stacks, sentences = [], [], []
     for strategy, _, oc in profiles:
-        said = []
-        for name, (count, on, pre, blk, n) in thread_groups(oc).items():
-            longest = [s for s in oc["stacks"] if s["frames"][0] == name][:2]
-            where = "<br>".join(
-                f"{s['cause']} {duration(s['ns'] / 1e9)} ({s['intervals']}×): {where_it_waited(s['frames'])}"
-                for s in longest
-            )
-            who = f"`{name}`" + (f" ×{count}" if count > 1 else "")
-            rows.append([strategy, who, duration(on / 1e9), duration(pre / 1e9), duration(blk / 1e9), n, where or "-"])
-            said.append(f"{who} {split_words(pre, blk)}")
-        sentences.append(f"- {strategy}: " + "; ".join(said) + ".")
+        mostly = {"preempted": 0, "blocked": 0}
+        for i, th in enumerate(oc["threads"]):
+            who = f"`{th['name']}` {th['tid']}" + (" (first to run)" if i == 0 else "")
+            rows.append([strategy, who, duration(th["on_cpu_ns"] / 1e9), duration(th["preempted_ns"] / 1e9),
+                         duration(th["blocked_ns"] / 1e9), th["intervals"]])
+            for cause, other in (("preempted", "blocked"), ("blocked", "preempted")):
+                if th[f"{cause}_ns"] > th[f"{other}_ns"]:
+                    mostly[cause] += 1
+        for s in oc["stacks"][:2]:
+            stacks.append([strategy, s["cause"], duration(s["ns"] / 1e9), s["intervals"], where_it_waited(s["frames"])])
+        n = len(oc["threads"])
+        sentences.append(
+            f"- {strategy}: its threads were {split_words(oc['preempted_ns'], oc['blocked_ns'])}; "
+            f"{mostly['preempted']} of {n} threads more preempted than blocked, {mostly['blocked']} more blocked."
+        )
     if len(profiles) == 2:
         (a, _, oa), (b, _, ob) = profiles
         moved = [
@@ -647,12 +644,12 @@ def block_offcpu(run):
         f"`--records {records_of.group(1) if records_of else '?'}`; "
         + ", ".join(f"{prof['name']}: {strategy}" + " (the baseline)" * (i == 0)
                     for i, (strategy, prof, _) in enumerate(profiles))
-        + "), measured "
-        "from the scheduler's switches, not sampled: no interval. A stack is the program's innermost frames, "
-        "then the kernel's frame that names the wait.\n"
+        + "), measured from the scheduler's switches, not sampled: no interval. Below, the longest stacks "
+        "off the CPU: the program's innermost frames, then the kernel's that names the wait.\n"
     )
-    out = [head, table(["strategy", "threads", "on the CPU", "preempted", "blocked", "intervals",
-                        "longest stacks off the CPU"], rows), "", "\n".join(sentences)]
+    out = [head, table(["strategy", "thread", "on the CPU", "preempted", "blocked", "intervals"], rows), "",
+           table(["strategy", "cause", "time", "intervals", "where it left the CPU"], stacks), "",
+           "\n".join(sentences)]
     warned = doc.get("warnings", [])
     if warned:
         out.append("\nperflab's warnings about these profiles:\n\n```text\n" + "\n".join(warned) + "\n```")
