@@ -36,7 +36,7 @@ import statistics
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
-from figure_words import change_cell, fill_blocks, ratio_of_improvement  # noqa: E402  (the shared module is one folder up)
+from figure_words import change_cell, fill_blocks, ratio_of_improvement, signed_percent  # noqa: E402  (the shared module is one folder up)
 
 
 def fail(message):
@@ -542,6 +542,123 @@ def block_answer(run):
     return "\n".join(out)
 
 
+# The off-CPU profile's kernel frames of the scheduler itself, on every
+# stack; the frame that names the wait is the innermost kernel frame besides
+# these (as perflab's own reports show a stack).
+SCHEDULER_FRAMES = {
+    "__schedule_[k]", "schedule_[k]", "preempt_schedule_[k]", "preempt_schedule_irq_[k]",
+    "preempt_schedule_common_[k]", "__cond_resched_[k]", "_cond_resched_[k]",
+}
+
+
+def short(name, width=60):
+    """A function's name cut to `width` characters (`…` where cut)."""
+    return name if len(name) <= width else name[: width - 1] + "…"
+
+
+# The C library's and std's system-call plumbing under every wait: left out
+# of a stack's line so that the frames shown say who waited.
+PLUMBING = re.compile(r"^<?std::sys::|^syscall$|^__GI_|^__libc_|^__futex")
+
+
+def where_it_waited(frames, keep=3):
+    """A stack in a line, as perflab's reports show it: the innermost `keep`
+    frames of the program besides the system-call plumbing (outermost
+    first, `…` where some were cut), then the innermost kernel frame
+    besides the scheduler's, which names the wait. `frames` is outermost
+    first, the thread's name first."""
+    frames = frames[1:]
+    program = [f for f in frames if not f.endswith("_[k]") and not PLUMBING.search(f)]
+    kernel = next((f for f in reversed(frames) if f.endswith("_[k]") and f not in SCHEDULER_FRAMES), None)
+    shown = ["…"] * (len(program) > keep) + [short(f) for f in program[-keep:]]
+    if kernel:
+        shown.append(kernel)
+    return " → ".join(f"`{f}`" if f != "…" else f for f in shown)
+
+
+def off_cpu_of(doc):
+    """(strategy, its off-CPU profile) of the profile document, baseline
+    first; the strategy is the command's `--wait`."""
+    out = []
+    for prof in doc["profiles"]:
+        oc = prof.get("off_cpu")
+        if oc is None:
+            fail(f"profile `{prof['name']}` of out/offcpu.json holds no off-CPU profile (recorded without --off-cpu?)")
+        wait = re.search(r"--wait (\S+)", prof["command"])
+        out.append((wait.group(1) if wait else prof["name"], prof, oc))
+    return out
+
+
+def split_words(preempted, blocked):
+    """Which cause most of a time off the CPU was, only where one of them
+    was more than half of it; the times are measured, not sampled, so the
+    reading is exact for the run profiled (and says nothing of another)."""
+    off = preempted + blocked
+    if off == 0:
+        return "never off the CPU"
+    if preempted * 2 > off:
+        return f"mostly preempted ({preempted / off:.0%} of {duration(off / 1e9)} off the CPU waiting for a CPU)"
+    if blocked * 2 > off:
+        return f"mostly blocked ({blocked / off:.0%} of {duration(off / 1e9)} off the CPU asleep or waiting)"
+    return f"preempted and blocked about equally ({preempted / off:.0%} preempted of {duration(off / 1e9)})"
+
+
+def block_offcpu(run):
+    """Where the threads' time off the CPU went in one profiled run of each
+    strategy (`perflab profile --off-cpu`, spin the baseline): per thread,
+    on the CPU, preempted and blocked; the longest stacks the threads left
+    the CPU from; which cause most of it was; perflab's warnings. One run
+    each and no sampling: the times carry no interval, so every sentence
+    says what this run measured, never that the strategies differ in
+    general (the A/B of section 3 carries that interval)."""
+    doc = run.doc("offcpu")
+    profiles = off_cpu_of(doc)
+    records_of = re.search(r"--records (\S+)", profiles[0][1]["command"])
+    rows, stacks, sentences = [], [], []
+    for strategy, _, oc in profiles:
+        mostly = {"preempted": 0, "blocked": 0}
+        for i, th in enumerate(oc["threads"]):
+            who = f"`{th['name']}` {th['tid']}" + (" (first to run)" if i == 0 else "")
+            rows.append([strategy, who, duration(th["on_cpu_ns"] / 1e9), duration(th["preempted_ns"] / 1e9),
+                         duration(th["blocked_ns"] / 1e9), th["intervals"]])
+            for cause, other in (("preempted", "blocked"), ("blocked", "preempted")):
+                if th[f"{cause}_ns"] > th[f"{other}_ns"]:
+                    mostly[cause] += 1
+        for s in oc["stacks"][:2]:
+            stacks.append([strategy, s["cause"], duration(s["ns"] / 1e9), s["intervals"], where_it_waited(s["frames"])])
+        n = len(oc["threads"])
+        sentences.append(
+            f"- {strategy}: its threads were {split_words(oc['preempted_ns'], oc['blocked_ns'])}; "
+            f"{mostly['preempted']} of {n} threads more preempted than blocked, {mostly['blocked']} more blocked."
+        )
+    if len(profiles) == 2:
+        (a, _, oa), (b, _, ob) = profiles
+        moved = [
+            f"{cause} {duration(oa[cause + '_ns'] / 1e9)} → {duration(ob[cause + '_ns'] / 1e9)}"
+            + (f" ({signed_percent(ob[cause + '_ns'] / oa[cause + '_ns'] - 1)})" if oa[cause + "_ns"] else "")
+            for cause in ("preempted", "blocked")
+        ]
+        sentences.append(f"- All threads, {a} → {b}: " + ", ".join(moved) + " (one run each: not a verdict).")
+    head = (
+        f"One profiled run of each strategy (`perflab profile --off-cpu --call-graph dwarf`, "
+        f"`--records {records_of.group(1) if records_of else '?'}`; "
+        + ", ".join(f"{prof['name']}: {strategy}" + " (the baseline)" * (i == 0)
+                    for i, (strategy, prof, _) in enumerate(profiles))
+        + "), measured from the scheduler's switches, not sampled: no interval. Below, the longest stacks "
+        "off the CPU: the program's innermost frames, then the kernel's that names the wait.\n"
+    )
+    out = [head, table(["strategy", "thread", "on the CPU", "preempted", "blocked", "intervals"], rows), "",
+           table(["strategy", "cause", "time", "intervals", "where it left the CPU"], stacks), "",
+           "\n".join(sentences)]
+    warned = doc.get("warnings", [])
+    if warned:
+        out.append("\nperflab's warnings about these profiles:\n\n```text\n" + "\n".join(warned) + "\n```")
+    else:
+        lost = ", ".join(f"{p[0]} {p[2]['lost_events']}" for p in profiles)
+        out.append(f"\nperflab gave no warning about these profiles (events lost: {lost}).")
+    return "\n".join(out)
+
+
 WARNING_KINDS = [
     ("never entered", "exists in the program but was never entered"),
     ("never incremented", "was never incremented"),
@@ -560,12 +677,15 @@ def template(sentence):
 
 
 def block_warnings(run):
-    """Every warning of every experiment, grouped by kind, each kind once."""
+    """Every warning of every experiment, grouped by kind, each kind once;
+    the off-CPU profile's are in its own block."""
     docs = {}
     for path in sorted(run.out.glob("*.json")):
         if path.name.startswith("traced-"):
             continue
         doc = json.loads(path.read_text())
+        if doc.get("format") == "perflab-sampling/1":
+            continue
         docs[doc.get("name") or path.stem] = doc
     groups = {}
     others = {}
@@ -640,6 +760,7 @@ BLOCKS = {
     "seed-procedures": block_seed_procedures,
     "warnings": block_warnings,
     "budget": block_budget,
+    "offcpu": block_offcpu,
 }
 
 

@@ -11,7 +11,9 @@
 # batch-size and partition sweeps; the fixed sleep inside the timed region;
 # the suite of waiting strategies with its records-in = records-out
 # expectation; one traced run whose every call is summarised the seeds' way
-# and perflab's. Writes REPORT.md and report.html (`perflab report`) and
+# and perflab's; an off-CPU profile of one run of spin against one of
+# notify (where each thread's waiting went: preempted or blocked, and from
+# which stacks). Writes REPORT.md and report.html (`perflab report`) and
 # rewrites the marked blocks of README.md from this run's JSON documents
 # (figures.py). Everything it measures is kept in out/perflab.db.
 #
@@ -22,12 +24,15 @@
 #   STREAMING_SWEEP_RUNS  most runs per point and suite cell     (20)
 #   STREAMING_SIZES       record counts of the sweeps over n     (25K,50K,100K,200K,400K)
 # Budget: the script makes at most about 1,100 runs (44 of `perflab run`,
-# 120 in the A/Bs, 780 in the sweeps, 120 in the suite), each a fraction of
-# a second on a quiet 2-CPU machine (the fixed sleep's 100 ms and the
-# 400K-record points the longest): a few minutes after the build, inside
-# 15; the README's `budget` block says how long this run took. A small check
+# 120 in the A/Bs, 780 in the sweeps, 120 in the suite, 2 profiled off the
+# CPU), each a fraction of a second on a quiet 2-CPU machine (the fixed
+# sleep's 100 ms and the 400K-record points the longest): a few minutes
+# after the build, inside 15; the README's `budget` block says how long
+# this run took. A small check
 # (STREAMING_RECORDS=20K STREAMING_RUNS=3 STREAMING_MAX_RUNS=6
 # STREAMING_SWEEP_RUNS=3 STREAMING_SIZES=5K,10K,20K) takes under a minute.
+# PERFLAB=PATH and STREAMING_BIN=PATH use those binaries instead of building
+# them (a test runs the script on debug builds).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -43,12 +48,17 @@ min_sweep_runs=$((sweep_runs < 10 ? sweep_runs : 10))
 
 cd "$root"
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
-cargo build --release -p perflab-cli -p streaming
-perflab="$root/target/release/perflab"
+packages=()
+[ -n "${PERFLAB:-}" ] || packages+=(-p perflab-cli)
+[ -n "${STREAMING_BIN:-}" ] || packages+=(-p streaming)
+[ "${#packages[@]}" -eq 0 ] || cargo build --release "${packages[@]}"
+perflab="${PERFLAB:-$root/target/release/perflab}"
 # A committed tree and a quiet machine, or no figures (see publish-gate.sh).
 . "$root/examples/publish-gate.sh"
 publish_gate "$@"
-streaming="$root/target/release/streaming"
+streaming="${STREAMING_BIN:-$root/target/release/streaming}"
+# perflab.toml's suite runs the same binary.
+export STREAMING_BIN="$streaming"
 # The system's Python: the figures need nothing beyond its standard library.
 python=$(command -v /usr/bin/python3 || command -v python3)
 started=$(date +%s)
@@ -136,6 +146,15 @@ step "9. one traced run, summarised the seeds' way and perflab's"
 PERFLAB_PROFILE=out/traced-profile.json PERFLAB_TRACE=out/traced-trace.json \
     "$streaming" --records "$records" --wait spin >/dev/null
 "$python" seed_procedures.py out/traced-trace.json out/traced-profile.json >out/seed-procedures.txt
+
+step "10. where the threads waited: an off-CPU profile of one run of spin and one of notify"
+# One run each, spin as the baseline: its switches off and back on a CPU,
+# each interval with the stack it left from, preempted or blocked (DWARF
+# stacks: the release build keeps no frame pointers).
+"$perflab" profile --off-cpu --call-graph dwarf --name "off-cpu profile: spin vs notify" \
+    --top 500 --svg out/offcpu.svg --json out/offcpu.json \
+    --baseline "$streaming --records $records --wait spin" \
+    -- "$streaming" --records "$records" --wait notify >out/offcpu.txt
 
 step "the report"
 "$perflab" history >out/history.txt

@@ -9,9 +9,14 @@
 //! The example's scripts run on fixed inputs whose answers are known:
 //! `seed_procedures.py` (the seeds' truncated sums and unsorted
 //! percentiles beside the exact ones) and `figures.py` (the README's
-//! wording of changes and its readings of intervals).
+//! wording of changes and its readings of intervals). `investigate.sh`
+//! itself runs for real on tiny inputs in a committed copy of the example
+//! (tests/common/investigate.rs) on a release build of the pipeline, its
+//! off-CPU profile of spin against notify included, and writes every
+//! block of the README.
 
 mod common;
+mod native;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -27,29 +32,40 @@ fn workspace() -> PathBuf {
 /// profile, the target folder of this test run).
 fn streaming() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let out = Command::new(cargo)
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "streaming",
-                "--message-format=short",
-            ])
-            .current_dir(workspace())
-            .output()
-            .expect("run cargo build");
-        assert!(
-            out.status.success(),
-            "cargo build -p streaming failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let target = std::env::var_os("CARGO_TARGET_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| workspace().join("target"));
-        target.join("debug/streaming")
-    })
+    BINARY.get_or_init(|| build_streaming(&[], "debug"))
+}
+
+/// The example's binary in release mode, for `investigate.sh`: its check
+/// that the seed's misplaced timers are caught needs spans whose probe
+/// cost is that of an optimised build.
+fn streaming_release() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| build_streaming(&["--release"], "release"))
+}
+
+fn build_streaming(flags: &[&str], profile: &str) -> PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "streaming",
+            "--message-format=short",
+        ])
+        .args(flags)
+        .current_dir(workspace())
+        .output()
+        .expect("run cargo build");
+    assert!(
+        out.status.success(),
+        "cargo build -p streaming {flags:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("target"));
+    target.join(profile).join("streaming")
 }
 
 /// The case study's suite, two runs per cell, on `records` records.
@@ -357,4 +373,139 @@ print(figures.difference_reading(-1.0, 2.0, "a", "b"))
         ],
         "{stdout}"
     );
+}
+
+/// The example's files the script needs, in a committed copy of the workspace's layout.
+const FILES: &[&str] = &[
+    "examples/publish-gate.sh",
+    "examples/figure_words.py",
+    "examples/streaming/README.md",
+    "examples/streaming/figures.py",
+    "examples/streaming/investigate.sh",
+    "examples/streaming/perflab.toml",
+    "examples/streaming/seed_procedures.py",
+];
+
+/// The smallest sizes whose every block still has an interval to read:
+/// three runs per point and cell, three record counts, 10,000 records.
+const TINY: &[(&str, &str)] = &[
+    ("STREAMING_RECORDS", "10K"),
+    ("STREAMING_RUNS", "3"),
+    ("STREAMING_MAX_RUNS", "3"),
+    ("STREAMING_SWEEP_RUNS", "3"),
+    ("STREAMING_SIZES", "2K,5K,10K"),
+];
+
+#[test]
+fn investigate_sh_profiles_spin_against_notify_off_the_cpu_and_fills_every_block_of_the_readme() {
+    native::require_tool("perf");
+    let s = common::investigate::repository("streaming", FILES);
+    let mut sizes: Vec<(&str, &str)> = TINY.to_vec();
+    let binary = streaming_release()
+        .to_str()
+        .expect("a UTF-8 path")
+        .to_string();
+    sizes.push(("STREAMING_BIN", &binary));
+    let out = common::investigate::run(&s, "streaming", &sizes);
+    common::investigate::assert_success(&out);
+    let readme = std::fs::read_to_string(s.path("examples/streaming/README.md")).unwrap();
+    common::investigate::assert_every_block_filled(
+        &s,
+        &readme,
+        &[
+            "answer",
+            "budget",
+            "spans",
+            "threads",
+            "futures",
+            "offcpu",
+            "ab",
+            "per-record",
+            "batch",
+            "partitions",
+            "suite",
+            "dropped",
+            "misplaced",
+            "settle",
+            "seed-procedures",
+            "warnings",
+        ],
+    );
+    // The profile: one run of each strategy, spin the baseline, each with
+    // its threads' time off the CPU split into preempted and blocked.
+    let doc: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(s.path("examples/streaming/out/offcpu.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(doc["format"], "perflab-sampling/1");
+    let profiles = doc["profiles"].as_array().unwrap();
+    assert_eq!(profiles.len(), 2, "{doc:#}");
+    for (profile, wait) in profiles.iter().zip(["--wait spin", "--wait notify"]) {
+        assert!(
+            profile["command"].as_str().unwrap().ends_with(wait),
+            "{profile:#}"
+        );
+        let threads = profile["off_cpu"]["threads"].as_array().unwrap();
+        assert!(threads.len() >= 2, "{profile:#}");
+        for thread in threads {
+            for field in ["on_cpu_ns", "preempted_ns", "blocked_ns"] {
+                assert!(thread[field].is_u64(), "{field} of {thread}");
+            }
+        }
+    }
+    assert!(s.path("examples/streaming/out/offcpu.svg").is_file());
+    // The block: a row per strategy and thread (perf names the pipeline's
+    // threads alike, after the program), the longest stacks of each
+    // strategy, a sentence on each; every warning perflab gave about the
+    // profiles, or that it gave none.
+    let blocks = common::investigate::blocks(&readme);
+    let offcpu = common::investigate::block(&blocks, "offcpu");
+    assert!(
+        offcpu.contains("`--records 10K`; A: spin (the baseline), B: notify)"),
+        "{offcpu}"
+    );
+    for strategy in ["spin", "notify"] {
+        let threads = offcpu
+            .lines()
+            .filter(|l| l.starts_with(&format!("| {strategy} | `streaming` ")))
+            .count();
+        assert!(
+            threads >= 2,
+            "no row of each thread of {strategy}:\n{offcpu}"
+        );
+        assert!(
+            offcpu.lines().any(|l| {
+                l.starts_with(&format!("| {strategy} | preempted | "))
+                    || l.starts_with(&format!("| {strategy} | blocked | "))
+            }),
+            "no stack of {strategy}:\n{offcpu}"
+        );
+        assert!(
+            offcpu.contains(&format!("- {strategy}: its threads were ")),
+            "no sentence on {strategy}:\n{offcpu}"
+        );
+    }
+    assert!(
+        offcpu.contains("preempted") && offcpu.contains("blocked") && offcpu.contains("_[k]`"),
+        "no stack ending in the kernel's frame that names the wait:\n{offcpu}"
+    );
+    let warnings = doc["warnings"].as_array().unwrap();
+    if warnings.is_empty() {
+        assert!(offcpu.contains("perflab gave no warning"), "{offcpu}");
+    }
+    for warning in warnings {
+        assert!(
+            offcpu.contains(warning.as_str().unwrap()),
+            "the warning {warning} is not in the block:\n{offcpu}"
+        );
+    }
+}
+
+#[test]
+fn the_committed_readme_has_every_block_filled_and_no_figure_outside_them() {
+    let readme = std::fs::read_to_string(workspace().join("examples/streaming/README.md")).unwrap();
+    for (name, body) in common::investigate::blocks(&readme) {
+        assert!(!body.trim().is_empty(), "block `{name}` is empty");
+    }
+    common::investigate::assert_no_figure_in_prose(&readme);
 }
