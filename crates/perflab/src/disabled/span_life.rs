@@ -44,6 +44,11 @@ impl SpanLife {
         match site.never {}
     }
 
+    /// Makes this instance a new instance of `site`, in place.
+    pub fn restart(&self, site: RegisteredSite) {
+        match site.never {}
+    }
+
     /// Enters the instance on the calling thread.
     #[inline(always)]
     pub fn enter(&self) -> Entry {

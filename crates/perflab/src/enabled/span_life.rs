@@ -11,7 +11,7 @@
 //! first) and idle time (the rest of its lifetime), as `#[measure]` on an
 //! async function does.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering::Relaxed};
 
 use perflab_format::profile::SpanKind;
 
@@ -63,7 +63,9 @@ impl RegisteredSite {
 /// [`exit`](SpanLife::exit) it any number of times, [`close`](SpanLife::close) it once.
 #[derive(Debug)]
 pub struct SpanLife {
-    site: &'static SpanSite,
+    // Always a `&'static SpanSite`; atomic so that `restart` can reuse the
+    // instance in place while another thread may still hold a reference.
+    site: AtomicPtr<SpanSite>,
     // Written with loads and stores, not atomic adds: an instance is
     // entered by one thread at a time in practice (a poll), and a rare
     // concurrent entry may lose an update but never corrupt a table.
@@ -87,7 +89,7 @@ impl SpanLife {
     /// A new instance of `site`, not yet entered.
     pub fn new(site: RegisteredSite) -> SpanLife {
         SpanLife {
-            site: site.site,
+            site: AtomicPtr::new(std::ptr::from_ref(site.site).cast_mut()),
             first_enter_ticks: AtomicU64::new(0),
             last_exit_ticks: AtomicU64::new(0),
             busy_ticks: AtomicU64::new(0),
@@ -95,13 +97,34 @@ impl SpanLife {
         }
     }
 
+    /// Makes this instance a new, not yet entered instance of `site`, as
+    /// [`new`](SpanLife::new) does, in place: a pool of instances reuses one
+    /// without allocating. Call it only once the previous instance is
+    /// closed and no thread enters it any more.
+    #[inline]
+    pub fn restart(&self, site: RegisteredSite) {
+        self.site
+            .store(std::ptr::from_ref(site.site).cast_mut(), Relaxed);
+        self.first_enter_ticks.store(0, Relaxed);
+        self.last_exit_ticks.store(0, Relaxed);
+        self.busy_ticks.store(0, Relaxed);
+        self.entries.store(0, Relaxed);
+    }
+
+    #[inline(always)]
+    fn site(&self) -> &'static SpanSite {
+        // SAFETY: only ever set from a `&'static SpanSite` (`new`, `restart`).
+        unsafe { &*self.site.load(Relaxed) }
+    }
+
     /// Enters the instance on the calling thread.
     #[inline]
     pub fn enter(&self) -> Entry {
         let bound = current_table();
+        let site = self.site();
         let recording = bound
             .as_ref()
-            .and_then(|table| Some((table.get(), table.get().slot(self.site.index())?)));
+            .and_then(|table| Some((table.get(), table.get().slot(site.index())?)));
         let Some((table, slot)) = recording else {
             return Entry {
                 table: std::ptr::null(),
@@ -148,7 +171,8 @@ impl SpanLife {
         let Some(table) = current_table() else {
             return;
         };
-        let Some(slot) = table.get().slot(self.site.index()) else {
+        let site = self.site();
+        let Some(slot) = table.get().slot(site.index()) else {
             return;
         };
         let last = self.last_exit_ticks.load(Relaxed);
@@ -159,7 +183,7 @@ impl SpanLife {
             table.get().trace(EventKind::Async, slot.index, first, last);
         }
         if self.entries.load(Relaxed) > 1 {
-            self.site.reentered.store(true, Relaxed);
+            site.reentered.store(true, Relaxed);
             let idle = lifetime.saturating_sub(self.busy_ticks.load(Relaxed));
             bump(&slot.idle_ticks, idle);
             // The entries added their busy time; with the idle time the

@@ -108,6 +108,9 @@ pub fn use_every_public_item() -> bool {
         let _ = format!("{entry:?} {life:?}");
         life.exit(entry);
         life.close();
+        life.restart(site);
+        life.exit(life.enter());
+        life.close();
     }
 
     let mut mutex = Mutex::named("api mutex", 1u32);
