@@ -286,12 +286,13 @@ fn compared(s: &Scratch, baseline: &str, candidate: &str) -> (serde_json::Value,
     (s.json("compared.json"), stdout)
 }
 
-/// compare's warnings about how long the sides waited for a CPU.
+/// compare's warnings about how long the sides waited for a CPU (a
+/// result without warnings has no `warnings`).
 fn cpu_wait_warnings(doc: &serde_json::Value) -> Vec<String> {
     doc["warnings"]
         .as_array()
-        .unwrap()
-        .iter()
+        .into_iter()
+        .flatten()
         .filter_map(|w| w.as_str())
         .filter(|w| w.contains("waited for a CPU a median"))
         .map(str::to_string)
@@ -324,7 +325,10 @@ fn a_side_measured_while_busy_loops_held_its_cpu_is_named_beside_the_quiet_side_
     }
     quiet("quiet-again.json");
     let loaded = median_wait(&s, "loaded.json");
-    assert!(loaded > 0.5, "waited {loaded:.3} of wall time beside 8 busy loops");
+    assert!(
+        loaded > 0.5,
+        "waited {loaded:.3} of wall time beside 8 busy loops"
+    );
 
     let (doc, stdout) = compared(&s, "quiet.json", "loaded.json");
     // Each side's figures are carried into the comparison's document.
@@ -344,17 +348,25 @@ fn a_side_measured_while_busy_loops_held_its_cpu_is_named_beside_the_quiet_side_
         "{}",
         warnings[0]
     );
-    assert!(stdout.contains("the machine was busier while the candidate ran"), "{stdout}");
+    assert!(
+        stdout.contains("the machine was busier while the candidate ran"),
+        "{stdout}"
+    );
 
     // Two quiet sides: no such warning, unless the machine itself changed
     // so much between them that they did wait differently (the rule is
     // then applied to the figures the two results recorded).
-    let (a, b) = (median_wait(&s, "quiet.json"), median_wait(&s, "quiet-again.json"));
+    let (a, b) = (
+        median_wait(&s, "quiet.json"),
+        median_wait(&s, "quiet-again.json"),
+    );
     let (doc, _) = compared(&s, "quiet.json", "quiet-again.json");
     let limit = perflab_stats::DEFAULT_MAX_CPU_WAIT;
     let differ = (a > limit) != (b > limit) || (a - b).abs() > limit;
     if differ {
-        eprintln!("the quiet sides waited {a:.3} and {b:.3} of their wall time: the machine changed");
+        eprintln!(
+            "the quiet sides waited {a:.3} and {b:.3} of their wall time: the machine changed"
+        );
     }
     assert_eq!(
         cpu_wait_warnings(&doc).len(),

@@ -272,12 +272,12 @@ fn sides_runtimes_warning(
 /// side's median run waited for more than the contention rule's threshold
 /// share of its wall time ([`DEFAULT_MAX_CPU_WAIT`], the share at which
 /// `perflab ab` measures a block again) and the other's did not, or their
-/// median shares lie more than that threshold apart. A run that waited a
-/// share w of its wall time took about w longer than on a free CPU, so
-/// such a difference alone is larger than the change the threshold stands
-/// for: the sides were measured on a machine that changed between them.
-/// Inputs without a CPU wait (other harnesses, older perflab results) give
-/// none.
+/// median shares lie more than that threshold apart. A CPU-bound run's
+/// wall time is its CPU time plus its CPU wait, so the side that waited the
+/// larger share was slowed by about that much more: a difference the
+/// machine made, as large as the changes a comparison is meant to find,
+/// which no statistic on the two samples can take back out. Inputs without
+/// a CPU wait (other harnesses, older perflab results) give none.
 fn sides_cpu_wait_warning(
     (a_path, a): (&str, Option<&CpuWaitDoc>),
     (b_path, b): (&str, Option<&CpuWaitDoc>),
