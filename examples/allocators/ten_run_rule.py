@@ -180,6 +180,16 @@ def drift_warnings(doc):
     return [w for w in all_warnings(doc) if "drift" in w or "run order" in w]
 
 
+def cpu_wait_warnings(doc):
+    """compare's warnings that its two sides waited for a CPU differently."""
+    return [w for w in all_warnings(doc) if "waited for a CPU a median" in w]
+
+
+def share(fraction):
+    """A share of wall time as perflab prints it: 0.3%, 7.3%, 38%."""
+    return f"{fraction * 100:.1f}%" if fraction < 0.1 else f"{fraction * 100:.0f}%"
+
+
 def quote(warnings, none):
     if not warnings:
         print(none)
@@ -224,12 +234,18 @@ def sequential(a_path, b_path, compare_path, ab_path):
         return {"GO": "a false claim", "NO-GO": "a false claim",
                 "NEUTRAL": "right: no change beyond the band"}.get(v, "no claim: more runs needed")
 
+    def compare_claim(v):
+        if not cpu_wait_warnings(compare):
+            return claim(v)
+        return (f"{claim(v)}, with a warning that the machine made it" if v in ("GO", "NO-GO")
+                else f"{claim(v)}, and a warning that the sides waited for a CPU differently")
+
     print("| analysis | runs | change of B against A | verdict | on the same program |")
     print("| --- | --- | --- | --- | --- |")
     print(f"| the ten-run rule, A then B | {len(a)} + {len(b)} | {pct(gain)}, no interval "
           f"| **{verdict}** | {claim(verdict)} |")
     print(f"| `perflab compare` on those A-then-B runs | {len(a)} + {len(b)} | {interval(compare)} "
-          f"| **{compare['verdict']}** | {claim(compare['verdict'])} |")
+          f"| **{compare['verdict']}** | {compare_claim(compare['verdict'])} |")
     print(f"| `perflab ab`, A and B interleaved | {ab_runs} + {ab_runs} | {interval(ab_doc)} "
           f"| **{ab_doc['verdict']}** | {claim(ab_doc['verdict'])} |")
     print()
@@ -237,6 +253,17 @@ def sequential(a_path, b_path, compare_path, ab_path):
     print()
     quote(drift_warnings(compare), "- no drift within either series: the machine changed between "
           "them, where a test within each series cannot see it.")
+    waits = [v.get("cpu_wait") for v in compare["variants"]]
+    if cpu_wait_warnings(compare):
+        quote(cpu_wait_warnings(compare), "")
+    elif all(waits):
+        print(f"- no warning about the CPU wait: A's runs waited for a CPU a median "
+              f"{share(waits[0]['median_share'])} of their wall time, B's "
+              f"{share(waits[1]['median_share'])}, within the contention rule's threshold of "
+              "each other.")
+    else:
+        print("- the A-then-B results record no CPU wait, so how busy the machine was on each "
+              "side is not known.")
     print()
     print("What `perflab ab` said about the interleaved runs:")
     print()

@@ -4,16 +4,27 @@
 # perflab-gate.sh run there exactly as the CI files run it, and the job
 # summary it writes copied to examples/ci/report.md. The gate is expected
 # to fail the job (exit 3, NO-GO); any other exit fails this script.
+# Like the case studies' scripts, it writes report.md only from a committed
+# tree on a quiet machine (examples/publish-gate.sh), and names the commit
+# and the machine in report.md's provenance block.
 #
-#   bash examples/ci/investigate.sh          # from the repository's root
+#   bash examples/ci/investigate.sh [--allow-busy]   # from the repository's root
 #   CI_GATE_LOOPS=20000 bash examples/ci/investigate.sh   # size of the work
+#   PERFLAB=PATH uses that perflab binary instead of building one.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 here="$root/examples/ci"
 loops=${CI_GATE_LOOPS:-100000}
 
-cargo build --release --quiet -p perflab-cli --manifest-path "$root/Cargo.toml"
-perflab="$root/target/release/perflab"
+if [ -n "${PERFLAB:-}" ]; then
+    perflab="$PERFLAB"
+else
+    cargo build --release --quiet -p perflab-cli --manifest-path "$root/Cargo.toml"
+    perflab="$root/target/release/perflab"
+fi
+# A committed tree and a quiet machine, or no report (see publish-gate.sh).
+. "$root/examples/publish-gate.sh"
+publish_gate "$@"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -45,5 +56,6 @@ set -e
     printf 'load average before the gate: %s).\n\n' "$load"
     sed -e "s|$work|<repository>|g" summary.md
 } >"$here/report.md"
+publish_provenance "$here/report.md"
 echo "gate exit $code; summary in examples/ci/report.md"
 [ "$code" -eq 3 ] || { echo "expected NO-GO (exit 3), got $code" >&2; exit 1; }

@@ -339,6 +339,47 @@ fn the_a_then_b_runs_and_the_interleaved_ones_are_read_side_by_side() {
         table.contains("| `perflab ab`, A and B interleaved | 10 + 10 |"),
         "{table}"
     );
+    // How long each side waited for a CPU: compare's warning, or both
+    // sides' figures when it gave none.
+    let waited = |table: &str| {
+        table.contains("- perflab: \"the candidate's runs (drift-b.json) waited for a CPU")
+            || table.contains("- perflab: \"the baseline's runs (drift-a.json) waited for a CPU")
+    };
+    assert!(
+        waited(&table) || table.contains("- no warning about the CPU wait: A's runs waited"),
+        "{table}"
+    );
+    // Given that warning, the table quotes it and its row says so.
+    let mut doc = s.json("drift-compare.json");
+    doc["warnings"] = serde_json::json!([
+        "the candidate's runs (drift-b.json) waited for a CPU a median 38% of their wall time, \
+         the baseline's (drift-a.json) 0.3%: the machine was busier while the candidate ran, so \
+         the difference between them includes the machine's, not only the code's; measure both \
+         interleaved (perflab ab) on a quiet machine"
+    ]);
+    doc["verdict"] = "INCONCLUSIVE".into();
+    s.write("drift-compare.json", &doc.to_string());
+    let out = Command::new("python3")
+        .arg(example().join("ten_run_rule.py"))
+        .args([
+            "sequential",
+            "drift-a.json",
+            "drift-b.json",
+            "drift-compare.json",
+            "drift-ab.json",
+        ])
+        .current_dir(s.dir.path())
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(waited(&table), "{table}");
+    assert!(
+        table.contains(
+            "| **INCONCLUSIVE** | no claim: more runs needed, and a warning that the sides waited \
+             for a CPU differently |"
+        ),
+        "{table}"
+    );
 }
 
 #[test]

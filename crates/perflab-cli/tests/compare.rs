@@ -203,3 +203,187 @@ fn the_large_compare_benchmark_script_reports_time_and_memory_on_a_small_input()
         "{stdout}"
     );
 }
+
+/// The calling test thread pinned to one CPU, and at a nice value of its
+/// own when one is given and allowed, until dropped: what it starts
+/// (perflab, and through perflab the runs) inherits both. Both are
+/// attributes of the thread on Linux, so the other tests' threads keep
+/// theirs.
+struct ThreadOn {
+    affinity: libc::cpu_set_t,
+    nice: Option<i32>,
+}
+
+impl ThreadOn {
+    fn cpu(cpu: usize, nice: Option<i32>) -> Self {
+        // SAFETY: the sets are local, zeroed sets are empty, and pid 0 is
+        // the calling thread for sched_{get,set}affinity, getpriority and
+        // setpriority alike.
+        unsafe {
+            let mut affinity: libc::cpu_set_t = std::mem::zeroed();
+            let size = std::mem::size_of_val(&affinity);
+            assert_eq!(libc::sched_getaffinity(0, size, &mut affinity), 0);
+            let mut pinned: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(cpu, &mut pinned);
+            assert_eq!(libc::sched_setaffinity(0, size, &pinned), 0, "pin to {cpu}");
+            let nice = nice.and_then(|n| {
+                let before = libc::getpriority(libc::PRIO_PROCESS, 0);
+                if libc::setpriority(libc::PRIO_PROCESS, 0, n) == 0 {
+                    Some(before)
+                } else {
+                    eprintln!(
+                        "could not set nice {n} ({}): the quiet side's runs share their CPU with \
+                         whatever else runs there",
+                        std::io::Error::last_os_error()
+                    );
+                    None
+                }
+            });
+            ThreadOn { affinity, nice }
+        }
+    }
+}
+
+impl Drop for ThreadOn {
+    fn drop(&mut self) {
+        // SAFETY: as in `cpu`: the calling thread's own attributes.
+        unsafe {
+            libc::sched_setaffinity(0, std::mem::size_of_val(&self.affinity), &self.affinity);
+            if let Some(nice) = self.nice {
+                libc::setpriority(libc::PRIO_PROCESS, 0, nice);
+            }
+        }
+    }
+}
+
+/// `perflab run` of a short CPU-bound command, 8 runs, its result in `json`.
+fn run_side(s: &Scratch, json: &str) {
+    let out = s
+        .perflab()
+        .args(["run", "--runs", "8", "--json", json, "--", "sh", "-c"])
+        .arg(common::busy(30_000))
+        .output()
+        .unwrap();
+    common::stdout_of_success(&out);
+}
+
+/// The median share of wall time the runs of result `json` waited for a CPU.
+fn median_wait(s: &Scratch, json: &str) -> f64 {
+    let doc = s.json(json);
+    doc["variants"][0]["cpu_wait"]["median_share"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{json} records no CPU wait: {}", doc["variants"][0]))
+}
+
+/// `perflab compare BASELINE CANDIDATE`: its result document and output.
+fn compared(s: &Scratch, baseline: &str, candidate: &str) -> (serde_json::Value, String) {
+    let out = s
+        .perflab()
+        .args(["compare", baseline, candidate, "--json", "compared.json"])
+        .output()
+        .unwrap();
+    let stdout = common::stdout_of_result(&out);
+    (s.json("compared.json"), stdout)
+}
+
+/// compare's warnings about how long the sides waited for a CPU (a
+/// result without warnings has no `warnings`).
+fn cpu_wait_warnings(doc: &serde_json::Value) -> Vec<String> {
+    doc["warnings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|w| w.as_str())
+        .filter(|w| w.contains("waited for a CPU a median"))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn a_side_measured_while_busy_loops_held_its_cpu_is_named_beside_the_quiet_side_with_both_figures()
+{
+    if common::burners::skipped_without_cgroups() {
+        return;
+    }
+    let s = Scratch::new();
+    let cpu = common::burners::last_allowed_cpu();
+    // The quiet sides' runs go on the same CPU at the highest priority, so
+    // that the load of a busy machine barely delays them; the loaded
+    // side's at the normal priority beside 8 busy loops pinned to that
+    // CPU, which leave it at most a ninth of the CPU however busy the rest
+    // of the machine is. The two sides then wait very differently on a
+    // quiet machine and on a loaded one alike.
+    let quiet = |json: &str| {
+        let _on = ThreadOn::cpu(cpu, Some(-20));
+        run_side(&s, json);
+    };
+    quiet("quiet.json");
+    {
+        let _on = ThreadOn::cpu(cpu, None);
+        let _burners = common::burners::Burners::on_cpu(cpu, 8);
+        run_side(&s, "loaded.json");
+    }
+    quiet("quiet-again.json");
+    let loaded = median_wait(&s, "loaded.json");
+    assert!(
+        loaded > 0.5,
+        "waited {loaded:.3} of wall time beside 8 busy loops"
+    );
+
+    let (doc, stdout) = compared(&s, "quiet.json", "loaded.json");
+    // Each side's figures are carried into the comparison's document.
+    for (i, side) in ["quiet.json", "loaded.json"].into_iter().enumerate() {
+        assert_eq!(
+            doc["variants"][i]["cpu_wait"],
+            s.json(side)["variants"][0]["cpu_wait"],
+            "{side}"
+        );
+    }
+    let warnings = cpu_wait_warnings(&doc);
+    assert_eq!(warnings.len(), 1, "{:?}", doc["warnings"]);
+    assert!(
+        warnings[0].starts_with("the candidate's runs (loaded.json) waited for a CPU a median ")
+            && warnings[0].contains("the baseline's (quiet.json) ")
+            && warnings[0].contains("the machine was busier while the candidate ran"),
+        "{}",
+        warnings[0]
+    );
+    assert!(
+        stdout.contains("the machine was busier while the candidate ran"),
+        "{stdout}"
+    );
+
+    // Two quiet sides: no such warning, unless the machine itself changed
+    // so much between them that they did wait differently (the rule is
+    // then applied to the figures the two results recorded).
+    let (a, b) = (
+        median_wait(&s, "quiet.json"),
+        median_wait(&s, "quiet-again.json"),
+    );
+    let (doc, _) = compared(&s, "quiet.json", "quiet-again.json");
+    let limit = perflab_stats::DEFAULT_MAX_CPU_WAIT;
+    let differ = (a > limit) != (b > limit) || (a - b).abs() > limit;
+    if differ {
+        eprintln!(
+            "the quiet sides waited {a:.3} and {b:.3} of their wall time: the machine changed"
+        );
+    }
+    assert_eq!(
+        cpu_wait_warnings(&doc).len(),
+        usize::from(differ),
+        "quiet sides waited {a:.3} and {b:.3}: {:?}",
+        doc["warnings"]
+    );
+}
+
+#[test]
+fn inputs_without_a_cpu_wait_give_no_warning_about_it() {
+    let s = Scratch::new();
+    s.write("a.txt", ALLOCATOR_BASELINE);
+    s.write("b.txt", ALLOCATOR_OPTIMISED);
+    let (doc, _) = compared(&s, "a.txt", "b.txt");
+    assert!(cpu_wait_warnings(&doc).is_empty(), "{:?}", doc["warnings"]);
+    for variant in doc["variants"].as_array().unwrap() {
+        assert!(variant.get("cpu_wait").is_none(), "{variant}");
+    }
+}

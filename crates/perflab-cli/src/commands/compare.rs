@@ -1,10 +1,13 @@
 //! `perflab compare`: the decision on samples that already exist.
 
 use crate::error::{to_json, to_json_pretty};
+use perflab_format::contention::CpuWaitDoc;
 use perflab_format::result::MetricInfo;
 use perflab_format::vocabulary::{Better, ExperimentKind, ResultKind, ResultStatus};
+use perflab_report::sections::cpu_wait::share;
 use perflab_stats::{
-    Sample, SampleRole, decide_fixed_sorted_samples, mann_whitney_sorted, summarize_sorted,
+    DEFAULT_MAX_CPU_WAIT, Sample, SampleRole, decide_fixed_sorted_samples, mann_whitney_sorted,
+    summarize_sorted,
 };
 
 use crate::benchmark_family::{FamilyQuery, family_document};
@@ -106,6 +109,10 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
         samples_variant_doc_with_summary(&a.name, a.values, summaries.0),
         samples_variant_doc_with_summary(&b.name, b.values, summaries.1),
     ];
+    // Each side's CPU wait, where its input recorded one (a perflab
+    // result), goes into the comparison's own document.
+    variants[0].cpu_wait = a.cpu_wait;
+    variants[1].cpu_wait = b.cpu_wait;
     if variants[0].name == variants[1].name {
         variants[0].name = format!("{} (A)", variants[0].name);
         variants[1].name = format!("{} (B)", variants[1].name);
@@ -152,6 +159,10 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
     doc.warnings.extend(sides_runtimes_warning(
         (&args.baseline, &source_a.imported),
         (&args.candidate, &source_b.imported),
+    ));
+    doc.warnings.extend(sides_cpu_wait_warning(
+        (&args.baseline, doc.variants[0].cpu_wait.as_ref()),
+        (&args.candidate, doc.variants[1].cpu_wait.as_ref()),
     ));
     let provenance = Provenance::collect(std::path::Path::new("."));
     let records: Vec<VariantRecord<'_>> = doc
@@ -257,6 +268,47 @@ fn sides_runtimes_warning(
     })
 }
 
+/// The warning when the two sides' runs waited for a CPU differently: one
+/// side's median run waited for more than the contention rule's threshold
+/// share of its wall time ([`DEFAULT_MAX_CPU_WAIT`], the share at which
+/// `perflab ab` measures a block again) and the other's did not, or their
+/// median shares lie more than that threshold apart. A CPU-bound run's
+/// wall time is its CPU time plus its CPU wait, so the side that waited the
+/// larger share was slowed by about that much more: a difference the
+/// machine made, as large as the changes a comparison is meant to find,
+/// which no statistic on the two samples can take back out. Inputs without
+/// a CPU wait (other harnesses, older perflab results) give none.
+fn sides_cpu_wait_warning(
+    (a_path, a): (&str, Option<&CpuWaitDoc>),
+    (b_path, b): (&str, Option<&CpuWaitDoc>),
+) -> Option<String> {
+    let (a, b) = (a?.median_share, b?.median_share);
+    let limit = DEFAULT_MAX_CPU_WAIT;
+    let differ = (a > limit) != (b > limit) || (a - b).abs() > limit;
+    if !differ {
+        return None;
+    }
+    let baseline = ("baseline", a_path, a);
+    let candidate = ("candidate", b_path, b);
+    let (busier, quieter) = if b > a {
+        (candidate, baseline)
+    } else {
+        (baseline, candidate)
+    };
+    Some(format!(
+        "the {}'s runs ({}) waited for a CPU a median {} of their wall time, the {}'s ({}) {}: \
+         the machine was busier while the {} ran, so the difference between them includes the \
+         machine's, not only the code's; measure both interleaved (perflab ab) on a quiet machine",
+        busier.0,
+        busier.1,
+        share(busier.2),
+        quieter.0,
+        quieter.1,
+        share(quieter.2),
+        busier.0
+    ))
+}
+
 /// `perflab compare` on two results of many benchmarks, matched by name.
 fn compare_families(
     args: &CompareArgs,
@@ -317,4 +369,57 @@ fn compare_families(
         write_text(path, &suite_markdown(&doc))?;
     }
     Ok(exit_code_for(Some(verdict)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn waited(median_share: f64) -> CpuWaitDoc {
+        CpuWaitDoc {
+            runs: 10,
+            median_share,
+            worst_share: median_share * 1.5,
+        }
+    }
+
+    fn warning(baseline: Option<f64>, candidate: Option<f64>) -> Option<String> {
+        let (a, b) = (baseline.map(waited), candidate.map(waited));
+        sides_cpu_wait_warning(("a.json", a.as_ref()), ("b.json", b.as_ref()))
+    }
+
+    #[test]
+    fn a_side_that_waited_beyond_the_threshold_beside_one_that_did_not_is_named_with_both_figures()
+    {
+        assert_eq!(
+            warning(Some(0.003), Some(0.382)).unwrap(),
+            "the candidate's runs (b.json) waited for a CPU a median 38% of their wall time, the \
+             baseline's (a.json) 0.3%: the machine was busier while the candidate ran, so the \
+             difference between them includes the machine's, not only the code's; measure both \
+             interleaved (perflab ab) on a quiet machine"
+        );
+        let busier_baseline = warning(Some(0.062), Some(0.041)).unwrap();
+        assert!(
+            busier_baseline.starts_with(
+                "the baseline's runs (a.json) waited for a CPU a median 6.2% of their wall time, \
+                 the candidate's (b.json) 4.1%: the machine was busier while the baseline ran"
+            ),
+            "{busier_baseline}"
+        );
+    }
+
+    #[test]
+    fn sides_both_beyond_the_threshold_are_named_when_their_shares_lie_further_apart_than_it() {
+        assert!(warning(Some(0.30), Some(0.20)).is_some());
+        assert!(warning(Some(0.30), Some(0.27)).is_none());
+    }
+
+    #[test]
+    fn sides_both_within_the_threshold_or_without_a_cpu_wait_give_no_warning() {
+        assert!(warning(Some(0.01), Some(0.03)).is_none());
+        assert!(warning(Some(0.0), Some(DEFAULT_MAX_CPU_WAIT)).is_none());
+        assert!(warning(None, Some(0.9)).is_none());
+        assert!(warning(Some(0.9), None).is_none());
+        assert!(warning(None, None).is_none());
+    }
 }

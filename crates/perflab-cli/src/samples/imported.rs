@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use super::Format;
 use crate::error::{Error, Result};
+use perflab_format::contention::CpuWaitDoc;
 use perflab_store::machine_description::MachineDescription;
 
 /// The samples of one metric of one benchmark.
@@ -24,6 +25,10 @@ pub struct Benchmark {
     pub name: String,
     /// Its samples per metric name (`wall`, `cpu`, `B/op`, ...).
     pub metrics: BTreeMap<String, Series>,
+    /// How long its runs waited for a CPU, when the input says (a perflab
+    /// result's variant): what tells a side measured on a busy machine
+    /// from one measured on a quiet one.
+    pub cpu_wait: Option<CpuWaitDoc>,
 }
 
 impl Benchmark {
@@ -45,6 +50,7 @@ impl Benchmark {
         Benchmark {
             name: name.into(),
             metrics,
+            cpu_wait: None,
         }
     }
 }

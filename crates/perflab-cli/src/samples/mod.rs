@@ -30,6 +30,7 @@ pub use format::Format;
 pub use imported::{Benchmark, Imported, Series};
 
 use crate::error::{Error, Result};
+use perflab_format::contention::CpuWaitDoc;
 
 /// One input as given on the command line, read once.
 #[derive(Debug, Clone)]
@@ -271,6 +272,9 @@ pub struct Samples {
     pub unit: String,
     /// The metric they are of, if the source says (`wall` for hyperfine).
     pub metric: Option<String>,
+    /// How long the runs they come from waited for a CPU, if the source
+    /// says (a perflab result's variant).
+    pub cpu_wait: Option<CpuWaitDoc>,
 }
 
 /// Reads one series from `PATH[#SELECTOR]`; `metric` picks a metric.
@@ -288,6 +292,7 @@ pub fn one_series(source: &Source, measure: Option<&str>) -> Result<Samples> {
         values: series.values.clone(),
         unit: series.unit.clone(),
         metric,
+        cpu_wait: imported.benchmarks[index].cpu_wait.clone(),
     })
 }
 
@@ -298,6 +303,7 @@ pub fn take_one_series(source: &mut Source, measure: Option<&str>) -> Result<Sam
     let (index, metric) = locate_one_series(source, measure)?;
     let benchmark = &mut source.imported.benchmarks[index];
     let name = benchmark.name.clone();
+    let cpu_wait = benchmark.cpu_wait.clone();
     let series = benchmark
         .metrics
         .get_mut(metric.as_deref().unwrap_or("value"))
@@ -307,6 +313,7 @@ pub fn take_one_series(source: &mut Source, measure: Option<&str>) -> Result<Sam
         values: std::mem::take(&mut series.values),
         unit: series.unit.clone(),
         metric,
+        cpu_wait,
     })
 }
 

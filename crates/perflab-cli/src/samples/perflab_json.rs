@@ -36,6 +36,7 @@ impl Importer for PerflabResult {
                     &doc.metric.unit,
                     variant.samples.clone(),
                 );
+                b.cpu_wait = variant.cpu_wait.clone();
                 let mut add = |name: &str, unit: &str, values: Option<Vec<f64>>| {
                     if let Some(values) = values.filter(|v| !v.is_empty()) {
                         b.metrics.entry(name.to_string()).or_insert(Series {
