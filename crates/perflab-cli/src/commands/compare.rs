@@ -2,7 +2,7 @@
 
 use crate::error::{to_json, to_json_pretty};
 use perflab_format::result::MetricInfo;
-use perflab_format::vocabulary::{Better, ExperimentKind, ResultKind, ResultStatus};
+use perflab_format::vocabulary::{Better, ResultKind, ResultStatus};
 use perflab_stats::{
     Sample, SampleRole, decide_fixed_sorted_samples, mann_whitney_sorted, summarize_sorted,
 };
@@ -165,7 +165,7 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
         })
         .collect();
     let (id, _) = store.begin_experiment(
-        ExperimentKind::Compare,
+        doc.kind.into(),
         None,
         Some(&doc.metric.name),
         &provenance,
@@ -286,7 +286,7 @@ fn compare_families(
         })
         .collect();
     let (id, _) = store.begin_experiment(
-        ExperimentKind::Compare,
+        doc.result.kind.into(),
         None,
         Some(&doc.result.metric.name),
         &provenance,
