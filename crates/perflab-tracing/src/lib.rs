@@ -38,6 +38,7 @@
 //! through this layer against `perflab::span!` and against a registry
 //! without the layer (see the crate's README).
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
 mod open_entries;
 mod recent_spans;
