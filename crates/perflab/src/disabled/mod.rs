@@ -132,7 +132,7 @@ pub mod macro_support {
 
     /// The guard of a span that records nothing.
     #[inline(always)]
-    pub(crate) fn disabled_span() -> SpanGuard {
+    pub fn disabled_span() -> SpanGuard {
         SpanGuard {
             _not_send: PhantomData,
         }
