@@ -38,6 +38,7 @@
 //! provenance, by the `perflab-store` crate; the document types are
 //! perflab-format's, rendered by the `perflab-report` crate.
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
 pub mod ab;
 pub mod benchmark_family;

@@ -1,5 +1,6 @@
 //! The `perflab` binary: parses arguments, calls [`perflab_cli::run`], maps
 //! errors to exit codes.
+#![warn(unreachable_pub)]
 
 use clap::Parser;
 

@@ -19,7 +19,7 @@
 use crate::vocabulary::Better;
 
 /// Whether a metric is a time, worded "takes ... as long".
-pub fn is_time(metric: &str) -> bool {
+pub(crate) fn is_time(metric: &str) -> bool {
     matches!(metric, "wall" | "cpu" | "user" | "sys")
 }
 

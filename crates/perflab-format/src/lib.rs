@@ -12,6 +12,7 @@
 //! With the feature `schema`, the `schema` module gives the JSON Schema of every
 //! document (kept in `docs/schema/`).
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
 pub mod change_words;
 pub mod contention;

@@ -172,7 +172,7 @@ pub enum CostBasis {
 
 impl CostBasis {
     /// True for [`CostBasis::Total`].
-    pub fn is_total(&self) -> bool {
+    pub(crate) fn is_total(&self) -> bool {
         *self == CostBasis::Total
     }
 }

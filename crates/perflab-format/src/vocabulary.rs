@@ -72,7 +72,8 @@ words! {
 
 words! {
     /// Which command stored an experiment: the `kind` of the store's
-    /// experiments, a superset of a result document's [`ResultKind`].
+    /// experiments, a superset of a result document's [`ResultKind`]
+    /// (`From` and `TryFrom` convert between the two).
     ExperimentKind {
         /// `perflab ab`.
         Ab = "ab",
@@ -172,6 +173,37 @@ words! {
     }
 }
 
+/// Every result document's kind is the kind its experiment is stored
+/// under, spelt the same: the one place the two sets of words meet.
+impl From<ResultKind> for ExperimentKind {
+    fn from(kind: ResultKind) -> Self {
+        match kind {
+            ResultKind::Ab => ExperimentKind::Ab,
+            ResultKind::Run => ExperimentKind::Run,
+            ResultKind::Compare => ExperimentKind::Compare,
+            ResultKind::Sweep => ExperimentKind::Sweep,
+            ResultKind::Suite => ExperimentKind::Suite,
+        }
+    }
+}
+
+/// The result document kind of a stored experiment, for the kinds that
+/// write one; a profile or an import is refused as itself.
+impl TryFrom<ExperimentKind> for ResultKind {
+    type Error = ExperimentKind;
+
+    fn try_from(kind: ExperimentKind) -> Result<Self, ExperimentKind> {
+        match kind {
+            ExperimentKind::Ab => Ok(ResultKind::Ab),
+            ExperimentKind::Run => Ok(ResultKind::Run),
+            ExperimentKind::Compare => Ok(ResultKind::Compare),
+            ExperimentKind::Sweep => Ok(ResultKind::Sweep),
+            ExperimentKind::Suite => Ok(ResultKind::Suite),
+            ExperimentKind::Profile | ExperimentKind::Import => Err(kind),
+        }
+    }
+}
+
 impl From<Verdict> for StepVerdict {
     fn from(verdict: Verdict) -> Self {
         match verdict {
@@ -233,6 +265,24 @@ mod tests {
         assert_eq!(words(&kinds), "ab run compare sweep suite");
         let verdicts: Vec<&str> = Verdict::ALL.iter().map(|v| v.as_str()).collect();
         assert_eq!(words(&verdicts), "GO NO-GO NEUTRAL INCONCLUSIVE");
+    }
+
+    #[test]
+    fn a_result_kind_is_stored_as_the_experiment_kind_spelt_the_same() {
+        for kind in ResultKind::ALL {
+            let stored = ExperimentKind::from(*kind);
+            assert_eq!(stored.as_str(), kind.as_str());
+            assert_eq!(ResultKind::try_from(stored), Ok(*kind));
+        }
+        let without_document: Vec<ExperimentKind> = ExperimentKind::ALL
+            .iter()
+            .copied()
+            .filter(|kind| ResultKind::try_from(*kind).is_err())
+            .collect();
+        assert_eq!(
+            without_document,
+            [ExperimentKind::Profile, ExperimentKind::Import]
+        );
     }
 
     #[test]

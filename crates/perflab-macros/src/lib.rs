@@ -4,6 +4,7 @@
 //! than its functions, so that whether probes exist is decided by perflab's
 //! `enabled` feature, which this crate cannot see.
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
 use proc_macro::TokenStream;
 use proc_macro2::Span;

@@ -10,6 +10,7 @@
 //! in [`sampling`], a bisection's document in [`bisect`], and quantities are
 //! parsed and printed by [`units`].
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
 pub mod answer_check;
 pub mod bisect;

@@ -99,7 +99,7 @@ impl ReportData {
     /// experiments gave them, in the order they first appear: a report of
     /// eight experiments of one program states its four "never
     /// incremented" counters once, not in every table.
-    pub fn shared_warnings_apart(&self) -> (ReportData, Vec<(String, usize)>) {
+    pub(crate) fn shared_warnings_apart(&self) -> (ReportData, Vec<(String, usize)>) {
         let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
         let mut order: Vec<&str> = Vec::new();
         for e in &self.experiments {

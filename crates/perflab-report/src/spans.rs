@@ -25,7 +25,7 @@ use perflab_format::result::{AsyncSpanStatsDoc, SpanDoc, SpanStatsDoc};
 use perflab_stats::{Better, ConfidenceSequence, median, paired_change};
 
 /// The pseudo-span for time outside any top-level span.
-pub const UNATTRIBUTED: &str = "(unattributed)";
+pub(crate) const UNATTRIBUTED: &str = "(unattributed)";
 
 /// Parses the profiles of runs; runs without one (or with an unreadable
 /// one) give `None`. Read errors come back once per distinct message, with
@@ -61,7 +61,7 @@ pub fn parse_profiles<'a>(
 }
 
 /// The profiled session's wall time per run, seconds (median over `profiles`).
-pub fn session_wall_s<'a>(profiles: impl Iterator<Item = &'a Profile>) -> Option<f64> {
+pub(crate) fn session_wall_s<'a>(profiles: impl Iterator<Item = &'a Profile>) -> Option<f64> {
     let walls: Vec<f64> = profiles.map(|p| p.session.wall_ns as f64 / 1e9).collect();
     median(&walls).ok()
 }

@@ -51,7 +51,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 }
 
 /// Prints a duration in seconds with a unit that keeps three significant digits.
-pub fn format_seconds(seconds: f64) -> String {
+pub(crate) fn format_seconds(seconds: f64) -> String {
     let a = seconds.abs();
     if a >= 100.0 {
         format!("{seconds:.1} s")
@@ -97,7 +97,7 @@ pub fn format_value(value: f64, unit: &str) -> String {
 }
 
 /// A whole count with thousands separators, e.g. `1,234,567`.
-pub fn format_count(value: f64) -> String {
+pub(crate) fn format_count(value: f64) -> String {
     let digits = format!("{:.0}", value.abs());
     let mut grouped = String::new();
     for (i, c) in digits.chars().enumerate() {
@@ -113,7 +113,7 @@ pub fn format_count(value: f64) -> String {
 }
 
 /// Prints a plain number compactly: K/M/G suffixes for large magnitudes.
-pub fn format_number(value: f64) -> String {
+pub(crate) fn format_number(value: f64) -> String {
     let a = value.abs();
     if a >= 1e9 {
         format!("{:.3}G", value / 1e9)
@@ -144,42 +144,44 @@ pub fn format_percent(fraction: f64) -> String {
 
 /// Prints an interval of two formatted bounds: `[lo, hi]`, the one style
 /// every report uses.
-pub fn format_interval(lo: impl std::fmt::Display, hi: impl std::fmt::Display) -> String {
+pub(crate) fn format_interval(lo: impl std::fmt::Display, hi: impl std::fmt::Display) -> String {
     format!("[{lo}, {hi}]")
 }
 
 /// An interval of signed percentages: `[+1.23%, +4.56%]`.
-pub fn format_percent_interval(ci: [f64; 2]) -> String {
+#[cfg(test)]
+pub(crate) fn format_percent_interval(ci: [f64; 2]) -> String {
     format_interval(format_percent(ci[0]), format_percent(ci[1]))
 }
 
 /// A change with its interval: `+2.50% [+1.23%, +4.56%]`.
-pub fn format_change(change: f64, ci: [f64; 2]) -> String {
+#[cfg(test)]
+pub(crate) fn format_change(change: f64, ci: [f64; 2]) -> String {
     format!("{} {}", format_percent(change), format_percent_interval(ci))
 }
 
 /// Prints a fraction as an unsigned share with one decimal (`0.412` gives `41.2%`).
-pub fn format_share(fraction: f64) -> String {
+pub(crate) fn format_share(fraction: f64) -> String {
     format!("{:.1}%", fraction * 100.0)
 }
 
 /// An interval of shares: `[38.0%, 44.5%]`.
-pub fn format_share_interval(ci: [f64; 2]) -> String {
+pub(crate) fn format_share_interval(ci: [f64; 2]) -> String {
     format_interval(format_share(ci[0]), format_share(ci[1]))
 }
 
 /// A difference of shares in percentage points, signed (`0.041` gives `+4.1`).
-pub fn format_points(change: f64) -> String {
+pub(crate) fn format_points(change: f64) -> String {
     format!("{:+.1}", change * 100.0)
 }
 
 /// An interval of percentage points: `[+1.0, +7.2]`.
-pub fn format_points_interval(ci: [f64; 2]) -> String {
+pub(crate) fn format_points_interval(ci: [f64; 2]) -> String {
     format_interval(format_points(ci[0]), format_points(ci[1]))
 }
 
 /// A ratio with its interval: `3.80x [3.61, 3.98]`.
-pub fn format_ratio(estimate: f64, lo: f64, hi: f64) -> String {
+pub(crate) fn format_ratio(estimate: f64, lo: f64, hi: f64) -> String {
     format!(
         "{estimate:.2}x {}",
         format_interval(format!("{lo:.2}"), format!("{hi:.2}"))

@@ -31,7 +31,7 @@ const MARKER: &[u8] = b"PERFLAB_";
 /// Splits a byte stream into lines as chunks arrive, scanning each line
 /// that can hold a metric.
 #[derive(Default)]
-pub struct LineScanner {
+pub(crate) struct LineScanner {
     /// The start of a line whose end has not arrived yet, at most
     /// [`MAX_LINE_BYTES`].
     partial: Vec<u8>,
@@ -75,7 +75,7 @@ pub struct Answer {
 
 impl LineScanner {
     /// Takes the next chunk of the stream.
-    pub fn feed(&mut self, chunk: &[u8], extractor: &MetricExtractor) {
+    pub(crate) fn feed(&mut self, chunk: &[u8], extractor: &MetricExtractor) {
         let Some(first_end) = memchr(b'\n', chunk) else {
             self.push_partial(chunk);
             return;
@@ -93,7 +93,7 @@ impl LineScanner {
     }
 
     /// The stream ended: a last line without a newline still counts.
-    pub fn finish(&mut self, extractor: &MetricExtractor) {
+    pub(crate) fn finish(&mut self, extractor: &MetricExtractor) {
         if !self.partial.is_empty() || self.overlong {
             self.end_partial(extractor);
         }

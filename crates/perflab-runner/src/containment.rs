@@ -103,7 +103,7 @@ pub(crate) struct Readings {
 
 impl Readings {
     /// What happened between `self` (before a run) and `after`.
-    pub fn until(&self, after: &Readings) -> Readings {
+    pub(crate) fn until(&self, after: &Readings) -> Readings {
         let delta = |a: Option<u64>, b: Option<u64>| Some(b?.saturating_sub(a?));
         Readings {
             wait_some_us: delta(self.wait_some_us, after.wait_some_us),
@@ -117,7 +117,7 @@ impl Readings {
 impl RunCgroup {
     /// A new, empty run cgroup, or `None` where none can be made here (or
     /// `PERFLAB_NO_CGROUP` is set).
-    pub fn create() -> Option<Self> {
+    pub(crate) fn create() -> Option<Self> {
         if std::env::var_os(NO_CGROUP_VARIABLE).is_some_and(|v| !v.is_empty() && v != "0") {
             return None;
         }
@@ -141,12 +141,12 @@ impl RunCgroup {
     }
 
     /// The path of `cgroup.procs`, for the child to move itself into.
-    pub fn procs(&self) -> &std::ffi::CStr {
+    pub(crate) fn procs(&self) -> &std::ffi::CStr {
         &self.procs
     }
 
     /// The counters now.
-    pub fn readings(&self) -> Readings {
+    pub(crate) fn readings(&self) -> Readings {
         let (pressure, stat) = match &self.files {
             Some(files) => (read_whole(&files.pressure), read_whole(&files.stat)),
             None => (String::new(), String::new()),
@@ -161,7 +161,7 @@ impl RunCgroup {
     }
 
     /// The processes still in the cgroup.
-    pub fn members(&self) -> Vec<libc::pid_t> {
+    pub(crate) fn members(&self) -> Vec<libc::pid_t> {
         let text = match &self.files {
             Some(files) => read_whole(&files.procs),
             None => fs::read_to_string(self.dir.join("cgroup.procs")).unwrap_or_default(),
@@ -177,7 +177,7 @@ impl RunCgroup {
     /// reading), not with `cgroup.kill`: on this project's kernel a cgroup
     /// that was once killed that way kills every child later started into
     /// it with clone3's CLONE_INTO_CGROUP, and runs are started so.
-    pub fn end_all(&self) -> usize {
+    pub(crate) fn end_all(&self) -> usize {
         let members = self.members();
         if members.is_empty() {
             return 0;
@@ -197,7 +197,7 @@ impl RunCgroup {
 
     /// Moves every process in the cgroup back to perflab's own cgroup, so
     /// that the next run starts alone; returns how many there were.
-    pub fn release_all(&self) -> usize {
+    pub(crate) fn release_all(&self) -> usize {
         let members = self.members();
         for pid in &members {
             let _ = fs::write(&self.home_procs, pid.to_string());

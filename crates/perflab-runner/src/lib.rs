@@ -11,6 +11,7 @@
 //! The ways of starting a run, and which is used when, are described in the
 //! `start` module.
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
 pub mod callgrind;
 mod capture;

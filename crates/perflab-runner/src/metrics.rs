@@ -89,7 +89,7 @@ impl MetricExtractor {
 
     /// Whether any `--metric` pattern is given (then every line of the
     /// output must be looked at).
-    pub fn has_patterns(&self) -> bool {
+    pub(crate) fn has_patterns(&self) -> bool {
         !self.patterns.is_empty()
     }
 

@@ -5,7 +5,7 @@
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 /// A pidfd for the process, so poll can wake the moment it exits (Linux 5.3+).
-pub fn open(pid: libc::pid_t) -> Option<OwnedFd> {
+pub(crate) fn open(pid: libc::pid_t) -> Option<OwnedFd> {
     // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1.
     let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
     // SAFETY: a non-negative result is a fresh fd that we now own.
@@ -13,7 +13,7 @@ pub fn open(pid: libc::pid_t) -> Option<OwnedFd> {
 }
 
 /// True when `fd` is readable now.
-pub fn readable(fd: &OwnedFd) -> bool {
+pub(crate) fn readable(fd: &OwnedFd) -> bool {
     let mut entry = libc::pollfd {
         fd: fd.as_raw_fd(),
         events: libc::POLLIN,

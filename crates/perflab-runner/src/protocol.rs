@@ -32,7 +32,7 @@
 pub const VERSION: &str = "perflab-exec/2";
 
 /// The first word of a report line.
-pub const REPORT_VERSION: &str = "perflab-exec/1";
+pub(crate) const REPORT_VERSION: &str = "perflab-exec/1";
 
 /// The largest request the server takes; perflab starts a run whose
 /// request is larger (a huge command line) through the one-shot mode.
@@ -108,7 +108,7 @@ impl<'a> Request<'a> {
 
 /// The server's answer to a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reply {
+pub(crate) enum Reply {
     /// The run started, in its own process group of this id.
     Started {
         /// Its process id, also its process group.
@@ -123,7 +123,7 @@ pub enum Reply {
 
 impl Reply {
     /// The message.
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         match self {
             Reply::Started { pid } => format!("{VERSION} pid {pid}"),
             Reply::Refused { errno } => format!("{VERSION} error {errno}"),
@@ -131,7 +131,7 @@ impl Reply {
     }
 
     /// Reads a message; `None` for anything else.
-    pub fn parse(text: &str) -> Option<Self> {
+    pub(crate) fn parse(text: &str) -> Option<Self> {
         let mut words = text.split_whitespace();
         if words.next()? != VERSION {
             return None;
@@ -172,7 +172,12 @@ pub struct ExecReport {
 
 impl ExecReport {
     /// The report of a run reaped by `wait4`, from what it returned.
-    pub fn from_wait4(wall_ns: u64, usage: &libc::rusage, status: i32, exec_errno: i32) -> Self {
+    pub(crate) fn from_wait4(
+        wall_ns: u64,
+        usage: &libc::rusage,
+        status: i32,
+        exec_errno: i32,
+    ) -> Self {
         Self {
             wall_ns,
             user_us: micros(usage.ru_utime),
@@ -185,7 +190,7 @@ impl ExecReport {
     }
 
     /// The report line, ended by a newline.
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         format!(
             "{REPORT_VERSION} {} {} {} {} {} {} {}\n",
             self.wall_ns,
@@ -199,7 +204,7 @@ impl ExecReport {
     }
 
     /// Reads a report line; `None` for anything else.
-    pub fn parse(text: &str) -> Option<Self> {
+    pub(crate) fn parse(text: &str) -> Option<Self> {
         let mut words = text.split_whitespace();
         if words.next()? != REPORT_VERSION {
             return None;

@@ -7,7 +7,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::time::{Duration, Instant};
 
 /// A connected pair of Unix sockets, both close-on-exec.
-pub fn pair() -> io::Result<(OwnedFd, OwnedFd)> {
+pub(crate) fn pair() -> io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0 as libc::c_int; 2];
     // SAFETY: socketpair fills two descriptors on success.
     let r = unsafe {
@@ -28,7 +28,7 @@ pub fn pair() -> io::Result<(OwnedFd, OwnedFd)> {
 /// Sends `bytes` as one message with `fds` attached (SCM_RIGHTS), without
 /// blocking: the peer answers each message before the next is sent, so
 /// the socket buffer is empty and a full one means the peer is stuck.
-pub fn send_with_fds(socket: &OwnedFd, bytes: &[u8], fds: &[RawFd; 3]) -> io::Result<()> {
+pub(crate) fn send_with_fds(socket: &OwnedFd, bytes: &[u8], fds: &[RawFd; 3]) -> io::Result<()> {
     let mut iov = libc::iovec {
         iov_base: bytes.as_ptr() as *mut libc::c_void,
         iov_len: bytes.len(),
@@ -71,7 +71,7 @@ pub fn send_with_fds(socket: &OwnedFd, bytes: &[u8], fds: &[RawFd; 3]) -> io::Re
 }
 
 /// What a receive found.
-pub enum Received {
+pub(crate) enum Received {
     /// A message.
     Message(String),
     /// Nothing yet.
@@ -81,7 +81,7 @@ pub enum Received {
 }
 
 /// Receives one short text message, waiting up to `wait` for it.
-pub fn receive(socket: &OwnedFd, wait: Duration) -> io::Result<Received> {
+pub(crate) fn receive(socket: &OwnedFd, wait: Duration) -> io::Result<Received> {
     let deadline = Instant::now() + wait;
     loop {
         let mut buffer = [0u8; 512];

@@ -9,7 +9,7 @@ use crate::MetricExtractor;
 use crate::capture::LineScanner;
 
 /// One output pipe of the run.
-pub struct Stream {
+pub(crate) struct Stream {
     fd: OwnedFd,
     /// False once the pipe reached end of file (or failed).
     pub open: bool,
@@ -19,7 +19,7 @@ pub struct Stream {
 
 impl Stream {
     /// Takes the read end of a pipe.
-    pub fn new(fd: OwnedFd) -> Self {
+    pub(crate) fn new(fd: OwnedFd) -> Self {
         // The read end of a pipe just made has none of the flags F_SETFL
         // changes, so they need not be read first: one system call per
         // pipe and run fewer.
@@ -70,7 +70,7 @@ impl Stream {
 ///
 /// True unless it woke for output alone: then `end` is known not to be
 /// readable, and there is no need to look for the run's end.
-pub fn poll_once(
+pub(crate) fn poll_once(
     streams: &mut [Stream],
     end: Option<RawFd>,
     timeout_ms: i32,

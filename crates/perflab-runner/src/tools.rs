@@ -12,11 +12,11 @@ pub const PERF_INSTALL: &str = "install it: on Debian `apt-get install linux-per
 (perflab's scripts/install-test-deps.sh installs it for the tests)";
 
 /// How to install valgrind.
-pub const VALGRIND_INSTALL: &str = "install it: on Debian or Ubuntu `apt-get install valgrind`, \
+pub(crate) const VALGRIND_INSTALL: &str = "install it: on Debian or Ubuntu `apt-get install valgrind`, \
 on Fedora `dnf install valgrind` (perflab's scripts/install-test-deps.sh installs it for the tests)";
 
 /// How to install setarch.
-pub const SETARCH_INSTALL: &str =
+pub(crate) const SETARCH_INSTALL: &str =
     "it is part of util-linux: on Debian or Ubuntu `apt-get install util-linux`";
 
 /// The first executable file called `name` on `PATH`.
@@ -28,7 +28,7 @@ pub fn find_on_path(name: &str) -> Option<PathBuf> {
 }
 
 /// True for an existing regular file with an execute bit.
-pub fn is_executable(path: &Path) -> bool {
+pub(crate) fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }

@@ -9,10 +9,10 @@ use crate::error::PageError;
 use crate::source::SeriesKey;
 
 /// The longest text a parameter may hold, in bytes.
-pub const MAX_TEXT: usize = 200;
+pub(crate) const MAX_TEXT: usize = 200;
 
 /// Experiments listed per page unless `per_page` says otherwise.
-pub const DEFAULT_PAGE_SIZE: usize = 50;
+pub(crate) const DEFAULT_PAGE_SIZE: usize = 50;
 
 /// The highest page number asked for (a page beyond the last is empty).
 const MAX_PAGE: usize = 1_000_000;

@@ -19,6 +19,7 @@
 //! The store is opened read-only ([`perflab_store::Store::open_read_only`]):
 //! nothing a request does can change it.
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
 mod compare_commits;
 mod error;

@@ -26,7 +26,7 @@ use crate::pages;
 use crate::site::Site;
 
 /// The longest request target (path and query) accepted, in bytes.
-pub const MAX_URI: usize = 4096;
+pub(crate) const MAX_URI: usize = 4096;
 
 /// No scripts, no plugins, no frames, nothing from elsewhere: the pages'
 /// own styles, data images and forms only.

@@ -26,16 +26,16 @@ use crate::filters::{
 use crate::source::{SeriesKey, StoreSource};
 
 /// Regressions shown per host on the home page (the newest).
-pub const REGRESSIONS_PER_HOST: usize = 20;
+pub(crate) const REGRESSIONS_PER_HOST: usize = 20;
 
 /// Series shown under "changed most".
-pub const MOST_CHANGED: usize = 10;
+pub(crate) const MOST_CHANGED: usize = 10;
 
 /// Commits of a series listed per page of its table.
-pub const STEPS_PER_PAGE: usize = 50;
+pub(crate) const STEPS_PER_PAGE: usize = 50;
 
 /// How many of a series' newest commits "changed most" looks at by default.
-pub const DEFAULT_RECENT_COMMITS: usize = 20;
+pub(crate) const DEFAULT_RECENT_COMMITS: usize = 20;
 
 /// The store, and what computes the pages' figures.
 pub struct Site {
@@ -305,7 +305,7 @@ impl Site {
     }
 
     /// The link to `commit`, when a URL pattern is configured.
-    pub fn commit_link(&self, commit: &str) -> Option<String> {
+    pub(crate) fn commit_link(&self, commit: &str) -> Option<String> {
         self.commit_url
             .as_ref()
             .map(|pattern| pattern.replace("{commit}", commit))
@@ -572,7 +572,7 @@ fn change_row(c: &SeriesChange) -> ChangeRow {
 }
 
 /// The home page's data from the store's change points and a page of experiments.
-pub fn home_data(
+pub(crate) fn home_data(
     changes: &StoreChanges,
     experiments: ExperimentList,
     filters: Filters,

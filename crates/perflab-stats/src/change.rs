@@ -147,7 +147,7 @@ pub fn relative_change(baseline: f64, candidate: f64, better: Better) -> Result<
 /// # Errors
 /// [`StatsError::ChangeOutOfRange`] if `g` is NaN or the result overflows
 /// (g > ln(f64::MAX), a ratio no real measurement produces).
-pub fn change_from_log_gain(g: f64) -> Result<f64, StatsError> {
+pub(crate) fn change_from_log_gain(g: f64) -> Result<f64, StatsError> {
     let c = g.exp_m1();
     if c.is_finite() {
         Ok(c)
@@ -159,7 +159,8 @@ pub fn change_from_log_gain(g: f64) -> Result<f64, StatsError> {
 /// Maps a relative change to the log scale: ln(1 + change), the inverse of
 /// [`change_from_log_gain`], computed with `ln_1p`. Returns `None` unless
 /// `change` is finite and > -1 (a change of -100 % or less is impossible).
-pub fn log_gain_from_change(change: f64) -> Option<f64> {
+#[cfg(test)]
+pub(crate) fn log_gain_from_change(change: f64) -> Option<f64> {
     (change.is_finite() && change > -1.0).then(|| change.ln_1p())
 }
 

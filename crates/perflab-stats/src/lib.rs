@@ -89,6 +89,7 @@
 //! The re-exports below are the crate's public API as perflab's other crates
 //! use it; everything else is reached by its path.
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
 pub mod change;
 pub mod change_points;

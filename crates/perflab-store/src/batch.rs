@@ -27,10 +27,10 @@ use crate::spool::{RunRecord, Write};
 use crate::sql::new_uid;
 
 /// The most runs one batch holds.
-pub const BATCH_RUNS: usize = 64;
+pub(crate) const BATCH_RUNS: usize = 64;
 
 /// How long a run may wait in memory for its batch to be written.
-pub const BATCH_AGE: Duration = Duration::from_millis(500);
+pub(crate) const BATCH_AGE: Duration = Duration::from_millis(500);
 
 /// Where a run belongs: its experiment and variant, and its position.
 #[derive(Debug, Clone, Copy)]

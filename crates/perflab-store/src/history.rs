@@ -42,13 +42,6 @@ fn value_expression(metric: &str, dialect: Dialect) -> &'static str {
 }
 
 impl Store {
-    /// The name of the newest experiment (None if it has none or there is none).
-    pub fn newest_name(&self) -> Result<Option<String>> {
-        let row = self.first_row("SELECT name FROM experiments ORDER BY id DESC LIMIT 1", &[])?;
-        row.map_or(Ok(None), |r| r.opt_text(0))
-            .map_err(|e| self.err(e))
-    }
-
     /// Every host with experiments in the store, sorted (empty if unknown).
     pub fn hosts(&self) -> Result<Vec<String>> {
         let rows = self.rows("SELECT DISTINCT COALESCE(host, '') FROM experiments", &[])?;

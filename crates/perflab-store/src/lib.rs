@@ -20,6 +20,7 @@
 //! what it was measured, with the machine ([`machine_description`]) and the
 //! CI job ([`ci`]).
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
 use std::path::{Path, PathBuf};
 

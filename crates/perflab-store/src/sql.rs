@@ -13,7 +13,7 @@ use crate::error::StoreError;
 
 /// A value going into or coming out of the store.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Value {
+pub(crate) enum Value {
     /// SQL NULL.
     Null,
     /// An integer (booleans are stored as 0 and 1 in both back ends).
@@ -91,7 +91,7 @@ macro_rules! values {
 pub(crate) use values;
 
 /// A query that was to answer `what` answered nothing.
-pub fn missing(what: &'static str) -> StoreError {
+pub(crate) fn missing(what: &'static str) -> StoreError {
     StoreError::Column {
         column: 0,
         expected: what,
@@ -101,7 +101,7 @@ pub fn missing(what: &'static str) -> StoreError {
 
 /// One row of a query's answer.
 #[derive(Debug, Clone)]
-pub struct Row(pub(super) Vec<Value>);
+pub(crate) struct Row(pub(super) Vec<Value>);
 
 impl Row {
     fn get(&self, column: usize) -> &Value {
@@ -119,7 +119,7 @@ impl Row {
     /// A word of perflab's vocabulary (an experiment's kind, a status),
     /// read by its `from_word`: a word this perflab does not know is an
     /// error naming what was expected, not a guess.
-    pub fn word<T>(
+    pub(crate) fn word<T>(
         &self,
         column: usize,
         expected: &'static str,
@@ -134,7 +134,7 @@ impl Row {
     }
 
     /// An integer that may be NULL.
-    pub fn opt_i64(&self, column: usize) -> Result<Option<i64>, StoreError> {
+    pub(crate) fn opt_i64(&self, column: usize) -> Result<Option<i64>, StoreError> {
         match self.get(column) {
             Value::Null => Ok(None),
             Value::Int(i) => Ok(Some(*i)),
@@ -143,18 +143,18 @@ impl Row {
     }
 
     /// An integer.
-    pub fn i64(&self, column: usize) -> Result<i64, StoreError> {
+    pub(crate) fn i64(&self, column: usize) -> Result<i64, StoreError> {
         self.opt_i64(column)?
             .ok_or_else(|| self.wrong(column, "an integer"))
     }
 
     /// A boolean stored as an integer; NULL reads as false.
-    pub fn bool(&self, column: usize) -> Result<bool, StoreError> {
+    pub(crate) fn bool(&self, column: usize) -> Result<bool, StoreError> {
         Ok(self.opt_i64(column)?.unwrap_or(0) != 0)
     }
 
     /// A number that may be NULL (integers are numbers too).
-    pub fn opt_f64(&self, column: usize) -> Result<Option<f64>, StoreError> {
+    pub(crate) fn opt_f64(&self, column: usize) -> Result<Option<f64>, StoreError> {
         match self.get(column) {
             Value::Null => Ok(None),
             Value::Int(i) => Ok(Some(*i as f64)),
@@ -164,13 +164,13 @@ impl Row {
     }
 
     /// A number.
-    pub fn f64(&self, column: usize) -> Result<f64, StoreError> {
+    pub(crate) fn f64(&self, column: usize) -> Result<f64, StoreError> {
         self.opt_f64(column)?
             .ok_or_else(|| self.wrong(column, "a number"))
     }
 
     /// Text that may be NULL.
-    pub fn opt_text(&self, column: usize) -> Result<Option<String>, StoreError> {
+    pub(crate) fn opt_text(&self, column: usize) -> Result<Option<String>, StoreError> {
         match self.get(column) {
             Value::Null => Ok(None),
             Value::Text(s) => Ok(Some(s.clone())),
@@ -179,20 +179,20 @@ impl Row {
     }
 
     /// Text.
-    pub fn text(&self, column: usize) -> Result<String, StoreError> {
+    pub(crate) fn text(&self, column: usize) -> Result<String, StoreError> {
         self.opt_text(column)?
             .ok_or_else(|| self.wrong(column, "text"))
     }
 
     /// The row's values, in column order.
-    pub fn into_values(self) -> Vec<Value> {
+    pub(crate) fn into_values(self) -> Vec<Value> {
         self.0
     }
 }
 
 /// The SQL spoken by a back end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dialect {
+pub(crate) enum Dialect {
     /// SQLite, the embedded store.
     Sqlite,
     /// PostgreSQL, the shared store.
@@ -201,7 +201,7 @@ pub enum Dialect {
 
 impl Dialect {
     /// A query written with `?N` parameters, as this back end takes it.
-    pub fn statement<'a>(self, sql: &'a str) -> Cow<'a, str> {
+    pub(crate) fn statement<'a>(self, sql: &'a str) -> Cow<'a, str> {
         match self {
             Dialect::Sqlite => Cow::Borrowed(sql),
             Dialect::Postgres => {
@@ -221,7 +221,7 @@ impl Dialect {
     /// INTEGER is 64 bits and REAL is a double, PostgreSQL's are not.
     /// `{new_uid}` is a fresh stable id, `{run_metric_names}`
     /// [`Dialect::metric_names_of_run`].
-    pub fn ddl(self, sql: &str) -> String {
+    pub(crate) fn ddl(self, sql: &str) -> String {
         let (id, int, real) = match self {
             Dialect::Sqlite => ("INTEGER PRIMARY KEY", "INTEGER", "REAL"),
             Dialect::Postgres => (
@@ -248,7 +248,7 @@ impl Dialect {
     }
 
     /// The value of the metric named by parameter `?2` in `r.metrics_json`.
-    pub fn metric_of_run(self) -> &'static str {
+    pub(crate) fn metric_of_run(self) -> &'static str {
         match self {
             Dialect::Sqlite => "json_extract(r.metrics_json, '$.\"' || ?2 || '\"')",
             Dialect::Postgres => "(r.metrics_json::jsonb ->> ?2)::double precision",
@@ -257,7 +257,7 @@ impl Dialect {
 
     /// A table function over the metric names of `r.metrics_json`, as
     /// rows with a `key` column.
-    pub fn metric_names_of_run(self) -> &'static str {
+    pub(crate) fn metric_names_of_run(self) -> &'static str {
         match self {
             Dialect::Sqlite => "json_each(r.metrics_json)",
             Dialect::Postgres => "jsonb_each(r.metrics_json::jsonb)",
@@ -267,7 +267,7 @@ impl Dialect {
     /// Starts a transaction that writes. SQLite's must take the write lock
     /// at once: a deferred one that reads first can fail without waiting
     /// when another process writes.
-    pub fn begin(self) -> &'static str {
+    pub(crate) fn begin(self) -> &'static str {
         match self {
             Dialect::Sqlite => "BEGIN IMMEDIATE",
             Dialect::Postgres => "BEGIN",
@@ -277,7 +277,7 @@ impl Dialect {
 
 /// A fresh stable id for an experiment or a run: 128 random bits, so that
 /// stores on different machines never give two rows the same one.
-pub fn new_uid() -> String {
+pub(crate) fn new_uid() -> String {
     uuid::Uuid::new_v4().simple().to_string()
 }
 

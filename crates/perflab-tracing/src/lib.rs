@@ -41,6 +41,7 @@
 //! the thread's recent instances, so a span made, entered and closed on one
 //! thread costs no allocation and no look-up in the registry.
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
 mod instances;
 mod site_cache;

@@ -27,6 +27,7 @@
 //! With the default feature `enabled` off, every probe compiles to nothing
 //! and the API stays the same.
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
 // The one switch between recording and doing nothing: `imp` is the
 // recording implementation (`enabled/`) or the empty one (`disabled/`), and

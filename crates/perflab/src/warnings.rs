@@ -9,7 +9,7 @@ pub const NEAR_SPAN_COST_FACTOR: f64 = 4.0;
 
 /// A thread whose time inside spans was at least this share off the CPU is
 /// warned about: per-call figures of its spans are then mostly waiting.
-pub const WAITING_SHARE: f64 = 0.5;
+pub(crate) const WAITING_SHARE: f64 = 0.5;
 
 /// Estimated probe cost above this share of all threads' wall time is warned about.
 pub const INSTRUMENTATION_COST_SHARE: f64 = 0.05;

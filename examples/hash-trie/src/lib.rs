@@ -12,6 +12,7 @@
 //! [`workload`] (keys, the timed operations, the checksum) and the
 //! `hash-trie` binary.
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
 pub mod key_hash;
 pub mod pool;

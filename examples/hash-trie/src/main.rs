@@ -14,6 +14,7 @@
 //! most slots needed at once over the pool's size; `pool_fallback_rate_pct`,
 //! node arrays taken from the global allocator over all) and counters
 //! (`pool_allocations`, `pool_fallbacks`, as totals).
+#![warn(unreachable_pub)]
 
 use std::collections::HashMap;
 use std::hint::black_box;

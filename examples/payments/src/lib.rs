@@ -1,4 +1,5 @@
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
 //! A payments engine and the workloads of its performance investigation.
 //!

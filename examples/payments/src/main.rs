@@ -1,5 +1,6 @@
 //! `payments`: generate a workload, or process a transaction stream and
 //! print the balances.
+#![warn(unreachable_pub)]
 
 use std::io::Write;
 use std::path::PathBuf;

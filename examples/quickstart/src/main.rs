@@ -9,6 +9,7 @@
 //! digest, so perflab sees that both sides did the same job. It also
 //! reports its own throughput as a metric line, which `perflab ab --measure
 //! items_per_s` can decide on.
+#![warn(unreachable_pub)]
 
 use std::hint::black_box;
 use std::time::Instant;

@@ -6,7 +6,7 @@ use crate::input::Record;
 
 /// Latency figures of one path.
 #[derive(Debug, Clone)]
-pub struct PathStats {
+pub(crate) struct PathStats {
     pub path: String,
     pub requests: usize,
     pub errors: usize,
@@ -16,7 +16,7 @@ pub struct PathStats {
 }
 
 /// Splits the records between two threads, then merges their groups.
-pub fn compute(records: &[Record]) -> Vec<PathStats> {
+pub(crate) fn compute(records: &[Record]) -> Vec<PathStats> {
     let half = records.len() / 2;
     let (left, right) = records.split_at(half);
     let groups = std::thread::scope(|scope| {

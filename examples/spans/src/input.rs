@@ -2,7 +2,7 @@
 
 /// One parsed log line.
 #[derive(Debug, Clone)]
-pub struct Record {
+pub(crate) struct Record {
     pub path: String,
     pub status: u16,
     pub latency_us: u32,
@@ -20,7 +20,7 @@ const PATHS: [&str; 8] = [
 ];
 
 /// Deterministic log lines; about one in 500 is malformed.
-pub fn generate(count: usize) -> Vec<String> {
+pub(crate) fn generate(count: usize) -> Vec<String> {
     let mut state = 0x2545_F491_4F6C_DD1Du64;
     let mut next = move || {
         state ^= state << 13;
@@ -46,7 +46,7 @@ pub fn generate(count: usize) -> Vec<String> {
 }
 
 /// Parses every line, counting the malformed ones.
-pub fn parse_all(lines: &[String]) -> Vec<Record> {
+pub(crate) fn parse_all(lines: &[String]) -> Vec<Record> {
     let mut records = Vec::with_capacity(lines.len());
     for line in lines {
         match parse_line(line) {

@@ -9,6 +9,7 @@
 //! - `SPANS_RECORDS`: number of log lines (default 200000).
 //! - `SPANS_SLOW_PHASE`: `parse`, `compute` or `write` does its work twice,
 //!   so that an A/B comparison on spans has a known difference to find.
+#![warn(unreachable_pub)]
 
 mod analysis;
 mod input;

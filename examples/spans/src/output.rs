@@ -11,7 +11,7 @@ use crate::analysis::PathStats;
 
 /// Formats the report and writes it to a file in the temporary directory
 /// (removed again); returns its size in bytes.
-pub fn write_report(stats: &[PathStats]) -> usize {
+pub(crate) fn write_report(stats: &[PathStats]) -> usize {
     let mut text = String::new();
     for _ in 0..200 {
         for path in stats {
@@ -37,7 +37,7 @@ pub fn write_report(stats: &[PathStats]) -> usize {
 /// Flushes `bytes` in chunks, waiting `pause` between them without blocking
 /// the thread (the future is pending until the pause has passed).
 #[perflab::measure]
-pub async fn flush_in_chunks(bytes: usize, pause: Duration) -> usize {
+pub(crate) async fn flush_in_chunks(bytes: usize, pause: Duration) -> usize {
     let chunks = bytes.div_ceil(64 * 1024).max(1);
     for _ in 0..chunks {
         Pause::until(Instant::now() + pause).await;
@@ -69,7 +69,7 @@ impl Future for Pause {
 }
 
 /// Polls `future` to completion, sleeping briefly while it is pending.
-pub fn block_on<F: Future>(future: F) -> F::Output {
+pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
     let mut future = pin!(future);
     let mut context = Context::from_waker(Waker::noop());
     loop {

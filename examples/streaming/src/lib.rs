@@ -15,6 +15,7 @@
 //! (through `perflab-tracing`) for the tasks and the phases, `perflab::future!`
 //! around awaited receives, `perflab::sync::Mutex` for the partitions'
 //! inboxes, a counter per yield and gauges for queue depths.
+#![warn(unreachable_pub)]
 
 pub mod config;
 pub mod inbox;

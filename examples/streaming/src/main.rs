@@ -1,5 +1,6 @@
 //! `streaming`: run the pipeline once and print what it did and the
 //! program's own phase figures.
+#![warn(unreachable_pub)]
 
 use std::process::ExitCode;
 use std::time::Duration;

@@ -15,7 +15,7 @@ use crate::record::{Aggregate, route_key};
 /// Routes the reader's chunks by key into batches of `batch_size` for the
 /// partitions, then sends each partition the end of the stream.
 #[tracing::instrument(name = "coordinator", skip_all)]
-pub async fn coordinator(
+pub(crate) async fn coordinator(
     mut chunks: mpsc::Receiver<Vec<String>>,
     partitions: Vec<InboxSender>,
     batch_size: usize,
@@ -53,7 +53,7 @@ pub async fn coordinator(
 /// Processes batches until the end of the stream; returns the sum of the
 /// values its aggregate kept.
 #[tracing::instrument(name = "partition", skip_all)]
-pub async fn partition(
+pub(crate) async fn partition(
     mut inbox: InboxReceiver,
     engine: Engine,
     rows: mpsc::Sender<Vec<String>>,
@@ -81,7 +81,7 @@ pub async fn partition(
 
 /// What the writer wrote.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Written {
+pub(crate) struct Written {
     /// Rows written.
     pub rows: u64,
     /// A checksum of the rows that does not depend on their order (the
@@ -91,7 +91,10 @@ pub struct Written {
 
 /// Writes every row it receives into its sink until all partitions ended.
 #[tracing::instrument(name = "writer", skip_all)]
-pub async fn writer(mut batches: mpsc::Receiver<Vec<String>>, timers: Arc<PhaseTimers>) -> Written {
+pub(crate) async fn writer(
+    mut batches: mpsc::Receiver<Vec<String>>,
+    timers: Arc<PhaseTimers>,
+) -> Written {
     let mut sink: Vec<u8> = Vec::with_capacity(1 << 16);
     let mut written = Written {
         rows: 0,

@@ -15,7 +15,7 @@ fn percent(fraction: f64) -> String {
 }
 
 /// `--go`.
-pub fn go() -> String {
+pub(super) fn go() -> String {
     format!(
         "GO threshold, in percent of improvement [default: {}]",
         percent(DEFAULT_GO)
@@ -23,7 +23,7 @@ pub fn go() -> String {
 }
 
 /// `--nogo`.
-pub fn nogo() -> String {
+pub(super) fn nogo() -> String {
     format!(
         "NO-GO threshold, in percent (negative) [default: {}]",
         percent(DEFAULT_NOGO)
@@ -31,12 +31,12 @@ pub fn nogo() -> String {
 }
 
 /// `--confidence` of a decision.
-pub fn confidence() -> String {
+pub(super) fn confidence() -> String {
     format!("Confidence level of the interval [default: {DEFAULT_CONFIDENCE}]")
 }
 
 /// `perflab ab --min-runs`.
-pub fn ab_min_runs() -> String {
+pub(super) fn ab_min_runs() -> String {
     format!(
         "Runs per variant before the first decision [default: {DEFAULT_MIN_RUNS}; {EXACT_MIN_RUNS} for \
          instructions, where 1 is allowed for a program known to be deterministic]"
@@ -44,7 +44,7 @@ pub fn ab_min_runs() -> String {
 }
 
 /// `perflab ab --max-runs`.
-pub fn ab_max_runs() -> String {
+pub(super) fn ab_max_runs() -> String {
     format!(
         "Runs per variant at most; the interval is tightest there [default: {DEFAULT_MAX_RUNS}; \
          {EXACT_MAX_RUNS} for instructions]"
@@ -52,7 +52,7 @@ pub fn ab_max_runs() -> String {
 }
 
 /// `perflab bisect --min-runs`.
-pub fn bisect_min_runs() -> String {
+pub(super) fn bisect_min_runs() -> String {
     format!(
         "Runs per variant before the first decision of a step [default: {DEFAULT_MIN_RUNS}; \
          {EXACT_MIN_RUNS} for instructions]"
@@ -60,7 +60,7 @@ pub fn bisect_min_runs() -> String {
 }
 
 /// `perflab bisect --max-runs`.
-pub fn bisect_max_runs() -> String {
+pub(super) fn bisect_max_runs() -> String {
     format!(
         "Runs per variant at most in a step; an INCONCLUSIVE step is repeated with twice as many \
          [default: {DEFAULT_MAX_RUNS}; {EXACT_MAX_RUNS} for instructions]"
@@ -68,7 +68,7 @@ pub fn bisect_max_runs() -> String {
 }
 
 /// `perflab history --min-runs` (with `--confirm`).
-pub fn confirm_min_runs() -> String {
+pub(super) fn confirm_min_runs() -> String {
     format!(
         "With --confirm: runs per commit before the first decision of each confirming A/B \
          [default: {DEFAULT_MIN_RUNS}; {EXACT_MIN_RUNS} for instructions]"
@@ -76,7 +76,7 @@ pub fn confirm_min_runs() -> String {
 }
 
 /// `perflab history --max-runs` (with `--confirm`).
-pub fn confirm_max_runs() -> String {
+pub(super) fn confirm_max_runs() -> String {
     format!(
         "With --confirm: runs per commit at most in each confirming A/B; one that has not \
          decided by then does not confirm its change point [default: {DEFAULT_MAX_RUNS}; \
@@ -85,7 +85,7 @@ pub fn confirm_max_runs() -> String {
 }
 
 /// `--max-cpu-wait` of `ab`, `sweep` and `bisect`.
-pub fn max_cpu_wait() -> String {
+pub(super) fn max_cpu_wait() -> String {
     format!(
         "A block in which a run waited for a CPU (runnable, but other processes had it) for more \
          than this share of its wall time is measured again, at most {CONTENTION_MAX_REPEATS} times; \
@@ -96,12 +96,12 @@ pub fn max_cpu_wait() -> String {
 }
 
 /// `perflab sweep --confidence`.
-pub fn sweep_confidence() -> String {
+pub(super) fn sweep_confidence() -> String {
     format!("Confidence level of the intervals [default: {DEFAULT_CONFIDENCE}]")
 }
 
 /// `perflab sweep --min-runs`.
-pub fn sweep_min_runs() -> String {
+pub(super) fn sweep_min_runs() -> String {
     format!(
         "Runs of each command at each point before a point may stop [default: {}]",
         config::DEFAULT_MIN_RUNS
@@ -109,7 +109,7 @@ pub fn sweep_min_runs() -> String {
 }
 
 /// `perflab sweep --max-runs`.
-pub fn sweep_max_runs() -> String {
+pub(super) fn sweep_max_runs() -> String {
     format!(
         "Runs of each command at each point at most; the intervals are tightest there [default: {}]",
         config::DEFAULT_MAX_RUNS
@@ -117,7 +117,7 @@ pub fn sweep_max_runs() -> String {
 }
 
 /// `--wait-quiet`.
-pub fn wait_quiet() -> String {
+pub(super) fn wait_quiet() -> String {
     format!(
         "Before the first block and between blocks, wait until the machine's CPU pressure (the \
          share of the last 10 s in which some task waited for a CPU, /proc/pressure/cpu) is below \

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::experiment::settings::VariantSettings;
 
 /// Gives the variants the revisions of `--rev` (none, or one per variant).
-pub fn name_revisions(variants: &mut Vec<VariantSettings>, revs: &[String]) -> Result<()> {
+pub(super) fn name_revisions(variants: &mut Vec<VariantSettings>, revs: &[String]) -> Result<()> {
     if revs.is_empty() {
         return Ok(());
     }

@@ -133,7 +133,11 @@ fn finish(
 
 /// The experiment's document, also stored as its outcome (complete, or
 /// incomplete when interrupted).
-pub fn record_outcome(store: &Store, exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
+pub(super) fn record_outcome(
+    store: &Store,
+    exp: &Experiment,
+    ab: &AbRun,
+) -> Result<ResultDocument> {
     let doc = ab_document(exp, ab)?;
     if let Some(id) = ab.header.experiment_id {
         let status = ab.header.status();

@@ -3,7 +3,7 @@
 use crate::error::{to_json, to_json_pretty};
 use perflab_format::contention::CpuWaitDoc;
 use perflab_format::result::MetricInfo;
-use perflab_format::vocabulary::{Better, ExperimentKind, ResultKind, ResultStatus};
+use perflab_format::vocabulary::{Better, ResultKind, ResultStatus};
 use perflab_report::sections::cpu_wait::share;
 use perflab_stats::{
     DEFAULT_MAX_CPU_WAIT, Sample, SampleRole, decide_fixed_sorted_samples, mann_whitney_sorted,
@@ -176,7 +176,7 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
         })
         .collect();
     let (id, _) = store.begin_experiment(
-        ExperimentKind::Compare,
+        doc.kind.into(),
         None,
         Some(&doc.metric.name),
         &provenance,
@@ -338,7 +338,7 @@ fn compare_families(
         })
         .collect();
     let (id, _) = store.begin_experiment(
-        ExperimentKind::Compare,
+        doc.result.kind.into(),
         None,
         Some(&doc.result.metric.name),
         &provenance,

@@ -35,7 +35,7 @@ use perflab_store::{Store, StoredVariant};
 use super::ab::record_outcome;
 
 /// A change point to put to an A/B, with the series it belongs to.
-pub struct Target<'a> {
+pub(super) struct Target<'a> {
     /// The series' experiment name.
     pub name: Option<String>,
     /// The metric.
@@ -65,7 +65,7 @@ struct Planned {
 /// when a commit is missing from the repository or, without `--build`, has
 /// no built worktree. Returns true when Ctrl-C stopped it (the A/Bs not run
 /// say so).
-pub fn confirm_change_points<E: Executor>(
+pub(super) fn confirm_change_points<E: Executor>(
     mut targets: Vec<Target<'_>>,
     args: &HistoryArgs,
     store: &Store,

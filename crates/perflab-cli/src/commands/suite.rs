@@ -19,7 +19,7 @@ use perflab_store::Store;
 use super::{exit_code_for, lower_shield, raise_shield};
 
 /// Runs the suite `from_file` describes, with the flags on top.
-pub fn suite<E: Executor>(
+pub(super) fn suite<E: Executor>(
     args: &AbArgs,
     store: &Store,
     from_file: Settings,

@@ -77,7 +77,7 @@ pub fn verdict_sentence(
 /// decides at a split level): below the fewest pairs validated at it
 /// ([`perflab_stats::fewest_deciding_pairs`]) no verdict is given, as
 /// below `--min-runs`, unless the values were exact.
-pub fn reason(
+pub(super) fn reason(
     exp: &Experiment,
     d: &Decision,
     guards: &[GuardOutcome],

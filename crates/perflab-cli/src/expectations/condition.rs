@@ -101,7 +101,7 @@ fn parse_number(text: &str) -> Result<f64, String> {
 
 /// A figure name: letters, digits, `_`, `-`, `.` or `:` (the characters of
 /// metric and counter names).
-pub fn parse_name(text: &str) -> Result<String, String> {
+pub(super) fn parse_name(text: &str) -> Result<String, String> {
     let name = text.trim();
     if name.is_empty() {
         return Err("a figure name is missing".to_string());
@@ -120,7 +120,7 @@ pub fn parse_name(text: &str) -> Result<String, String> {
 
 /// A figure for a message: whole numbers as they are, others to six
 /// significant digits.
-pub fn format_value(value: f64) -> String {
+pub(super) fn format_value(value: f64) -> String {
     if value.fract() == 0.0 && value.abs() < 1e15 {
         return format!("{value:.0}");
     }

@@ -3,14 +3,14 @@
 
 /// The `cpu` line of /proc/stat: time of all CPUs in each state, in ticks.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CpuTimes {
+pub(super) struct CpuTimes {
     /// user, nice, system, idle, iowait, irq, softirq, steal.
     ticks: [u64; 8],
 }
 
 /// What share of all CPU time went where between two readings.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Shares {
+pub(super) struct Shares {
     /// To other guests of the hypervisor (steal).
     pub steal: f64,
     /// To interrupts, hard and soft.
@@ -19,13 +19,13 @@ pub struct Shares {
 
 impl CpuTimes {
     /// The counters now, if /proc/stat can be read.
-    pub fn now() -> Option<Self> {
+    pub(super) fn now() -> Option<Self> {
         Self::parse(&std::fs::read_to_string("/proc/stat").ok()?)
     }
 
     /// Reads the `cpu` line of /proc/stat's text; kernels before 2.6.11
     /// have no steal field, which then counts as zero.
-    pub fn parse(text: &str) -> Option<Self> {
+    pub(super) fn parse(text: &str) -> Option<Self> {
         let line = text.lines().find(|l| l.starts_with("cpu "))?;
         let mut ticks = [0u64; 8];
         let mut fields = line.split_whitespace().skip(1);
@@ -41,7 +41,7 @@ impl CpuTimes {
 
     /// The shares since `earlier`; `None` when no time passed. Guest time
     /// is already counted in user time, so the eight fields are the total.
-    pub fn shares_since(&self, earlier: &CpuTimes) -> Option<Shares> {
+    pub(super) fn shares_since(&self, earlier: &CpuTimes) -> Option<Shares> {
         let delta: Vec<f64> = self
             .ticks
             .iter()

@@ -6,7 +6,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::engine::progress::{NoProgress, SweepProgress, SweepStatus};
 
 /// One line for the display: `3/8 points, 41 runs, about 2m 10s left`.
-pub fn describe(status: &SweepStatus) -> String {
+pub(super) fn describe(status: &SweepStatus) -> String {
     let left = match status.remaining_seconds() {
         Some(s) => format!(
             ", about {} left",

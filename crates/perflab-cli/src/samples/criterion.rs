@@ -14,7 +14,7 @@ use super::{Benchmark, Format, Imported, Importer, Input};
 use crate::error::{Error, Result};
 
 /// criterion's folders or one of its `sample.json` files.
-pub struct CriterionFolder;
+pub(super) struct CriterionFolder;
 
 /// Deeper than `target/criterion/<group>/<bench>/<baseline>/` with room for
 /// nested groups; the bound keeps a mistaken `perflab compare /` short.

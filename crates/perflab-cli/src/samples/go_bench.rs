@@ -10,7 +10,7 @@ use super::{Benchmark, Format, Imported, Importer, Input, Series};
 use crate::error::{Error, Result};
 
 /// `go test -bench` output.
-pub struct GoBenchText;
+pub(super) struct GoBenchText;
 
 impl Importer for GoBenchText {
     fn format(&self) -> Format {

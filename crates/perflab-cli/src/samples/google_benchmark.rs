@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use perflab_store::machine_description::MachineDescription;
 
 /// Google Benchmark's JSON output.
-pub struct GoogleBenchmarkJson;
+pub(super) struct GoogleBenchmarkJson;
 
 impl Importer for GoogleBenchmarkJson {
     fn format(&self) -> Format {

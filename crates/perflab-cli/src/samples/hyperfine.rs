@@ -5,7 +5,7 @@ use super::{Benchmark, Format, Imported, Importer, Input};
 use crate::error::{Error, Result};
 
 /// `hyperfine --export-json`.
-pub struct HyperfineExport;
+pub(super) struct HyperfineExport;
 
 impl Importer for HyperfineExport {
     fn format(&self) -> Format {

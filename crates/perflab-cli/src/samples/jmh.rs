@@ -29,7 +29,7 @@ use super::{Benchmark, Format, Imported, Importer, Input, Series};
 use crate::error::{Error, Result};
 
 /// JMH's JSON result file.
-pub struct JmhJson;
+pub(super) struct JmhJson;
 
 /// The metric of a time per operation (`avgt`, `ss`, `sample`).
 const TIME_METRIC: &str = "wall";

@@ -21,7 +21,7 @@ use super::{Benchmark, Format, Imported, Importer, Input};
 use crate::error::{Error, Result};
 
 /// mitata's JSON output.
-pub struct MitataJson;
+pub(super) struct MitataJson;
 
 impl Importer for MitataJson {
     fn format(&self) -> Format {

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use perflab_store::machine_description::MachineDescription;
 
 /// A `perflab-result/1` document.
-pub struct PerflabResult;
+pub(super) struct PerflabResult;
 
 impl Importer for PerflabResult {
     fn format(&self) -> Format {

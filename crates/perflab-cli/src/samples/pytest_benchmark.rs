@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use perflab_store::machine_description::MachineDescription;
 
 /// pytest-benchmark's JSON.
-pub struct PytestBenchmarkJson;
+pub(super) struct PytestBenchmarkJson;
 
 impl Importer for PytestBenchmarkJson {
     fn format(&self) -> Format {

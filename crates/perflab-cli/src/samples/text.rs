@@ -16,7 +16,7 @@ use super::{Benchmark, Format, Imported, Importer, Input, file_stem};
 use crate::error::{Error, Result};
 
 /// A text file of numbers.
-pub struct PlainNumbers;
+pub(super) struct PlainNumbers;
 
 impl Importer for PlainNumbers {
     fn format(&self) -> Format {

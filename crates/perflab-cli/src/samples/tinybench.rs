@@ -23,7 +23,7 @@ use super::{Benchmark, Format, Imported, Importer, Input};
 use crate::error::{Error, Result};
 
 /// tinybench's tasks, written as the guide shows.
-pub struct TinybenchJson;
+pub(super) struct TinybenchJson;
 
 /// What a benchmark file writes for perflab, said in every refusal.
 const WHAT_TO_WRITE: &str = "create the bench with new Bench({ retainSamples: true }) and, after \

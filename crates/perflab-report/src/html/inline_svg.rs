@@ -54,7 +54,7 @@ const SCRIPT_TEXTS: [&str; 3] = ["unzoom", "search", "matched"];
 /// `mark`, and `axis_label` where inferno leaves room for hover details;
 /// `None` if inferno's output holds anything this does not know (or a
 /// write into the new text fails).
-pub fn inline_flamegraph(svg: &str, id: usize, axis_label: &str) -> Option<String> {
+pub(crate) fn inline_flamegraph(svg: &str, id: usize, axis_label: &str) -> Option<String> {
     let mut rest = &svg[svg.find("<svg")?..];
     let mut out = String::with_capacity(rest.len());
     while let Some(open) = rest.find('<') {

@@ -17,7 +17,7 @@ use crate::units::{
 };
 
 /// The command and how it was sampled.
-pub fn profile_summary(doc: &SamplingDocument, profile: &SampledProfile) -> String {
+pub(crate) fn profile_summary(doc: &SamplingDocument, profile: &SampledProfile) -> String {
     format!(
         r#"<p><strong>{}</strong>: <code>{}</code>: {}; {:.0}% Wilson intervals.</p>"#,
         esc(&profile.name),
@@ -28,7 +28,7 @@ pub fn profile_summary(doc: &SamplingDocument, profile: &SampledProfile) -> Stri
 }
 
 /// The functions of a profile by self and by inclusive share.
-pub fn sampled_profile_tables(out: &mut dyn Write, profile: &SampledProfile) -> fmt::Result {
+pub(crate) fn sampled_profile_tables(out: &mut dyn Write, profile: &SampledProfile) -> fmt::Result {
     let self_rows = by_self(profile, TOP_FUNCTIONS);
     let inclusive_rows = by_inclusive(profile, TOP_FUNCTIONS);
     if inclusive_rows.is_empty() {
@@ -65,7 +65,7 @@ pub fn sampled_profile_tables(out: &mut dyn Write, profile: &SampledProfile) -> 
 }
 
 /// Where a profile's threads were off the CPU: totals, threads, functions, stacks.
-pub fn off_cpu_tables(out: &mut dyn Write, off_cpu: &OffCpuProfile) -> fmt::Result {
+pub(crate) fn off_cpu_tables(out: &mut dyn Write, off_cpu: &OffCpuProfile) -> fmt::Result {
     write!(out, "<p>{}.</p>", esc(&off_cpu_summary(off_cpu)))?;
     out.write_str(r#"<table><thead><tr><th>thread</th><th class="num">on CPU</th><th class="num">preempted</th><th class="num">blocked</th><th class="num">intervals</th></tr></thead><tbody>"#)?;
     for t in &off_cpu.threads {
@@ -112,7 +112,7 @@ pub fn off_cpu_tables(out: &mut dyn Write, off_cpu: &OffCpuProfile) -> fmt::Resu
 }
 
 /// How the functions' off-CPU time moved between the two profiles.
-pub fn off_cpu_changes_table(out: &mut dyn Write, doc: &SamplingDocument) -> fmt::Result {
+pub(crate) fn off_cpu_changes_table(out: &mut dyn Write, doc: &SamplingDocument) -> fmt::Result {
     let [a, b] = [&doc.profiles[0], &doc.profiles[1]];
     write!(
         out,
@@ -136,7 +136,7 @@ pub fn off_cpu_changes_table(out: &mut dyn Write, doc: &SamplingDocument) -> fmt
 }
 
 /// The functions whose shares moved, with both shares and the change's interval.
-pub fn share_changes_table(out: &mut dyn Write, doc: &SamplingDocument) -> fmt::Result {
+pub(crate) fn share_changes_table(out: &mut dyn Write, doc: &SamplingDocument) -> fmt::Result {
     let [a, b] = doc.profiles.as_slice() else {
         return Ok(());
     };
@@ -178,7 +178,7 @@ pub fn share_changes_table(out: &mut dyn Write, doc: &SamplingDocument) -> fmt::
 
 /// Whether the counts are exact, each variant's count, and the functions
 /// whose counts changed most (or, for one variant, the largest).
-pub fn instructions_tables(out: &mut dyn Write, doc: &InstructionsDocument) -> fmt::Result {
+pub(crate) fn instructions_tables(out: &mut dyn Write, doc: &InstructionsDocument) -> fmt::Result {
     let (status, why) = describe_status(doc);
     write!(
         out,

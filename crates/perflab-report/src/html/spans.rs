@@ -12,7 +12,7 @@ use crate::sections::spans::{change_text, profiled_runs, zero_figures_text};
 use crate::units::{format_seconds, format_share};
 
 /// The grid as an HTML table.
-pub fn span_grid_html(out: &mut dyn Write, grid: &SpanGrid) -> fmt::Result {
+pub(crate) fn span_grid_html(out: &mut dyn Write, grid: &SpanGrid) -> fmt::Result {
     out.write_str(
         r#"<p>Self time of each span as a share of wall time, per point and command (median over its profiled runs; above 100% when threads overlap).</p><table><thead><tr><th>point</th><th class="num">runs</th><th class="num">wall time per run</th>"#,
     )?;
@@ -54,7 +54,7 @@ pub fn span_grid_html(out: &mut dyn Write, grid: &SpanGrid) -> fmt::Result {
 /// The result's span table: each variant's self time per run and share of
 /// wall time, and for a comparison each span's change of self time with its
 /// interval, the spans that moved marked, as on the terminal.
-pub fn spans_table(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Result {
+pub(crate) fn spans_table(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Result {
     let compared = doc.spans.iter().any(|s| s.change.is_some());
     write!(
         out,

@@ -33,7 +33,7 @@ fn cell_html(c: &MatrixCell) -> String {
 }
 
 /// The suite's summary sentence and matrix table.
-pub fn suite_html(out: &mut dyn Write, doc: &SuiteDocument) -> fmt::Result {
+pub(crate) fn suite_html(out: &mut dyn Write, doc: &SuiteDocument) -> fmt::Result {
     let headline = suite_headline(doc);
     let (verdict, rest) = headline.split_once(": ").unwrap_or((&headline, ""));
     write!(

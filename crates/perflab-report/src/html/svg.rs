@@ -7,7 +7,7 @@ use std::fmt::{self, Write};
 use super::escape::esc;
 
 /// Colours of series, in order (distinguishable, also in grey print).
-pub const PALETTE: [&str; 8] = [
+pub(crate) const PALETTE: [&str; 8] = [
     "#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#9c755f", "#ff9da7",
 ];
 
@@ -60,14 +60,14 @@ impl Scale {
     }
 
     /// A linear scale around `values`, padded by 5 % (and including `extra`).
-    pub fn linear_around(values: impl IntoIterator<Item = f64>, from: f64, to: f64) -> Self {
+    pub(crate) fn linear_around(values: impl IntoIterator<Item = f64>, from: f64, to: f64) -> Self {
         let (lo, hi) = bounds(values);
         let pad = (hi - lo).abs().max(hi.abs() * 0.01).max(1e-12) * 0.05;
         Self::linear(lo - pad, hi + pad, from, to)
     }
 
     /// A log scale around positive `values`, padded by a few percent.
-    pub fn log_around(values: impl IntoIterator<Item = f64>, from: f64, to: f64) -> Self {
+    pub(crate) fn log_around(values: impl IntoIterator<Item = f64>, from: f64, to: f64) -> Self {
         let (lo, hi) = bounds(values.into_iter().filter(|v| *v > 0.0));
         let pad = (hi / lo).powf(0.04).max(1.02);
         Self::log(lo / pad, hi * pad, from, to)
@@ -81,11 +81,6 @@ impl Scale {
             (value - self.lo) / (self.hi - self.lo)
         };
         self.from + t * (self.to - self.from)
-    }
-
-    /// The domain.
-    pub fn domain(&self) -> (f64, f64) {
-        (self.lo, self.hi)
     }
 
     /// Tick values inside the domain: 1-2-5 steps (linear), or powers of ten
@@ -109,7 +104,7 @@ fn bounds(values: impl IntoIterator<Item = f64>) -> (f64, f64) {
 }
 
 /// About `count` round tick values covering [lo, hi].
-pub fn linear_ticks(lo: f64, hi: f64, count: usize) -> Vec<f64> {
+pub(crate) fn linear_ticks(lo: f64, hi: f64, count: usize) -> Vec<f64> {
     let raw = (hi - lo) / count.max(1) as f64;
     if !(raw.is_finite() && raw > 0.0) {
         return vec![lo];
@@ -126,7 +121,7 @@ pub fn linear_ticks(lo: f64, hi: f64, count: usize) -> Vec<f64> {
 }
 
 /// Ticks for a log axis over [lo, hi].
-pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+pub(crate) fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     let (a, b) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
     let span = hi / lo;
     let multipliers: &[f64] = if span <= 30.0 {
@@ -149,7 +144,7 @@ pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
 }
 
 /// A plot: its size, margins and the SVG drawn so far.
-pub struct Plot {
+pub(crate) struct Plot {
     /// Width of the whole SVG.
     pub width: f64,
     /// Height of the whole SVG.
@@ -169,7 +164,7 @@ pub struct Plot {
 impl Plot {
     /// A plot of `width` x `height` with the plot area inside the margins
     /// (left, right, top, bottom).
-    pub fn new(width: f64, height: f64, margins: (f64, f64, f64, f64)) -> Self {
+    pub(crate) fn new(width: f64, height: f64, margins: (f64, f64, f64, f64)) -> Self {
         Self {
             width,
             height,
@@ -182,12 +177,12 @@ impl Plot {
     }
 
     /// Appends raw SVG (the caller escapes what it interpolates).
-    pub fn push(&mut self, svg: &str) {
+    pub(crate) fn push(&mut self, svg: &str) {
         self.body.push_str(svg);
     }
 
     /// The x axis at the bottom: grid lines, tick labels and the axis label.
-    pub fn x_axis(
+    pub(crate) fn x_axis(
         &mut self,
         scale: &Scale,
         label: &str,
@@ -218,7 +213,7 @@ impl Plot {
     }
 
     /// The y axis at the left: grid lines, tick labels and the rotated axis label.
-    pub fn y_axis(
+    pub(crate) fn y_axis(
         &mut self,
         scale: &Scale,
         label: &str,
@@ -249,7 +244,7 @@ impl Plot {
     }
 
     /// A legend row at the top right: (colour, label) pairs.
-    pub fn legend(&mut self, entries: &[(&str, String)]) -> fmt::Result {
+    pub(crate) fn legend(&mut self, entries: &[(&str, String)]) -> fmt::Result {
         let mut x = self.right;
         for (colour, label) in entries.iter().rev() {
             let width = 7.0 * label.chars().count() as f64 + 22.0;
@@ -267,7 +262,7 @@ impl Plot {
     }
 
     /// The finished `<svg>` element.
-    pub fn finish(self, title: &str) -> String {
+    pub(crate) fn finish(self, title: &str) -> String {
         format!(
             r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" aria-label="{t}"><title>{t}</title>{body}</svg>"#,
             w = self.width,

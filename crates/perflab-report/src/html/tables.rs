@@ -18,7 +18,7 @@ use perflab_format::history::MetricHistory;
 use perflab_format::sweep::SweepDocument;
 
 /// The verdict in one sentence, with its interval and run count.
-pub fn decision_summary(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Result {
+pub(crate) fn decision_summary(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Result {
     let Some(d) = &doc.decision else {
         return Ok(());
     };
@@ -57,7 +57,7 @@ fn capitalise(text: &str) -> String {
 }
 
 /// The variants with their commands and summaries.
-pub fn variants_table(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Result {
+pub(crate) fn variants_table(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Result {
     let unit = &doc.metric.unit;
     out.write_str(
         r#"<table><thead><tr><th>variant</th><th>command</th><th class="num">runs</th><th class="num">median</th><th class="num">mean ± sd</th><th class="num">min … max</th></tr></thead><tbody>"#,
@@ -85,7 +85,7 @@ pub fn variants_table(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Result 
 
 /// "Counters and gauges", "Futures and locks", ...: the kinds of probe the
 /// result has, for the heading over [`probes_tables`].
-pub fn probes_heading(doc: &ResultDocument) -> String {
+pub(crate) fn probes_heading(doc: &ResultDocument) -> String {
     let present: Vec<&str> = crate::sections::probes::sections(doc)
         .iter()
         .zip(["counters", "gauges", "futures", "locks"])
@@ -101,7 +101,7 @@ pub fn probes_heading(doc: &ResultDocument) -> String {
 }
 
 /// Counters, gauges, futures and locks across runs, one table each, under their titles.
-pub fn probes_tables(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Result {
+pub(crate) fn probes_tables(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Result {
     for (title, rows) in crate::sections::probes::sections(doc) {
         if rows.is_empty() {
             continue;
@@ -125,7 +125,7 @@ pub fn probes_tables(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Result {
 }
 
 /// The sweep's points, ratios, growth exponents and cliffs.
-pub fn sweep_table(out: &mut dyn Write, doc: &SweepDocument) -> fmt::Result {
+pub(crate) fn sweep_table(out: &mut dyn Write, doc: &SweepDocument) -> fmt::Result {
     let s = &doc.sweep;
     let metric = &doc.result.metric;
     let unit = &metric.unit;
@@ -226,7 +226,7 @@ pub fn sweep_table(out: &mut dyn Write, doc: &SweepDocument) -> fmt::Result {
 }
 
 /// The table under the history chart.
-pub fn history_table(out: &mut dyn Write, e: &MetricHistory, unit: &str) -> fmt::Result {
+pub(crate) fn history_table(out: &mut dyn Write, e: &MetricHistory, unit: &str) -> fmt::Result {
     for s in &e.series {
         write!(
             out,

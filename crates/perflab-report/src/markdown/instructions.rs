@@ -10,7 +10,10 @@ use crate::sections::instructions::*;
 use crate::units::{format_count, format_share};
 
 /// The instruction counts section in Markdown.
-pub fn instructions_markdown(out: &mut dyn Write, doc: &InstructionsDocument) -> fmt::Result {
+pub(crate) fn instructions_markdown(
+    out: &mut dyn Write,
+    doc: &InstructionsDocument,
+) -> fmt::Result {
     let (status, why) = describe_status(doc);
     writeln!(out, "**{status}**: {why}. {}.\n", describe_setup(doc))?;
     writeln!(

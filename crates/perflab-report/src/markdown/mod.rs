@@ -202,7 +202,7 @@ pub fn markdown_body(doc: &ResultDocument) -> String {
 }
 
 /// Warnings as Markdown quotes, one each.
-pub fn warnings_markdown(out: &mut dyn Write, warnings: &[String]) -> fmt::Result {
+pub(crate) fn warnings_markdown(out: &mut dyn Write, warnings: &[String]) -> fmt::Result {
     for w in warnings {
         write!(out, "\n> warning: {}\n", cell(w))?;
     }

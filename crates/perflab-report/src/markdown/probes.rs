@@ -8,7 +8,7 @@ use super::cell;
 use crate::sections::probes::{SECTION_KINDS, sections};
 
 /// The counter and gauge tables in Markdown, or nothing without probes.
-pub fn markdown_probes(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Result {
+pub(crate) fn markdown_probes(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Result {
     let variants: Vec<String> = doc.variants.iter().map(|v| cell(&v.name)).collect();
     for ((title, rows), kind) in sections(doc).into_iter().zip(SECTION_KINDS) {
         if rows.is_empty() {

@@ -185,7 +185,7 @@ fn off_cpu_changes_markdown(out: &mut dyn Write, doc: &SamplingDocument) -> fmt:
 
 /// The profile section in Markdown: per profiled command its top functions
 /// by self and by inclusive share, the shares that moved, and the warnings.
-pub fn sampling_markdown(out: &mut dyn Write, doc: &SamplingDocument) -> fmt::Result {
+pub(crate) fn sampling_markdown(out: &mut dyn Write, doc: &SamplingDocument) -> fmt::Result {
     for (i, profile) in doc.profiles.iter().enumerate() {
         if i > 0 {
             out.write_char('\n')?;

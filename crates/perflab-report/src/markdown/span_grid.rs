@@ -7,7 +7,7 @@ use crate::sections::span_grid::{SpanGrid, share_cell};
 use crate::units::format_seconds;
 
 /// The grid as a Markdown table.
-pub fn write_span_grid_markdown(out: &mut dyn Write, grid: &SpanGrid) -> fmt::Result {
+pub(crate) fn write_span_grid_markdown(out: &mut dyn Write, grid: &SpanGrid) -> fmt::Result {
     out.write_str(
         "Self time of each span as a share of wall time, per point and command (median over its profiled runs; above 100% when threads overlap).\n\n| point | runs | wall time per run |",
     )?;
@@ -41,7 +41,8 @@ pub fn write_span_grid_markdown(out: &mut dyn Write, grid: &SpanGrid) -> fmt::Re
 }
 
 /// [`write_span_grid_markdown`] as a `String`.
-pub fn span_grid_markdown(grid: &SpanGrid) -> String {
+#[cfg(test)]
+pub(crate) fn span_grid_markdown(grid: &SpanGrid) -> String {
     crate::render_to_string(|out| write_span_grid_markdown(out, grid))
 }
 

@@ -13,7 +13,7 @@ use crate::units::{format_number, format_seconds, format_share};
 
 /// The span table in Markdown, or nothing when no run wrote a profile;
 /// then the counters and gauges, and the profiles' warnings.
-pub fn markdown_spans(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Result {
+pub(crate) fn markdown_spans(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Result {
     if !doc.spans.is_empty() {
         let names: Vec<String> = doc
             .variants
@@ -65,7 +65,7 @@ pub fn markdown_spans(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Result 
 }
 
 /// The spans of one variant as a Markdown table.
-pub fn variant_spans_markdown(out: &mut dyn Write, v: &VariantSpans) -> fmt::Result {
+pub(crate) fn variant_spans_markdown(out: &mut dyn Write, v: &VariantSpans) -> fmt::Result {
     let wall = v
         .wall_s
         .map(|w| format!(", {} of wall time per run", format_seconds(w)))

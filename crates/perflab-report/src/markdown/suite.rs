@@ -10,7 +10,7 @@ use crate::sections::machine::machine_state_lines;
 use crate::sections::suite::{cell_meaning, row_word, suite_headline, suite_matrix, verdict_rule};
 
 /// The suite's Markdown without a heading.
-pub fn suite_markdown_body(out: &mut dyn Write, doc: &SuiteDocument) -> fmt::Result {
+pub(crate) fn suite_markdown_body(out: &mut dyn Write, doc: &SuiteDocument) -> fmt::Result {
     let headline = suite_headline(doc);
     let (verdict, rest) = headline.split_once(": ").unwrap_or((&headline, ""));
     writeln!(out, "**{verdict}**: {}.\n", cell(rest))?;

@@ -26,7 +26,7 @@ pub fn sweep_markdown(doc: &SweepDocument, level: usize) -> String {
 }
 
 /// The sweep's Markdown without its heading.
-pub fn sweep_markdown_body(out: &mut dyn Write, doc: &SweepDocument) -> fmt::Result {
+pub(crate) fn sweep_markdown_body(out: &mut dyn Write, doc: &SweepDocument) -> fmt::Result {
     writeln!(out, "{}.\n", cell(&header(doc)))?;
     writeln!(out, "| command | template |\n| --- | --- |")?;
     for c in &doc.sweep.commands {

@@ -35,7 +35,7 @@ pub fn write_differential(
 }
 
 /// The flame graph SVG of `folded`, as inferno draws it with `options`.
-pub fn flamegraph_svg(
+pub(crate) fn flamegraph_svg(
     folded: &FoldedStacks,
     options: &mut Options<'_>,
 ) -> std::io::Result<Vec<u8>> {

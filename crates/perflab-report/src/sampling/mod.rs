@@ -12,4 +12,4 @@ pub mod speedscope;
 pub use folded::FoldedStacks;
 
 /// Fewer samples than this in a function make its share a guess.
-pub const FEW_SAMPLES: u64 = 10;
+pub(crate) const FEW_SAMPLES: u64 = 10;

@@ -58,7 +58,7 @@ pub fn wall_stacks_attachment(variant: &str) -> String {
 }
 
 /// An off-CPU time in a unit that keeps three significant digits; `0` for none.
-pub fn off_cpu_time(ns: u64) -> String {
+pub(crate) fn off_cpu_time(ns: u64) -> String {
     if ns == 0 {
         return "0".to_string();
     }
@@ -66,7 +66,7 @@ pub fn off_cpu_time(ns: u64) -> String {
 }
 
 /// The totals of an off-CPU profile in a sentence.
-pub fn off_cpu_summary(off_cpu: &OffCpuProfile) -> String {
+pub(crate) fn off_cpu_summary(off_cpu: &OffCpuProfile) -> String {
     format!(
         "off the CPU: {} blocked (sleep, I/O, locks, channels), {} preempted (waiting for a CPU), in {} intervals; on the CPU {} (the samples' periods)",
         off_cpu_time(off_cpu.blocked_ns),
@@ -77,7 +77,7 @@ pub fn off_cpu_summary(off_cpu: &OffCpuProfile) -> String {
 }
 
 /// The cause's word in tables.
-pub fn cause_word(cause: OffCpuCause) -> &'static str {
+pub(crate) fn cause_word(cause: OffCpuCause) -> &'static str {
     match cause {
         OffCpuCause::Blocked => "blocked",
         OffCpuCause::Preempted => "preempted",
@@ -85,12 +85,12 @@ pub fn cause_word(cause: OffCpuCause) -> &'static str {
 }
 
 /// Whether `frame` is one of the scheduler's own (on every off-CPU stack).
-pub fn is_scheduler_frame(frame: &str) -> bool {
+pub(crate) fn is_scheduler_frame(frame: &str) -> bool {
     SCHEDULER_FRAMES.contains(&frame)
 }
 
 /// Whether `frame` is the kernel's (inferno marks those `_[k]`).
-pub fn is_kernel_frame(frame: &str) -> bool {
+pub(crate) fn is_kernel_frame(frame: &str) -> bool {
     frame.ends_with("_[k]")
 }
 
@@ -98,7 +98,7 @@ pub fn is_kernel_frame(frame: &str) -> bool {
 /// program (outermost first, `…` when some were cut), then the innermost
 /// kernel frame besides the scheduler's, which names the wait
 /// (`do_nanosleep`, `futex_wait`, `pipe_read`, an interrupt's return).
-pub fn where_it_waited(stack: &OffCpuStack, keep: usize) -> String {
+pub(crate) fn where_it_waited(stack: &OffCpuStack, keep: usize) -> String {
     let frames = stack.frames.iter().skip(1).map(String::as_str);
     let program: Vec<&str> = frames.clone().filter(|f| !is_kernel_frame(f)).collect();
     let kernel = frames

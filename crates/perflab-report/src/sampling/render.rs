@@ -15,7 +15,7 @@ use crate::units::{format_points, format_points_interval, format_share, format_s
 const NAME_WIDTH: usize = 40;
 
 /// Innermost frames shown of an off-CPU stack.
-pub const STACK_FRAMES_SHOWN: usize = 4;
+pub(crate) const STACK_FRAMES_SHOWN: usize = 4;
 
 /// The document as text for a terminal.
 pub fn sampling_terminal(out: &mut dyn Write, doc: &SamplingDocument, top: usize) -> fmt::Result {

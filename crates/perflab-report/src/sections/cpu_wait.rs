@@ -127,7 +127,7 @@ pub fn contention_line(doc: &ResultDocument) -> Option<String> {
 
 /// The lines a report shows, in order: the variants' CPU wait, then what
 /// the contention rule did; none for runs without a CPU wait measurement.
-pub fn cpu_wait_lines(doc: &ResultDocument) -> Vec<String> {
+pub(crate) fn cpu_wait_lines(doc: &ResultDocument) -> Vec<String> {
     [cpu_wait_line(doc), contention_line(doc)]
         .into_iter()
         .flatten()

@@ -5,7 +5,7 @@ use perflab_format::duet::DuetDoc;
 /// "Duet: A and B started together, each on a CPU of its own (1 and 0,
 /// swapped every block); they ran together for a median 98% of the longer
 /// run (lowest 91%) over 20 pairs."
-pub fn duet_line(d: &DuetDoc) -> String {
+pub(crate) fn duet_line(d: &DuetDoc) -> String {
     format!(
         "Duet: A and B started together, each on a CPU of its own ({} and {}, swapped every \
          block); they ran together for a median {:.0}% of the longer run (lowest {:.0}%) over {} \

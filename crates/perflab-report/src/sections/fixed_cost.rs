@@ -8,10 +8,10 @@ use crate::units::{format_interval, format_value};
 
 /// The share of the total at or above which the fixed part "dominates" the
 /// per-item quotient: total / size is then more than twice the marginal cost.
-pub const FIXED_SHARE_DOMINATES: f64 = 0.5;
+pub(crate) const FIXED_SHARE_DOMINATES: f64 = 0.5;
 
 /// The sizes a series measured, smallest first.
-pub fn series_sizes(doc: &SweepDocument, series: &SeriesDoc) -> Vec<f64> {
+pub(crate) fn series_sizes(doc: &SweepDocument, series: &SeriesDoc) -> Vec<f64> {
     let mut sizes: Vec<f64> = series
         .points
         .iter()
@@ -24,7 +24,7 @@ pub fn series_sizes(doc: &SweepDocument, series: &SeriesDoc) -> Vec<f64> {
 
 /// The series' fit when the sweep found a fixed part worth separating (its
 /// exponent and cliffs are then about the cost above it).
-pub fn shown_fixed_part(series: &SeriesDoc) -> Option<&LinearCostFitDoc> {
+pub(crate) fn shown_fixed_part(series: &SeriesDoc) -> Option<&LinearCostFitDoc> {
     series
         .linear
         .as_ref()
@@ -34,7 +34,11 @@ pub fn shown_fixed_part(series: &SeriesDoc) -> Option<&LinearCostFitDoc> {
 /// "fixed part 115.2 ms [113.0 ms, 117.4 ms] + 0.712 µs [0.690 µs, 0.734 µs]
 /// per n (the fixed part is 99% of the total at n=1000, 72% at n=64000)",
 /// or "no fixed part: -1.2 µs [-3.4 µs, 1.0 µs]"; None without a fit.
-pub fn describe_cost_split(doc: &SweepDocument, series: &SeriesDoc, size: &str) -> Option<String> {
+pub(crate) fn describe_cost_split(
+    doc: &SweepDocument,
+    series: &SeriesDoc,
+    size: &str,
+) -> Option<String> {
     let fit = series.linear.as_ref()?;
     let unit = &doc.result.metric.unit;
     let value = |v: f64| format_value(v, unit);

@@ -113,7 +113,7 @@ impl GuardWords {
 }
 
 /// A signed value in its unit: `+5.5 MiB`, `-120 KiB`, `+2.000 ms`.
-pub fn signed_value(value: f64, unit: &str) -> String {
+pub(crate) fn signed_value(value: f64, unit: &str) -> String {
     let sign = if value < 0.0 { "-" } else { "+" };
     format!("{sign}{}", format_value(value.abs(), unit))
 }

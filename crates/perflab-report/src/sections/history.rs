@@ -130,7 +130,7 @@ fn level_percent(confidence: f64) -> String {
 }
 
 /// What a variant's change points come to, in one line.
-pub fn change_points_line(s: &VariantHistory) -> String {
+pub(crate) fn change_points_line(s: &VariantHistory) -> String {
     if let Some(note) = &s.note {
         return format!("no change points computed: {note}");
     }

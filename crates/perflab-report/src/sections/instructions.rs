@@ -10,10 +10,10 @@ use perflab_format::instructions::{FunctionCountChange, InstructionVariant, Inst
 use crate::units::format_count;
 
 /// Rows of the table of functions.
-pub const FUNCTION_ROWS: usize = 10;
+pub(crate) const FUNCTION_ROWS: usize = 10;
 
 /// Whether the counts are exact, as a word and the reason for it.
-pub fn describe_status(doc: &InstructionsDocument) -> (&'static str, &'static str) {
+pub(crate) fn describe_status(doc: &InstructionsDocument) -> (&'static str, &'static str) {
     if doc.exact {
         (
             "Exact",
@@ -33,7 +33,7 @@ pub fn describe_status(doc: &InstructionsDocument) -> (&'static str, &'static st
 }
 
 /// How counted runs were set up: tool, environment, address randomisation.
-pub fn describe_setup(doc: &InstructionsDocument) -> String {
+pub(crate) fn describe_setup(doc: &InstructionsDocument) -> String {
     format!(
         "Counted with valgrind's {}, environment cleared except {}{}",
         doc.tool,
@@ -47,7 +47,7 @@ pub fn describe_setup(doc: &InstructionsDocument) -> String {
 }
 
 /// "identical in both runs", "1 run: ...", "differ across 3 runs (1,000 … 1,020)".
-pub fn describe_repeat(v: &InstructionVariant) -> String {
+pub(crate) fn describe_repeat(v: &InstructionVariant) -> String {
     match (v.counts.len(), v.identical) {
         (0, _) => "no counted run".into(),
         (1, _) => "1 run: repeatability not checked".into(),
@@ -62,7 +62,7 @@ pub fn describe_repeat(v: &InstructionVariant) -> String {
 }
 
 /// "+1,000,000" or "-14".
-pub fn signed_count(change: i64) -> String {
+pub(crate) fn signed_count(change: i64) -> String {
     format!(
         "{}{}",
         if change > 0 { "+" } else { "" },
@@ -71,12 +71,12 @@ pub fn signed_count(change: i64) -> String {
 }
 
 /// "-66.7%", or "new" when the baseline did not run the function.
-pub fn describe_relative(c: &FunctionCountChange) -> String {
+pub(crate) fn describe_relative(c: &FunctionCountChange) -> String {
     c.relative
         .map_or("new".to_string(), |r| format!("{:+.1}%", r * 100.0))
 }
 
 /// The file name of a function's object (`libc.so.6` for `/usr/lib/x86_64-linux-gnu/libc.so.6`).
-pub fn object_name(object: &str) -> &str {
+pub(crate) fn object_name(object: &str) -> &str {
     object.rsplit('/').next().unwrap_or(object)
 }

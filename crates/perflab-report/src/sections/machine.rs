@@ -5,7 +5,7 @@ use perflab_format::machine::{MachineDoc, QuietWaitDoc, ShieldDoc};
 /// "Machine: 2 CPUs online, runs pinned to CPU 1, governor performance,
 /// boost on, SMT off; load 0.12 before the first run; steal 0.0% and
 /// interrupts 0.3% of CPU time during the runs."
-pub fn machine_line(m: &MachineDoc) -> String {
+pub(crate) fn machine_line(m: &MachineDoc) -> String {
     let on = |b: bool| if b { "on" } else { "off" };
     let mut setup = Vec::new();
     if let Some(n) = m.cpus_online {
@@ -46,7 +46,7 @@ pub fn machine_line(m: &MachineDoc) -> String {
 /// What perflab did about the rest of the machine during the runs (a
 /// shield, waits for a quiet machine), one sentence each, before the
 /// warnings: every line a report shows as "machine state".
-pub fn machine_state_lines(m: &MachineDoc) -> Vec<String> {
+pub(crate) fn machine_state_lines(m: &MachineDoc) -> Vec<String> {
     let mut lines: Vec<String> = m.shield.iter().map(shield_note).collect();
     lines.extend(m.quiet_wait.iter().map(quiet_wait_note));
     lines.extend(m.warnings.iter().cloned());
@@ -57,7 +57,7 @@ pub fn machine_state_lines(m: &MachineDoc) -> Vec<String> {
 /// and 3 cgroups were confined to CPUs 0, 40 kernel threads stayed (the
 /// kernel does not move them); 17 interrupts were steered to CPUs 0, 2
 /// interrupts the kernel would not move".
-pub fn shield_note(s: &ShieldDoc) -> String {
+pub(crate) fn shield_note(s: &ShieldDoc) -> String {
     let cgroups = match s.cgroups_narrowed {
         0 => String::new(),
         n => format!(" and {}", plural(n, "cgroup", "cgroups")),
@@ -102,7 +102,7 @@ pub fn shield_note(s: &ShieldDoc) -> String {
 
 /// "waited 12 s for a quiet machine (CPU pressure below 5.0%) before 3
 /// blocks", or that the time limit ran out while waiting.
-pub fn quiet_wait_note(q: &QuietWaitDoc) -> String {
+pub(crate) fn quiet_wait_note(q: &QuietWaitDoc) -> String {
     let threshold = format!("CPU pressure below {:.1}%", q.threshold * 100.0);
     let mut note = if q.blocks_waited == 0 {
         format!("no block had to wait for a quiet machine ({threshold})")

@@ -38,19 +38,19 @@ pub fn variant_names(doc: &ResultDocument) -> (&str, &str) {
 }
 
 /// The decision's change as the candidate's value over the baseline's.
-pub fn decision_change<'a>(doc: &'a ResultDocument, d: &DecisionDoc) -> ChangeWords<'a> {
+pub(crate) fn decision_change<'a>(doc: &'a ResultDocument, d: &DecisionDoc) -> ChangeWords<'a> {
     ChangeWords::from_improvement(&doc.metric.name, doc.metric.better, d.change, Some(d.ci))
 }
 
 /// "B takes 1.21× as long as A (+20.8%), 95% interval [+18.0%, +24.0%]".
-pub fn decision_sentence(doc: &ResultDocument, d: &DecisionDoc) -> String {
+pub(crate) fn decision_sentence(doc: &ResultDocument, d: &DecisionDoc) -> String {
     let (a, b) = variant_names(doc);
     decision_change(doc, d).sentence_with_interval(b, a, d.confidence)
 }
 
 /// A guard's change as the candidate's value over the baseline's (guards
 /// of documents that do not record the direction are read as lower is better).
-pub fn guard_change(g: &GuardDoc) -> ChangeWords<'_> {
+pub(crate) fn guard_change(g: &GuardDoc) -> ChangeWords<'_> {
     ChangeWords::from_improvement(
         &g.metric,
         g.better.unwrap_or(Better::Lower),

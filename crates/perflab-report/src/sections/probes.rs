@@ -109,10 +109,10 @@ fn lock_cell(stats: Option<&LockStatsDoc>) -> String {
 }
 
 /// A probe's name and one cell per variant.
-pub type ProbeRow = (String, Vec<String>);
+pub(crate) type ProbeRow = (String, Vec<String>);
 
 /// What each section's rows are (the first column's heading in Markdown).
-pub const SECTION_KINDS: [&str; 4] = ["counter", "gauge", "future", "lock"];
+pub(crate) const SECTION_KINDS: [&str; 4] = ["counter", "gauge", "future", "lock"];
 
 /// Rows for each kind of probe, each under its title: what every report
 /// format shows of counters, gauges, futures (async spans) and locks.

@@ -8,7 +8,7 @@ use perflab_store::machine_description::MachineDescription;
 /// "Commit `a1b2c3d4` (with uncommitted changes) on host (CPU, cores,
 /// memory), Linux 6.1, perflab 0.1.0,
 /// 2026-02-01T10:00:00Z, in GitHub Actions run 1234 for pull request #12."
-pub fn provenance_line(p: &BTreeMap<String, serde_json::Value>) -> Option<String> {
+pub(crate) fn provenance_line(p: &BTreeMap<String, serde_json::Value>) -> Option<String> {
     let text = |key: &str| {
         p.get(key)
             .and_then(|v| v.as_str())

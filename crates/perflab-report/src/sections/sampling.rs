@@ -12,7 +12,7 @@ use crate::sampling::FEW_SAMPLES;
 use crate::units::format_count;
 
 /// Rows of each function table and of the table of moved shares.
-pub const TOP_FUNCTIONS: usize = 10;
+pub(crate) const TOP_FUNCTIONS: usize = 10;
 
 /// A stored sampling profile with the stacks it was counted from.
 #[derive(Debug, Clone)]
@@ -24,7 +24,7 @@ pub struct SamplingReport {
 }
 
 /// The functions of `profile` with samples of their own, largest self share first.
-pub fn by_self(profile: &SampledProfile, top: usize) -> Vec<&FunctionShare> {
+pub(crate) fn by_self(profile: &SampledProfile, top: usize) -> Vec<&FunctionShare> {
     let mut functions: Vec<&FunctionShare> = profile
         .functions
         .iter()
@@ -40,7 +40,7 @@ pub fn by_self(profile: &SampledProfile, top: usize) -> Vec<&FunctionShare> {
 }
 
 /// The functions of `profile`, largest inclusive share first.
-pub fn by_inclusive(profile: &SampledProfile, top: usize) -> Vec<&FunctionShare> {
+pub(crate) fn by_inclusive(profile: &SampledProfile, top: usize) -> Vec<&FunctionShare> {
     let mut functions: Vec<&FunctionShare> = profile.functions.iter().collect();
     functions.sort_by(|a, b| {
         b.inclusive_samples
@@ -66,7 +66,7 @@ pub fn few(samples: u64) -> &'static str {
 }
 
 /// How the samples of one profile were taken, in one sentence.
-pub fn describe_profile(doc: &SamplingDocument, profile: &SampledProfile) -> String {
+pub(crate) fn describe_profile(doc: &SamplingDocument, profile: &SampledProfile) -> String {
     let unwinding = match doc.sampler.call_graph.as_str() {
         "dwarf" => "DWARF-unwound",
         _ => "frame-pointer",

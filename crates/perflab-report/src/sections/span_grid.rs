@@ -9,11 +9,11 @@ use super::spans::VariantSpans;
 use crate::units::format_share;
 
 /// Spans given a column of their own; the others share one.
-pub const SPAN_COLUMNS: usize = 5;
+pub(crate) const SPAN_COLUMNS: usize = 5;
 
 /// The grid of a sweep's breakdowns.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SpanGrid {
+pub(crate) struct SpanGrid {
     /// Span names of the columns, largest share first.
     pub columns: Vec<String>,
     /// True when the spans beyond the columns have a column of their own.
@@ -24,7 +24,7 @@ pub struct SpanGrid {
 
 /// One variant's shares.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SpanGridRow {
+pub(crate) struct SpanGridRow {
     /// The variant (`bench n=1000`).
     pub variant: String,
     /// Runs with a profile.
@@ -40,7 +40,7 @@ pub struct SpanGridRow {
 }
 
 /// The grid of `variants`, columns for the spans with the largest share anywhere.
-pub fn span_grid(variants: &[VariantSpans]) -> SpanGrid {
+pub(crate) fn span_grid(variants: &[VariantSpans]) -> SpanGrid {
     let mut largest: BTreeMap<&str, f64> = BTreeMap::new();
     for s in variants.iter().flat_map(|v| &v.spans) {
         let share = largest.entry(&s.name).or_default();
@@ -86,7 +86,7 @@ pub fn span_grid(variants: &[VariantSpans]) -> SpanGrid {
 }
 
 /// "19.4%", or "-" for a span that did not run.
-pub fn share_cell(share: Option<f64>) -> String {
+pub(crate) fn share_cell(share: Option<f64>) -> String {
     share.map_or("-".to_string(), format_share)
 }
 

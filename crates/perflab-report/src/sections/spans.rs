@@ -23,7 +23,7 @@ use perflab_store::StoredRun;
 
 /// What a report shows in place of the figures of a span that no run
 /// entered (a span of `0.000 µs`, `0.0%`, `0` calls reads as a measurement).
-pub const NEVER_ENTERED: &str = "never entered";
+pub(crate) const NEVER_ENTERED: &str = "never entered";
 
 /// One span's part of a variant's time.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,7 +49,7 @@ pub struct SpanShare {
 /// What a report shows in place of a span's figures when they would read
 /// as a measurement of zero: "never entered", or "entered in k of n runs"
 /// for a span whose medians are zero because most runs did not enter it.
-pub fn zero_figures_text(
+pub(crate) fn zero_figures_text(
     never_entered: bool,
     entered_in_few_runs: Option<(usize, usize)>,
 ) -> Option<String> {
@@ -186,7 +186,7 @@ pub fn span_breakdowns(runs: &[StoredRun]) -> SpanBreakdowns {
 /// "-14.9% [-15.4%, -14.4%]": a span's self time in the second variant
 /// relative to the first, with its interval (the one wording of a change,
 /// see [`perflab_format::change_words`]), or `None` where there is none to show.
-pub fn change_text(span: &SpanDoc) -> Option<String> {
+pub(crate) fn change_text(span: &SpanDoc) -> Option<String> {
     match (span.change, span.ci) {
         (Some(change), Some(ci)) => {
             Some(ChangeWords::from_improvement("self time", Better::Lower, change, Some(ci)).cell())
@@ -196,7 +196,7 @@ pub fn change_text(span: &SpanDoc) -> Option<String> {
 }
 
 /// Most runs any span's figures rest on.
-pub fn profiled_runs(spans: &[SpanDoc]) -> usize {
+pub(crate) fn profiled_runs(spans: &[SpanDoc]) -> usize {
     spans
         .iter()
         .flat_map(|s| s.per_variant.iter().flatten())

@@ -8,7 +8,7 @@ use perflab_format::change_words::ChangeWords;
 
 /// One cell of the matrix as shown.
 #[derive(Debug, Clone)]
-pub struct MatrixCell {
+pub(crate) struct MatrixCell {
     /// "+3.2% [+1.1%, +5.0%]", or "—" without an interval.
     pub change: String,
     /// The cell's verdict.
@@ -27,7 +27,7 @@ impl MatrixCell {
     /// summary, its change and interval, then the combined verdict with
     /// what it combines (`-5.00% [-17.32%, +3.10%]; verdict of all
     /// benchmarks: NO-GO`).
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         match (self.runs, &self.verdict_of) {
             (_, Some(of)) => format!("{}; verdict of {of}: {}", self.change, self.verdict),
             (Some(runs), None) => format!("{} {} ({runs} runs)", self.change, self.verdict),
@@ -39,7 +39,7 @@ impl MatrixCell {
 /// The matrix: a row per scenario, a column per candidate, and a last row
 /// summarising each candidate across scenarios.
 #[derive(Debug, Clone)]
-pub struct SuiteMatrix {
+pub(crate) struct SuiteMatrix {
     /// The candidates, in column order.
     pub candidates: Vec<String>,
     /// (scenario, its cells in column order).
@@ -61,7 +61,7 @@ fn change_text(doc: &SuiteDocument, change: Option<f64>, ci: Option<[f64; 2]>) -
 }
 
 /// The matrix of a suite document.
-pub fn suite_matrix(doc: &SuiteDocument) -> SuiteMatrix {
+pub(crate) fn suite_matrix(doc: &SuiteDocument) -> SuiteMatrix {
     let candidates: Vec<String> = doc.candidates.iter().map(|c| c.variant.clone()).collect();
     let rows = doc
         .scenarios
@@ -112,7 +112,7 @@ pub fn suite_matrix(doc: &SuiteDocument) -> SuiteMatrix {
 
 /// What a row of the matrix is: a scenario of a suite, or a benchmark of
 /// two results compared by name (`perflab compare`).
-pub fn row_word(doc: &SuiteDocument) -> &'static str {
+pub(crate) fn row_word(doc: &SuiteDocument) -> &'static str {
     if doc.result.kind == ResultKind::Compare {
         "benchmark"
     } else {
@@ -121,7 +121,7 @@ pub fn row_word(doc: &SuiteDocument) -> &'static str {
 }
 
 /// The experiment's verdict and the level it holds at, in one sentence.
-pub fn suite_headline(doc: &SuiteDocument) -> String {
+pub(crate) fn suite_headline(doc: &SuiteDocument) -> String {
     let verdict = doc.result.verdict.unwrap_or(Verdict::Inconclusive);
     let cells = doc.cells.len();
     let row = row_word(doc);
@@ -142,7 +142,7 @@ pub fn suite_headline(doc: &SuiteDocument) -> String {
 }
 
 /// What a cell's figures are, for the line after the matrix.
-pub fn cell_meaning(doc: &SuiteDocument) -> String {
+pub(crate) fn cell_meaning(doc: &SuiteDocument) -> String {
     format!(
         "Each cell is the candidate's {} relative to the baseline's, with its interval in brackets",
         doc.result.metric.name
@@ -150,7 +150,7 @@ pub fn cell_meaning(doc: &SuiteDocument) -> String {
 }
 
 /// What the verdict means, for the line after the matrix.
-pub fn verdict_rule(doc: &SuiteDocument) -> String {
+pub(crate) fn verdict_rule(doc: &SuiteDocument) -> String {
     let whole = if doc.result.kind == ResultKind::Compare {
         "comparison"
     } else {

@@ -14,7 +14,7 @@ use crate::units::number_text;
 use perflab_format::vocabulary::{Better, ResultStatus};
 
 /// "1.234 ms ±1.1%".
-pub fn value_with_precision(iv: &PositiveIntervalDoc, unit: &str) -> String {
+pub(crate) fn value_with_precision(iv: &PositiveIntervalDoc, unit: &str) -> String {
     format!(
         "{} ±{:.1}%",
         format_value(iv.estimate, unit),
@@ -26,7 +26,7 @@ pub fn value_with_precision(iv: &PositiveIntervalDoc, unit: &str) -> String {
 /// the reference's in the one wording of a change (see
 /// [`perflab_format::change_words`]), or "same within noise" when the
 /// interval holds 1.
-pub fn describe_ratio(ratio: &PositiveIntervalDoc, metric: &str) -> String {
+pub(crate) fn describe_ratio(ratio: &PositiveIntervalDoc, metric: &str) -> String {
     if ratio.lo <= 1.0 && ratio.hi >= 1.0 {
         return format!(
             "same within noise: {}",
@@ -38,7 +38,7 @@ pub fn describe_ratio(ratio: &PositiveIntervalDoc, metric: &str) -> String {
 
 /// "cost grows as n^1.02 [0.97, 1.07], 5 sizes" (or "cost above the fixed
 /// part grows as ...") or the reason there is no exponent.
-pub fn describe_growth(series: &SeriesDoc, size: &str) -> String {
+pub(crate) fn describe_growth(series: &SeriesDoc, size: &str) -> String {
     let what = match series.basis {
         CostBasis::Total => "cost",
         CostBasis::Marginal => "cost above the fixed part",
@@ -55,7 +55,7 @@ pub fn describe_growth(series: &SeriesDoc, size: &str) -> String {
 }
 
 /// "cliff at n=50000 (after 20000): per-item cost x1.92 [1.85, 2.00]".
-pub fn describe_cliffs(series: &SeriesDoc, size: &str) -> String {
+pub(crate) fn describe_cliffs(series: &SeriesDoc, size: &str) -> String {
     if series.cliffs.is_empty() {
         return "no cliff".into();
     }
@@ -80,7 +80,7 @@ pub fn describe_cliffs(series: &SeriesDoc, size: &str) -> String {
 }
 
 /// Everything known about a curve in one line: the cost split, growth and cliffs.
-pub fn describe_series(doc: &SweepDocument, series: &SeriesDoc, size: &str) -> String {
+pub(crate) fn describe_series(doc: &SweepDocument, series: &SeriesDoc, size: &str) -> String {
     let growth = format!(
         "{}; {}",
         describe_growth(series, size),
@@ -96,7 +96,7 @@ pub fn describe_series(doc: &SweepDocument, series: &SeriesDoc, size: &str) -> S
 /// The curves whose fixed part dominates the per-item quotient at some
 /// size swept: total / size there is mostly the fixed part divided by the
 /// size, not the cost of an item.
-pub fn fixed_part_warnings(doc: &SweepDocument) -> Vec<String> {
+pub(crate) fn fixed_part_warnings(doc: &SweepDocument) -> Vec<String> {
     let Some(size) = &doc.sweep.size else {
         return Vec::new();
     };
@@ -127,7 +127,7 @@ pub fn fixed_part_warnings(doc: &SweepDocument) -> Vec<String> {
 }
 
 /// The heading over the curves: what their growth and cliffs are about.
-pub fn series_heading(doc: &SweepDocument, size: &str) -> String {
+pub(crate) fn series_heading(doc: &SweepDocument, size: &str) -> String {
     if doc
         .sweep
         .series
@@ -145,7 +145,7 @@ pub fn series_heading(doc: &SweepDocument, size: &str) -> String {
 }
 
 /// The series' command with its fixed parameters.
-pub fn series_name(series: &SeriesDoc) -> String {
+pub(crate) fn series_name(series: &SeriesDoc) -> String {
     if series.fixed.is_empty() {
         series.command.clone()
     } else {
@@ -203,7 +203,7 @@ pub fn rows(doc: &SweepDocument) -> Vec<Row> {
 }
 
 /// The cost per item: scientific for a higher-is-better metric.
-pub fn per_item_text(iv: &PositiveIntervalDoc, unit: &str, doc: &SweepDocument) -> String {
+pub(crate) fn per_item_text(iv: &PositiveIntervalDoc, unit: &str, doc: &SweepDocument) -> String {
     if doc.result.metric.better == Better::Higher {
         format!("{:.4e}", iv.estimate)
     } else {

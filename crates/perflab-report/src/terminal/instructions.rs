@@ -8,7 +8,7 @@ use crate::units::format_count;
 
 /// The terminal tables: how the counts were taken, whether they repeat, and
 /// the functions (one variant) or the changes (two variants).
-pub fn instructions_terminal(
+pub(crate) fn instructions_terminal(
     out: &mut dyn Write,
     doc: &InstructionsDocument,
     rows: usize,

@@ -171,7 +171,7 @@ impl Render for TerminalReport {
 }
 
 /// Warnings, one line each.
-pub fn warnings_terminal(out: &mut dyn Write, warnings: &[String]) -> fmt::Result {
+pub(crate) fn warnings_terminal(out: &mut dyn Write, warnings: &[String]) -> fmt::Result {
     for w in warnings {
         writeln!(out, "  warning: {w}")?;
     }

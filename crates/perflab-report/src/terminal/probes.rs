@@ -7,7 +7,7 @@ use perflab_format::result::ResultDocument;
 use crate::sections::probes::sections;
 
 /// The counter and gauge tables for a terminal, or nothing without probes.
-pub fn terminal_probes(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Result {
+pub(crate) fn terminal_probes(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Result {
     let variants: Vec<&str> = doc.variants.iter().map(|v| v.name.as_str()).collect();
     for (title, rows) in sections(doc) {
         if rows.is_empty() {

@@ -10,7 +10,7 @@ use crate::sections::spans::{change_text, profiled_runs, zero_figures_text};
 use crate::units::{format_seconds, format_share};
 
 /// The span table for a terminal, or nothing when no run wrote a profile.
-pub fn terminal_spans(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Result {
+pub(crate) fn terminal_spans(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Result {
     if doc.spans.is_empty() {
         terminal_probes(out, doc)?;
         warnings_terminal(out, &doc.profile_warnings)?;

@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 impl PerfEventSet {
     /// Makes `command` wait before exec until the counters are attached to
     /// it; call [`Attaching::attached`] after `spawn` returns.
-    pub fn attach_to(&self, command: &mut Command) -> Result<Attaching> {
+    pub(crate) fn attach_to(&self, command: &mut Command) -> Result<Attaching> {
         let (ready_read, ready_write) = pipe()?;
         let (go_read, go_write) = pipe()?;
         let counters = self.counters.clone();

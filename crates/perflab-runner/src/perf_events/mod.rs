@@ -63,7 +63,7 @@ pub struct PerfEvent {
 }
 
 /// Every counter, software first.
-pub const PERF_EVENTS: [PerfEvent; 8] = [
+pub(crate) const PERF_EVENTS: [PerfEvent; 8] = [
     PerfEvent {
         metric: "perf.task-clock",
         kind: PERF_TYPE_SOFTWARE,

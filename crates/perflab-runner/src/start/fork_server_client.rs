@@ -30,7 +30,7 @@ const ANSWER_WITHIN: Duration = Duration::from_secs(10);
 
 /// A running `perflab-exec --serve` and perflab's end of its socket.
 #[derive(Debug)]
-pub struct ForkServer {
+pub(crate) struct ForkServer {
     process: Child,
     socket: OwnedFd,
     /// The runs' stdin, opened once.
@@ -39,7 +39,7 @@ pub struct ForkServer {
 }
 
 /// A run the server started and has not yet reported on.
-pub struct ServedRun<'a> {
+pub(crate) struct ServedRun<'a> {
     server: &'a mut ForkServer,
     /// The run's process id, also its process group.
     pub pid: libc::pid_t,
@@ -53,7 +53,7 @@ pub struct ServedRun<'a> {
 
 impl ForkServer {
     /// Starts `exec --serve`.
-    pub fn start(exec: &Path) -> Result<Self> {
+    pub(crate) fn start(exec: &Path) -> Result<Self> {
         let io = |source| Error::Io {
             path: exec.to_path_buf(),
             source,
@@ -91,13 +91,13 @@ impl ForkServer {
     }
 
     /// True once the server died or misbehaved; start a new one.
-    pub fn broken(&self) -> bool {
+    pub(crate) fn broken(&self) -> bool {
         self.broken
     }
 
     /// Asks the server to start a run; returns it and the read ends of its
     /// stdout and stderr.
-    pub fn launch(
+    pub(crate) fn launch(
         &mut self,
         spec: &RunSpec,
         request: &[u8],
@@ -187,12 +187,12 @@ impl ForkServer {
 
 impl ServedRun<'_> {
     /// Readable when the server reports the end of the run (or died).
-    pub fn end_fd(&self) -> RawFd {
+    pub(crate) fn end_fd(&self) -> RawFd {
         self.server.socket.as_raw_fd()
     }
 
     /// The server's report, once the run was reaped.
-    pub fn try_end(&mut self) -> Result<Option<ExecReport>> {
+    pub(crate) fn try_end(&mut self) -> Result<Option<ExecReport>> {
         match seqpacket::receive(&self.server.socket, Duration::ZERO) {
             Ok(Received::Nothing) => self.check_overdue().map(|()| None),
             Ok(Received::Message(text)) => match ExecReport::parse(&text) {

@@ -11,7 +11,7 @@ use crate::start::spawn_error::spawn_error;
 
 /// The request for one run, or `None` when it is too large for the server;
 /// `cgroup_procs` is the run cgroup's `cgroup.procs`, if it has one.
-pub fn request(
+pub(crate) fn request(
     spec: &RunSpec,
     argv: &[String],
     cgroup_procs: Option<&std::ffi::CStr>,

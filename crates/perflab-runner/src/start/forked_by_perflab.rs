@@ -22,7 +22,7 @@ use crate::start::run_stdio::RunStdio;
 use crate::start::spawn_error::spawn_error;
 
 /// A run forked by perflab, not yet reaped.
-pub struct LocalRun {
+pub(crate) struct LocalRun {
     /// Its process id, also its process group.
     pub pid: libc::pid_t,
     pidfd: Option<OwnedFd>,
@@ -37,7 +37,7 @@ pub struct LocalRun {
 impl LocalRun {
     /// Starts `argv`, in the cgroup whose `cgroup.procs` is given if any;
     /// returns the run and the read ends of its stdout and stderr.
-    pub fn spawn(
+    pub(crate) fn spawn(
         spec: &RunSpec,
         argv: &[String],
         counters: Option<&PerfEventSet>,
@@ -81,13 +81,13 @@ impl LocalRun {
     }
 
     /// Readable once the run exited, where the kernel has pidfds (5.3+).
-    pub fn end_fd(&self) -> Option<RawFd> {
+    pub(crate) fn end_fd(&self) -> Option<RawFd> {
         self.pidfd.as_ref().map(std::os::fd::AsRawFd::as_raw_fd)
     }
 
     /// Reaps the run if it has ended: `perflab-exec`'s report when there is
     /// one, else what perflab's own `wait4` saw.
-    pub fn try_end(&mut self) -> Result<Option<ExecReport>> {
+    pub(crate) fn try_end(&mut self) -> Result<Option<ExecReport>> {
         if !exited(self.pid)? {
             return Ok(None);
         }

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use crate::protocol::ExecReport;
 
 /// The `perflab-exec` next to the running perflab, if installed.
-pub fn installed_perflab_exec() -> Option<&'static Path> {
+pub(crate) fn installed_perflab_exec() -> Option<&'static Path> {
     static FOUND: OnceLock<Option<PathBuf>> = OnceLock::new();
     FOUND
         .get_or_init(|| {
@@ -27,14 +27,14 @@ pub fn installed_perflab_exec() -> Option<&'static Path> {
 
 /// The pipe `perflab-exec` writes its report to: the read end stays with
 /// perflab, the write end is inherited by `perflab-exec` only.
-pub struct ReportPipe {
+pub(crate) struct ReportPipe {
     read: OwnedFd,
     write: Option<OwnedFd>,
 }
 
 impl ReportPipe {
     /// A new pipe whose write end will be inherited by the next spawned process.
-    pub fn new() -> std::io::Result<Self> {
+    pub(crate) fn new() -> std::io::Result<Self> {
         let mut fds = [0 as libc::c_int; 2];
         // SAFETY: pipe2 fills two descriptors, both close-on-exec at first.
         if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) } != 0 {
@@ -53,17 +53,17 @@ impl ReportPipe {
     }
 
     /// The descriptor number to give `perflab-exec`.
-    pub fn write_fd(&self) -> RawFd {
+    pub(crate) fn write_fd(&self) -> RawFd {
         self.write.as_ref().map_or(-1, |w| w.as_raw_fd())
     }
 
     /// Closes perflab's copy of the write end (after the spawn).
-    pub fn close_write(&mut self) {
+    pub(crate) fn close_write(&mut self) {
         self.write = None;
     }
 
     /// Reads the report; `None` when there is none (the run was killed).
-    pub fn read(&self) -> Option<ExecReport> {
+    pub(crate) fn read(&self) -> Option<ExecReport> {
         let mut buffer = [0u8; 256];
         // SAFETY: reading into a local buffer of the given length.
         let n = unsafe {

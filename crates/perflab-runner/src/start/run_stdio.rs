@@ -8,7 +8,7 @@ use crate::Output;
 use crate::error::{Error, Result};
 
 /// A run's stdout and stderr, before the fork.
-pub struct RunStdio {
+pub(crate) struct RunStdio {
     /// What the command gets as its stdout and its stderr.
     pub write: [OwnedFd; 2],
     /// The read ends perflab reads, stdout's first; empty unless piped.
@@ -17,7 +17,7 @@ pub struct RunStdio {
 
 impl RunStdio {
     /// Opens what `output` asks for.
-    pub fn open(output: &Output) -> Result<Self> {
+    pub(crate) fn open(output: &Output) -> Result<Self> {
         let io = |path: &str| {
             let path = path.to_string();
             move |source| Error::Io {

@@ -5,7 +5,7 @@ use crate::RunSpec;
 use crate::error::Error;
 
 /// The error for a run that could not be started, with the usual causes.
-pub fn spawn_error(spec: &RunSpec, e: std::io::Error) -> Error {
+pub(crate) fn spawn_error(spec: &RunSpec, e: std::io::Error) -> Error {
     let what = spec.command.display();
     let message = match (e.kind(), &spec.cwd) {
         (std::io::ErrorKind::NotFound, Some(dir)) if !dir.is_dir() => {

@@ -50,7 +50,7 @@ use crate::sample::PositiveSample;
 
 /// Permutations per test by default: with a false-alarm rate of 5% the
 /// test then has exactly that level (10 of 200 orderings).
-pub const DEFAULT_PERMUTATIONS: usize = 199;
+pub(crate) const DEFAULT_PERMUTATIONS: usize = 199;
 
 /// What the permutation test of [`e_divisive_means`] shuffles: the unit
 /// assumed exchangeable when nothing changed.

@@ -104,7 +104,7 @@ impl ConfidenceSequence {
     }
 
     /// The mixture variance ρ² in use.
-    pub fn rho_squared(&self) -> f64 {
+    pub(crate) fn rho_squared(&self) -> f64 {
         self.rho2
     }
 

@@ -86,7 +86,7 @@ impl RobustSequence {
     }
 
     /// The CS with the level and mixture of `cs`.
-    pub fn from_tuning(cs: &ConfidenceSequence) -> Self {
+    pub(crate) fn from_tuning(cs: &ConfidenceSequence) -> Self {
         RobustSequence {
             confidence: cs.confidence(),
             rho2: cs.rho_squared(),
@@ -100,7 +100,7 @@ impl RobustSequence {
 
     /// c_t: θ is in the set while (Σy)² ≤ c_t · t · Σy². At least 1 means the
     /// set is every θ (too few values to say anything).
-    pub fn critical_ratio(&self, t: usize) -> f64 {
+    pub(crate) fn critical_ratio(&self, t: usize) -> f64 {
         if t < 2 {
             return f64::INFINITY;
         }

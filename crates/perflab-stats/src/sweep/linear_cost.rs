@@ -57,7 +57,7 @@ impl LinearCostFit {
     }
 
     /// The fitted total at `size`: fixed + marginal · size.
-    pub fn predict(&self, size: f64) -> f64 {
+    pub(crate) fn predict(&self, size: f64) -> f64 {
         self.fixed + self.marginal * size
     }
 

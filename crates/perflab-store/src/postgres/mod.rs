@@ -59,12 +59,12 @@ pub(super) struct PostgresConnection {
 }
 
 /// Whether `text` names a PostgreSQL store rather than a SQLite file.
-pub fn is_postgres_url(text: &str) -> bool {
+pub(crate) fn is_postgres_url(text: &str) -> bool {
     text.starts_with("postgres://") || text.starts_with("postgresql://")
 }
 
 /// The URL without its password, to show in messages and reports.
-pub fn redact(url: &str) -> String {
+pub(crate) fn redact(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_string();
     };

@@ -41,7 +41,7 @@ pub struct SiteLocation {
 /// resolving takes a pointer subtraction in a cold function, and every later
 /// probe pays one relaxed load.
 #[derive(Debug)]
-pub struct SiteIndex(AtomicU32);
+pub(crate) struct SiteIndex(AtomicU32);
 
 impl SiteIndex {
     const fn new() -> Self {
@@ -81,7 +81,7 @@ impl SiteIndex {
 
 /// What a span site's figures are reported as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SitePurpose {
+pub(crate) enum SitePurpose {
     /// A span in the span table.
     Span,
     /// The time a lock was held in a mode (its wait is a span of its own):

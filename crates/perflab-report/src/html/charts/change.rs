@@ -12,7 +12,7 @@ use perflab_format::change_words::{ChangeWords, improvement_to_ratio, thresholds
 use perflab_format::vocabulary::Better;
 
 /// The colour of a verdict.
-pub fn verdict_colour(verdict: Verdict) -> &'static str {
+pub(crate) fn verdict_colour(verdict: Verdict) -> &'static str {
     match verdict {
         Verdict::Go => "#2e7d32",
         Verdict::NoGo => "#c62828",
@@ -24,7 +24,7 @@ pub fn verdict_colour(verdict: Verdict) -> &'static str {
 /// The change chart of a decision on `metric`, drawn as the candidate's
 /// value relative to the baseline's (the one wording of a change, see
 /// [`perflab_format::change_words`]).
-pub fn change_chart(
+pub(crate) fn change_chart(
     out: &mut dyn Write,
     metric: &str,
     better: Better,

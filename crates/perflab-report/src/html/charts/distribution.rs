@@ -14,7 +14,7 @@ use super::{label_margin, shorten, tick, with_unit};
 const LABEL_CHARS: usize = 28;
 
 /// The distribution chart of a result's variants (nothing without samples).
-pub fn distribution_chart(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Result {
+pub(crate) fn distribution_chart(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Result {
     let variants: Vec<_> = doc
         .variants
         .iter()

@@ -20,7 +20,7 @@ const MIN_WIDTH: f64 = 0.5;
 
 /// The flame graph in its figure; `id` keeps its ids unique on the page.
 /// The error says why there is none, for a note on the page.
-pub fn flamegraph_chart(report: &SamplingReport, id: usize) -> Result<String, String> {
+pub(crate) fn flamegraph_chart(report: &SamplingReport, id: usize) -> Result<String, String> {
     let doc = &report.doc;
     let stacks = report
         .folded

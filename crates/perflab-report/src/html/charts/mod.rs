@@ -18,7 +18,7 @@ pub fn tick(unit: &str) -> impl Fn(f64) -> String + '_ {
 }
 
 /// "7.000 ms" → "7 ms", "4.500 ms" → "4.5 ms", "46.940M" → "46.94M".
-pub fn trim_zeros(text: &str) -> String {
+pub(crate) fn trim_zeros(text: &str) -> String {
     let end = text
         .find(|c: char| !(c.is_ascii_digit() || ".-+".contains(c)))
         .unwrap_or(text.len());
@@ -33,7 +33,7 @@ pub fn trim_zeros(text: &str) -> String {
 }
 
 /// "wall (s)" or just "cost" without a unit.
-pub fn with_unit(label: &str, unit: &str) -> String {
+pub(crate) fn with_unit(label: &str, unit: &str) -> String {
     if unit.is_empty() {
         label.to_string()
     } else {
@@ -43,7 +43,7 @@ pub fn with_unit(label: &str, unit: &str) -> String {
 
 /// Width of one character of a row label, px: 12px bold sans-serif runs at
 /// most about 0.62 em per character.
-pub const LABEL_CHAR_PX: f64 = 7.6;
+pub(crate) const LABEL_CHAR_PX: f64 = 7.6;
 
 /// `name` cut to `chars` characters with an ellipsis; the caller puts the
 /// whole name in the label's `<title>`.
@@ -58,7 +58,11 @@ pub fn shorten(name: &str, chars: usize) -> String {
 /// The left margin that fits row labels of `names` (each shortened to
 /// `max_chars`), and at least `min`: a label drawn right-aligned against the
 /// plot must not run off the chart's left edge.
-pub fn label_margin<'a>(names: impl Iterator<Item = &'a str>, max_chars: usize, min: f64) -> f64 {
+pub(crate) fn label_margin<'a>(
+    names: impl Iterator<Item = &'a str>,
+    max_chars: usize,
+    min: f64,
+) -> f64 {
     let widest = names
         .map(|n| n.chars().count().min(max_chars))
         .max()

@@ -56,7 +56,7 @@ fn interval(
 }
 
 /// The chart of a differential profile, or nothing for a single profile.
-pub fn share_changes_chart(out: &mut dyn Write, doc: &SamplingDocument) -> fmt::Result {
+pub(crate) fn share_changes_chart(out: &mut dyn Write, doc: &SamplingDocument) -> fmt::Result {
     let [a, b] = doc.profiles.as_slice() else {
         return Ok(());
     };

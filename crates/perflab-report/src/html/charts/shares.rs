@@ -75,7 +75,7 @@ fn tooltip(f: &FunctionShare, inclusive: bool, total: u64, confidence: f64) -> S
 }
 
 /// The shares chart of one profile, or nothing when it has no samples.
-pub fn shares_chart(
+pub(crate) fn shares_chart(
     out: &mut dyn Write,
     doc: &SamplingDocument,
     profile: &SampledProfile,

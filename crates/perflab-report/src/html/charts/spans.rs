@@ -18,7 +18,7 @@ const MAX_BARS: usize = 12;
 const LABEL_CHARS: usize = 36;
 
 /// The breakdown chart of one variant; `id` makes its pattern's id unique on the page.
-pub fn spans_chart(out: &mut dyn Write, v: &VariantSpans, id: usize) -> fmt::Result {
+pub(crate) fn spans_chart(out: &mut dyn Write, v: &VariantSpans, id: usize) -> fmt::Result {
     let mut bars: Vec<(SpanShare, bool)> = v
         .spans
         .iter()

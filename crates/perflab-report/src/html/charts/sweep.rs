@@ -81,7 +81,7 @@ fn series_label(command: &str, fixed: &str) -> String {
 }
 
 /// The charts of a sweep.
-pub fn sweep_charts(out: &mut dyn Write, doc: &SweepDocument) -> fmt::Result {
+pub(crate) fn sweep_charts(out: &mut dyn Write, doc: &SweepDocument) -> fmt::Result {
     match &doc.sweep.size {
         Some(size) if !doc.sweep.series.is_empty() => {
             per_item_chart(out, doc, size)?;

@@ -16,7 +16,7 @@ use crate::cpu_set::CpuSet;
 use crate::protocol::{MAX_REQUEST, Reply, Request};
 
 /// Answers requests until perflab closes its end of `socket`.
-pub fn serve(socket: RawFd) -> ! {
+pub(super) fn serve(socket: RawFd) -> ! {
     // The commands must not inherit the socket.
     // SAFETY: fcntl on the descriptor number perflab gave.
     if unsafe { libc::fcntl(socket, libc::F_SETFD, libc::FD_CLOEXEC) } != 0 {

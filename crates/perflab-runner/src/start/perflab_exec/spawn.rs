@@ -17,7 +17,7 @@ unsafe extern "C" {
 }
 
 /// What to start, and how.
-pub struct Launch<'a> {
+pub(crate) struct Launch<'a> {
     /// The program (looked up in PATH) and its arguments.
     pub argv: &'a [CString],
     /// The whole environment, `KEY=VALUE`; `None` keeps this process's.
@@ -40,7 +40,7 @@ pub struct Launch<'a> {
 }
 
 /// A started command, not yet reaped.
-pub struct Running {
+pub(super) struct Running {
     /// Its process id (and process group id, with `own_group`).
     pub pid: libc::pid_t,
     started_ns: u64,
@@ -50,7 +50,7 @@ pub struct Running {
 }
 
 /// How a command ended, as `wait4` saw it.
-pub struct Report {
+pub(super) struct Report {
     wall_ns: u64,
     usage: libc::rusage,
     /// The raw wait status.
@@ -60,7 +60,7 @@ pub struct Report {
 }
 
 /// Forks and execs the command.
-pub fn start(launch: &Launch) -> io::Result<Running> {
+pub(super) fn start(launch: &Launch) -> io::Result<Running> {
     let argv = pointers(launch.argv);
     let env = launch.env.map(pointers);
     let mut fds = [0 as libc::c_int; 2];
@@ -199,7 +199,7 @@ impl Running {
     /// it, which the kernel reports however perflab ended, `kill -9`
     /// included. Without pidfds (Linux before 5.3) it only says true, and
     /// `wait` then blocks as before.
-    pub fn exits_before_perflab(&self, perflab_end: RawFd) -> bool {
+    pub(crate) fn exits_before_perflab(&self, perflab_end: RawFd) -> bool {
         let Some(pidfd) = crate::pidfd::open(self.pid) else {
             return true;
         };
@@ -237,7 +237,7 @@ impl Running {
     /// Ends a run whose perflab is gone: its process group, everything in
     /// its cgroup (whose `cgroup.procs` is given), then reaps it and
     /// removes the cgroup, so that nothing perflab started outlives it.
-    pub fn end_orphaned(self, cgroup_procs: Option<&CStr>) {
+    pub(crate) fn end_orphaned(self, cgroup_procs: Option<&CStr>) {
         // SAFETY: kill(2) of the run's own process group.
         unsafe { libc::kill(-self.pid, libc::SIGKILL) };
         let dir = cgroup_procs.and_then(|procs| {
@@ -258,7 +258,7 @@ impl Running {
     }
 
     /// Waits for the command to end, then reads whether its exec failed.
-    pub fn wait(self) -> io::Result<Report> {
+    pub(super) fn wait(self) -> io::Result<Report> {
         let run_delay_ns = if self.run_delay {
             self.run_delay_at_exit()?
         } else {
@@ -331,7 +331,7 @@ impl Running {
 
 impl Report {
     /// What perflab is told of the run.
-    pub fn exec_report(&self) -> ExecReport {
+    pub(crate) fn exec_report(&self) -> ExecReport {
         ExecReport {
             run_delay_ns: self.run_delay_ns,
             ..ExecReport::from_wait4(self.wall_ns, &self.usage, self.status, self.exec_errno)
