@@ -309,18 +309,7 @@ fn the_a_then_b_runs_and_the_interleaved_ones_are_read_side_by_side() {
         .output()
         .unwrap();
     common::assert_reached_a_result(&ab);
-    let out = Command::new("python3")
-        .arg(example().join("ten_run_rule.py"))
-        .args([
-            "sequential",
-            "drift-a.json",
-            "drift-b.json",
-            "drift-compare.json",
-            "drift-ab.json",
-        ])
-        .current_dir(s.dir.path())
-        .output()
-        .unwrap();
+    let out = ten_run_rule_sequential(s.dir.path());
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -359,18 +348,7 @@ fn the_a_then_b_runs_and_the_interleaved_ones_are_read_side_by_side() {
     ]);
     doc["verdict"] = "INCONCLUSIVE".into();
     s.write("drift-compare.json", &doc.to_string());
-    let out = Command::new("python3")
-        .arg(example().join("ten_run_rule.py"))
-        .args([
-            "sequential",
-            "drift-a.json",
-            "drift-b.json",
-            "drift-compare.json",
-            "drift-ab.json",
-        ])
-        .current_dir(s.dir.path())
-        .output()
-        .unwrap();
+    let out = ten_run_rule_sequential(s.dir.path());
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(waited(&table), "{table}");
     assert!(
@@ -446,4 +424,21 @@ fn python(script_and_mode: &[&str], result: &Path) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `ten_run_rule.py sequential` on the drift documents in `dir`, as
+/// `investigate.sh` runs it.
+fn ten_run_rule_sequential(dir: &Path) -> std::process::Output {
+    Command::new("python3")
+        .arg(example().join("ten_run_rule.py"))
+        .args([
+            "sequential",
+            "drift-a.json",
+            "drift-b.json",
+            "drift-compare.json",
+            "drift-ab.json",
+        ])
+        .current_dir(dir)
+        .output()
+        .unwrap()
 }

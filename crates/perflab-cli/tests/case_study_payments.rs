@@ -35,29 +35,7 @@ fn workspace() -> PathBuf {
 /// profile, the target folder of this test run).
 fn payments() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let out = Command::new(cargo)
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "payments",
-                "--message-format=short",
-            ])
-            .current_dir(workspace())
-            .output()
-            .expect("run cargo build");
-        assert!(
-            out.status.success(),
-            "cargo build -p payments failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let target = std::env::var_os("CARGO_TARGET_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| workspace().join("target"));
-        target.join("debug/payments")
-    })
+    BINARY.get_or_init(|| common::investigate::example_binary("payments", &[], "debug"))
 }
 
 /// Writes `scenario`'s workload of 20,000 transactions (200 accounts) into `dir`.

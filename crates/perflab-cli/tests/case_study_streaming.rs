@@ -44,28 +44,7 @@ fn streaming_release() -> &'static Path {
 }
 
 fn build_streaming(flags: &[&str], profile: &str) -> PathBuf {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = Command::new(cargo)
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "streaming",
-            "--message-format=short",
-        ])
-        .args(flags)
-        .current_dir(workspace())
-        .output()
-        .expect("run cargo build");
-    assert!(
-        out.status.success(),
-        "cargo build -p streaming {flags:?} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("target"));
-    target.join(profile).join("streaming")
+    common::investigate::example_binary("streaming", flags, profile)
 }
 
 /// The case study's suite, two runs per cell, on `records` records.

@@ -213,3 +213,25 @@ pub fn assert_no_figure_in_prose(readme: &str) {
         }
     }
 }
+
+/// An example package's binary, built by cargo into this test run's target
+/// folder: `flags` are cargo's (`--release` or none) and `profile` the
+/// folder they build into.
+pub fn example_binary(package: &str, flags: &[&str], profile: &str) -> PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["build", "--quiet", "-p", package, "--message-format=short"])
+        .args(flags)
+        .current_dir(workspace())
+        .output()
+        .expect("run cargo build");
+    assert!(
+        out.status.success(),
+        "cargo build -p {package} {flags:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("target"));
+    target.join(profile).join(package)
+}
