@@ -35,7 +35,7 @@ fn workspace() -> PathBuf {
 /// profile, the target folder of this test run).
 fn payments() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| common::investigate::example_binary("payments", &[], "debug"))
+    BINARY.get_or_init(|| common::investigate::example_binary("payments", false))
 }
 
 /// Writes `scenario`'s workload of 20,000 transactions (200 accounts) into `dir`.

@@ -32,7 +32,7 @@ fn workspace() -> PathBuf {
 /// profile, the target folder of this test run).
 fn streaming() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| build_streaming(&[], "debug"))
+    BINARY.get_or_init(|| common::investigate::example_binary("streaming", false))
 }
 
 /// The example's binary in release mode, for `investigate.sh`: its check
@@ -40,11 +40,7 @@ fn streaming() -> &'static Path {
 /// cost is that of an optimised build.
 fn streaming_release() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| build_streaming(&["--release"], "release"))
-}
-
-fn build_streaming(flags: &[&str], profile: &str) -> PathBuf {
-    common::investigate::example_binary("streaming", flags, profile)
+    BINARY.get_or_init(|| common::investigate::example_binary("streaming", true))
 }
 
 /// The case study's suite, two runs per cell, on `records` records.

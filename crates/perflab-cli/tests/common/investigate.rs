@@ -215,9 +215,13 @@ pub fn assert_no_figure_in_prose(readme: &str) {
 }
 
 /// An example package's binary, built by cargo into this test run's target
-/// folder: `flags` are cargo's (`--release` or none) and `profile` the
-/// folder they build into.
-pub fn example_binary(package: &str, flags: &[&str], profile: &str) -> PathBuf {
+/// folder, in release mode when `release` is set.
+pub fn example_binary(package: &str, release: bool) -> PathBuf {
+    let (flags, profile): (&[&str], &str) = if release {
+        (&["--release"], "release")
+    } else {
+        (&[], "debug")
+    };
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(cargo)
         .args(["build", "--quiet", "-p", package, "--message-format=short"])
