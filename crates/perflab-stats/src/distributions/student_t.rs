@@ -23,7 +23,7 @@ pub fn student_t_cdf(t: f64, df: f64) -> Result<f64, StatsError> {
     check_df(df)?;
     if t.is_nan() {
         return Err(StatsError::NonFinite {
-            sample: crate::SampleRole::Values,
+            sample: crate::error::SampleRole::Values,
             index: 0,
             value: t,
         });
