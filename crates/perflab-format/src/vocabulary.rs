@@ -178,11 +178,11 @@ words! {
     /// metric) was read: the two do not measure the same thing, so figures
     /// of different sources do not compare.
     PeakMemorySource {
-        /// The peak memory charge of the run's own memory cgroup
-        /// (`memory.peak` of cgroup v2, `memory.max_usage_in_bytes` of
-        /// cgroup v1) above what the empty cgroup held before the run: every
-        /// process of the tree at once, with the page cache and kernel
-        /// memory they were charged for.
+        /// The peak memory charge of the run's own memory cgroup during the
+        /// run (`memory.peak` of cgroup v2, `memory.max_usage_in_bytes` of
+        /// cgroup v1): every process of the tree at once, with the page
+        /// cache and kernel memory they were charged for, and the page
+        /// cache earlier runs left charged to it.
         Cgroup = "cgroup",
         /// `wait4`'s `ru_maxrss`: the largest resident set of any single
         /// process of the tree, so `a | b` counts the larger of the two.

@@ -302,20 +302,14 @@ pub(crate) fn remove_stale(home: &Path) {
         if pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists() {
             continue;
         }
-        end_and_remove(entry.path(), home);
+        let stale = RunCgroup {
+            dir: entry.path(),
+            procs: CString::default(),
+            home_procs: home.join("cgroup.procs"),
+            files: None,
+        };
+        drop(stale); // ends its processes, removes it
     }
-}
-
-/// Ends the processes in the cgroup `dir` (a child of `home`) and removes
-/// it.
-pub(crate) fn end_and_remove(dir: PathBuf, home: &Path) {
-    let cgroup = RunCgroup {
-        dir,
-        procs: CString::default(),
-        home_procs: home.join("cgroup.procs"),
-        files: None,
-    };
-    drop(cgroup); // ends its processes, removes it
 }
 
 /// The run delay of a process (`/proc/PID/schedstat`, second field:

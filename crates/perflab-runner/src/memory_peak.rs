@@ -33,7 +33,10 @@
 //!   period inside its wall time, as the `spawn` module explains), or the
 //!   command itself where perflab forks it directly. The fork server's own
 //!   few pages are charged there too, before the run (see below); those of
-//!   a one-shot `perflab-exec` are part of the run's figure.
+//!   a one-shot `perflab-exec` are part of the run's figure. A process a
+//!   run left running and perflab kept (`--keep-children`) stays in it
+//!   until the executor is done, so what it allocates meanwhile counts in
+//!   the later runs' figures.
 //! - neither (no memory controller, `PERFLAB_NO_CGROUP=1`, another kernel):
 //!   none, and the run's peak memory is rusage's.
 //!
@@ -46,18 +49,20 @@
 //! run since the cgroup was made, so it is not used and rusage stands in.
 //!
 //! A reset sets the peak to the cgroup's charge at that moment, which is
-//! not zero: page cache the earlier runs read stays charged after they
-//! exit (and in v1 the fork server lives there). That residue is
-//! subtracted: a run's figure is the peak after it minus the charge before
-//! it, read after the previous run (no run is in the cgroup between runs,
-//! so nothing new is charged meanwhile; reclaim can only lower the charge,
-//! and the figure by as much). So it is how far the tree's charge rose,
-//! counting a file only when the run brought it into the cache; without
-//! the subtraction, a variant's figure would hold the files the other
-//! variant's runs had read.
+//! not zero: page cache the earlier runs brought in stays charged after
+//! they exit (and in v1 the fork server lives there). So a run's figure
+//! is the cgroup's peak charge during the run, that residue included. It
+//! is not subtracted: the charge is kept in per-CPU batches of 64 pages
+//! (`MEMCG_CHARGE_BATCH`), so the counter moves by 256 KiB steps and often
+//! not at all for a run as small as `true`, and frees of the previous run
+//! land late, so "peak minus the charge before" came out 0 for small runs,
+//! which no relative change can use. The residue is alike for every run
+//! of an executor once each variant ran (the files of all of them), so
+//! runs stay comparable; it is why a figure is a cgroup's charge, not the
+//! command's own footprint.
 //!
-//! Cost per run: one write before it and two reads after it, of small
-//! files opened once per executor.
+//! Cost per run: one write before it and one read after it, of a small
+//! file opened once per executor.
 
 use std::ffi::{CStr, CString};
 use std::fs;
@@ -65,7 +70,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use crate::containment::{cgroups_refused, end_and_remove, new_name, read_whole, remove_stale};
+use crate::containment::{cgroups_refused, new_name, read_whole, remove_stale};
 
 /// A memory cgroup that holds one run at a time, and the open files its
 /// peak is read from.
@@ -74,8 +79,6 @@ pub(crate) struct MemoryCgroup {
     /// v2's `memory.peak` or v1's `memory.max_usage_in_bytes`, open for
     /// reading and writing: a write resets the peak, a read gives it.
     peak: fs::File,
-    /// v2's `memory.current` or v1's `memory.usage_in_bytes`: the charge.
-    usage: fs::File,
     /// The v1 memory cgroup made for this executor; `None` in v2, where
     /// the run cgroup is the `containment` module's. Last, so that it is
     /// removed after the files above are closed.
@@ -108,7 +111,6 @@ impl MemoryCgroup {
     fn v2(dir: &Path) -> Option<Self> {
         let cgroup = Self {
             peak: open_read_write(&dir.join("memory.peak"))?,
-            usage: fs::File::open(dir.join("memory.current")).ok()?,
             own: None,
         };
         cgroup.works().then_some(cgroup)
@@ -131,7 +133,6 @@ impl MemoryCgroup {
         };
         let cgroup = Self {
             peak: open_read_write(&own.dir.join("memory.max_usage_in_bytes"))?,
-            usage: fs::File::open(own.dir.join("memory.usage_in_bytes")).ok()?,
             own: Some(own),
         };
         cgroup.works().then_some(cgroup)
@@ -139,7 +140,7 @@ impl MemoryCgroup {
 
     /// Whether its peak can be reset and read.
     fn works(&self) -> bool {
-        self.reset() && self.peak_bytes().is_some() && self.usage_bytes().is_some()
+        self.reset() && self.peak_bytes().is_some()
     }
 
     /// The `cgroup.procs` of a v1 memory cgroup, which the process that
@@ -149,8 +150,9 @@ impl MemoryCgroup {
         self.own.as_ref().map(|own| own.procs.as_c_str())
     }
 
-    /// Resets the peak to the charge now; false where the kernel refused.
-    fn reset(&self) -> bool {
+    /// Resets the peak to the charge now, before a run; false where the
+    /// kernel refused.
+    pub(crate) fn reset(&self) -> bool {
         self.peak.write_at(b"0", 0).is_ok_and(|n| n == 1)
     }
 
@@ -159,33 +161,23 @@ impl MemoryCgroup {
         parse_bytes(&read_whole(&self.peak))
     }
 
-    /// The charge now, in bytes.
-    pub(crate) fn usage_bytes(&self) -> Option<u64> {
-        parse_bytes(&read_whole(&self.usage))
-    }
-
-    /// Resets the peak before a run; returns the charge the run starts
-    /// from (`before`, read after the previous run, or read now), or `None`
-    /// where the peak could not be reset.
-    pub(crate) fn start(&self, before: Option<u64>) -> Option<u64> {
-        let before = before.or_else(|| self.usage_bytes())?;
-        self.reset().then_some(before)
-    }
-
-    /// How far the charge rose above `before` during the run, in KiB.
-    pub(crate) fn peak_kib_above(&self, before: u64) -> Option<f64> {
-        Some(self.peak_bytes()?.saturating_sub(before) as f64 / 1024.0)
+    /// The peak since the last reset, in KiB: the run's, after it.
+    pub(crate) fn peak_kib(&self) -> Option<f64> {
+        Some(self.peak_bytes()? as f64 / 1024.0)
     }
 }
 
 impl Drop for OwnMemoryCgroup {
-    /// Removes the cgroup, ending what is still in it: the executor's fork
-    /// server is gone by now (the executor drops it first), so anything
-    /// left is a process a run left behind.
+    /// Removes the cgroup. The executor's fork server is gone by now (the
+    /// executor drops it first), so anything still in it is a process a
+    /// run left running that perflab kept (`--keep-children`, or no v2
+    /// cgroup to end it by): it goes on in perflab's own memory cgroup.
     fn drop(&mut self) {
-        if fs::remove_dir(&self.dir).is_err() {
-            end_and_remove(self.dir.clone(), &self.home);
+        let members = fs::read_to_string(self.dir.join("cgroup.procs")).unwrap_or_default();
+        for pid in members.lines() {
+            let _ = fs::write(self.home.join("cgroup.procs"), pid.trim());
         }
+        let _ = fs::remove_dir(&self.dir);
     }
 }
 
@@ -288,7 +280,7 @@ mod tests {
     }
 
     #[test]
-    fn a_memory_cgroup_measures_the_peak_of_what_enters_it_above_what_it_held() {
+    fn a_memory_cgroup_measures_the_peak_of_what_enters_it_from_its_reset() {
         let Some(cgroup) = MemoryCgroup::for_runs(None) else {
             eprintln!("skipped: no v1 memory cgroup can be made here");
             return;
@@ -298,7 +290,8 @@ mod tests {
             .parent()
             .unwrap()
             .to_path_buf();
-        let before = cgroup.start(None).unwrap();
+        assert!(cgroup.reset());
+        let before = cgroup.peak_kib().unwrap();
         // A page is charged to the cgroup its process was in when it was
         // given, so the child writes its 32 MiB only once moved in.
         let mut child = std::process::Command::new("python3")
@@ -314,8 +307,11 @@ mod tests {
         std::io::Write::write_all(&mut stdin, b"go\n").unwrap();
         drop(stdin);
         assert!(child.wait().unwrap().success());
-        let peak = cgroup.peak_kib_above(before).unwrap();
-        assert!(peak >= 32.0 * 1024.0, "{peak} KiB");
+        let peak = cgroup.peak_kib().unwrap();
+        assert!(
+            peak >= before + 32.0 * 1024.0,
+            "{before} KiB, then {peak} KiB"
+        );
         drop(cgroup);
         assert!(!dir.exists(), "{} was not removed", dir.display());
     }

@@ -62,8 +62,6 @@ pub struct ProcessExecutor {
     /// `server`, which may live in it and must be gone before it is
     /// removed, and before `cgroup`, whose files it may hold open.
     memory: Option<Option<MemoryCgroup>>,
-    /// Its charge after the last run: the next run's starting point.
-    last_memory_usage: Option<u64>,
     /// The cgroup every run is contained in, made on the first run;
     /// `Some(None)` where none can be made here.
     cgroup: Option<Option<RunCgroup>>,
@@ -163,8 +161,7 @@ impl Executor for ProcessExecutor {
             .as_ref();
         let last = self.last_readings.take();
         let before = cgroup.map(|c| last.unwrap_or_else(|| c.readings()));
-        let last_memory = self.last_memory_usage.take();
-        let memory_before = memory.and_then(|m| m.start(last_memory));
+        let memory_reset = memory.filter(|m| m.reset());
         let started_at = Instant::now();
         let procs = cgroup.map(RunCgroup::procs);
         let memory_procs = memory.and_then(MemoryCgroup::procs);
@@ -200,12 +197,7 @@ impl Executor for ProcessExecutor {
         }
         let after = cgroup.map(RunCgroup::readings);
         self.last_readings = after;
-        // Read once the run's processes are gone, as its charge is then
-        // what the next run starts from.
-        let memory_peak_kib = memory
-            .zip(memory_before)
-            .and_then(|(m, before)| m.peak_kib_above(before));
-        self.last_memory_usage = memory.and_then(MemoryCgroup::usage_bytes);
+        let memory_peak_kib = memory_reset.and_then(MemoryCgroup::peak_kib);
         let contained = before
             .zip(after)
             .map(|(before, after)| before.until(&after));
