@@ -126,6 +126,7 @@ pub fn run_doc(run: &RunOutcome) -> RunDoc {
         user_s: run.user_s,
         sys_s: run.sys_s,
         peak_memory_kib: run.peak_memory_kib,
+        peak_memory_source: run.containment.peak_memory_source,
         exit_code: match run.exit {
             perflab_runner::ExitState::Code(c) => Some(c),
             _ => None,

@@ -203,11 +203,25 @@ fn a_store_of_the_first_schema_is_upgraded_and_keeps_its_experiments() {
     let version: i64 = db
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 6);
+    assert_eq!(version, 7);
     let replaced: i64 = db
         .query_row("SELECT SUM(replaced) FROM runs", [], |r| r.get(0))
         .unwrap();
     assert_eq!(replaced, 0, "the old runs all count");
+    let sources: Vec<Option<String>> = db
+        .prepare("SELECT peak_memory_source FROM runs ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let (old, new) = sources.split_at(sources.len() - 2);
+    assert!(old.iter().all(Option::is_none), "not known: {sources:?}");
+    assert!(
+        new.iter()
+            .all(|s| matches!(s.as_deref(), Some("cgroup" | "rusage"))),
+        "the new runs say where their peak memory was read: {sources:?}"
+    );
     let uids: Vec<String> = db
         .prepare("SELECT uid FROM experiments ORDER BY id")
         .unwrap()

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::contention::{ContentionDoc, CpuWaitDoc};
 use crate::duet::DuetDoc;
 use crate::machine::MachineDoc;
-use crate::vocabulary::{Better, GuardStatus, ResultKind, ResultStatus, Verdict};
+use crate::vocabulary::{Better, GuardStatus, PeakMemorySource, ResultKind, ResultStatus, Verdict};
 
 /// The format tag of this version.
 pub const RESULT_FORMAT: &str = "perflab-result/1";
@@ -237,6 +237,11 @@ pub struct RunDoc {
     pub sys_s: f64,
     /// Peak memory, KiB.
     pub peak_memory_kib: f64,
+    /// Where `peak_memory_kib` was read: the run's memory cgroup (the
+    /// whole tree's charge) or rusage (its largest process's resident
+    /// set); absent in documents written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_memory_source: Option<PeakMemorySource>,
     /// Exit code, if it exited.
     pub exit_code: Option<i32>,
     /// Extracted metrics.

@@ -1,6 +1,6 @@
 //! The closed sets of words that documents use for a result's kind and
 //! status, a verdict, a guard's outcome, a metric's direction, why a sweep
-//! stopped and a history step's verdict.
+//! stopped, a history step's verdict and where a run's peak memory was read.
 //!
 //! Each is an enum whose serialised form is the word documents have always
 //! carried (`"ab"`, `"complete"`, `"NO-GO"`, ...), so that a reader matches
@@ -173,6 +173,38 @@ words! {
     }
 }
 
+words! {
+    /// Where a run's peak memory (`peak_memory_kib`, the `peak-memory`
+    /// metric) was read: the two do not measure the same thing, so figures
+    /// of different sources do not compare.
+    PeakMemorySource {
+        /// The peak memory charge of the run's own memory cgroup during the
+        /// run (`memory.peak` of cgroup v2, `memory.max_usage_in_bytes` of
+        /// cgroup v1): every process of the tree at once, with the page
+        /// cache and kernel memory they were charged for, and the page
+        /// cache earlier runs left charged to it.
+        Cgroup = "cgroup",
+        /// `wait4`'s `ru_maxrss`: the largest resident set of any single
+        /// process of the tree, so `a | b` counts the larger of the two.
+        Rusage = "rusage",
+    }
+}
+
+impl PeakMemorySource {
+    /// What the figure is, in words for a report: "the process tree's peak
+    /// cgroup memory charge" or "the largest process's maximum resident set".
+    pub fn describe(self) -> &'static str {
+        match self {
+            PeakMemorySource::Cgroup => {
+                "the process tree's peak cgroup memory charge (memory.peak, or \
+                 memory.max_usage_in_bytes under cgroup v1: resident memory, page cache and \
+                 kernel memory)"
+            }
+            PeakMemorySource::Rusage => "the largest process's maximum resident set (rusage)",
+        }
+    }
+}
+
 /// Every result document's kind is the kind its experiment is stored
 /// under, spelt the same: the one place the two sets of words meet.
 impl From<ResultKind> for ExperimentKind {
@@ -243,6 +275,7 @@ mod tests {
         words_survive_json(Better::ALL);
         words_survive_json(SweepStop::ALL);
         words_survive_json(StepVerdict::ALL);
+        words_survive_json(PeakMemorySource::ALL);
     }
 
     #[test]

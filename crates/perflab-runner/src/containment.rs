@@ -21,6 +21,9 @@
 //! `perflab-PID-N`; one left behind by a perflab that was killed is removed
 //! by the next one to create its own.
 //!
+//! Its peak memory is read from a memory cgroup, this one where it has the
+//! memory controller; see the `memory_peak` module.
+//!
 //! Where no writable cgroup v2 exists (an unprivileged container, another
 //! kernel), nothing fails: the run is started as before and its CPU wait is
 //! the run delay of the command's own process (`/proc/PID/schedstat`),
@@ -75,7 +78,7 @@ impl CgroupFiles {
 }
 
 /// The whole of a small kernel-generated file, read from its start.
-fn read_whole(file: &fs::File) -> String {
+pub(crate) fn read_whole(file: &fs::File) -> String {
     use std::os::unix::fs::FileExt;
     let mut text = Vec::new();
     let mut buffer = [0u8; 4096];
@@ -118,14 +121,14 @@ impl RunCgroup {
     /// A new, empty run cgroup, or `None` where none can be made here (or
     /// `PERFLAB_NO_CGROUP` is set).
     pub(crate) fn create() -> Option<Self> {
-        if std::env::var_os(NO_CGROUP_VARIABLE).is_some_and(|v| !v.is_empty() && v != "0") {
+        if cgroups_refused() {
             return None;
         }
         let home = own_cgroup_dir()?;
-        remove_stale(&home);
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let dir = home.join(format!("perflab-{}-{n}", std::process::id()));
+        static STALE_REMOVED: std::sync::Once = std::sync::Once::new();
+        STALE_REMOVED.call_once(|| remove_stale(&home));
+        crate::memory_peak::enable_memory_controller(&home);
+        let dir = home.join(new_name());
         fs::create_dir(&dir).ok()?;
         let procs = CString::new(dir.join("cgroup.procs").as_os_str().as_bytes()).ok()?;
         let files = CgroupFiles::open(&dir);
@@ -138,6 +141,11 @@ impl RunCgroup {
         // A cgroup whose counters cannot be read measures nothing.
         cgroup.readings().user_us?;
         Some(cgroup)
+    }
+
+    /// The cgroup's directory.
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
     }
 
     /// The path of `cgroup.procs`, for the child to move itself into.
@@ -214,6 +222,20 @@ impl Drop for RunCgroup {
     }
 }
 
+/// Whether `PERFLAB_NO_CGROUP` asks for runs without cgroups of their own.
+pub(crate) fn cgroups_refused() -> bool {
+    std::env::var_os(NO_CGROUP_VARIABLE).is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// A name for a new cgroup of this process, `perflab-PID-N`: unique
+/// among its cgroups, and telling whose it is once that perflab is gone
+/// (see [`remove_stale`]).
+pub(crate) fn new_name() -> String {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    format!("perflab-{}-{n}", std::process::id())
+}
+
 /// perflab's own cgroup in the cgroup v2 hierarchy, if there is one.
 fn own_cgroup_dir() -> Option<PathBuf> {
     let mountinfo = fs::read_to_string("/proc/self/mountinfo").ok()?;
@@ -259,36 +281,35 @@ fn stat_field(text: &str, key: &str) -> Option<u64> {
     })
 }
 
-/// Removes run cgroups whose perflab is gone: it was killed before it
-/// could (their processes are ended first).
-fn remove_stale(home: &Path) {
-    static DONE: std::sync::Once = std::sync::Once::new();
-    DONE.call_once(|| {
-        let Ok(entries) = fs::read_dir(home) else {
-            return;
+/// Removes the cgroups under `home` whose perflab is gone: it was killed
+/// before it could (their processes are ended first). Run cgroups of
+/// cgroup v2 and memory cgroups of cgroup v1 alike, both named by
+/// [`new_name`]; each hierarchy's are looked for once per process.
+pub(crate) fn remove_stale(home: &Path) {
+    let Ok(entries) = fs::read_dir(home) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("perflab-"))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
         };
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            let Some(pid) = name
-                .to_str()
-                .and_then(|n| n.strip_prefix("perflab-"))
-                .and_then(|rest| rest.split('-').next())
-                .and_then(|p| p.parse::<u32>().ok())
-            else {
-                continue;
-            };
-            if pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists() {
-                continue;
-            }
-            let stale = RunCgroup {
-                dir: entry.path(),
-                procs: CString::default(),
-                home_procs: home.join("cgroup.procs"),
-                files: None,
-            };
-            drop(stale); // ends its processes, removes it
+        if pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
         }
-    });
+        let stale = RunCgroup {
+            dir: entry.path(),
+            procs: CString::default(),
+            home_procs: home.join("cgroup.procs"),
+            files: None,
+        };
+        drop(stale); // ends its processes, removes it
+    }
 }
 
 /// The run delay of a process (`/proc/PID/schedstat`, second field:

@@ -1,7 +1,9 @@
 //! Starting perflab's measured runs: the [`Executor`] trait with a real,
 //! process-based implementation ([`ProcessExecutor`]) and a deterministic
 //! fake for tests ([`FakeExecutor`]), the capture of output and metric
-//! extraction, resource usage from `wait4`, performance counters, instruction
+//! extraction, resource usage from `wait4` and from the run's cgroups (its
+//! whole tree's peak memory charge where a memory cgroup holds it,
+//! [`PeakMemorySource`]), performance counters, instruction
 //! counts under valgrind ([`InstructionExecutor`]) and the interleaving
 //! [`Schedule`].
 //!
@@ -20,6 +22,7 @@ mod cpu_set;
 pub mod error;
 mod fake;
 mod interrupt;
+mod memory_peak;
 mod metrics;
 mod perf_events;
 mod pidfd;
@@ -45,6 +48,7 @@ pub use fake::FakeExecutor;
 pub use interrupt::{install_interrupt_handler, interrupted};
 pub use metrics::{COUNT_UNIT, MetricExtractor, builtin_metric};
 pub use perf_events::{Attached, Attaching, PerfEvent, PerfEventSet, perf_event_metric};
+pub use perflab_format::vocabulary::PeakMemorySource;
 pub use schedule::Schedule;
 pub use si_number::{NumberProblem, parse_si_number, read_si_number};
 pub use start::perflab_exec as exec;
@@ -226,7 +230,10 @@ pub struct RunOutcome {
     pub user_s: f64,
     /// System CPU time of the process tree, in seconds.
     pub sys_s: f64,
-    /// Peak resident memory of the largest process of the tree, in KiB.
+    /// Peak memory in KiB: the peak charge of the run's memory cgroup
+    /// (its whole tree) where it had one, else the peak resident set of
+    /// the largest process of the tree; `containment.peak_memory_source`
+    /// says which.
     pub peak_memory_kib: f64,
     /// How it ended.
     pub exit: ExitState,
@@ -244,8 +251,8 @@ pub struct RunOutcome {
     /// Its stdout apart from metric lines (see `LineScanner`), where the
     /// runner read the output.
     pub answer: Option<Answer>,
-    /// What containing the run showed: how its CPU wait was measured (the
-    /// `cpu-wait` metric) and the processes it left behind.
+    /// What containing the run showed: how its CPU wait and its peak
+    /// memory were measured and the processes it left behind.
     pub containment: Containment,
 }
 
@@ -281,6 +288,9 @@ pub struct Containment {
     /// Processes still running in the run's cgroup when its command
     /// returned; perflab ended them unless `keep_children` was set.
     pub left_running: usize,
+    /// Where `peak_memory_kib` was read; `None` where nobody knows (a
+    /// scripted run, an import, a run stored before it was recorded).
+    pub peak_memory_source: Option<PeakMemorySource>,
 }
 
 impl RunOutcome {

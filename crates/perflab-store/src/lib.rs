@@ -397,12 +397,14 @@ impl Store {
         };
         self.execute(
             "INSERT INTO runs (experiment_id, variant_id, sequence, iteration, warmup, finished_at, wall_s, user_s,
-             sys_s, peak_memory_kib, exit_code, signal, outcome, metrics_json, profile_json, uid)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+             sys_s, peak_memory_kib, exit_code, signal, outcome, metrics_json, profile_json, uid,
+             peak_memory_source)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
             values![
                 experiment_id, variant_id, sequence, iteration, warmup, finished_at, run.wall_s,
                 run.user_s, run.sys_s, run.peak_memory_kib, code, signal, run.exit.describe(),
-                serde_json::to_string(&metrics).map_err(|e| self.err(e))?, run.profile_json.as_deref(), uid
+                serde_json::to_string(&metrics).map_err(|e| self.err(e))?, run.profile_json.as_deref(), uid,
+                run.containment.peak_memory_source.map(|s| s.as_str())
             ],
         )?;
         Ok(())

@@ -218,6 +218,7 @@ mod tests {
                 .batch(
                     "DROP TABLE experiment_metrics; DROP INDEX experiments_by_name;
                      DROP INDEX experiments_by_host; DROP INDEX results_by_metric;
+                     ALTER TABLE runs DROP COLUMN peak_memory_source;
                      PRAGMA user_version = 5;",
                 )
                 .unwrap();

@@ -6,7 +6,7 @@ use super::sql::{Row, values};
 use crate::error::{Error, Result, StoreError};
 use crate::spool::Write;
 use perflab_format::vocabulary::{ExperimentKind, ResultStatus};
-use perflab_runner::{ExitState, MetricValue, RunOutcome};
+use perflab_runner::{Containment, ExitState, MetricValue, PeakMemorySource, RunOutcome};
 
 /// A run as stored.
 #[derive(Debug, Clone)]
@@ -124,7 +124,7 @@ impl Store {
     fn stored_runs(&self, experiment_id: i64, replaced: bool) -> Result<Vec<StoredRun>> {
         let rows = self.rows(
             "SELECT r.variant_id, v.name, r.warmup, r.wall_s, r.user_s, r.sys_s, r.peak_memory_kib,
-             r.exit_code, r.signal, r.metrics_json, r.profile_json
+             r.exit_code, r.signal, r.metrics_json, r.profile_json, r.peak_memory_source
              FROM runs r JOIN variants v ON v.id = r.variant_id
              WHERE r.experiment_id = ?1 AND r.replaced = ?2 ORDER BY r.sequence",
             values![experiment_id, replaced],
@@ -195,7 +195,13 @@ fn stored_run(r: &Row) -> std::result::Result<StoredRun, StoreError> {
             profile_json: r.opt_text(10)?,
             // Not kept: it only compares the variants of a running experiment.
             answer: None,
-            containment: Default::default(),
+            containment: Containment {
+                // A word this perflab does not know reads as not known.
+                peak_memory_source: r
+                    .opt_text(11)?
+                    .and_then(|word| PeakMemorySource::from_word(&word)),
+                ..Containment::default()
+            },
         },
     })
 }
@@ -279,5 +285,41 @@ mod tests {
         from.mark_replaced(id, 2..=3).unwrap();
         from.copy_to(&to, &Selection::default()).unwrap();
         assert_eq!(walls(&to.replaced_runs_of(id).unwrap()), [2.0, 3.0]);
+    }
+
+    #[test]
+    fn the_peak_memory_source_of_each_run_is_stored_copied_and_read_back_and_an_unknown_word_is_none()
+     {
+        let from = Store::in_memory().unwrap();
+        let (id, variant) = crate::batch::tests::one_variant_experiment(
+            &from,
+            ExperimentKind::Run,
+            Some("memory"),
+            Some("peak-memory"),
+        );
+        let sources = [
+            Some(PeakMemorySource::Cgroup),
+            Some(PeakMemorySource::Rusage),
+            None,
+        ];
+        for (sequence, source) in sources.iter().enumerate() {
+            let mut run = outcome(1.0);
+            run.containment.peak_memory_source = *source;
+            from.record_run(id, variant, sequence + 1, 0, false, &run)
+                .unwrap();
+        }
+        let read = |store: &Store| -> Vec<Option<PeakMemorySource>> {
+            let runs = store.runs_of(id).unwrap();
+            runs.iter()
+                .map(|r| r.outcome.containment.peak_memory_source)
+                .collect()
+        };
+        assert_eq!(read(&from), sources);
+        let to = Store::in_memory().unwrap();
+        from.copy_to(&to, &Selection::default()).unwrap();
+        assert_eq!(read(&to), sources);
+        from.execute("UPDATE runs SET peak_memory_source = 'guessed'", &[])
+            .unwrap();
+        assert_eq!(read(&from), [None, None, None]);
     }
 }

@@ -38,7 +38,9 @@ use crate::error::{Error, Result};
 ///    and stored results, so that the series of a store and each one's
 ///    values are found without reading every run (`perflab serve`,
 ///    `perflab history --changes`).
-pub(super) const SCHEMA_VERSION: i64 = 6;
+/// 7: where each run's peak memory was read (`peak_memory_source`: its
+///    memory cgroup or rusage), since the two measure different things.
+pub(super) const SCHEMA_VERSION: i64 = 7;
 
 /// How long a process waits for another one holding the store.
 pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -114,6 +116,15 @@ const REPLACED_RUNS: &str = "
 ALTER TABLE runs ADD COLUMN replaced {int} NOT NULL DEFAULT 0;
 ";
 
+/// Version 7: where a run's peak memory was read, `cgroup` (the peak
+/// charge of its memory cgroup, its whole process tree) or `rusage` (the
+/// largest process's resident set). Older runs were all measured by
+/// rusage but are left NULL, not known, as are runs a store was given by
+/// a program other than perflab's runner.
+const PEAK_MEMORY_SOURCE: &str = "
+ALTER TABLE runs ADD COLUMN peak_memory_source TEXT;
+";
+
 /// Version 2: the process running an experiment, as `liveness` identifies it.
 const OWNER_COLUMNS: &str = "
 ALTER TABLE experiments ADD COLUMN owner_pid {int};
@@ -154,6 +165,7 @@ const MIGRATIONS: &[&[&str]] = &[
     &[REPLACED_RUNS],
     &[notified::SCHEMA],
     &[SERIES_LOOKUPS],
+    &[PEAK_MEMORY_SOURCE],
 ];
 
 /// Sets up the connection and brings the schema to [`SCHEMA_VERSION`].

@@ -46,7 +46,7 @@ const EXPERIMENT_COLUMNS: &str = "uid, kind, name, status, metric, verdict, chan
 
 /// The columns of a run copied as they are, after its experiment and
 /// variant; `uid` first and `replaced` last (see `copy_runs`).
-const RUN_COLUMNS: &str = "uid, sequence, iteration, warmup, finished_at, wall_s, user_s, sys_s, peak_memory_kib, exit_code, signal, outcome, metrics_json, profile_json, replaced";
+const RUN_COLUMNS: &str = "uid, sequence, iteration, warmup, finished_at, wall_s, user_s, sys_s, peak_memory_kib, exit_code, signal, outcome, metrics_json, profile_json, peak_memory_source, replaced";
 
 // Parameters in INSERT ... SELECT are cast: PostgreSQL would take an
 // untyped one in a select list for text.

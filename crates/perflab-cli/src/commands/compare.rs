@@ -3,8 +3,10 @@
 use crate::error::{to_json, to_json_pretty};
 use perflab_format::contention::CpuWaitDoc;
 use perflab_format::result::MetricInfo;
+use perflab_format::vocabulary::PeakMemorySource;
 use perflab_format::vocabulary::{Better, ResultKind, ResultStatus};
 use perflab_report::sections::cpu_wait::share;
+use perflab_report::sections::peak_memory::{PEAK_MEMORY, describe_sources};
 use perflab_stats::{
     DEFAULT_MAX_CPU_WAIT, Sample, SampleRole, decide_fixed_sorted_samples, mann_whitney_sorted,
     summarize_sorted,
@@ -164,6 +166,11 @@ pub fn compare(args: &CompareArgs, store: &Store) -> Result<i32> {
         (&args.baseline, doc.variants[0].cpu_wait.as_ref()),
         (&args.candidate, doc.variants[1].cpu_wait.as_ref()),
     ));
+    doc.warnings.extend(sides_peak_memory_warning(
+        &doc.metric.name,
+        (&args.baseline, &a.peak_memory_sources),
+        (&args.candidate, &b.peak_memory_sources),
+    ));
     let provenance = Provenance::collect(std::path::Path::new("."));
     let records: Vec<VariantRecord<'_>> = doc
         .variants
@@ -309,6 +316,29 @@ fn sides_cpu_wait_warning(
     ))
 }
 
+/// The warning when peak memory is compared and the two sides read it
+/// from different sources: a memory cgroup's peak charge counts the whole
+/// process tree with its page cache and kernel memory, rusage the largest
+/// process's resident set, so the same command gives two different figures
+/// (a two-process pipeline, about twice as much from its cgroup). Inputs
+/// that do not say where (other harnesses, older perflab results) give none.
+fn sides_peak_memory_warning(
+    metric: &str,
+    (a_path, a): (&str, &[PeakMemorySource]),
+    (b_path, b): (&str, &[PeakMemorySource]),
+) -> Option<String> {
+    if metric != PEAK_MEMORY || a.is_empty() || b.is_empty() || a == b {
+        return None;
+    }
+    Some(format!(
+        "the baseline's peak memory ({a_path}) is {}, the candidate's ({b_path}) {}: these are \
+         different figures, so the difference between them is the measurement's as much as the \
+         code's; measure both sides where the same one is read (see docs/guide/metrics.md)",
+        describe_sources(a),
+        describe_sources(b)
+    ))
+}
+
 /// `perflab compare` on two results of many benchmarks, matched by name.
 fn compare_families(
     args: &CompareArgs,
@@ -374,6 +404,43 @@ fn compare_families(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn peak_memory_compared_from_two_sources_is_warned_of_naming_both() {
+        fn memory_warning(
+            metric: &str,
+            a: &[PeakMemorySource],
+            b: &[PeakMemorySource],
+        ) -> Option<String> {
+            sides_peak_memory_warning(metric, ("a.json", a), ("b.json", b))
+        }
+        let cgroup: &[PeakMemorySource] = &[PeakMemorySource::Cgroup];
+        let rusage: &[PeakMemorySource] = &[PeakMemorySource::Rusage];
+        let text = memory_warning("peak-memory", cgroup, rusage).unwrap();
+        assert!(
+            text.starts_with(
+                "the baseline's peak memory (a.json) is the process tree's peak cgroup memory charge"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "the candidate's (b.json) the largest process's maximum resident set (rusage)"
+            ),
+            "{text}"
+        );
+        assert_eq!(memory_warning("peak-memory", rusage, rusage), None);
+        assert_eq!(
+            memory_warning("wall", cgroup, rusage),
+            None,
+            "another metric"
+        );
+        assert_eq!(
+            memory_warning("peak-memory", cgroup, &[]),
+            None,
+            "a side that does not say"
+        );
+    }
 
     fn waited(median_share: f64) -> CpuWaitDoc {
         CpuWaitDoc {

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use super::Format;
 use crate::error::{Error, Result};
 use perflab_format::contention::CpuWaitDoc;
+use perflab_format::vocabulary::PeakMemorySource;
 use perflab_store::machine_description::MachineDescription;
 
 /// The samples of one metric of one benchmark.
@@ -29,6 +30,10 @@ pub struct Benchmark {
     /// result's variant): what tells a side measured on a busy machine
     /// from one measured on a quiet one.
     pub cpu_wait: Option<CpuWaitDoc>,
+    /// Where its runs' peak memory was read, each source once, when the
+    /// input says (a perflab result's runs): a cgroup's charge and rusage's
+    /// resident set are not the same figure.
+    pub peak_memory_sources: Vec<PeakMemorySource>,
 }
 
 impl Benchmark {
@@ -51,6 +56,7 @@ impl Benchmark {
             name: name.into(),
             metrics,
             cpu_wait: None,
+            peak_memory_sources: Vec::new(),
         }
     }
 }

@@ -31,6 +31,7 @@ pub use imported::{Benchmark, Imported, Series};
 
 use crate::error::{Error, Result};
 use perflab_format::contention::CpuWaitDoc;
+use perflab_format::vocabulary::PeakMemorySource;
 
 /// One input as given on the command line, read once.
 #[derive(Debug, Clone)]
@@ -275,6 +276,9 @@ pub struct Samples {
     /// How long the runs they come from waited for a CPU, if the source
     /// says (a perflab result's variant).
     pub cpu_wait: Option<CpuWaitDoc>,
+    /// Where the runs they come from read their peak memory, each source
+    /// once; empty where the source does not say.
+    pub peak_memory_sources: Vec<PeakMemorySource>,
 }
 
 /// Reads one series from `PATH[#SELECTOR]`; `metric` picks a metric.
@@ -293,6 +297,7 @@ pub fn one_series(source: &Source, measure: Option<&str>) -> Result<Samples> {
         unit: series.unit.clone(),
         metric,
         cpu_wait: imported.benchmarks[index].cpu_wait.clone(),
+        peak_memory_sources: imported.benchmarks[index].peak_memory_sources.clone(),
     })
 }
 
@@ -304,6 +309,7 @@ pub fn take_one_series(source: &mut Source, measure: Option<&str>) -> Result<Sam
     let benchmark = &mut source.imported.benchmarks[index];
     let name = benchmark.name.clone();
     let cpu_wait = benchmark.cpu_wait.clone();
+    let peak_memory_sources = benchmark.peak_memory_sources.clone();
     let series = benchmark
         .metrics
         .get_mut(metric.as_deref().unwrap_or("value"))
@@ -314,6 +320,7 @@ pub fn take_one_series(source: &mut Source, measure: Option<&str>) -> Result<Sam
         unit: series.unit.clone(),
         metric,
         cpu_wait,
+        peak_memory_sources,
     })
 }
 

@@ -2,6 +2,7 @@
 //! with the result's own metric and every metric of its runs.
 
 use perflab_format::result::ResultDocument;
+use perflab_format::vocabulary::PeakMemorySource;
 
 use super::{Benchmark, Format, Imported, Importer, Input, Series};
 use crate::error::{Error, Result};
@@ -37,6 +38,14 @@ impl Importer for PerflabResult {
                     variant.samples.clone(),
                 );
                 b.cpu_wait = variant.cpu_wait.clone();
+                b.peak_memory_sources = PeakMemorySource::ALL
+                    .iter()
+                    .copied()
+                    .filter(|s| {
+                        let runs = &variant.run_details;
+                        runs.iter().any(|r| r.peak_memory_source == Some(*s))
+                    })
+                    .collect();
                 let mut add = |name: &str, unit: &str, values: Option<Vec<f64>>| {
                     if let Some(values) = values.filter(|v| !v.is_empty()) {
                         b.metrics.entry(name.to_string()).or_insert(Series {

@@ -168,3 +168,56 @@ pub fn placement(pid: u32) -> (String, String) {
         .to_string();
     (read(format!("/proc/{pid}/cpuset")), allowed)
 }
+
+/// Where perflab reads a run's peak memory from a memory cgroup here: the
+/// home of the cgroups it makes for that, v1's memory cgroup of this
+/// process, or `None` for cgroup v2 (whose run cgroups are the
+/// containment's). `Err` says why there is none: not root, no memory
+/// controller for perflab's v2 cgroups and no v1 memory hierarchy.
+pub fn memory_cgroup_here() -> Result<Option<PathBuf>, String> {
+    if !is_root() {
+        return Err("not root: perflab makes no cgroups".into());
+    }
+    let mountinfo = read("/proc/self/mountinfo");
+    let membership = read("/proc/self/cgroup");
+    let mount = |wanted: &dyn Fn(&str, &str) -> bool| {
+        mountinfo.lines().find_map(|line| {
+            let (before, after) = line.split_once(" - ")?;
+            let mut fields = after.split_whitespace();
+            let (kind, options) = (fields.next()?, fields.nth(1)?);
+            wanted(kind, options).then(|| before.split_whitespace().nth(4).map(PathBuf::from))?
+        })
+    };
+    let v2 = mount(&|kind, _| kind == "cgroup2").and_then(|m| {
+        let own = membership.lines().find_map(|l| l.strip_prefix("0::"))?;
+        Some(m.join(own.trim_start_matches('/')))
+    });
+    // perflab turns the controller on for its children where it can: where
+    // its cgroup has it and is the root, or has it on for its children.
+    if let Some(home) = v2 {
+        let has = |file: &str| {
+            read(home.join(file))
+                .split_whitespace()
+                .any(|c| c == "memory")
+        };
+        let root = !home.join("cgroup.type").exists();
+        if has("cgroup.subtree_control") || (root && has("cgroup.controllers")) {
+            return Ok(None);
+        }
+    }
+    let v1 = mount(&|kind, options| kind == "cgroup" && options.split(',').any(|o| o == "memory"));
+    let own = membership.lines().find_map(|line| {
+        let mut fields = line.splitn(3, ':');
+        let (_, controllers, path) = (fields.next()?, fields.next()?, fields.next()?);
+        controllers
+            .split(',')
+            .any(|c| c == "memory")
+            .then_some(path)
+    });
+    match (v1, own) {
+        (Some(mount), Some(own)) => Ok(Some(mount.join(own.trim_start_matches('/')))),
+        _ => Err(
+            "no memory controller for perflab's cgroup v2 and no cgroup v1 memory hierarchy".into(),
+        ),
+    }
+}

@@ -25,7 +25,8 @@ use perflab_format::sweep::{
 };
 use perflab_format::system::{SYSTEM_FORMAT, SettingDoc, SettingState, SystemDocument};
 use perflab_format::vocabulary::{
-    Better, GuardStatus, ResultKind, ResultStatus, StepVerdict, SweepStop, Verdict,
+    Better, GuardStatus, PeakMemorySource, ResultKind, ResultStatus, StepVerdict, SweepStop,
+    Verdict,
 };
 use proptest::collection::{btree_map, vec};
 use proptest::option::of;
@@ -97,10 +98,11 @@ prop_compose! {
     pub fn run()(
         times in vec(num(), 4), exit_code in of(any::<i32>()),
         metrics in btree_map(text(), num(), 0..3),
+        peak_memory_source in of(select(PeakMemorySource::ALL)),
     ) -> RunDoc {
         RunDoc {
             wall_s: times[0], user_s: times[1], sys_s: times[2], peak_memory_kib: times[3],
-            exit_code, metrics,
+            peak_memory_source, exit_code, metrics,
         }
     }
 }

@@ -41,6 +41,7 @@ use crate::page::{ExperimentReport, ReportData};
 use crate::sections::cpu_wait::cpu_wait_lines;
 use crate::sections::duet::duet_line;
 use crate::sections::machine::machine_line;
+use crate::sections::peak_memory;
 use crate::sections::provenance::provenance_line;
 use crate::sections::sampling::SamplingReport;
 use crate::sections::span_grid::span_grid;
@@ -181,6 +182,9 @@ fn result_html(out: &mut dyn Write, result: &ResultDocument) -> fmt::Result {
     }
     for w in result.machine.iter().flat_map(|m| &m.warnings) {
         write!(out, r#"<p class="note">Machine state: {}</p>"#, esc(w))?;
+    }
+    if let Some(line) = peak_memory::document_line(result) {
+        write!(out, r#"<p class="note">{}</p>"#, esc(&line))?;
     }
     if let Some(d) = &result.decision {
         change_chart(out, &result.metric.name, result.metric.better, d)?;

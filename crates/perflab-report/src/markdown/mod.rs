@@ -29,6 +29,7 @@ use crate::page::ReportData;
 use crate::sections::cpu_wait::cpu_wait_lines;
 use crate::sections::guard::GuardWords;
 use crate::sections::machine::machine_state_lines;
+use crate::sections::peak_memory;
 use crate::sections::{decision_sentence, thresholds, value};
 
 /// Renders a Markdown section.
@@ -178,6 +179,9 @@ pub fn write_markdown_body(out: &mut dyn Write, doc: &ResultDocument) -> fmt::Re
         }
     }
     for line in cpu_wait_lines(doc) {
+        writeln!(out, "\n{}", cell(&line))?;
+    }
+    if let Some(line) = peak_memory::document_line(doc) {
         writeln!(out, "\n{}", cell(&line))?;
     }
     for w in &doc.warnings {

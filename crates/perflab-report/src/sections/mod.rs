@@ -9,6 +9,7 @@ pub mod guard;
 pub mod history;
 pub mod instructions;
 pub mod machine;
+pub mod peak_memory;
 pub mod probes;
 pub mod provenance;
 pub mod sampling;

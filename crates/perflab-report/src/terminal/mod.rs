@@ -27,6 +27,7 @@ use crate::sections::cpu_wait::cpu_wait_lines;
 use crate::sections::duet::duet_line;
 use crate::sections::guard::GuardWords;
 use crate::sections::machine::machine_state_lines;
+use crate::sections::peak_memory;
 use crate::sections::{decision_sentence, value};
 use crate::units::format_value;
 
@@ -109,6 +110,9 @@ impl Render for TerminalReport {
             writeln!(out, "  {}", duet_line(duet))?;
         }
         for line in cpu_wait_lines(doc) {
+            writeln!(out, "  {line}")?;
+        }
+        if let Some(line) = peak_memory::document_line(doc) {
             writeln!(out, "  {line}")?;
         }
         warnings_terminal(out, &doc.warnings)?;
@@ -217,6 +221,10 @@ pub fn write_other_metrics(
             values.len(),
             runs.len()
         )?;
+    }
+    let sources = runs.iter().map(|r| r.containment.peak_memory_source);
+    if let Some(line) = peak_memory::source_line(sources) {
+        writeln!(out, "  {line}")?;
     }
     Ok(())
 }

@@ -6,6 +6,7 @@ use std::fmt::{self, Write};
 
 use perflab_runner::{RunOutcome, builtin_metric};
 
+use crate::sections::peak_memory::{PEAK_MEMORY, source_line};
 use crate::units::format_value;
 
 /// Metrics every run has.
@@ -42,6 +43,8 @@ pub fn write_side_by_side(
             .into_iter()
             .filter(|(n, _)| !ALWAYS.contains(&n.as_str())),
     );
+    let shows_memory =
+        order.iter().any(|(name, _)| name == PEAK_MEMORY) && decided_on != PEAK_MEMORY;
     let rows: Vec<_> = order
         .into_iter()
         .filter(|(name, _)| name != decided_on)
@@ -113,6 +116,13 @@ pub fn write_side_by_side(
             w2 = widths[2],
             w3 = widths[3],
         )?;
+    }
+    let sources = runs
+        .iter()
+        .flat_map(|r| r.iter())
+        .map(|r| r.containment.peak_memory_source);
+    if let Some(line) = source_line(sources).filter(|_| shows_memory) {
+        writeln!(out, "    {line}")?;
     }
     Ok(())
 }

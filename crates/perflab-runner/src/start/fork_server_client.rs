@@ -11,6 +11,7 @@
 //! died. A server that died or misbehaved is marked broken, the run fails
 //! with an error saying so, and the next run starts a new server.
 
+use std::ffi::CStr;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
@@ -22,6 +23,7 @@ use crate::error::{Error, Result};
 use crate::pidfd;
 use crate::protocol::{ExecReport, Reply};
 use crate::seqpacket::{self, Received};
+use crate::start::forked_by_perflab::enter_cgroup;
 use crate::start::run_stdio::RunStdio;
 use crate::start::spawn_error::spawn_error;
 
@@ -52,8 +54,10 @@ pub(crate) struct ServedRun<'a> {
 }
 
 impl ForkServer {
-    /// Starts `exec --serve`.
-    pub(crate) fn start(exec: &Path) -> Result<Self> {
+    /// Starts `exec --serve`, in the v1 memory cgroup whose `cgroup.procs`
+    /// is `memory_procs`, if any: the runs it forks are then born there,
+    /// without a move of their own (see the `memory_peak` module).
+    pub(crate) fn start(exec: &Path, memory_procs: Option<&CStr>) -> Result<Self> {
         let io = |source| Error::Io {
             path: exec.to_path_buf(),
             source,
@@ -80,6 +84,13 @@ impl ForkServer {
                 }
                 Ok(())
             });
+        }
+        if let Some(procs) = memory_procs.map(CStr::to_owned) {
+            // SAFETY: the hook makes async-signal-safe system calls on a
+            // path prepared before the fork.
+            unsafe {
+                command.pre_exec(move || enter_cgroup(&procs));
+            }
         }
         let process = command.spawn().map_err(io)?;
         Ok(Self {

@@ -35,13 +35,15 @@ pub(crate) struct LocalRun {
 }
 
 impl LocalRun {
-    /// Starts `argv`, in the cgroup whose `cgroup.procs` is given if any;
-    /// returns the run and the read ends of its stdout and stderr.
+    /// Starts `argv`, in the cgroup whose `cgroup.procs` is given if any,
+    /// and in the v1 memory cgroup whose `cgroup.procs` is `memory_procs`
+    /// if any; returns the run and the read ends of its stdout and stderr.
     pub(crate) fn spawn(
         spec: &RunSpec,
         argv: &[String],
         counters: Option<&PerfEventSet>,
         cgroup_procs: Option<&CStr>,
+        memory_procs: Option<&CStr>,
     ) -> Result<(Self, Vec<OwnedFd>)> {
         let mut report = match installed_perflab_exec() {
             Some(_) => Some(ReportPipe::new().map_err(|source| Error::Io {
@@ -53,7 +55,7 @@ impl LocalRun {
         let report_fd = report.as_ref().map(ReportPipe::write_fd);
         let stdio = RunStdio::open(&spec.output)?;
         let [stdout, stderr] = stdio.write;
-        let mut command = build_command(spec, argv, report_fd, cgroup_procs);
+        let mut command = build_command(spec, argv, report_fd, cgroup_procs, memory_procs);
         command.stdout(stdout).stderr(stderr);
         let attaching = counters
             .map(|set| set.attach_to(&mut command))
@@ -161,13 +163,18 @@ fn try_reap(pid: libc::pid_t) -> Result<Option<(libc::c_int, libc::rusage)>> {
 
 /// The command to spawn: through `perflab-exec` when there is a report to
 /// write (it moves the command into the cgroup), else directly (then peak
-/// memory includes perflab's own size at the fork, a Linux accounting
-/// effect, and the command moves itself into the cgroup).
+/// memory, where rusage gives it, includes perflab's own size at the fork,
+/// a Linux accounting effect, and the command moves itself into the
+/// cgroup). Either process enters the v1 memory cgroup `memory_procs`
+/// before its exec: a one-shot `perflab-exec` there forks the command
+/// into it outside the run's wall time, and its own pages count with the
+/// run's; a command forked directly pays for its move in its wall time.
 fn build_command(
     spec: &RunSpec,
     argv: &[String],
     report: Option<RawFd>,
     cgroup_procs: Option<&CStr>,
+    memory_procs: Option<&CStr>,
 ) -> Command {
     let mut enters_cgroup = None;
     let mut command = match (installed_perflab_exec(), report) {
@@ -209,7 +216,10 @@ fn build_command(
             command.pre_exec(move || pin_to(&mask));
         }
     }
-    if let Some(procs) = enters_cgroup {
+    for procs in enters_cgroup
+        .into_iter()
+        .chain(memory_procs.map(CStr::to_owned))
+    {
         // SAFETY: the hook makes async-signal-safe system calls on a path
         // prepared before the fork.
         unsafe {
@@ -220,7 +230,7 @@ fn build_command(
 }
 
 /// Moves the calling process into the cgroup whose `cgroup.procs` this is.
-fn enter_cgroup(procs: &CString) -> std::io::Result<()> {
+pub(crate) fn enter_cgroup(procs: &CString) -> std::io::Result<()> {
     // SAFETY: open, write and close of a NUL-terminated path and a static byte.
     unsafe {
         let fd = libc::open(procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
@@ -261,7 +271,7 @@ mod tests {
             output: Default::default(),
         };
         let argv = ["sh".to_string(), "-c".into(), text.into()];
-        let (mut run, mut pipes) = LocalRun::spawn(&spec, &argv, None, None).unwrap();
+        let (mut run, mut pipes) = LocalRun::spawn(&spec, &argv, None, None, None).unwrap();
         let mut out = String::new();
         std::fs::File::from(pipes.remove(0))
             .read_to_string(&mut out)

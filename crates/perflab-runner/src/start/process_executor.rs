@@ -11,7 +11,9 @@
 //! module): its CPU wait and the CPU time of its whole tree are read from
 //! it, and what the command leaves running is ended (or, with
 //! `keep_children`, moved out) the moment the command is reaped, so that
-//! a child holding the output pipes does not hold up the run either.
+//! a child holding the output pipes does not hold up the run either. Its
+//! peak memory is its memory cgroup's peak charge where it has one (see
+//! the `memory_peak` module), else rusage's.
 //!
 //! One thread does everything: it polls the two output pipes and one
 //! descriptor that becomes readable when the run ends (the server's socket,
@@ -27,6 +29,7 @@ use std::time::{Duration, Instant};
 use crate::containment::{Readings, RunCgroup};
 use crate::error::{Error, Result};
 use crate::interrupt::interrupted;
+use crate::memory_peak::MemoryCgroup;
 use crate::perf_events::{PerfEventSet, perf_event_metric};
 use crate::protocol::ExecReport;
 use crate::start::fork_server_client::{ForkServer, ServedRun};
@@ -37,7 +40,7 @@ use crate::start::spawn_error::spawn_error;
 use crate::streams::{Stream, poll_once};
 use crate::{
     CPU_WAIT, CPU_WAIT_FULL, CommandLine, Containment, Executor, ExitState, MetricValue,
-    RunOutcome, RunSpec, WaitSource,
+    PeakMemorySource, RunOutcome, RunSpec, WaitSource,
 };
 
 /// How often the loop wakes up to look at the timeout and the Ctrl-C flag.
@@ -54,6 +57,11 @@ pub struct ProcessExecutor {
     counters: Option<PerfEventSet>,
     /// Started on the first run that can use it.
     server: Option<ForkServer>,
+    /// The memory cgroup whose peak is every run's peak memory, found or
+    /// made on the first run; `Some(None)` where there is none. After
+    /// `server`, which may live in it and must be gone before it is
+    /// removed, and before `cgroup`, whose files it may hold open.
+    memory: Option<Option<MemoryCgroup>>,
     /// The cgroup every run is contained in, made on the first run;
     /// `Some(None)` where none can be made here.
     cgroup: Option<Option<RunCgroup>>,
@@ -73,16 +81,18 @@ impl ProcessExecutor {
 }
 
 /// Starts the run, through the fork server where it can, in the cgroup
-/// whose `cgroup.procs` is given, if any.
+/// whose `cgroup.procs` is given, if any, and in the v1 memory cgroup
+/// whose `cgroup.procs` is `memory_procs`, if any.
 fn start<'s>(
     server: &'s mut Option<ForkServer>,
     counters: Option<&PerfEventSet>,
     spec: &RunSpec,
     argv: &[String],
     cgroup_procs: Option<&CStr>,
+    memory_procs: Option<&CStr>,
 ) -> Result<(Started<'s>, Vec<OwnedFd>)> {
     let local = |counters| {
-        let (run, pipes) = LocalRun::spawn(spec, argv, counters, cgroup_procs)?;
+        let (run, pipes) = LocalRun::spawn(spec, argv, counters, cgroup_procs, memory_procs)?;
         Ok((Started::Local(run), pipes))
     };
     let exec = match (installed_perflab_exec(), counters) {
@@ -97,7 +107,7 @@ fn start<'s>(
     }
     let server = match server {
         Some(server) => server,
-        empty => empty.insert(ForkServer::start(exec)?),
+        empty => empty.insert(ForkServer::start(exec, memory_procs)?),
     };
     let (run, pipes) = server.launch(spec, &request)?;
     Ok((Started::Served(run), pipes))
@@ -145,11 +155,24 @@ impl Executor for ProcessExecutor {
     fn execute(&mut self, spec: &RunSpec) -> Result<RunOutcome> {
         let argv = argv(spec)?;
         let cgroup = self.cgroup.get_or_insert_with(RunCgroup::create).as_ref();
+        let memory = self
+            .memory
+            .get_or_insert_with(|| MemoryCgroup::for_runs(cgroup.map(RunCgroup::dir)))
+            .as_ref();
         let last = self.last_readings.take();
         let before = cgroup.map(|c| last.unwrap_or_else(|| c.readings()));
+        let memory_reset = memory.filter(|m| m.reset());
         let started_at = Instant::now();
         let procs = cgroup.map(RunCgroup::procs);
-        let (mut run, pipes) = start(&mut self.server, self.counters.as_ref(), spec, &argv, procs)?;
+        let memory_procs = memory.and_then(MemoryCgroup::procs);
+        let (mut run, pipes) = start(
+            &mut self.server,
+            self.counters.as_ref(),
+            spec,
+            &argv,
+            procs,
+            memory_procs,
+        )?;
         let mut streams: Vec<Stream> = pipes.into_iter().map(Stream::new).collect();
         let watched = watch(&mut run, &mut streams, spec, started_at, cgroup);
         let counters = match run {
@@ -174,6 +197,7 @@ impl Executor for ProcessExecutor {
         }
         let after = cgroup.map(RunCgroup::readings);
         self.last_readings = after;
+        let memory_peak_kib = memory_reset.and_then(MemoryCgroup::peak_kib);
         let contained = before
             .zip(after)
             .map(|(before, after)| before.until(&after));
@@ -215,7 +239,7 @@ impl Executor for ProcessExecutor {
             wall_s: report.wall_ns as f64 / 1e9,
             user_s: cpu_us(contained.user_us, report.user_us) / 1e6,
             sys_s: cpu_us(contained.system_us, report.sys_us) / 1e6,
-            peak_memory_kib: report.peak_memory_kib as f64,
+            peak_memory_kib: memory_peak_kib.unwrap_or(report.peak_memory_kib as f64),
             exit,
             metrics,
             unreadable_metrics,
@@ -225,6 +249,11 @@ impl Executor for ProcessExecutor {
             containment: Containment {
                 wait_source,
                 left_running,
+                peak_memory_source: Some(if memory_peak_kib.is_some() {
+                    PeakMemorySource::Cgroup
+                } else {
+                    PeakMemorySource::Rusage
+                }),
             },
         })
     }
