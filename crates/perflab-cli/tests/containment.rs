@@ -11,6 +11,7 @@ use std::path::Path;
 use std::process::Command;
 
 use common::burners::Burners;
+use common::machine::assert_no_cgroup_of_an_exited_perflab;
 use common::{Scratch, stdout_of_success};
 
 /// The pids a command appended to `children.txt`, one per run.
@@ -278,17 +279,5 @@ fn run_cgroups_are_removed_when_perflab_is_done() {
     let own = own.lines().find_map(|l| l.strip_prefix("0::")).unwrap();
     let home = Path::new(&mount).join(own.trim_start_matches('/'));
     // perflab's pid is gone; no cgroup of a perflab that is not running is left.
-    for entry in std::fs::read_dir(&home).unwrap().flatten() {
-        let name = entry.file_name().to_string_lossy().to_string();
-        if let Some(pid) = name
-            .strip_prefix("perflab-")
-            .and_then(|rest| rest.split('-').next())
-            .and_then(|p| p.parse::<u32>().ok())
-        {
-            assert!(
-                Path::new(&format!("/proc/{pid}")).exists(),
-                "{name} was left behind by a perflab that exited"
-            );
-        }
-    }
+    assert_no_cgroup_of_an_exited_perflab(&home);
 }

@@ -7,9 +7,7 @@
 
 mod common;
 
-use std::path::Path;
-
-use common::machine::memory_cgroup_here;
+use common::machine::{assert_no_cgroup_of_an_exited_perflab, memory_cgroup_here};
 use common::{Scratch, stdout_of_success};
 
 /// 64 MiB, in KiB.
@@ -85,7 +83,7 @@ fn a_pipeline_s_peak_memory_from_its_memory_cgroup_is_both_processes_at_once() {
         "{stdout}"
     );
     if let Some(home) = home {
-        assert_no_memory_cgroup_left_behind(&home);
+        assert_no_cgroup_of_an_exited_perflab(&home);
     }
 }
 
@@ -170,21 +168,4 @@ fn compare_of_peak_memory_read_from_a_cgroup_and_from_rusage_warns_naming_both()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(!stdout.contains("peak memory ("), "{stdout}");
-}
-
-/// No memory cgroup of a perflab that exited is left under `home`.
-fn assert_no_memory_cgroup_left_behind(home: &Path) {
-    for entry in std::fs::read_dir(home).unwrap().flatten() {
-        let name = entry.file_name().to_string_lossy().to_string();
-        if let Some(pid) = name
-            .strip_prefix("perflab-")
-            .and_then(|rest| rest.split('-').next())
-            .and_then(|p| p.parse::<u32>().ok())
-        {
-            assert!(
-                Path::new(&format!("/proc/{pid}")).exists(),
-                "{name} was left behind by a perflab that exited"
-            );
-        }
-    }
 }

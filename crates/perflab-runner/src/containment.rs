@@ -127,7 +127,7 @@ impl RunCgroup {
         let home = own_cgroup_dir()?;
         static STALE_REMOVED: std::sync::Once = std::sync::Once::new();
         STALE_REMOVED.call_once(|| remove_stale(&home));
-        crate::memory_peak::enable_memory_controller(&home);
+        enable_memory_controller(&home);
         let dir = home.join(new_name());
         fs::create_dir(&dir).ok()?;
         let procs = CString::new(dir.join("cgroup.procs").as_os_str().as_bytes()).ok()?;
@@ -219,6 +219,21 @@ impl Drop for RunCgroup {
         self.end_all();
         self.files = None; // an open file of a cgroup keeps it from going
         let _ = fs::remove_dir(&self.dir);
+    }
+}
+
+/// Turns the memory controller on for the children of perflab's own v2
+/// cgroup `home`, where its parent gave it the controller and it is not
+/// on yet. The kernel refuses where `home` holds processes and is not the
+/// root, and that is left at that: runs then have no memory peak of their
+/// v2 cgroup (the `memory_peak` module looks for one in each run cgroup).
+fn enable_memory_controller(home: &Path) {
+    let has = |file: &str| {
+        fs::read_to_string(home.join(file))
+            .is_ok_and(|text| text.split_whitespace().any(|c| c == "memory"))
+    };
+    if has("cgroup.controllers") && !has("cgroup.subtree_control") {
+        let _ = fs::write(home.join("cgroup.subtree_control"), "+memory");
     }
 }
 

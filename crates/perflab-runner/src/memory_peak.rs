@@ -190,21 +190,6 @@ fn open_read_write(path: &Path) -> Option<fs::File> {
         .ok()
 }
 
-/// Turns the memory controller on for the children of perflab's own v2
-/// cgroup `home`, where its parent gave it the controller and it is not
-/// on yet. The kernel refuses where `home` holds processes and is not the
-/// root, and that is left at that: runs then have no memory peak of their
-/// v2 cgroup.
-pub(crate) fn enable_memory_controller(home: &Path) {
-    let has = |file: &str| {
-        fs::read_to_string(home.join(file))
-            .is_ok_and(|text| text.split_whitespace().any(|c| c == "memory"))
-    };
-    if has("cgroup.controllers") && !has("cgroup.subtree_control") {
-        let _ = fs::write(home.join("cgroup.subtree_control"), "+memory");
-    }
-}
-
 /// Where cgroup v1's memory hierarchy is mounted, from
 /// `/proc/self/mountinfo`: a `cgroup` file system whose super options
 /// (after the ` - ` separator: type, source, options) name `memory`.

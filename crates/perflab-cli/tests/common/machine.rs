@@ -221,3 +221,22 @@ pub fn memory_cgroup_here() -> Result<Option<PathBuf>, String> {
         ),
     }
 }
+
+/// Asserts that no `perflab-PID-N` cgroup under `home` belongs to a perflab
+/// that is no longer running: each is removed by its perflab, or by the
+/// next one.
+pub fn assert_no_cgroup_of_an_exited_perflab(home: &Path) {
+    for entry in std::fs::read_dir(home).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        if let Some(pid) = name
+            .strip_prefix("perflab-")
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|p| p.parse::<u32>().ok())
+        {
+            assert!(
+                Path::new(&format!("/proc/{pid}")).exists(),
+                "{name} was left behind by a perflab that exited"
+            );
+        }
+    }
+}
