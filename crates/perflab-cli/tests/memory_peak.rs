@@ -169,3 +169,39 @@ fn compare_of_peak_memory_read_from_a_cgroup_and_from_rusage_warns_naming_both()
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(!stdout.contains("peak memory ("), "{stdout}");
 }
+
+#[test]
+fn an_a_b_guarded_on_peak_memory_says_once_where_its_peak_memory_was_read() {
+    let s = Scratch::new();
+    let out = s
+        .perflab()
+        .args([
+            "ab",
+            "--no-shell",
+            "--guard",
+            "peak-memory:10%",
+            "--min-runs",
+            "3",
+            "--max-runs",
+            "3",
+            "--warmup",
+            "0",
+            "--max-cpu-wait",
+            "off",
+            "true",
+            "true",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        matches!(out.status.code(), Some(0 | 3 | 4)),
+        "perflab ab failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = stdout
+        .lines()
+        .filter(|line| line.trim_start().starts_with("peak memory: "))
+        .count();
+    assert_eq!(said, 1, "{stdout}");
+}

@@ -13,6 +13,7 @@ use crate::progress::progress_for;
 use crate::result_document::ab_document;
 use crate::revisions::prepare_revision_variants;
 use perflab_format::result::ResultDocument;
+use perflab_report::sections::peak_memory;
 use perflab_report::{Render, TerminalReport, side_by_side, write_requested};
 use perflab_store::Store;
 
@@ -107,7 +108,12 @@ fn finish(
     let names = [exp.variants[0].name.as_str(), exp.variants[1].name.as_str()];
     print!(
         "{}",
-        side_by_side(names, [&ab.runs[0], &ab.runs[1]], &exp.metric.name)
+        side_by_side(
+            names,
+            [&ab.runs[0], &ab.runs[1]],
+            &exp.metric.name,
+            peak_memory::document_line(&doc).is_some(),
+        )
     );
     if let Some(extra) = extra {
         print!("{extra}");

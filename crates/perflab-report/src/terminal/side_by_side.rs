@@ -16,11 +16,15 @@ const ALWAYS: [&str; 4] = ["wall", "cpu", "peak-memory", "instructions"];
 /// from A (`B / A - 1`, not oriented: the sign says which is larger). The
 /// decision metric is left out: the decision above reports it with its
 /// interval. Each median rests on the runs counted in its column header.
+/// Under the table, where peak memory has a row, a line says where it was
+/// read, unless `memory_source_said`: the report above already said it
+/// (its decision or a guard is about peak memory), and once is enough.
 pub fn write_side_by_side(
     out: &mut dyn Write,
     names: [&str; 2],
     runs: [&[RunOutcome]; 2],
     decided_on: &str,
+    memory_source_said: bool,
 ) -> fmt::Result {
     let mut metrics: BTreeMap<String, String> = BTreeMap::new();
     for run in runs.iter().flat_map(|r| r.iter()) {
@@ -43,8 +47,9 @@ pub fn write_side_by_side(
             .into_iter()
             .filter(|(n, _)| !ALWAYS.contains(&n.as_str())),
     );
-    let shows_memory =
-        order.iter().any(|(name, _)| name == PEAK_MEMORY) && decided_on != PEAK_MEMORY;
+    let shows_memory = order.iter().any(|(name, _)| name == PEAK_MEMORY)
+        && decided_on != PEAK_MEMORY
+        && !memory_source_said;
     let rows: Vec<_> = order
         .into_iter()
         .filter(|(name, _)| name != decided_on)
@@ -128,8 +133,15 @@ pub fn write_side_by_side(
 }
 
 /// [`write_side_by_side`] as a `String`.
-pub fn side_by_side(names: [&str; 2], runs: [&[RunOutcome]; 2], decided_on: &str) -> String {
-    crate::render_to_string(|out| write_side_by_side(out, names, runs, decided_on))
+pub fn side_by_side(
+    names: [&str; 2],
+    runs: [&[RunOutcome]; 2],
+    decided_on: &str,
+    memory_source_said: bool,
+) -> String {
+    crate::render_to_string(|out| {
+        write_side_by_side(out, names, runs, decided_on, memory_source_said)
+    })
 }
 
 #[cfg(test)]
@@ -155,7 +167,7 @@ mod tests {
                 unit: String::new(),
             },
         );
-        let text = side_by_side(["A", "B"], [&[a], &[b]], "wall");
+        let text = side_by_side(["A", "B"], [&[a], &[b]], "wall", false);
         assert!(!text.contains("wall"), "{text}");
         assert!(text.contains("counter.page-faults"), "{text}");
         assert!(text.contains("+50.0%"), "{text}");
@@ -175,7 +187,7 @@ mod tests {
                 },
             );
         }
-        let text = side_by_side(["baseline", "fast"], [&[a], &[b]], "wall");
+        let text = side_by_side(["baseline", "fast"], [&[a], &[b]], "wall", false);
         let lines: Vec<&str> = text.lines().skip(1).collect();
         let width = lines[0].chars().count();
         assert!(
