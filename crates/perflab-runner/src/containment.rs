@@ -91,6 +91,21 @@ pub(crate) fn read_whole(file: &fs::File) -> String {
     String::from_utf8_lossy(&text).into_owned()
 }
 
+/// A kernel-generated file written in one piece (`cpu.stat`,
+/// `cpu.pressure`, a memory peak), read from its start in one read, which
+/// saves the read that would find its end: the kernel writes such a file
+/// whole into a buffer it fits in. Files of one line per item, such as
+/// `cgroup.procs`, may come in several reads: use [`read_whole`] for those.
+pub(crate) fn read_one_piece(file: &fs::File) -> String {
+    use std::os::unix::fs::FileExt;
+    let mut buffer = [0u8; 4096];
+    match file.read_at(&mut buffer, 0) {
+        Ok(n) if n < buffer.len() => String::from_utf8_lossy(&buffer[..n]).into_owned(),
+        Ok(_) => read_whole(file),
+        Err(_) => String::new(),
+    }
+}
+
 /// The cumulative counters of a run cgroup at one moment, in microseconds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Readings {
@@ -156,7 +171,7 @@ impl RunCgroup {
     /// The counters now.
     pub(crate) fn readings(&self) -> Readings {
         let (pressure, stat) = match &self.files {
-            Some(files) => (read_whole(&files.pressure), read_whole(&files.stat)),
+            Some(files) => (read_one_piece(&files.pressure), read_one_piece(&files.stat)),
             None => (String::new(), String::new()),
         };
         let (wait_some_us, wait_full_us) = pressure_totals(&pressure);

@@ -70,7 +70,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use crate::containment::{cgroups_refused, new_name, read_whole, remove_stale};
+use crate::containment::{cgroups_refused, new_name, read_one_piece, remove_stale};
 
 /// A memory cgroup that holds one run at a time, and the open files its
 /// peak is read from.
@@ -158,7 +158,7 @@ impl MemoryCgroup {
 
     /// The peak since the last reset, in bytes.
     fn peak_bytes(&self) -> Option<u64> {
-        parse_bytes(&read_whole(&self.peak))
+        parse_bytes(&read_one_piece(&self.peak))
     }
 
     /// The peak since the last reset, in KiB: the run's, after it.

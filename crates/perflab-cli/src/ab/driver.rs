@@ -195,7 +195,6 @@ impl AbState<'_> {
         // The stats crate's procedure decides; this loop only makes the runs
         // and stops where it says (or where the user or the clock does).
         let mut decider = Decider::new(self.exp)?;
-        let mut evaluation = None;
         for iteration in 0..self.exp.limits.max_runs {
             match self
                 .quiet
@@ -224,19 +223,20 @@ impl AbState<'_> {
                 };
                 return Ok((stop, Some(stopped)));
             }
-            evaluation = decider.now(self.pairs())?;
-            progress.update(
-                pairs,
-                self.exp.limits.max_runs,
-                evaluation
-                    .as_ref()
+            // The evaluation so far sorts every pair: made only for a
+            // display that will show it, and at a stop, not after every pair.
+            let so_far = match progress.shows_decision() {
+                true => decider
+                    .now(self.pairs())?
                     .map(|e| e.so_far(self.exp.metric.better)),
-            );
+                false => None,
+            };
+            progress.update(pairs, self.exp.limits.max_runs, so_far);
             if self.exp.limits.out_of_time(started.elapsed()) && pairs >= 2 {
-                return Ok((StopReason::MaxTime, evaluation));
+                return Ok((StopReason::MaxTime, decider.now(self.pairs())?));
             }
         }
-        Ok((StopReason::MaxRuns, evaluation))
+        Ok((StopReason::MaxRuns, decider.now(self.pairs())?))
     }
 
     /// The runs of both variants, as pairs go (a block may be half done).

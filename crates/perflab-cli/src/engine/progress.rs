@@ -20,6 +20,12 @@ pub struct DecisionSoFar {
 pub trait Progress {
     /// `done` of at most `total` steps are finished; `decision` is the latest decision state.
     fn update(&mut self, done: usize, total: usize, decision: Option<DecisionSoFar>);
+    /// Whether the next [`update`](Progress::update) would show a decision
+    /// given to it: an engine works the decision so far out only then, since
+    /// that costs more than a run of a fast command.
+    fn shows_decision(&mut self) -> bool {
+        true
+    }
     /// The work is over.
     fn finish(&mut self);
     /// A line about the experiment under way (what it waits for); on
@@ -119,6 +125,9 @@ pub struct NoProgress;
 
 impl Progress for NoProgress {
     fn update(&mut self, _: usize, _: usize, _: Option<DecisionSoFar>) {}
+    fn shows_decision(&mut self) -> bool {
+        false
+    }
     fn finish(&mut self) {}
 }
 

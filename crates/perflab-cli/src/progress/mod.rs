@@ -17,7 +17,14 @@ use perflab_format::change_words::ChangeWords;
 /// A progress bar on stderr.
 pub struct TerminalProgress {
     bar: ProgressBar,
+    /// When the decision was last shown: it is shown anew at most every
+    /// [`DECISION_EVERY`].
+    decision_shown: Option<std::time::Instant>,
 }
+
+/// How often the bar's decision is brought up to date: faster than anyone
+/// reads, slower than runs of a fast command end.
+const DECISION_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
 
 impl TerminalProgress {
     /// A bar for `total` steps labelled `what`; `None` when stderr is not a
@@ -35,7 +42,10 @@ impl TerminalProgress {
         );
         bar.set_prefix(what.to_string());
         bar.enable_steady_tick(std::time::Duration::from_millis(200));
-        Some(Self { bar })
+        Some(Self {
+            bar,
+            decision_shown: None,
+        })
     }
 }
 
@@ -53,6 +63,16 @@ impl Progress for TerminalProgress {
             self.bar
                 .set_message(format!("B relative to A {} {}", change.cell(), e.verdict));
         }
+    }
+
+    fn shows_decision(&mut self) -> bool {
+        let due = self
+            .decision_shown
+            .is_none_or(|at| at.elapsed() >= DECISION_EVERY);
+        if due {
+            self.decision_shown = Some(std::time::Instant::now());
+        }
+        due
     }
 
     fn finish(&mut self) {

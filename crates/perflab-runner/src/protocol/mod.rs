@@ -14,13 +14,16 @@
 //!   CPUs to pin the command to, as a CPU list (`0-1,4`), `G` the
 //!   `cgroup.procs` file of the run's own cgroup, which the command enters
 //!   before its exec (without it, the server reads the command's run delay
-//!   from `/proc/PID/schedstat` before reaping it). Three
+//!   from `/proc/PID/schedstat` before reaping it), `M` (empty) when perflab
+//!   reads the run's peak memory from a cgroup, not from rusage, so that the
+//!   server may start the command sharing its memory until the exec, as
+//!   vfork does (without it, the server forks; see `spawn::start`). Three
 //!   descriptors ride along (SCM_RIGHTS): the command's stdin, stdout,
 //!   stderr. At most [`MAX_REQUEST`] bytes.
-//! - reply `perflab-exec/2 pid PID`: the command runs in its own process
+//! - reply `perflab-exec/3 pid PID`: the command runs in its own process
 //!   group PID (perflab kills it there at a timeout or on Ctrl-C), then,
 //!   once it is reaped, the [`ExecReport`] line.
-//! - or reply `perflab-exec/2 error ERRNO`: nothing was started.
+//! - or reply `perflab-exec/3 error ERRNO`: nothing was started.
 //!
 //! End of file on the socket (perflab exited) ends the server. A hang-up
 //! during a run (perflab ended, even by `kill -9`) makes the server end
@@ -29,7 +32,7 @@
 //! same when the read end of its report pipe closes.
 
 /// The first field of every request and the first word of every reply.
-pub const VERSION: &str = "perflab-exec/2";
+pub const VERSION: &str = "perflab-exec/3";
 
 /// The first word of a report line.
 pub(crate) const REPORT_VERSION: &str = "perflab-exec/1";
@@ -58,6 +61,8 @@ pub struct Request<'a> {
     pub cpus: Option<&'a [u8]>,
     /// The `cgroup.procs` file of the run's cgroup, if it has one.
     pub cgroup_procs: Option<&'a [u8]>,
+    /// perflab reads the run's peak memory from a cgroup, not from rusage.
+    pub peak_memory_from_cgroup: bool,
 }
 
 impl<'a> Request<'a> {
@@ -71,7 +76,8 @@ impl<'a> Request<'a> {
             .chain(self.env.iter().map(|e| (b'E', *e)))
             .chain(self.cwd.map(|d| (b'D', d)))
             .chain(self.cpus.map(|c| (b'C', c)))
-            .chain(self.cgroup_procs.map(|g| (b'G', g)));
+            .chain(self.cgroup_procs.map(|g| (b'G', g)))
+            .chain(self.peak_memory_from_cgroup.then_some((b'M', &b""[..])));
         for (tag, bytes) in tagged {
             if bytes.contains(&0) {
                 return Err(NulByte);
@@ -98,6 +104,7 @@ impl<'a> Request<'a> {
                 Some((b'D', dir)) => request.cwd = Some(dir),
                 Some((b'C', cpus)) => request.cpus = Some(cpus),
                 Some((b'G', procs)) => request.cgroup_procs = Some(procs),
+                Some((b'M', [])) => request.peak_memory_from_cgroup = true,
                 None => {} // after the last NUL
                 Some(_) => return None,
             }

@@ -10,11 +10,14 @@ use crate::protocol::Request;
 use crate::start::spawn_error::spawn_error;
 
 /// The request for one run, or `None` when it is too large for the server;
-/// `cgroup_procs` is the run cgroup's `cgroup.procs`, if it has one.
+/// `cgroup_procs` is the run cgroup's `cgroup.procs`, if it has one, and
+/// `peak_memory_from_cgroup` says that the run's peak memory is read from a
+/// memory cgroup, not from rusage.
 pub(crate) fn request(
     spec: &RunSpec,
     argv: &[String],
     cgroup_procs: Option<&std::ffi::CStr>,
+    peak_memory_from_cgroup: bool,
 ) -> Result<Option<Vec<u8>>> {
     let profile = spec
         .profile_path
@@ -33,6 +36,7 @@ pub(crate) fn request(
         cwd: spec.cwd.as_ref().map(|dir| dir.as_os_str().as_bytes()),
         cpus: cpus.as_deref().map(str::as_bytes),
         cgroup_procs: cgroup_procs.map(std::ffi::CStr::to_bytes),
+        peak_memory_from_cgroup,
     };
     request.encode().map_err(|nul| {
         let e = std::io::Error::new(std::io::ErrorKind::InvalidInput, nul);
@@ -49,7 +53,7 @@ mod tests {
     use crate::{CommandLine, MetricExtractor};
 
     fn request_for(spec: &RunSpec, argv: &[String]) -> Result<Option<Vec<u8>>> {
-        request(spec, argv, None)
+        request(spec, argv, None, false)
     }
 
     fn spec(command: &str) -> RunSpec {
@@ -72,7 +76,7 @@ mod tests {
         let bytes = request_for(&spec("true"), &argv).unwrap().unwrap();
         let fields: Vec<&[u8]> = bytes.split(|&b| b == 0).collect();
         let expected: [&[u8]; 8] = [
-            b"perflab-exec/2",
+            b"perflab-exec/3",
             b"Ash",
             b"A-c",
             b"Atrue",

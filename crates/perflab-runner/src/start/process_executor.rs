@@ -82,7 +82,8 @@ impl ProcessExecutor {
 
 /// Starts the run, through the fork server where it can, in the cgroup
 /// whose `cgroup.procs` is given, if any, and in the v1 memory cgroup
-/// whose `cgroup.procs` is `memory_procs`, if any.
+/// whose `cgroup.procs` is `memory_procs`, if any; `peak_memory_from_cgroup`
+/// says that its peak memory is read from a memory cgroup.
 fn start<'s>(
     server: &'s mut Option<ForkServer>,
     counters: Option<&PerfEventSet>,
@@ -90,6 +91,7 @@ fn start<'s>(
     argv: &[String],
     cgroup_procs: Option<&CStr>,
     memory_procs: Option<&CStr>,
+    peak_memory_from_cgroup: bool,
 ) -> Result<(Started<'s>, Vec<OwnedFd>)> {
     let local = |counters| {
         let (run, pipes) = LocalRun::spawn(spec, argv, counters, cgroup_procs, memory_procs)?;
@@ -99,7 +101,9 @@ fn start<'s>(
         (Some(exec), None) => exec,
         (_, counters) => return local(counters),
     };
-    let Some(request) = fork_server_request::request(spec, argv, cgroup_procs)? else {
+    let Some(request) =
+        fork_server_request::request(spec, argv, cgroup_procs, peak_memory_from_cgroup)?
+    else {
         return local(None);
     };
     if server.as_ref().is_some_and(ForkServer::broken) {
@@ -172,6 +176,7 @@ impl Executor for ProcessExecutor {
             &argv,
             procs,
             memory_procs,
+            memory_reset.is_some(),
         )?;
         let mut streams: Vec<Stream> = pipes.into_iter().map(Stream::new).collect();
         let watched = watch(&mut run, &mut streams, spec, started_at, cgroup);

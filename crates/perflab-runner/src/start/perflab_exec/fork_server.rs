@@ -1,8 +1,10 @@
 //! `perflab-exec --serve FD`: the fork server. perflab starts it once and
-//! asks it for every run, so that a run costs one fork and exec of the
-//! command, not also one of perflab-exec, while the command still forks
-//! from a process as small as this one (see the [`exec`](crate::exec)
-//! module for why that matters).
+//! asks it for every run, so that a run costs one start and exec of the
+//! command, not also one of perflab-exec, while the command still starts
+//! from a process as small as this one (see the parent module for why that
+//! matters). Where perflab reads the run's peak memory from a cgroup, the
+//! command starts sharing this process's memory until its exec (see
+//! `spawn::start`).
 //!
 //! The protocol is [`crate::protocol`].
 
@@ -11,7 +13,7 @@ use std::os::fd::{FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 
 use super::fail;
-use super::spawn::{self, Launch};
+use super::spawn::{self, ChildStack, Launch};
 use crate::cpu_set::CpuSet;
 use crate::protocol::{MAX_REQUEST, Reply, Request};
 
@@ -25,10 +27,11 @@ pub(super) fn serve(socket: RawFd) -> ! {
     // Reserved once, never initialised as a whole: only the bytes a request
     // fills are touched, so this process stays as small as at its start.
     let mut buffer: Vec<u8> = Vec::with_capacity(MAX_REQUEST);
+    let mut stack = ChildStack::new();
     loop {
         match receive(socket, &mut buffer) {
             None => std::process::exit(0),
-            Some(Ok(stdio)) => run(socket, &buffer, stdio),
+            Some(Ok(stdio)) => run(socket, &buffer, stdio, &mut stack),
             Some(Err(errno)) => {
                 reply(socket, Reply::Refused { errno });
             }
@@ -37,7 +40,9 @@ pub(super) fn serve(socket: RawFd) -> ! {
 }
 
 /// Starts one request's command, tells perflab its pid, waits, reports.
-fn run(socket: RawFd, request: &[u8], stdio: [OwnedFd; 3]) {
+/// The command starts on `stack`, sharing this process's memory until its
+/// exec, where perflab reads its peak memory from a cgroup.
+fn run(socket: RawFd, request: &[u8], stdio: [OwnedFd; 3], stack: &mut ChildStack) {
     let Some(request) = Request::decode(request) else {
         reply(
             socket,
@@ -73,7 +78,8 @@ fn run(socket: RawFd, request: &[u8], stdio: [OwnedFd; 3]) {
         cgroup_procs: cgroup_procs.as_deref(),
         run_delay: cgroup_procs.is_none(),
     };
-    let started = spawn::start(&launch);
+    let shared = request.peak_memory_from_cgroup.then_some(stack);
+    let started = spawn::start(&launch, shared);
     // Only the command may hold the pipes now: perflab sees end of file
     // on them when it (and whatever it started) is done.
     drop(stdio);

@@ -39,6 +39,24 @@ pub(crate) struct Launch<'a> {
     pub run_delay: bool,
 }
 
+/// The stack a child started by [`start_sharing_memory`] runs on until its
+/// exec, reserved once per process: the child only calls `exec_child`,
+/// whose deepest need is execvp's copy of a PATH entry and the program's
+/// name (and, for a script without `#!`, a copy of the argument pointers).
+pub(super) struct ChildStack(Vec<u8>);
+
+impl ChildStack {
+    /// Room for execvp's copies of a PATH entry and the program name on top
+    /// of `exec_child`'s few frames. Only the pages the child touches become
+    /// resident.
+    const SIZE: usize = 128 * 1024;
+
+    /// A stack reserved but not yet touched.
+    pub(super) fn new() -> Self {
+        Self(Vec::with_capacity(Self::SIZE))
+    }
+}
+
 /// A started command, not yet reaped.
 pub(super) struct Running {
     /// Its process id (and process group id, with `own_group`).
@@ -60,7 +78,13 @@ pub(super) struct Report {
 }
 
 /// Forks and execs the command.
-pub(super) fn start(launch: &Launch) -> io::Result<Running> {
+///
+/// With `shared`, the child runs on that stack sharing this process's
+/// memory until its exec (as vfork and posix_spawn do), which skips copying
+/// the page tables; used where the run's peak memory is read from a cgroup
+/// and not from rusage (see the fork below for why rusage needs a fork).
+/// Where that is not available, the child is forked.
+pub(super) fn start(launch: &Launch, shared: Option<&mut ChildStack>) -> io::Result<Running> {
     let argv = pointers(launch.argv);
     let env = launch.env.map(pointers);
     let mut fds = [0 as libc::c_int; 2];
@@ -74,13 +98,20 @@ pub(super) fn start(launch: &Launch) -> io::Result<Running> {
         unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
     // The run's cgroup, as a directory for clone3 to start the child in.
     let cgroup_dir = launch.cgroup_procs.and_then(cgroup_dir_of);
+    let child = ChildArgs {
+        launch,
+        argv: &argv,
+        env: env.as_deref(),
+        errno_pipe: errno_write.as_raw_fd(),
+    };
     let started_ns = now_ns();
-    // fork, not vfork or posix_spawn, though those skip copying the page
-    // tables: at exec the kernel carries the old address space's high-water
-    // mark into the command's peak memory, and a vforked child's old
-    // address space is this whole process (its mapped binary and libraries
-    // included, about 2 MiB), while a forked copy starts with little more
-    // than the pages this process wrote (heap and stack, about 150 KiB).
+    // Without `shared`, fork, not vfork or posix_spawn, though those skip
+    // copying the page tables: at exec the kernel carries the old address
+    // space's high-water mark into the command's rusage peak memory, and a
+    // vforked child's old address space is this whole process (its mapped
+    // binary and libraries included, about 2 MiB), while a forked copy
+    // starts with little more than the pages this process wrote (heap and
+    // stack, about 150 KiB). A cgroup's peak charge has no such floor.
     // SAFETY: this process is single-threaded, and the child only runs
     // `exec_child`, which makes async-signal-safe calls and never returns.
     //
@@ -90,12 +121,15 @@ pub(super) fn start(launch: &Launch) -> io::Result<Running> {
     // RCU grace period, 10 to 15 ms on this project's VM when runs are tens
     // of milliseconds apart, and that wait fell inside the run's wall time.
     // The write is kept for kernels without clone3 (before 5.7).
-    let (pid, enter_in_child) = match &cgroup_dir {
-        Some(dir) => match clone_into(dir) {
+    let shared_pid =
+        shared.and_then(|stack| start_sharing_memory(stack, cgroup_dir.as_ref(), &child));
+    let (pid, enter_in_child) = match (shared_pid, &cgroup_dir) {
+        (Some(pid), _) => (pid, None),
+        (None, Some(dir)) => match clone_into(dir) {
             Ok(pid) => (pid, None),
             Err(_) => (unsafe { libc::fork() }, launch.cgroup_procs),
         },
-        None => (unsafe { libc::fork() }, None),
+        (None, None) => (unsafe { libc::fork() }, None),
     };
     if pid < 0 {
         return Err(io::Error::last_os_error());
@@ -339,6 +373,125 @@ impl Report {
     }
 }
 
+/// What a child started by [`start_sharing_memory`] needs to exec: all
+/// prepared before it starts, since it must not allocate.
+struct ChildArgs<'a> {
+    launch: &'a Launch<'a>,
+    argv: &'a [*const libc::c_char],
+    env: Option<&'a [*const libc::c_char]>,
+    errno_pipe: RawFd,
+}
+
+/// Where a child started by [`start_sharing_memory`] begins, on its own
+/// stack.
+extern "C" fn shared_child_entry(data: *mut libc::c_void) -> ! {
+    // SAFETY: `data` is the ChildArgs on the parent's stack, which stays as
+    // it is while the parent is suspended until this child's exec or exit
+    // (CLONE_VFORK); the child is born already in its cgroup.
+    unsafe {
+        let child = &*(data as *const ChildArgs);
+        exec_child(child.launch, None, child.argv, child.env, child.errno_pipe)
+    }
+}
+
+/// Starts the child on `stack`, sharing this process's memory until its
+/// exec, in the cgroup `cgroup_dir` if given (clone3 with CLONE_VM,
+/// CLONE_VFORK and CLONE_INTO_CGROUP). Written by hand because neither std
+/// nor libc offers a vfork into a cgroup: posix_spawn cannot place the
+/// child in a cgroup, and moving it there by writing cgroup.procs costs an
+/// RCU grace period (see `start`). `None` where that is not available (an
+/// architecture other than x86-64, a kernel before 5.7), and the caller
+/// forks instead.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+fn start_sharing_memory(
+    stack: &mut ChildStack,
+    cgroup_dir: Option<&OwnedFd>,
+    child: &ChildArgs,
+) -> Option<libc::pid_t> {
+    let base = stack.0.as_mut_ptr() as usize;
+    // The x86-64 ABI wants the stack 16-byte aligned at a call.
+    let top = (base + stack.0.capacity()) & !15;
+    let args = CloneArgs {
+        flags: libc::CLONE_VM as u64
+            | libc::CLONE_VFORK as u64
+            | cgroup_dir.map_or(0, |_| CLONE_INTO_CGROUP),
+        exit_signal: libc::SIGCHLD as u64,
+        stack: base as u64,
+        stack_size: (top - base) as u64,
+        cgroup: cgroup_dir.map_or(0, |dir| dir.as_raw_fd() as u64),
+        ..CloneArgs::default()
+    };
+    // SAFETY: all signals are blocked around the clone, as posix_spawn does,
+    // so that no handler runs in the child on the memory it shares; the
+    // child unblocks them just before its exec. The child may set `environ`
+    // (shared memory), so the parent puts its own back; this process is
+    // single-threaded, and the parent does not run until the child has
+    // exec'd or exited.
+    let result = unsafe {
+        let mut all: libc::sigset_t = std::mem::zeroed();
+        let mut previous: libc::sigset_t = std::mem::zeroed();
+        libc::sigfillset(&mut all);
+        libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut previous);
+        let own_environment = environ;
+        let result = clone3_on_stack(
+            &args,
+            shared_child_entry,
+            (child as *const ChildArgs).cast_mut().cast(),
+        );
+        environ = own_environment;
+        libc::pthread_sigmask(libc::SIG_SETMASK, &previous, std::ptr::null_mut());
+        result
+    };
+    (result > 0).then_some(result as libc::pid_t)
+}
+
+#[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
+fn start_sharing_memory(
+    _stack: &mut ChildStack,
+    _cgroup_dir: Option<&OwnedFd>,
+    _child: &ChildArgs,
+) -> Option<libc::pid_t> {
+    None
+}
+
+/// clone3 whose child starts on the stack `args` gives and calls `entry`
+/// with `data` there; returns the child's pid, or a negative errno. The
+/// child cannot return from the system call as the parent does, since the
+/// parent's frames are not on its stack.
+///
+/// # Safety
+/// `args` must ask for a stack, `entry` must never return, and the child
+/// may only use what `data` points to while the parent waits for it.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+unsafe fn clone3_on_stack(
+    args: &CloneArgs,
+    entry: extern "C" fn(*mut libc::c_void) -> !,
+    data: *mut libc::c_void,
+) -> libc::c_long {
+    let result: libc::c_long;
+    // SAFETY: the system call's contract above; r12 and r13 survive the
+    // system call into the child, which calls `entry` and never comes back.
+    unsafe {
+        std::arch::asm!(
+            "syscall",
+            "test rax, rax",
+            "jnz 2f",
+            "mov rdi, r13",
+            "call r12",
+            "ud2",
+            "2:",
+            inlateout("rax") libc::SYS_clone3 => result,
+            in("rdi") args as *const CloneArgs,
+            in("rsi") std::mem::size_of::<CloneArgs>(),
+            in("r12") entry,
+            in("r13") data,
+            lateout("rcx") _,
+            lateout("r11") _,
+        );
+    }
+    result
+}
+
 /// The flag of clone3 that starts the child in the cgroup `cgroup` names
 /// (Linux 5.7); written here because the libc crate's constant is not
 /// defined alike on every target.
@@ -415,4 +568,104 @@ fn now_ns() -> u64 {
     let mut t: libc::timespec = unsafe { std::mem::zeroed() };
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
     t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c_strings(items: &[&str]) -> Vec<CString> {
+        items.iter().map(|s| CString::new(*s).unwrap()).collect()
+    }
+
+    fn launch<'a>(argv: &'a [CString], env: Option<&'a [CString]>) -> Launch<'a> {
+        Launch {
+            argv,
+            env,
+            cwd: None,
+            stdio: None,
+            own_group: false,
+            cpus: None,
+            cgroup_procs: None,
+            run_delay: false,
+        }
+    }
+
+    #[test]
+    fn a_command_started_sharing_memory_runs_and_ends_with_its_own_exit_code() {
+        let argv = c_strings(&["sh", "-c", "exit 3"]);
+        let mut stack = ChildStack::new();
+        let report = start(&launch(&argv, None), Some(&mut stack))
+            .unwrap()
+            .wait()
+            .unwrap();
+        assert!(libc::WIFEXITED(report.status));
+        assert_eq!(libc::WEXITSTATUS(report.status), 3);
+        assert_eq!(report.exec_errno, 0);
+        // The same stack serves the next command.
+        let argv = c_strings(&["true"]);
+        let report = start(&launch(&argv, None), Some(&mut stack))
+            .unwrap()
+            .wait()
+            .unwrap();
+        assert_eq!(libc::WEXITSTATUS(report.status), 0);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn on_x86_64_a_command_is_started_sharing_memory_and_not_by_the_fork_fallback() {
+        let argv = c_strings(&["true"]);
+        let pointers = pointers(&argv);
+        let child = ChildArgs {
+            launch: &launch(&argv, None),
+            argv: &pointers,
+            env: None,
+            errno_pipe: -1,
+        };
+        let pid = start_sharing_memory(&mut ChildStack::new(), None, &child)
+            .expect("clone3 with CLONE_VM (Linux 5.3 and later)");
+        let mut status = 0;
+        // SAFETY: waiting for our own child.
+        assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+        assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0);
+    }
+
+    #[test]
+    fn a_missing_program_started_sharing_memory_reports_why_its_exec_failed() {
+        let argv = c_strings(&["/nonexistent/perflab-test-program"]);
+        let report = start(&launch(&argv, None), Some(&mut ChildStack::new()))
+            .unwrap()
+            .wait()
+            .unwrap();
+        assert_eq!(report.exec_errno, libc::ENOENT);
+        assert_eq!(libc::WEXITSTATUS(report.status), 127);
+    }
+
+    #[test]
+    fn a_command_started_sharing_memory_gets_its_environment_and_path_and_leaves_ours_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let program = dir.path().join("perflab-test-only-here");
+        std::fs::write(&program, "#!/bin/sh\n[ \"$PERFLAB_SPAWN_TEST\" = given ]\n").unwrap();
+        std::fs::set_permissions(
+            &program,
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .unwrap();
+        // Found only through the PATH given to the command, as std's
+        // Command does with an environment of its own.
+        let path = format!("PATH={}:/usr/bin:/bin", dir.path().display());
+        let env = c_strings(&[&path, "PERFLAB_SPAWN_TEST=given"]);
+        let argv = c_strings(&["perflab-test-only-here"]);
+        let report = start(&launch(&argv, Some(&env)), Some(&mut ChildStack::new()))
+            .unwrap()
+            .wait()
+            .unwrap();
+        assert_eq!(report.exec_errno, 0);
+        assert_eq!(libc::WEXITSTATUS(report.status), 0);
+        assert!(std::env::var_os("PERFLAB_SPAWN_TEST").is_none());
+        assert_ne!(
+            std::env::var("PATH").ok().as_deref(),
+            Some(&path["PATH=".len()..])
+        );
+    }
 }
