@@ -69,6 +69,7 @@ pub mod webhook;
 pub use error::{Error, Result};
 
 use cli::{Cli, Command, StoreAction, StoreArgs};
+use perflab_runner::Executor;
 use perflab_store::Store;
 
 /// Runs a parsed command line; returns the process exit code.
@@ -131,15 +132,20 @@ pub fn run(mut cli: Cli) -> Result<i32> {
     code
 }
 
-/// Real processes, reading perf events when `perf_events` is set.
+/// Real processes, reading perf events when `perf_events` is set, made
+/// ready for their first run (see [`Executor::prepare`]): a command asks
+/// for its executor once its input is checked.
 fn executor_for(perf_events: bool) -> Result<perflab_runner::ProcessExecutor> {
-    if !perf_events {
-        return Ok(commands::real_executor());
-    }
-    // What the machine lacks is said once, here.
-    let events = perflab_runner::PerfEventSet::probe()?;
-    for note in &events.notes {
-        eprintln!("perflab: note: {note}");
-    }
-    Ok(perflab_runner::ProcessExecutor::with_perf_events(events))
+    let mut executor = if perf_events {
+        // What the machine lacks is said once, here.
+        let events = perflab_runner::PerfEventSet::probe()?;
+        for note in &events.notes {
+            eprintln!("perflab: note: {note}");
+        }
+        perflab_runner::ProcessExecutor::with_perf_events(events)
+    } else {
+        commands::real_executor()
+    };
+    executor.prepare();
+    Ok(executor)
 }

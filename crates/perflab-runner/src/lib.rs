@@ -353,6 +353,12 @@ pub trait Executor {
     /// Performs one run. Errors are for runs that could not be started at all.
     fn execute(&mut self, spec: &RunSpec) -> Result<RunOutcome>;
 
+    /// Gets ready for the first run (the process executor makes its cgroups
+    /// and starts its fork server), so that what takes time there overlaps
+    /// the caller's own preparations. Optional: the first run does what was
+    /// not done; what fails here is tried again, and reported, there.
+    fn prepare(&mut self) {}
+
     /// Whether the runs happen on this machine, so that its state (load,
     /// steal time) bears on them; a script in tests does not.
     fn runs_on_this_machine(&self) -> bool {

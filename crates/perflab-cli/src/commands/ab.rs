@@ -49,9 +49,11 @@ pub fn ab<E: Executor>(
     let revisions = prepare_revision_variants(&mut settings, args.allow_dirty)?;
     let exp = settings.into_experiment()?;
     let counting = exp.counts_instructions();
+    // Before the executor starts its fork server: the shield leaves the
+    // processes perflab started where they were.
+    let shield = raise_shield(exp.shield.as_ref())?;
     let mut executor = executor_for(exp.perf_events)?;
     let mut progress = progress_for("ab", exp.limits.max_runs, args.run.quiet);
-    let shield = raise_shield(exp.shield.as_ref())?;
     if !counting {
         let mut ab = run_ab(&exp, &mut executor, Some(store), progress.as_mut())?;
         lower_shield(shield, &mut ab.header.machine);

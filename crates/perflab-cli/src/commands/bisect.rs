@@ -55,9 +55,11 @@ pub fn bisect<E: Executor>(
     let base_max_runs = base.limits.max_runs;
     let (metric_name, better) = (base.metric.name.clone(), base.metric.better);
     let good_tree = builder.prepare(&args.good, &good)?;
-    let mut executor = executor_for(template.perf_events.unwrap_or(false))?;
-    // One shield for the whole search, recorded in every step's result.
+    // One shield for the whole search, recorded in every step's result;
+    // raised before the executor starts its fork server, which it leaves
+    // where it is.
     let shield = raise_shield(base.shield.as_ref())?;
+    let mut executor = executor_for(template.perf_events.unwrap_or(false))?;
     let shield_doc = shield.as_ref().map(Shield::doc);
     let mut steps = Vec::new();
     let mut interrupted = false;

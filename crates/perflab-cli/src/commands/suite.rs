@@ -33,9 +33,11 @@ pub(super) fn suite<E: Executor>(
         ));
     }
     let suite = from_file.overlay(args.settings()?).into_suite()?;
+    // Before the executor starts its fork server: the shield leaves the
+    // processes perflab started where they were.
+    let shield = raise_shield(suite.exp.shield.as_ref())?;
     let mut executor = executor_for(suite.exp.perf_events)?;
     let mut progress = progress_for("suite", suite.exp.limits.max_runs, args.run.quiet);
-    let shield = raise_shield(suite.exp.shield.as_ref())?;
     let mut run = run_suite(&suite, &mut executor, Some(store), progress.as_mut())?;
     lower_shield(shield, &mut run.header.machine);
     let doc = suite_document(&suite, &run)?;

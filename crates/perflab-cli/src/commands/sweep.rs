@@ -19,6 +19,9 @@ pub fn sweep(args: &SweepArgs, store: &Store, executor: &mut dyn Executor) -> Re
     let sweep = args.sweep()?;
     let mut progress = sweep_progress_for(sweep.points.len(), args.run.quiet);
     let shield = raise_shield(sweep.shield.as_ref())?;
+    // After the shield, which leaves the processes perflab started where
+    // they were.
+    executor.prepare();
     let mut state = run_sweep(
         &sweep,
         executor,

@@ -13,6 +13,7 @@
 
 use std::ffi::CStr;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -23,7 +24,6 @@ use crate::error::{Error, Result};
 use crate::pidfd;
 use crate::protocol::{ExecReport, Reply};
 use crate::seqpacket::{self, Received};
-use crate::start::forked_by_perflab::enter_cgroup;
 use crate::start::run_stdio::RunStdio;
 use crate::start::spawn_error::spawn_error;
 
@@ -85,12 +85,10 @@ impl ForkServer {
                 Ok(())
             });
         }
-        if let Some(procs) = memory_procs.map(CStr::to_owned) {
-            // SAFETY: the hook makes async-signal-safe system calls on a
-            // path prepared before the fork.
-            unsafe {
-                command.pre_exec(move || enter_cgroup(&procs));
-            }
+        if let Some(procs) = memory_procs {
+            command
+                .arg("--cgroup")
+                .arg(std::ffi::OsStr::from_bytes(procs.to_bytes()));
         }
         let process = command.spawn().map_err(io)?;
         Ok(Self {

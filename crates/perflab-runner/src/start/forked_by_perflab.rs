@@ -230,7 +230,7 @@ fn build_command(
 }
 
 /// Moves the calling process into the cgroup whose `cgroup.procs` this is.
-pub(crate) fn enter_cgroup(procs: &CString) -> std::io::Result<()> {
+fn enter_cgroup(procs: &CString) -> std::io::Result<()> {
     // SAFETY: open, write and close of a NUL-terminated path and a static byte.
     unsafe {
         let fd = libc::open(procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);

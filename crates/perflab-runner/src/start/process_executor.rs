@@ -156,6 +156,22 @@ impl Executor for ProcessExecutor {
             .then(|| Box::new(ProcessExecutor::default()) as Box<dyn Executor + Send>)
     }
 
+    /// Makes the cgroups and starts the fork server (where runs go through
+    /// one): on a hybrid system the server's move into its memory cgroup
+    /// waits for an RCU grace period, which then passes while perflab
+    /// prepares the experiment.
+    fn prepare(&mut self) {
+        let cgroup = self.cgroup.get_or_insert_with(RunCgroup::create).as_ref();
+        let memory = self
+            .memory
+            .get_or_insert_with(|| MemoryCgroup::for_runs(cgroup.map(RunCgroup::dir)))
+            .as_ref();
+        let exec = installed_perflab_exec().filter(|_| self.counters.is_none());
+        if let (Some(exec), None) = (exec, &self.server) {
+            self.server = ForkServer::start(exec, memory.and_then(MemoryCgroup::procs)).ok();
+        }
+    }
+
     fn execute(&mut self, spec: &RunSpec) -> Result<RunOutcome> {
         let argv = argv(spec)?;
         let cgroup = self.cgroup.get_or_insert_with(RunCgroup::create).as_ref();
