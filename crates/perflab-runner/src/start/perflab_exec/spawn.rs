@@ -40,20 +40,79 @@ pub(crate) struct Launch<'a> {
 }
 
 /// The stack a child started by [`start_sharing_memory`] runs on until its
-/// exec, reserved once per process: the child only calls `exec_child`,
-/// whose deepest need is execvp's copy of a PATH entry and the program's
-/// name (and, for a script without `#!`, a copy of the argument pointers).
-pub(super) struct ChildStack(Vec<u8>);
+/// exec, mapped once per process and grown when a command has more
+/// arguments than it holds room for. Below it is a page no access is
+/// allowed to, so that a child that outgrew it dies of SIGSEGV instead of
+/// writing into this process's memory, which it shares.
+pub(super) struct ChildStack {
+    /// The mapping (guard page first), or null before the first use.
+    base: *mut libc::c_void,
+    len: usize,
+}
 
 impl ChildStack {
-    /// Room for execvp's copies of a PATH entry and the program name on top
-    /// of `exec_child`'s few frames. Only the pages the child touches become
-    /// resident.
-    const SIZE: usize = 128 * 1024;
+    /// Room for `exec_child`'s few frames and execvp's copies of a PATH
+    /// entry (at most PATH_MAX) and the program's name; execvp also copies
+    /// the argument pointers for a script without `#!`, which come on top.
+    const ROOM: usize = 64 * 1024;
 
-    /// A stack reserved but not yet touched.
+    /// No stack yet: it is mapped on first use.
     pub(super) fn new() -> Self {
-        Self(Vec::with_capacity(Self::SIZE))
+        Self {
+            base: std::ptr::null_mut(),
+            len: 0,
+        }
+    }
+
+    /// The lowest and highest usable addresses of a stack with room for
+    /// `argc` arguments, mapped anew if the current one is smaller; `None`
+    /// when the memory cannot be mapped. Only the pages the child touches
+    /// become resident.
+    fn ready(&mut self, argc: usize) -> Option<(usize, usize)> {
+        // SAFETY: sysconf has no preconditions.
+        let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).ok()?;
+        let needed = (Self::ROOM + 8 * (argc + 2)).div_ceil(page) * page + page;
+        if self.len < needed {
+            self.unmap();
+            // SAFETY: a new private anonymous mapping; its first page is
+            // then made inaccessible, as a guard.
+            unsafe {
+                let base = libc::mmap(
+                    std::ptr::null_mut(),
+                    needed,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK,
+                    -1,
+                    0,
+                );
+                if base == libc::MAP_FAILED {
+                    return None;
+                }
+                self.base = base;
+                self.len = needed;
+                if libc::mprotect(base, page, libc::PROT_NONE) != 0 {
+                    self.unmap();
+                    return None;
+                }
+            }
+        }
+        let base = self.base as usize;
+        Some((base + page, base + self.len))
+    }
+
+    fn unmap(&mut self) {
+        if !self.base.is_null() {
+            // SAFETY: the mapping made in `ready`, unused by any child now.
+            unsafe { libc::munmap(self.base, self.len) };
+        }
+        self.base = std::ptr::null_mut();
+        self.len = 0;
+    }
+}
+
+impl Drop for ChildStack {
+    fn drop(&mut self) {
+        self.unmap();
     }
 }
 
@@ -408,9 +467,9 @@ fn start_sharing_memory(
     cgroup_dir: Option<&OwnedFd>,
     child: &ChildArgs,
 ) -> Option<libc::pid_t> {
-    let base = stack.0.as_mut_ptr() as usize;
+    let (base, top) = stack.ready(child.argv.len())?;
     // The x86-64 ABI wants the stack 16-byte aligned at a call.
-    let top = (base + stack.0.capacity()) & !15;
+    let top = top & !15;
     let args = CloneArgs {
         flags: libc::CLONE_VM as u64
             | libc::CLONE_VFORK as u64
@@ -628,6 +687,29 @@ mod tests {
         // SAFETY: waiting for our own child.
         assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
         assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0);
+    }
+
+    #[test]
+    fn a_script_without_a_shebang_and_many_arguments_started_sharing_memory_runs() {
+        // execvp runs such a script with /bin/sh, copying every argument
+        // pointer onto the child's stack: 20,000 of them need 160 KB.
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("no-shebang");
+        std::fs::write(&script, "exit 7\n").unwrap();
+        std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let mut args = vec![script.to_str().unwrap().to_string()];
+        args.extend(std::iter::repeat_n("x".to_string(), 20_000));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let argv = c_strings(&args);
+        let mut stack = ChildStack::new();
+        let report = start(&launch(&argv, None), Some(&mut stack))
+            .unwrap()
+            .wait()
+            .unwrap();
+        assert!(libc::WIFEXITED(report.status), "status {}", report.status);
+        assert_eq!(libc::WEXITSTATUS(report.status), 7);
+        assert!(stack.len > ChildStack::ROOM + 8 * 20_000);
     }
 
     #[test]
