@@ -46,6 +46,17 @@ impl Frame {
         }
     }
 
+    /// A frame that was never opened, for a probe that records nothing.
+    #[inline(always)]
+    pub(crate) fn unopened() -> Frame {
+        Frame {
+            saved_children_ticks: 0,
+            start_ticks: 0,
+            #[cfg(feature = "alloc")]
+            allocs: crate::alloc::FrameAllocs::default(),
+        }
+    }
+
     /// Pops the frame, reading the clock first.
     #[inline(always)]
     pub(crate) fn close(&self, table: &ThreadTable, slot: &SpanSlot) -> Closed {
@@ -133,7 +144,7 @@ impl SpanGuard {
     /// Enters a span when the thread has no table recording without a
     /// timeline: one recording a timeline, or none. Out of line: inlined,
     /// its registers would be saved and restored on the untraced path too.
-    #[cold]
+    /// Not `#[cold]`, which would place it far from the hot code.
     #[inline(never)]
     fn enter_traced(site: &'static SpanSite) -> SpanGuard {
         let Some(table) = current_table() else {
@@ -159,12 +170,7 @@ impl SpanGuard {
         SpanGuard {
             table: std::ptr::null(),
             slot: std::ptr::null(),
-            frame: Frame {
-                saved_children_ticks: 0,
-                start_ticks: 0,
-                #[cfg(feature = "alloc")]
-                allocs: crate::alloc::FrameAllocs::default(),
-            },
+            frame: Frame::unopened(),
         }
     }
 
@@ -191,8 +197,7 @@ impl SpanGuard {
     }
 
     /// Ends a span recording a timeline, or one recording nothing; out of
-    /// line for the same reason as `enter_traced`.
-    #[cold]
+    /// line, and not cold, for the same reasons as `enter_traced`.
     #[inline(never)]
     fn drop_traced(&mut self) {
         if self.slot.is_null() {
