@@ -134,6 +134,16 @@ pub(crate) fn current_untraced_table() -> Option<BoundTable> {
     NonNull::new(table.cast_mut()).map(|table| BoundTable { table })
 }
 
+/// The table the calling thread records into, right after
+/// [`current_untraced_table`] found none and before any other probe: that
+/// look-up left the binding current (or emptied it), so this one reads the
+/// table without checking the generation again.
+#[inline(always)]
+pub(crate) fn table_after_untraced_miss() -> Option<BoundTable> {
+    let table = BINDING.with(|binding| binding.table.get());
+    NonNull::new(table.cast_mut()).map(|table| BoundTable { table })
+}
+
 #[cold]
 #[inline(never)]
 fn rebind(binding: &Binding) -> Tables {
@@ -160,8 +170,13 @@ fn rebind_counted(binding: &Binding) -> Tables {
             tables
         }
         // Re-entered while the state is borrowed: record nothing this once
-        // and look again next time.
-        Ok(None) => Tables::NONE,
+        // and look again next time (the generation stays stale). The cells
+        // are emptied all the same, so that they never hold a table the
+        // state may have let go of (see `table_after_untraced_miss`).
+        Ok(None) => {
+            binding.set(Tables::NONE, binding.generation.get());
+            Tables::NONE
+        }
         // The thread is ending and its state is gone: stop recording.
         Err(_) => {
             binding.set(Tables::NONE, generation);

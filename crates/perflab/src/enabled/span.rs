@@ -7,7 +7,7 @@
 
 use std::sync::atomic::Ordering::Relaxed;
 
-use crate::imp::binding::{current_table, current_untraced_table};
+use crate::imp::binding::{current_untraced_table, table_after_untraced_miss};
 use crate::imp::site::SpanSite;
 use crate::imp::thread_table::{SpanSlot, ThreadTable, bump};
 use crate::imp::trace_buffer::EventKind;
@@ -147,22 +147,17 @@ impl SpanGuard {
     /// Not `#[cold]`, which would place it far from the hot code.
     #[inline(never)]
     fn enter_traced(site: &'static SpanSite) -> SpanGuard {
-        let Some(table) = current_table() else {
+        let Some(table) = table_after_untraced_miss() else {
             return SpanGuard::inactive();
         };
         let table = table.get();
         let Some(slot) = table.slot(site.index()) else {
             return SpanGuard::inactive();
         };
-        // The binding may have moved to an untraced table since the first
-        // look (a session started on another thread): then it is the hot
-        // path's guard.
-        let guard_table = if table.trace.is_some() {
-            std::ptr::null()
-        } else {
-            std::ptr::from_ref(table)
-        };
-        SpanGuard::open(guard_table, table, slot)
+        // The binding holds a table without its untraced copy only when
+        // the table records a timeline.
+        debug_assert!(table.trace.is_some());
+        SpanGuard::open(std::ptr::null(), table, slot)
     }
 
     #[cold]
