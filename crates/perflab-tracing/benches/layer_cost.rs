@@ -4,6 +4,11 @@
 //!
 //! Run: `cargo bench -p perflab-tracing --bench layer_cost`
 //!
+//! With `PERFLAB_LAYER_COST_CASE=N` it measures case `N` (numbered from 0
+//! in the table's order) once and prints its ns per call alone, so that two
+//! builds can be compared case by case in an interleaved `perflab ab`, or
+//! counted by instructions under callgrind.
+//!
 //! One span here is the whole life of a `tracing` span: created, entered,
 //! exited and closed (`info_span!(..).entered()` dropped), which is what
 //! `#[tracing::instrument]` on a sync function does per call. The cases take
@@ -96,6 +101,15 @@ fn main() {
             Some(with_layer),
         ),
     ];
+    if let Some(index) = std::env::var("PERFLAB_LAYER_COST_CASE")
+        .ok()
+        .and_then(|case| case.parse::<usize>().ok())
+    {
+        let (_, call, subscriber) = cases[index];
+        println!("{}", ns_per_call(call, subscriber.map(|make| make())));
+        drop(session);
+        return;
+    }
     println!("layer_cost: {OPS} calls per case and repetition, {REPS} repetitions taking turns");
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!("load average at start: {}", load.trim());

@@ -397,14 +397,21 @@ pub(crate) fn enter(
 /// as its children until they exit).
 #[inline]
 pub(crate) fn exit(key: SpanKey) {
-    let found = with_pool(|pool| {
-        let at = pool.open.iter().rposition(|(open, _, _)| *open == key)?;
-        Some(pool.open.remove(at))
-    })
-    .flatten();
-    if let Some((_, instance, entry)) = found {
+    with_pool(|pool| {
+        // The innermost entry, in well-formed code: taken off the top
+        // rather than removed from the middle (no move of the rest).
+        let (_, instance, entry) = if pool.open.last().is_some_and(|(open, _, _)| *open == key) {
+            pool.open.pop()?
+        } else {
+            let at = pool.open.iter().rposition(|(open, _, _)| *open == key)?;
+            pool.open.remove(at)
+        };
+        // Inside the pool's borrow, so that the entry is not moved out of
+        // it first: closing a frame reaches no `tracing` code, so nothing
+        // re-enters the pool.
         instance.life.exit(entry);
-    }
+        Some(())
+    });
 }
 
 /// Closes span `key`: records its call and frees its instance for reuse.

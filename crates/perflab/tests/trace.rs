@@ -140,6 +140,58 @@ fn without_a_trace_path_nothing_is_traced() {
     assert!(session.finish().is_some());
 }
 
+/// Calls of span `name` in `profile` (0 when it never ran there).
+fn calls(profile: &Profile, name: &str) -> u64 {
+    profile.span(name).map_or(0, |span| span.calls)
+}
+
+#[test]
+fn a_span_open_across_an_untraced_session_inside_a_traced_one_ends_in_the_traced_timeline() {
+    let mut inner_profile = None;
+    let (trace, profile) = traced(|| {
+        let outer = perflab::span!("outer");
+        let untraced = perflab::Session::builder()
+            .this_thread_only()
+            .print_table(false)
+            .no_profile_file()
+            .no_trace_file()
+            .start();
+        inner();
+        // Ended while the untraced session is the thread's.
+        drop(outer);
+        inner_profile = untraced.finish();
+    });
+    assert_eq!(slices(&trace, "outer").len(), 1);
+    assert!(slices(&trace, "inner").is_empty());
+    assert_eq!(calls(&profile, "outer"), 1);
+    assert_eq!(calls(&profile, "inner"), 0);
+    let inner_profile = inner_profile.unwrap();
+    assert_eq!(calls(&inner_profile, "inner"), 1);
+    assert_eq!(calls(&inner_profile, "outer"), 0);
+}
+
+#[test]
+fn a_span_open_across_a_traced_session_inside_an_untraced_one_stays_out_of_the_timeline() {
+    let outer_session = perflab::Session::builder()
+        .this_thread_only()
+        .print_table(false)
+        .no_profile_file()
+        .no_trace_file()
+        .start();
+    let outer = perflab::span!("outer");
+    let (trace, profile) = traced(|| {
+        inner();
+        // Ended while the traced session is the thread's.
+        drop(outer);
+    });
+    let outer_profile = outer_session.finish().unwrap();
+    assert_eq!(slices(&trace, "inner").len(), 1);
+    assert!(slices(&trace, "outer").is_empty());
+    assert_eq!(calls(&profile, "outer"), 0);
+    assert_eq!(calls(&outer_profile, "outer"), 1);
+    assert_eq!(calls(&outer_profile, "inner"), 0);
+}
+
 /// The child of `events_past_the_buffer_are_dropped_counted_and_warned_about`.
 #[test]
 fn child_traces_more_spans_than_its_buffer_holds() {

@@ -1,7 +1,10 @@
 //! Which table a thread records into.
 //!
 //! The hot path reads two thread-local cells (table pointer, generation) and
-//! one global generation number. Everything else, choosing the session,
+//! one global generation number. A span reads a table pointer of its own,
+//! null when the table records a timeline, so that one test tells it both
+//! that it records and that it records no timeline: an untraced span runs
+//! no instruction for timelines, and a traced one takes the cold path. Everything else, choosing the session,
 //! creating the table, noting the thread's end, is in cold functions here.
 //!
 //! A thread records into the innermost session it started or attached to
@@ -24,15 +27,48 @@ use crate::imp::thread_table::{ThreadIdentity, ThreadTable};
 const STALE: u64 = 0;
 
 struct Binding {
+    /// The table probes record into; null when none.
     table: Cell<*const ThreadTable>,
+    /// The same table when its session records no timeline; null when it
+    /// does, or when there is no table.
+    untraced_table: Cell<*const ThreadTable>,
     generation: Cell<u64>,
+}
+
+/// What a rebind found: the thread's table, and the same table again
+/// only if it records no timeline.
+#[derive(Clone, Copy)]
+struct Tables {
+    table: *const ThreadTable,
+    untraced_table: *const ThreadTable,
+}
+
+impl Tables {
+    const NONE: Tables = Tables {
+        table: ptr::null(),
+        untraced_table: ptr::null(),
+    };
+
+    fn of(table: *const ThreadTable) -> Tables {
+        // SAFETY: a non-null table comes from the thread's state, which
+        // holds an `Arc` of it (see `BoundTable`).
+        let traced = unsafe { table.as_ref() }.is_some_and(|table| table.trace.is_some());
+        Tables {
+            table,
+            untraced_table: if traced { ptr::null() } else { table },
+        }
+    }
 }
 
 thread_local! {
     // Const-initialised and without a destructor: accessing it is a plain
     // thread-pointer-relative load, with no lazy-initialisation check.
     static BINDING: Binding = const {
-        Binding { table: Cell::new(ptr::null()), generation: Cell::new(STALE) }
+        Binding {
+            table: Cell::new(ptr::null()),
+            untraced_table: Cell::new(ptr::null()),
+            generation: Cell::new(STALE),
+        }
     };
     static THREAD_STATE: RefCell<Option<ThreadState>> = const { RefCell::new(None) };
 }
@@ -76,22 +112,48 @@ pub(crate) fn current_table() -> Option<BoundTable> {
         if binding.generation.get() == GENERATION.load(Ordering::Relaxed) {
             binding.table.get()
         } else {
-            rebind(binding)
+            rebind(binding).table
         }
     });
     NonNull::new(table.cast_mut()).map(|table| BoundTable { table })
 }
 
+/// The table the calling thread records into when it records no timeline;
+/// `None` when no session wants the thread's data or when the table
+/// records a timeline (then [`current_table`] has it). Spans start with
+/// this, so that an untraced span pays nothing for timelines.
+#[inline(always)]
+pub(crate) fn current_untraced_table() -> Option<BoundTable> {
+    let table = BINDING.with(|binding| {
+        if binding.generation.get() == GENERATION.load(Ordering::Relaxed) {
+            binding.untraced_table.get()
+        } else {
+            rebind(binding).untraced_table
+        }
+    });
+    NonNull::new(table.cast_mut()).map(|table| BoundTable { table })
+}
+
+/// The table the calling thread records into, right after
+/// [`current_untraced_table`] found none and before any other probe: that
+/// look-up left the binding current (or emptied it), so this one reads the
+/// table without checking the generation again.
+#[inline(always)]
+pub(crate) fn table_after_untraced_miss() -> Option<BoundTable> {
+    let table = BINDING.with(|binding| binding.table.get());
+    NonNull::new(table.cast_mut()).map(|table| BoundTable { table })
+}
+
 #[cold]
 #[inline(never)]
-fn rebind(binding: &Binding) -> *const ThreadTable {
+fn rebind(binding: &Binding) -> Tables {
     #[cfg(feature = "alloc")]
     return crate::alloc::uncounted(|| rebind_counted(binding));
     #[cfg(not(feature = "alloc"))]
     rebind_counted(binding)
 }
 
-fn rebind_counted(binding: &Binding) -> *const ThreadTable {
+fn rebind_counted(binding: &Binding) -> Tables {
     let generation = GENERATION.load(Ordering::Acquire);
     let found = THREAD_STATE.try_with(|state| {
         let mut state = state.try_borrow_mut().ok()?;
@@ -103,19 +165,31 @@ fn rebind_counted(binding: &Binding) -> *const ThreadTable {
     });
     match found {
         Ok(Some(table)) => {
-            binding.table.set(table);
-            binding.generation.set(generation);
-            table
+            let tables = Tables::of(table);
+            binding.set(tables, generation);
+            tables
         }
         // Re-entered while the state is borrowed: record nothing this once
-        // and look again next time.
-        Ok(None) => ptr::null(),
+        // and look again next time (the generation stays stale). The cells
+        // are emptied all the same, so that they never hold a table the
+        // state may have let go of (see `table_after_untraced_miss`).
+        Ok(None) => {
+            binding.set(Tables::NONE, binding.generation.get());
+            Tables::NONE
+        }
         // The thread is ending and its state is gone: stop recording.
         Err(_) => {
-            binding.table.set(ptr::null());
-            binding.generation.set(generation);
-            ptr::null()
+            binding.set(Tables::NONE, generation);
+            Tables::NONE
         }
+    }
+}
+
+impl Binding {
+    fn set(&self, tables: Tables, generation: u64) {
+        self.table.set(tables.table);
+        self.untraced_table.set(tables.untraced_table);
+        self.generation.set(generation);
     }
 }
 
@@ -252,9 +326,6 @@ impl Drop for ThreadState {
                 None => table.mark_ended(),
             }
         }
-        let _ = BINDING.try_with(|binding| {
-            binding.table.set(ptr::null());
-            binding.generation.set(STALE);
-        });
+        let _ = BINDING.try_with(|binding| binding.set(Tables::NONE, STALE));
     }
 }

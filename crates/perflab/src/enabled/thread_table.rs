@@ -25,6 +25,11 @@ pub(crate) const UNKNOWN: u64 = u64::MAX;
 pub(crate) struct SpanSlot {
     /// The site's index in the table, for the trace's events.
     pub(crate) index: u32,
+    /// The table holding the slot, for a traced span, whose guard keeps
+    /// only its slot (see `span::SpanGuard`). Tables do not move once a
+    /// slot exists (a thread's tables live in an `Arc`), and a slot lives
+    /// no longer than its table.
+    pub(crate) table: *const ThreadTable,
     pub(crate) calls: AtomicU64,
     /// Sum of call durations, recursive calls included (for the mean).
     pub(crate) call_ticks: AtomicU64,
@@ -51,9 +56,10 @@ pub(crate) struct SpanSlot {
 }
 
 impl SpanSlot {
-    pub(crate) fn new(index: u32) -> Self {
+    pub(crate) fn new(index: u32, table: *const ThreadTable) -> Self {
         SpanSlot {
             index,
+            table,
             calls: AtomicU64::new(0),
             call_ticks: AtomicU64::new(0),
             inclusive_ticks: AtomicU64::new(0),
@@ -156,8 +162,8 @@ pub(crate) struct ThreadIdentity {
 /// Everything one thread recorded for one session.
 ///
 /// In declaration order (`repr(C)`), so that what every span reads (the
-/// timer flag, the slots, the stack's sums and the timeline's pointer) sits
-/// together at the start, on the first cache line.
+/// timer flag, the slots, the stack's sums, and for a traced span the
+/// timeline's pointer) sits together at the start, on the first cache line.
 #[repr(C)]
 pub(crate) struct ThreadTable {
     pub(crate) timer: &'static Timer,
@@ -270,9 +276,9 @@ impl ThreadTable {
     fn allocate_slot(&self, cell: &AtomicPtr<SpanSlot>, index: usize) -> &SpanSlot {
         let index = index as u32;
         #[cfg(feature = "alloc")]
-        let slot = crate::alloc::uncounted(|| Box::into_raw(Box::new(SpanSlot::new(index))));
+        let slot = crate::alloc::uncounted(|| Box::into_raw(Box::new(SpanSlot::new(index, self))));
         #[cfg(not(feature = "alloc"))]
-        let slot = Box::into_raw(Box::new(SpanSlot::new(index)));
+        let slot = Box::into_raw(Box::new(SpanSlot::new(index, self)));
         // Only the owning thread allocates, so a plain release store publishes it.
         cell.store(slot, Ordering::Release);
         // SAFETY: just created from a Box; lives until the table is dropped.

@@ -2,7 +2,8 @@
 //! buffer of timestamped events, written only by its thread.
 //!
 //! A span is one event pushed when it ends, holding its start and end, so a
-//! traced span costs one store of 24 bytes beyond an untraced one, and a
+//! traced span costs one store of 24 bytes beyond an untraced one (besides
+//! the out-of-line path it takes, see `span::SpanGuard`), and a
 //! trace needs no pairing of enters and exits (a span still open when the
 //! trace is written is not in it). The buffer's memory is mapped when the
 //! table is made and touched only as events arrive. When it is full, later
