@@ -128,14 +128,20 @@ fn counters_are_running_totals_and_gauges_their_values_in_time_order() {
     assert_eq!(values("queue_depth"), [3.0, 1.0, 4.0]);
 }
 
-#[test]
-fn without_a_trace_path_nothing_is_traced() {
-    let session = perflab::Session::builder()
+/// A session of this thread only that writes no file and records no
+/// timeline.
+fn untraced_session() -> perflab::Session {
+    perflab::Session::builder()
         .this_thread_only()
         .print_table(false)
         .no_profile_file()
         .no_trace_file()
-        .start();
+        .start()
+}
+
+#[test]
+fn without_a_trace_path_nothing_is_traced() {
+    let session = untraced_session();
     inner();
     assert!(session.finish().is_some());
 }
@@ -150,12 +156,7 @@ fn a_span_open_across_an_untraced_session_inside_a_traced_one_ends_in_the_traced
     let mut inner_profile = None;
     let (trace, profile) = traced(|| {
         let outer = perflab::span!("outer");
-        let untraced = perflab::Session::builder()
-            .this_thread_only()
-            .print_table(false)
-            .no_profile_file()
-            .no_trace_file()
-            .start();
+        let untraced = untraced_session();
         inner();
         // Ended while the untraced session is the thread's.
         drop(outer);
@@ -172,12 +173,7 @@ fn a_span_open_across_an_untraced_session_inside_a_traced_one_ends_in_the_traced
 
 #[test]
 fn a_span_open_across_a_traced_session_inside_an_untraced_one_stays_out_of_the_timeline() {
-    let outer_session = perflab::Session::builder()
-        .this_thread_only()
-        .print_table(false)
-        .no_profile_file()
-        .no_trace_file()
-        .start();
+    let outer_session = untraced_session();
     let outer = perflab::span!("outer");
     let (trace, profile) = traced(|| {
         inner();
