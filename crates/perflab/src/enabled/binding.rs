@@ -4,8 +4,9 @@
 //! one global generation number. A span reads a table pointer of its own,
 //! null when the table records a timeline, so that one test tells it both
 //! that it records and that it records no timeline: an untraced span runs
-//! no instruction for timelines, and a traced one takes the cold path. Everything else, choosing the session,
-//! creating the table, noting the thread's end, is in cold functions here.
+//! no instruction for timelines, and a traced one takes a path out of line.
+//! Everything else, choosing the session, creating the table, noting the
+//! thread's end, is in cold functions here.
 //!
 //! A thread records into the innermost session it started or attached to
 //! that is still running; failing that, into the most recently started
