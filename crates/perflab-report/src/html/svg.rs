@@ -190,13 +190,15 @@ impl Plot {
     ) -> fmt::Result {
         for t in scale.ticks() {
             let x = scale.map(t);
+            let text = format(t);
             write!(
                 self.body,
-                r#"<line class="grid" x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}"/><text class="tick" x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+                r#"<line class="grid" x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}"/><text class="tick" x="{x:.1}" y="{:.1}" text-anchor="{}">{}</text>"#,
                 self.top,
                 self.bottom,
                 self.bottom + 16.0,
-                esc(&format(t))
+                self.tick_anchor(x, &text),
+                esc(&text)
             )?;
         }
         write!(
@@ -210,6 +212,24 @@ impl Plot {
             b = self.bottom
         )?;
         Ok(())
+    }
+
+    /// How an x tick label at `x` is anchored: centred on its tick, unless
+    /// that would run it past an edge of the SVG (a tick near the edge with
+    /// a long label, such as +600.0%), when it ends or starts at the tick.
+    /// The width is estimated (the SVG is written without a font to measure
+    /// with) from the tick font's size, 11 px (style.css), at an average
+    /// 0.62 em per character, generous for digits and signs.
+    fn tick_anchor(&self, x: f64, text: &str) -> &'static str {
+        const CHAR_WIDTH: f64 = 11.0 * 0.62;
+        let half = text.chars().count() as f64 * CHAR_WIDTH / 2.0;
+        if x + half > self.width {
+            "end"
+        } else if x - half < 0.0 {
+            "start"
+        } else {
+            "middle"
+        }
     }
 
     /// The y axis at the left: grid lines, tick labels and the rotated axis label.
@@ -303,6 +323,26 @@ mod tests {
         assert_eq!(log_ticks(900.0, 1.1e5), [1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5]);
         assert_eq!(log_ticks(1.0, 40.0), [1.0, 2.0, 5.0, 10.0, 20.0]);
         assert_eq!(log_ticks(0.9, 4.0), [1.0, 1.5, 2.0, 3.0]);
+    }
+
+    #[test]
+    fn an_x_tick_label_that_would_run_past_an_edge_ends_or_starts_at_its_tick() {
+        let mut plot = Plot::new(400.0, 200.0, (10.0, 10.0, 10.0, 40.0));
+        let x = Scale::linear(0.0, 600.0, plot.left, plot.right);
+        plot.x_axis(&x, "change", &|v| format!("{v:+.1}%")).unwrap();
+        assert!(
+            plot.body
+                .contains(r#"x="390.0" y="176.0" text-anchor="end">+600.0%"#),
+            "{}",
+            plot.body
+        );
+        assert!(
+            plot.body
+                .contains(r#"x="10.0" y="176.0" text-anchor="start">+0.0%"#),
+            "{}",
+            plot.body
+        );
+        assert!(plot.body.contains(r#"text-anchor="middle">+300.0%"#));
     }
 
     #[test]
