@@ -8,8 +8,9 @@
 #
 # Makes two throwaway git repositories of N commits (default 20) of a Python
 # program (scripts/bench-busy-workload.py): in one the program never
-# changes (flat); in the other it does 5% more work from commit C on
-# (default 11). Each commit is measured right after it is made, with
+# changes (flat); in the other it runs 5% longer from commit C on
+# (default 11), doing more work by the factor that lengthens a whole run,
+# interpreter start included, by 5%. Each commit is measured right after it is made, with
 # `perflab run --name busy-history -r R` (default 10 runs) in the
 # repository's own store, the load on (the command prefix --load, default
 # the project's `scripts/busy-load run --`) for every other K commits
@@ -87,8 +88,12 @@ loaded_commits=$(for ((i = 1; i <= commits; i++)); do if loaded "$i"; then echo 
   awk 'NR == 1 || $1 != last + 1 { if (NR > 1) printf "%s, ", (start == last ? start : start "–" last); start = $1 } { last = $1 }
        END { if (NR) printf "%s", (start == last ? start : start "–" last) }')
 
+# The work factor that makes a whole run 5% longer, timed before the
+# histories (see scripts/bench-busy-workload.py --longer-by).
+step_work=$(/usr/bin/python3 "$root/scripts/bench-busy-workload.py" --longer-by 0.05)
+
 # One repository, measured commit after commit; $1 names it, $2 is the
-# commit from which the program does 5% more work (0: never).
+# commit from which the program runs 5% longer (0: never).
 measure_history() {
   local name=$1 step=$2 repo="$out/$1"
   rm -rf "$repo"
@@ -101,7 +106,7 @@ measure_history() {
   printf '.perflab/\nruns.stderr\n' > "$repo/.gitignore"
   for ((i = 1; i <= commits; i++)); do
     local work=1.0
-    ((step > 0 && i >= step)) && work=1.05
+    ((step > 0 && i >= step)) && work=$step_work
     sed "s/^DEFAULT_WORK = .*/DEFAULT_WORK = $work/" "$root/scripts/bench-busy-workload.py" > "$repo/work.py"
     echo "commit $i" > "$repo/commit.txt"
     git -C "$repo" add -A
@@ -185,7 +190,7 @@ print("|---|---|---|---|---|---|")
 quotes = []
 for name, label, expected, code in (
     ("flat", "flat", "no confirmed change point (exit 0)", 0),
-    ("step", f"5% more work from commit {step_at}", "a confirmed regression (exit 3)", 3),
+    ("step", f"5% longer runs from commit {step_at}", "a confirmed regression (exit 3)", 3),
 ):
     repo = out / name
     points = change_points(repo)

@@ -19,8 +19,8 @@ import sys
 from pathlib import Path
 
 MODE_FLAGS = {"default": None, "shield": "--shield", "duet": "--duet", "wait-quiet": "--wait-quiet"}
-# The right decision of each workload's A/B: the Python workload's B does 5%
-# more work; the quickstart's B (QUICKSTART_FAST=1) skips a redundant check.
+# The right decision of each workload's A/B: the Python workload's B runs 5%
+# longer; the quickstart's B (QUICKSTART_FAST=1) skips a redundant check.
 RIGHT = {"python": "NO-GO", "quickstart": "GO"}
 RESULT_CODES = (0, 3, 4)
 FIELDS = [
@@ -182,7 +182,7 @@ def main():
         "NO-GO, of those that reached a verdict. Interval width: the upper minus the lower end "
         f"of the change's 95% interval after {pairs} pairs, median over the A=A experiments. "
         "Right decisions: A/B experiments decided the right way, NO-GO for the Python "
-        "workload's B, which does 5% more work, and GO for the quickstart's B (the README's "
+        "workload's B, which runs 5% longer, and GO for the quickstart's B (the README's "
         "experiment, about 9% less work). CPU wait: the median share of a run's wall time its "
         "processes waited for a CPU, over every run of the cell (perflab's cpu-wait metric). "
         f"Every experiment's figures: {out}/results.csv."
