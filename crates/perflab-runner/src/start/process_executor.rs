@@ -80,6 +80,20 @@ impl ProcessExecutor {
     }
 }
 
+/// The executor's run cgroup and memory cgroup, made on first use (`None`
+/// where none can be made here); free of `self` so that the fork server
+/// stays borrowable beside them.
+fn cgroups<'a>(
+    cgroup: &'a mut Option<Option<RunCgroup>>,
+    memory: &'a mut Option<Option<MemoryCgroup>>,
+) -> (Option<&'a RunCgroup>, Option<&'a MemoryCgroup>) {
+    let cgroup = cgroup.get_or_insert_with(RunCgroup::create).as_ref();
+    let memory = memory
+        .get_or_insert_with(|| MemoryCgroup::for_runs(cgroup.map(RunCgroup::dir)))
+        .as_ref();
+    (cgroup, memory)
+}
+
 /// Starts the run, through the fork server where it can, in the cgroup
 /// whose `cgroup.procs` is given, if any, and in the v1 memory cgroup
 /// whose `cgroup.procs` is `memory_procs`, if any; `peak_memory_from_cgroup`
@@ -161,11 +175,7 @@ impl Executor for ProcessExecutor {
     /// waits for an RCU grace period, which then passes while perflab
     /// prepares the experiment.
     fn prepare(&mut self) {
-        let cgroup = self.cgroup.get_or_insert_with(RunCgroup::create).as_ref();
-        let memory = self
-            .memory
-            .get_or_insert_with(|| MemoryCgroup::for_runs(cgroup.map(RunCgroup::dir)))
-            .as_ref();
+        let (_, memory) = cgroups(&mut self.cgroup, &mut self.memory);
         let exec = installed_perflab_exec().filter(|_| self.counters.is_none());
         if let (Some(exec), None) = (exec, &self.server) {
             self.server = ForkServer::start(exec, memory.and_then(MemoryCgroup::procs)).ok();
@@ -174,11 +184,7 @@ impl Executor for ProcessExecutor {
 
     fn execute(&mut self, spec: &RunSpec) -> Result<RunOutcome> {
         let argv = argv(spec)?;
-        let cgroup = self.cgroup.get_or_insert_with(RunCgroup::create).as_ref();
-        let memory = self
-            .memory
-            .get_or_insert_with(|| MemoryCgroup::for_runs(cgroup.map(RunCgroup::dir)))
-            .as_ref();
+        let (cgroup, memory) = cgroups(&mut self.cgroup, &mut self.memory);
         let last = self.last_readings.take();
         let before = cgroup.map(|c| last.unwrap_or_else(|| c.readings()));
         let memory_reset = memory.filter(|m| m.reset());
