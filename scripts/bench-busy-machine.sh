@@ -2,7 +2,7 @@
 # perflab on a busy machine: each measuring mode, quiet and under a
 # background load, side by side.
 #
-#   scripts/bench-busy-machine.sh [--load 'CMD'] [--experiments N] [--pairs P] [--quick]
+#   scripts/bench-busy-machine.sh [--load 'CMD'] [--experiments N] [--pairs P] [--ab-defaults] [--quick]
 #       [--workloads python,quickstart] [--modes default,shield,duet,wait-quiet]
 #       [--loads quiet,loaded] [--max-time DURATION] [--perflab PATH]
 #       [--quickstart PATH] [--out DIR] [--no-history] [--history-runs R] [--seed S]
@@ -13,7 +13,9 @@
 # kind of experiment in a shuffled order, one experiment quiet and then the
 # same experiment under the load, so that slow drift of the machine falls
 # on both alike. Each experiment is a `perflab ab` of exactly P pairs
-# (--min-runs P --max-runs P):
+# (--min-runs P --max-runs P), or, with --ab-defaults, each A/B of a known
+# change one with perflab ab's own run limits (10 to 60 pairs, stopping at
+# the first verdict, as a user runs it):
 #
 # - A against A (the same command twice): a GO or NO-GO is a false alarm;
 #   the width of its 95% interval at P pairs is what the load costs.
@@ -48,6 +50,9 @@
 #                       (the project's scripts/busy-load run --)
 #   --experiments N     A=A and A/B experiments per cell (20)
 #   --pairs P           pairs of runs per experiment (20)
+#   --ab-defaults       the A/Bs of a known change run with perflab ab's own
+#                       run limits instead of exactly P pairs (the A=A
+#                       experiments keep P, for their width)
 #   --workloads, --modes, --loads   what to measure, comma-separated (all)
 #   --max-time D        perflab's --max-time for each experiment (3m)
 #   --perflab PATH      the perflab to measure; without it, perflab and the
@@ -76,7 +81,7 @@ usage() {
 }
 
 load="$root/scripts/busy-load run --"
-experiments='' pairs='' history_runs='' quick=0 history=1 seed=1
+experiments='' pairs='' history_runs='' quick=0 history=1 seed=1 ab_defaults=0
 workloads=python,quickstart
 modes=default,shield,duet,wait-quiet
 loads=quiet,loaded
@@ -87,6 +92,7 @@ while (($#)); do
   case "$flag" in
     --quick) quick=1; shift; continue ;;
     --no-history) history=0; shift; continue ;;
+    --ab-defaults) ab_defaults=1; shift; continue ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
   esac
   (($# >= 2)) || usage "$flag needs a value"
@@ -185,6 +191,7 @@ done
   echo "commit	$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
   echo "experiments	$experiments"
   echo "pairs	$pairs"
+  echo "ab_runs	$( ((ab_defaults)) && echo "perflab ab's own run limits" || echo "$pairs")"
   echo "workloads	$(IFS=,; echo "${workloads[*]}")"
   echo "modes	$(IFS=,; echo "${modes[*]}")"
   echo "loads	$(IFS=,; echo "${loads[*]}")"
@@ -214,7 +221,10 @@ experiment() {
   id=$(printf '%04d' "$number")
   local json="$out/experiments/$id.json" err="$out/experiments/$id.stderr"
   local -a cmd=("$perflab" --store "$store" ab --quiet --json "$json" --name "busy-$w-$kind"
-    --min-runs "$pairs" --max-runs "$pairs" --max-time "$max_time")
+    --max-time "$max_time")
+  if [[ $kind == aa ]] || ((!ab_defaults)); then
+    cmd+=(--min-runs "$pairs" --max-runs "$pairs")
+  fi
   # shellcheck disable=SC2206 # the mode's flags are words
   cmd+=(${mode_flags[$m]})
   case "$w/$kind" in

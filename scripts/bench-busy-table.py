@@ -91,6 +91,12 @@ def count(recs, key):
     return f"{sum(r[key] for r in decided)} of {len(decided)}"
 
 
+def median_pairs(recs):
+    """The median number of pairs of the cell's A/B experiments of a known change."""
+    counts = [r["pairs"] for r in recs if r["kind"] == "ab" and r["pairs"]]
+    return f"{statistics.median(counts):g}" if counts else "–"
+
+
 def median_width(recs, pairs):
     widths = [r["width"] for r in recs if r["kind"] == "aa" and r["width"] is not None
               and r["pairs"] == pairs]
@@ -143,6 +149,9 @@ def main():
     (out / "results.json").write_text(json.dumps(recs, indent=2) + "\n")
 
     pairs = int(machine["pairs"])
+    ab_runs = machine.get("ab_runs", str(pairs))
+    ab_limits = (f"exactly {pairs} pairs" if ab_runs == str(pairs)
+                 else "perflab ab's own run limits (10 to 60 pairs, stopping at the first verdict)")
     workloads = machine["workloads"].split(",")
     modes = machine["modes"].split(",")
     loads = machine["loads"].split(",")
@@ -152,14 +161,15 @@ def main():
         f"`{machine['invocation']}` on a machine with {machine['cpus']} CPUs (perflab at commit "
         f"{machine['commit']}); at the start, load average {machine['loadavg']} and CPU pressure "
         f"`{machine['pressure']}`; the load: `{machine['load']}`. Each cell: "
-        f"{machine['experiments']} A=A and {machine['experiments']} A/B experiments of exactly "
-        f"{pairs} pairs, quiet and loaded alternately; {minutes:.1f} minutes in all."
+        f"{machine['experiments']} A=A experiments of exactly {pairs} pairs and "
+        f"{machine['experiments']} A/B experiments of {ab_limits}, quiet and loaded "
+        f"alternately; {minutes:.1f} minutes in all."
     )
     print()
     print("| workload | mode | false alarms (A=A), quiet | loaded | median interval width (A=A), "
           "quiet | loaded | loaded / quiet | right decisions (A/B), quiet | loaded "
-          "| median CPU wait, quiet | loaded | notes |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| median pairs (A/B), quiet | loaded | median CPU wait, quiet | loaded | notes |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for workload in workloads:
         for mode in modes:
             cell = {load: [r for r in recs if (r["workload"], r["mode"], r["load"])
@@ -172,6 +182,7 @@ def main():
                 count(cell["quiet"], "false_alarm"), count(cell["loaded"], "false_alarm"),
                 pct(widths["quiet"]), pct(widths["loaded"]), ratio,
                 count(cell["quiet"], "right_decision"), count(cell["loaded"], "right_decision"),
+                median_pairs(cell["quiet"]), median_pairs(cell["loaded"]),
                 median_wait(cell["quiet"]), median_wait(cell["loaded"]),
                 notes_of(cell, loads, skipped, workload, mode, pairs),
             ]

@@ -101,6 +101,19 @@ fn judge(before: &[f64], after: &[f64], q: &HistoryQuery) -> Judgement {
     }
 }
 
+/// The runs of the commits on either side of a change point (its two
+/// segments), by commit: what the A/B that confirms it is sized from.
+pub fn runs_around(steps: &[Step], change: &ChangePointDoc) -> Vec<Vec<f64>> {
+    let start = change.step.saturating_sub(change.steps_before);
+    let end = (change.step + change.steps_after).min(steps.len());
+    steps
+        .get(start..end)
+        .unwrap_or_default()
+        .iter()
+        .map(|s| s.values.clone())
+        .collect()
+}
+
 /// Computes the metric history from the store.
 pub fn metric_history(store: &Store, q: &HistoryQuery) -> Result<MetricHistory> {
     let experiments = store.metric_values(q.name.as_deref(), &q.metric)?;

@@ -22,7 +22,7 @@ use perflab_report::changes::{SeriesChange, StoreChanges};
 
 use crate::error::Result;
 use crate::metric_direction::metric_direction;
-use crate::metric_history::{HistoryQuery, metric_history_from, step_label};
+use crate::metric_history::{HistoryQuery, metric_history_from, runs_around, step_label};
 use crate::metric_history_confirmation::{is_confirmation, newest_measured};
 use perflab_store::Store;
 
@@ -119,8 +119,10 @@ pub fn store_changes(
                             .get(change.step)
                             .map(|step| step.experiments.clone())
                             .unwrap_or_default();
+                        let runs_around = runs_around(&s.steps, &change);
                         out.changes.push(SeriesChange {
                             experiments_after,
+                            runs_around,
                             name: name.clone(),
                             metric: metric.clone(),
                             unit: unit.clone(),

@@ -264,6 +264,9 @@ pub fn ab_document(exp: &Experiment, ab: &AbRun) -> Result<ResultDocument> {
             StopReason::MaxRuns if e.verdict == Verdict::Inconclusive => {
                 reason.push_str(" (stopped at --max-runs)")
             }
+            StopReason::OutOfReach => {
+                reason.push_str(" (stopped: no verdict was within reach of --max-runs)")
+            }
             _ => {}
         }
         decision_doc(

@@ -286,6 +286,7 @@ fn the_busy_machine_benchmark_counts_verdicts_and_widths_of_real_experiments_in_
             "2",
             "--pairs",
             "3",
+            "--ab-defaults",
             "--no-history",
             "--out",
         ])
@@ -303,7 +304,7 @@ fn the_busy_machine_benchmark_counts_verdicts_and_widths_of_real_experiments_in_
     assert!(table.contains("load average "), "{table}");
     assert!(table.contains("CPU pressure `some avg10="), "{table}");
     let cells = row(&table, "python", "default");
-    assert_eq!(cells.len(), 12, "{table}");
+    assert_eq!(cells.len(), 14, "{table}");
     // False alarms quiet, then loaded (not measured here).
     let of_two = |cell: &str| {
         cell.strip_suffix(" of 2")
@@ -317,6 +318,14 @@ fn the_busy_machine_benchmark_counts_verdicts_and_widths_of_real_experiments_in_
     assert_eq!((cells[5], cells[6]), ("–", "–"), "{table}");
     assert!(of_two(cells[7]), "{table}");
     assert_eq!(cells[8], "–", "{table}");
+    // The A/Bs of a known change ran with perflab ab's own run limits.
+    let pairs: f64 = cells[9].parse().unwrap();
+    assert!((10.0..=60.0).contains(&pairs), "{table}");
+    assert_eq!(cells[10], "–", "{table}");
+    assert!(
+        table.contains("A/B experiments of perflab ab's own run limits"),
+        "{table}"
+    );
     assert_eq!(
         table
             .lines()
@@ -325,7 +334,8 @@ fn the_busy_machine_benchmark_counts_verdicts_and_widths_of_real_experiments_in_
         1,
         "{table}"
     );
-    // Every experiment, one CSV row each: 2 A=A and 2 A/B, each of 3 pairs.
+    // Every experiment, one CSV row each: 2 A=A of 3 pairs and 2 A/B of
+    // 10 to 60.
     let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
     let rows: Vec<Vec<&str>> = csv
         .lines()
@@ -338,7 +348,13 @@ fn the_busy_machine_benchmark_counts_verdicts_and_widths_of_real_experiments_in_
     let mut kinds: Vec<&str> = rows.iter().map(|r| r[column("kind")]).collect();
     kinds.sort();
     assert_eq!(kinds, ["aa", "aa", "ab", "ab"], "{csv}");
-    assert!(rows.iter().all(|r| r[column("pairs")] == "3"), "{csv}");
+    for r in &rows {
+        let pairs: usize = r[column("pairs")].parse().unwrap();
+        match r[column("kind")] {
+            "aa" => assert_eq!(pairs, 3, "{csv}"),
+            _ => assert!((10..=60).contains(&pairs), "{csv}"),
+        }
+    }
     assert!(
         rows.iter()
             .all(|r| ["INCONCLUSIVE", "NEUTRAL", "GO", "NO-GO"].contains(&r[column("verdict")])),

@@ -171,7 +171,7 @@ fn a_commit_that_makes_the_work_slower_is_confirmed_and_fails_the_history_with_e
         "--min-runs",
         "5",
     ]);
-    let stdout = text(&out.stdout);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_exit(&out, 3);
     assert!(
         stdout.contains(
@@ -180,6 +180,46 @@ fn a_commit_that_makes_the_work_slower_is_confirmed_and_fails_the_history_with_e
         ),
         "{stdout}"
     );
+    // Runs that hardly vary: the default run limit is plenty.
+    assert!(
+        stderr.contains("this A/B is planned for 60 pairs and goes on to 300 only while a verdict is within reach: 2 pairs would decide"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_confirming_ab_is_sized_from_the_historys_step_and_the_spread_of_its_runs() {
+    // Runs that vary by up to ±20%; the sixth commit adds 15% to the work.
+    let h = MachineHistory::new();
+    h.set_ripple(0.2);
+    for step in 1..=10 {
+        h.commit_and_measure(step, if step > 5 { 1150 } else { 1000 });
+    }
+    let confirm = ["--confirm", "--build", "true", "--json", "h.json"];
+    let out = h.history(&[&METRIC[..], &confirm].concat());
+    let stderr = text(&out.stderr);
+    assert_exit(&out, 3);
+    let said = "this A/B is planned for ";
+    let at = stderr.find(said).unwrap_or_else(|| panic!("{stderr}"));
+    let pairs: usize = stderr[at + said.len()..]
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!((61..=300).contains(&pairs), "{stderr}");
+    assert!(
+        stderr.contains("pairs would decide the history's change of +")
+            && stderr.contains("nine times in ten at the runs' spread of ")
+            && stderr.contains("; --max-runs sets a fixed limit instead"),
+        "{stderr}"
+    );
+    let confirmation = change_point(&h)["confirmation"].clone();
+    assert_eq!(confirmation["confirmed"], true, "{confirmation}");
+
+    // --max-runs is the user's: no sizing.
+    let out = h.history(&[&METRIC[..], &["--confirm", "--max-runs", "40"]].concat());
+    assert_exit(&out, 3);
+    assert!(!text(&out.stderr).contains(said), "{}", text(&out.stderr));
 }
 
 #[test]
@@ -199,4 +239,66 @@ fn confirming_needs_change_points_to_confirm_and_a_build_needs_confirm() {
             .unwrap(),
     );
     assert!(refusal.contains("--confirm"), "{refusal}");
+}
+
+#[test]
+fn a_regression_the_machine_hid_is_found_by_the_ab_and_fails_the_history() {
+    // The machine gets three times as fast at the sixth commit, the very
+    // commit that adds 15% to the work: the history sees an improvement.
+    let h = measured(
+        |step| if step > 5 { 1150 } else { 1000 },
+        |step| if step > 5 { 1 } else { 3 },
+    );
+    let confirm = ["--confirm", "--build", "true", "--json", "h.json"];
+    let out = h.history(&[&METRIC[..], &confirm].concat());
+    let stdout = text(&out.stdout);
+    assert_exit(&out, 3);
+    let change = change_point(&h);
+    assert_eq!(change["judgement"]["verdict"], "GO", "{stdout}");
+    let confirmation = &change["confirmation"];
+    assert_eq!(confirmation["confirmed"], false, "{confirmation}");
+    assert_eq!(confirmation["verdict"], "NO-GO", "{confirmation}");
+    assert!(
+        stdout.contains("not confirmed: an interleaved A/B found a regression instead (#"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_confirmation_that_cannot_decide_stops_at_its_plan_instead_of_the_cap() {
+    // Runs that vary by up to ±20%, the same code throughout; the machine is
+    // three times as slow from the sixth commit on.
+    let h = MachineHistory::new();
+    h.set_ripple(0.2);
+    for step in 1..=10 {
+        h.set_machine_slowdown(if step > 5 { 3 } else { 1 });
+        h.commit_and_measure(step, 1000);
+    }
+    h.set_machine_slowdown(1);
+    let confirm = ["--confirm", "--build", "true", "--json", "h.json"];
+    let out = h.history(&[&METRIC[..], &confirm].concat());
+    let stderr = text(&out.stderr);
+    assert_exit(&out, 0);
+    assert!(
+        stderr.contains("this A/B is planned for 60 pairs and goes on to 300"),
+        "{stderr}"
+    );
+    let confirmation = change_point(&h)["confirmation"].clone();
+    assert_eq!(confirmation["confirmed"], false, "{confirmation}");
+    assert_eq!(confirmation["verdict"], "INCONCLUSIVE", "{confirmation}");
+    assert_eq!(confirmation["pairs"], 60, "{confirmation}");
+    // The A/B's own result says why it stopped there.
+    let id = confirmation["experiment"].as_i64().unwrap();
+    let out = h
+        .repo
+        .perflab()
+        .args(["report", &id.to_string(), "--no-history"])
+        .output()
+        .unwrap();
+    assert!(
+        text(&out.stdout).contains("no verdict was within reach of --max-runs"),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
 }

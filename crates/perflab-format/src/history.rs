@@ -136,10 +136,18 @@ pub struct ChangePointDoc {
 impl ChangePointDoc {
     /// True when the change point is a regression: judged NO-GO between
     /// its segments and, when it was put to an interleaved A/B, confirmed
-    /// by it. A change point the A/B did not confirm is not a change of the
-    /// code (the machine may have changed between the commits' runs).
+    /// by it; or found a regression by its A/B whatever the history judged.
+    /// A change point the A/B did not confirm is not a change of the code
+    /// (the machine may have changed between the commits' runs); one whose
+    /// A/B decided NO-GO where the history saw an improvement is a
+    /// regression the machine hid (a load that went at the commit that
+    /// slowed the code): the A/B, whose runs took turns, is the better
+    /// witness.
     pub fn is_regression(&self) -> bool {
-        self.judgement.regression && self.confirmation.as_ref().is_none_or(|c| c.confirmed)
+        match &self.confirmation {
+            None => self.judgement.regression,
+            Some(c) => (self.judgement.regression && c.confirmed) || c.found_regression(),
+        }
     }
 }
 
@@ -173,6 +181,14 @@ pub struct ConfirmationDoc {
     /// Why it was not run, or why it decides nothing (interrupted).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+}
+
+impl ConfirmationDoc {
+    /// True when the A/B ran to its end and decided NO-GO: the later commit
+    /// is worse beyond the threshold.
+    pub fn found_regression(&self) -> bool {
+        self.experiment.is_some() && self.note.is_none() && self.verdict == Some(Verdict::NoGo)
+    }
 }
 
 /// The metric at one commit.
@@ -243,10 +259,10 @@ mod tests {
             confirmation: confirmed.map(|confirmed| ConfirmationDoc {
                 confirmed,
                 experiment: Some(9),
-                verdict: Some(if confirmed {
-                    Verdict::NoGo
-                } else {
-                    Verdict::Neutral
+                verdict: Some(match (confirmed, regression) {
+                    (true, true) => Verdict::NoGo,
+                    (true, false) => Verdict::Go,
+                    (false, _) => Verdict::Neutral,
                 }),
                 change: Some(0.0),
                 ci: Some([-0.01, 0.01]),
@@ -265,6 +281,17 @@ mod tests {
         assert!(!change_point(true, Some(false)).is_regression());
         assert!(!change_point(false, None).is_regression());
         assert!(!change_point(false, Some(true)).is_regression());
+    }
+
+    #[test]
+    fn an_improvement_whose_ab_finds_a_regression_is_a_regression() {
+        let mut hidden = change_point(false, Some(false));
+        let confirmation = hidden.confirmation.as_mut().unwrap();
+        confirmation.verdict = Some(Verdict::NoGo);
+        assert!(hidden.is_regression());
+        // Not when the A/B was interrupted before it finished.
+        hidden.confirmation.as_mut().unwrap().note = Some("interrupted before it decided".into());
+        assert!(!hidden.is_regression());
     }
 
     #[test]

@@ -25,6 +25,9 @@ pub struct SeriesChange {
     /// The experiments of the first step after it, oldest first: whose
     /// command an A/B confirming it runs.
     pub experiments_after: Vec<i64>,
+    /// The runs of the commits on either side of it (its two segments), by
+    /// commit: what an A/B confirming it is sized from.
+    pub runs_around: Vec<Vec<f64>>,
     /// Whether its series was measured at the newest commit of its host.
     pub watched: bool,
     /// Whether it is its series' newest change point.

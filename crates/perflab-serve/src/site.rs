@@ -402,6 +402,7 @@ impl Site {
                         host: key.host.clone(),
                         change: c.clone(),
                         experiments_after: Vec::new(),
+                        runs_around: Vec::new(),
                         watched: false,
                         newest: i + 1 == count,
                     })

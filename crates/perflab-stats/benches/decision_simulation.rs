@@ -6,7 +6,9 @@
 //! `-- change-points` runs only the rows of change points in a history,
 //! `-- decisions` only the first table (single A/B experiments), `-- tuning`
 //! only the tuning table, `-- min-pairs` only the rows of the smallest
-//! `min_runs` at 1, 12 and 1,000 cells.
+//! `min_runs` at 1, 12 and 1,000 cells, `-- confirmation` only the rows of
+//! a history's change points confirmed by A/Bs of a default or a sized run
+//! limit.
 //! Deterministic: every row uses a fixed seed.
 
 #[path = "../tests/common/mod.rs"]
@@ -17,6 +19,9 @@ mod suite;
 
 #[path = "decision_simulation/change_points.rs"]
 mod change_points;
+
+#[path = "decision_simulation/confirmation.rs"]
+mod confirmation;
 
 use common::{Scenario, Tally, simulate};
 use perflab_stats::{Better, SequentialConfig, Verdict, wilson_interval};
@@ -193,6 +198,10 @@ fn main() {
         change_points::change_point_rows(SEED);
         return;
     }
+    if std::env::args().any(|a| a == "confirmation") {
+        confirmation::confirmation_rows(SEED);
+        return;
+    }
     if std::env::args().any(|a| a == "min-pairs") {
         suite::min_pairs_rows(SequentialConfig::new(Better::Higher), SEED);
         return;
@@ -283,6 +292,7 @@ fn main() {
     if !only_tuning {
         suite::suite_rows(config, SEED);
         change_points::change_point_rows(SEED);
+        confirmation::confirmation_rows(SEED);
     }
 
     println!(

@@ -131,6 +131,10 @@ pub use sequential::contention::{
     BlockFate, ContentionRule, DEFAULT_MAX_CPU_WAIT, MAX_REPEATS as CONTENTION_MAX_REPEATS,
 };
 pub use sequential::paired::paired_change;
+pub use sequential::pairs_for_power::{
+    CONFIRMATION_MAX_PAIRS, CONFIRMATION_POWER, ConfirmationSize, FoundChange, confirmation_size,
+    pairs_for_power, pooled_log_spread,
+};
 pub use sequential::procedure::{Decision, SequentialTest};
 pub use sequential::suite::SuiteTest;
 pub use sweep::cliffs::{Cliff, SizedInterval, find_cliffs};

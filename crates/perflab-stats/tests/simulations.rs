@@ -150,3 +150,37 @@ fn one_changed_cell_among_twelve_is_found_without_false_verdicts_elsewhere() {
         assert!(t.false_anywhere <= 10, "{change}: {t:?}");
     }
 }
+
+/// A test planned for 60 pairs that may go on to 300 while a verdict is
+/// within reach (the plan of a confirming A/B).
+fn planned_config(better: Better) -> SequentialConfig {
+    SequentialConfig::new(better).with_max_runs(300).planned(60)
+}
+
+#[test]
+fn the_reach_rule_stops_an_undecidable_test_early_without_a_verdict() {
+    // 10% noise: NEUTRAL would need thousands of pairs.
+    let t = simulate(
+        2031,
+        300,
+        &Scenario::gaussian(Better::Lower, 0.0, 0.10),
+        planned_config(Better::Lower),
+    );
+    assert!(t.go + t.nogo <= 6, "{t:?}");
+    assert!(t.median_runs() < 100.0, "{t:?}");
+    assert!(t.runs.iter().all(|&r| r >= 10), "{t:?}");
+}
+
+#[test]
+fn the_reach_rule_goes_on_past_the_plan_for_a_change_within_reach() {
+    // 5% slower at 9% noise: about 150 pairs decide it, more than planned.
+    let t = simulate(
+        2032,
+        300,
+        &Scenario::gaussian(Better::Lower, -0.05, 0.09),
+        planned_config(Better::Lower),
+    );
+    assert!(t.nogo >= 240, "only {} of 300 were NO-GO: {t:?}", t.nogo);
+    assert!(t.runs.iter().any(|&r| r > 60), "{t:?}");
+    assert_eq!(t.go, 0, "{t:?}");
+}

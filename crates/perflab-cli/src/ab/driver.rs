@@ -216,10 +216,12 @@ impl AbState<'_> {
                     self.exp.limits.max_runs,
                     Some(stopped.so_far(self.exp.metric.better)),
                 );
-                let stop = if stopped.verdict == Verdict::Inconclusive {
-                    StopReason::MaxRuns
-                } else {
+                let stop = if stopped.verdict != Verdict::Inconclusive {
                     StopReason::Decided
+                } else if pairs < self.exp.limits.max_runs {
+                    StopReason::OutOfReach
+                } else {
+                    StopReason::MaxRuns
                 };
                 return Ok((stop, Some(stopped)));
             }

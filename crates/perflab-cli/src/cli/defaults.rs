@@ -3,8 +3,9 @@
 //! help cannot drift from what runs.
 
 use perflab_stats::{
-    CONTENTION_MAX_REPEATS, DEFAULT_CONFIDENCE, DEFAULT_GO, DEFAULT_MAX_CPU_WAIT, DEFAULT_MAX_RUNS,
-    DEFAULT_MIN_RUNS, DEFAULT_NOGO, EXACT_MAX_RUNS, EXACT_MIN_RUNS,
+    CONFIRMATION_MAX_PAIRS, CONTENTION_MAX_REPEATS, DEFAULT_CONFIDENCE, DEFAULT_GO,
+    DEFAULT_MAX_CPU_WAIT, DEFAULT_MAX_RUNS, DEFAULT_MIN_RUNS, DEFAULT_NOGO, EXACT_MAX_RUNS,
+    EXACT_MIN_RUNS,
 };
 
 use crate::sweep::config;
@@ -79,8 +80,10 @@ pub(super) fn confirm_min_runs() -> String {
 pub(super) fn confirm_max_runs() -> String {
     format!(
         "With --confirm: runs per commit at most in each confirming A/B; one that has not \
-         decided by then does not confirm its change point [default: {DEFAULT_MAX_RUNS}; \
-         {EXACT_MAX_RUNS} for instructions]"
+         decided by then does not confirm its change point [default: planned from the \
+         history's step and the spread of its runs to decide it nine times in ten (at least \
+         {DEFAULT_MAX_RUNS}), going on to {CONFIRMATION_MAX_PAIRS} only while a verdict is within \
+         reach; {EXACT_MAX_RUNS} for instructions]"
     )
 }
 

@@ -15,9 +15,13 @@
 
 use std::path::{Path, PathBuf};
 
+use perflab_format::change_words::ChangeWords;
 use perflab_format::history::ChangePointDoc;
 use perflab_runner::{Executor, InstructionExecutor};
-use perflab_stats::{Better, bonferroni_confidence};
+use perflab_stats::{
+    Better, CONFIRMATION_MAX_PAIRS, ConfirmationSize, FoundChange, RunsNeeded, Thresholds,
+    bonferroni_confidence, confirmation_size,
+};
 
 use crate::ab::run_ab;
 use crate::cli::{AbArgs, HistoryArgs};
@@ -48,6 +52,9 @@ pub(super) struct Target<'a> {
     pub title: String,
     /// The experiments of the first step after the change point.
     pub experiments_after: Vec<i64>,
+    /// The runs of the commits on either side of the change point, by
+    /// commit: the A/B's run limit is sized from them.
+    pub runs_around: Vec<Vec<f64>>,
     /// The change point; its confirmation is written into it.
     pub change: &'a mut ChangePointDoc,
 }
@@ -261,6 +268,57 @@ fn refuse_missing_worktrees<'p>(
 
 /// One change point's A/B, stored like any `perflab ab`; its confirmation
 /// and whether Ctrl-C stopped it.
+/// The plan of a change point's A/B, sized from the history's step and the
+/// spread of its runs (perflab-stats' `confirmation_size`, the procedure
+/// its simulation validates).
+fn size_confirmation(
+    target: &Target<'_>,
+    thresholds: &Thresholds,
+    history_confidence: f64,
+    split: f64,
+) -> ConfirmationSize {
+    let judgement = &target.change.judgement;
+    // The judgement is positive when better, in the metric's own direction:
+    // the same orientation as the A/B's change.
+    let found = FoundChange {
+        change: judgement.change,
+        interval: judgement.ci,
+        confidence: history_confidence,
+    };
+    let runs: Vec<&[f64]> = target.runs_around.iter().map(Vec::as_slice).collect();
+    confirmation_size(&runs, &found, thresholds, split)
+}
+
+/// One line on how many pairs a confirming A/B may take, and why.
+fn describe_size(size: &ConfirmationSize, target: &Target<'_>) -> String {
+    let spread = size
+        .run_spread
+        .map_or_else(|| "unknown".to_string(), |s| format!("{:.1}%", 100.0 * s));
+    let change = ChangeWords::from_improvement(
+        &target.metric,
+        target.better,
+        target.change.judgement.change,
+        None,
+    )
+    .percent();
+    let why = match size.needed {
+        RunsNeeded::Additional(n) => format!(
+            "{n} pairs would decide the history's change of {change} nine times in ten at the \
+             runs' spread of {spread} (the history's)"
+        ),
+        RunsNeeded::MoreThan(cap) => format!(
+            "the history's change of {change} is too small against the runs' spread of {spread} \
+             to be sure of deciding it within {cap} pairs"
+        ),
+        RunsNeeded::Unknown => "the history gives nothing to size it from".to_string(),
+    };
+    format!(
+        "this A/B is planned for {} pairs and goes on to {CONFIRMATION_MAX_PAIRS} only while a \
+         verdict is within reach: {why}; --max-runs sets a fixed limit instead",
+        size.planned_runs
+    )
+}
+
 fn run_confirmation<E: Executor>(
     target: &Target<'_>,
     plan: &Planned,
@@ -306,7 +364,14 @@ fn run_confirmation<E: Executor>(
         variant.env = plan.variant.env.clone();
         variant.cwd = Some(builder.run_dir(tree));
     }
-    let exp = settings.into_experiment()?;
+    let mut exp = settings.into_experiment()?;
+    if args.max_runs.is_none() && !exp.counts_instructions() {
+        let (thresholds, history_confidence) = args.decision.decision()?;
+        let size = size_confirmation(target, &thresholds, history_confidence, split);
+        exp.limits.max_runs = CONFIRMATION_MAX_PAIRS.max(exp.limits.min_runs);
+        exp.planned_runs = Some(size.planned_runs);
+        eprintln!("perflab: {}", describe_size(&size, target));
+    }
     let mut progress = progress_for("confirm", exp.limits.max_runs, false);
     let mut outcome = if exp.counts_instructions() {
         let mut counter = InstructionExecutor::new(executor, &exp.keep_env)?;

@@ -19,7 +19,7 @@ use crate::cli::HistoryArgs;
 use crate::error::to_json_pretty;
 use crate::error::{EXIT_INTERRUPTED, EXIT_NO_GO, EXIT_OK, Error, Result};
 use crate::metric_direction::metric_direction;
-use crate::metric_history::{HistoryQuery, metric_history};
+use crate::metric_history::{HistoryQuery, metric_history, runs_around};
 use crate::metric_history_changes::store_changes;
 use crate::metric_history_confirmation::{newest_measured, wants_confirmation};
 use crate::webhook::{WebhookUrl, post_new_regressions};
@@ -81,6 +81,7 @@ pub fn history<E: Executor>(
                     better: c.better,
                     variant: c.variant.clone(),
                     experiments_after: c.experiments_after.clone(),
+                    runs_around: c.runs_around.clone(),
                     change: &mut c.change,
                 })
                 .collect();
@@ -280,17 +281,20 @@ fn show_metric_history<E: Executor>(
             .collect();
         let mut targets = Vec::new();
         for (s, title) in history.series.iter_mut().zip(titles) {
-            let after: Vec<Vec<i64>> = s
+            let around: Vec<(Vec<i64>, Vec<Vec<f64>>)> = s
                 .change_points
                 .iter()
                 .map(|c| {
-                    s.steps
+                    let after = s
+                        .steps
                         .get(c.step)
                         .map(|step| step.experiments.clone())
-                        .unwrap_or_default()
+                        .unwrap_or_default();
+                    (after, runs_around(&s.steps, c))
                 })
                 .collect();
-            for (change, experiments_after) in s.change_points.iter_mut().zip(after) {
+            for (change, (experiments_after, runs_around)) in s.change_points.iter_mut().zip(around)
+            {
                 if wants_confirmation(change) {
                     targets.push(Target {
                         name: history.name.clone(),
@@ -299,6 +303,7 @@ fn show_metric_history<E: Executor>(
                         variant: s.variant.clone(),
                         title: title.clone(),
                         experiments_after,
+                        runs_around,
                         change,
                     });
                 }

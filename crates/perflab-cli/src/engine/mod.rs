@@ -60,6 +60,9 @@ pub enum StopReason {
     Decided,
     /// `--max-runs` was reached.
     MaxRuns,
+    /// A planned A/B stopped undecided: its projection put every verdict
+    /// beyond `--max-runs` (the reach rule).
+    OutOfReach,
     /// `--max-time` was reached.
     MaxTime,
     /// The user pressed Ctrl-C.

@@ -180,6 +180,11 @@ pub struct Experiment {
     pub trace_dir: Option<PathBuf>,
     /// In duet mode, the two CPUs A and B run on (swapped every block).
     pub duet: Option<[usize; 2]>,
+    /// An A/B planned to decide by this many pairs, which goes on to the run
+    /// limit only while its projection puts a verdict within it (the reach
+    /// rule of perflab-stats' [`SequentialConfig::planned`]): a confirming
+    /// A/B of `perflab history --confirm`. None for every other experiment.
+    pub planned_runs: Option<usize>,
 }
 
 impl Experiment {
@@ -197,17 +202,23 @@ impl Experiment {
 
     /// The sequential procedure this experiment decides with: perflab-stats'
     /// [`SequentialConfig::tuned`], the one the simulation benchmark validates,
-    /// with the confidence sequence tightest at this experiment's run limit.
+    /// with the confidence sequence tightest at this experiment's run limit
+    /// (or, for a planned A/B, [`SequentialConfig::planned`]: tightest at the
+    /// plan, with the reach rule).
     /// `--min-runs 1` (exact counts) is handled before it, from 2 pairs on.
     pub fn sequential_config(&self) -> SequentialConfig {
         let min_runs = self.limits.min_runs.max(2);
-        SequentialConfig::tuned(
+        let config = SequentialConfig::tuned(
             self.metric.better,
             self.thresholds,
             self.confidence,
             min_runs,
             self.limits.max_runs.max(min_runs),
-        )
+        );
+        match self.planned_runs {
+            Some(planned) => config.planned(planned),
+            None => config,
+        }
     }
 
     /// The confidence sequence of every interval of this experiment (the

@@ -451,6 +451,7 @@ impl Settings {
                 },
             },
             extractor: Arc::new(MetricExtractor::from_pairs(self.metrics)),
+            planned_runs: None,
             ignore_failure: self.ignore_failure.unwrap_or(false),
             keep_children: self.keep_children.unwrap_or(false),
             output,

@@ -7,7 +7,8 @@
 //! timed, so that the machine the tests run on, however loaded, changes
 //! nothing: `work` is the repository's cost (`work.txt`, the "code") times
 //! the machine's slowdown (the file outside), with a ripple of at most
-//! ±0.1% from a run counter kept beside the machine's file. The history is
+//! ±0.1% (unless a test sets a larger one) from a run counter kept beside
+//! the machine's file. The history is
 //! then the same every time (its change points too), and two commits of the
 //! same cost never differ by more than 0.2%: an A/B of them cannot find a
 //! change beyond the default thresholds (-0.5%, +1%), since its estimate,
@@ -36,7 +37,14 @@ impl MachineHistory {
             machine: tempfile::tempdir().expect("temporary directory"),
         };
         history.set_machine_slowdown(1);
+        history.set_ripple(0.001);
         history
+    }
+
+    /// Makes every run from now on ripple by at most this share of its
+    /// work (0.001, ±0.1%, unless set): a noisier program.
+    pub fn set_ripple(&self, share: f64) {
+        std::fs::write(self.machine.path().join("ripple"), share.to_string()).unwrap();
     }
 
     /// The machine's file.
@@ -55,10 +63,11 @@ impl MachineHistory {
         let counter = self.machine.path().join("runs");
         format!(
             "c=$(cat {counter} 2>/dev/null || echo 0); echo $((c+1)) > {counter}; \
-             awk -v c=$c -v w=$(cat work.txt) -v m=$(cat {machine}) \
-             'BEGIN {{ printf \"PERFLAB_METRIC work %.4f\\n\", w * m * (1 + 0.001 * sin(c * 7.3)) }}'",
+             awk -v c=$c -v w=$(cat work.txt) -v m=$(cat {machine}) -v r=$(cat {ripple}) \
+             'BEGIN {{ printf \"PERFLAB_METRIC work %.4f\\n\", w * m * (1 + r * sin(c * 7.3)) }}'",
             counter = counter.display(),
-            machine = self.machine_file().display()
+            machine = self.machine_file().display(),
+            ripple = self.machine.path().join("ripple").display()
         )
     }
 

@@ -96,6 +96,10 @@ pub fn describe_change_point(metric: &str, better: Better, c: &ChangePointDoc) -
 pub fn describe_confirmation(metric: &str, better: Better, c: &ConfirmationDoc) -> String {
     let said = if c.confirmed {
         "confirmed by an interleaved A/B"
+    } else if c.found_regression() {
+        // The history saw an improvement (or nothing beyond a threshold)
+        // where the A/B, whose runs took turns, found the code slower.
+        "not confirmed: an interleaved A/B found a regression instead"
     } else {
         "not confirmed by an interleaved A/B"
     };
@@ -193,6 +197,21 @@ mod tests {
             text.starts_with(
                 "not confirmed by an interleaved A/B (#15, 12 pairs at 97.5%): -0.10% ["
             ) && text.ends_with("] NEUTRAL"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn an_ab_that_finds_a_regression_the_history_did_not_see_says_so() {
+        let mut c = confirmation(false, Some(16));
+        c.verdict = Some(Verdict::NoGo);
+        c.change = Some(-0.05);
+        c.ci = Some([-0.08, -0.02]);
+        let text = describe_confirmation("work", Better::Lower, &c);
+        assert!(
+            text.starts_with(
+                "not confirmed: an interleaved A/B found a regression instead (#16, 12 pairs at 97.5%): +5."
+            ) && text.ends_with("] NO-GO"),
             "{text}"
         );
     }

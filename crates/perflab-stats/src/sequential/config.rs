@@ -112,10 +112,18 @@ pub struct SequentialConfig {
     pub max_runs: usize,
     /// Pair count at which the confidence sequence is tightest; recommended
     /// and set by every constructor: equal to `max_runs` (see
-    /// [`tuned_confidence_sequence`]).
+    /// [`tuned_confidence_sequence`]), or to the planned pairs of a test
+    /// sized for a known change ([`SequentialConfig::planned`]).
     pub optimise_at: usize,
     /// Which direction of the metric is better.
     pub better: Better,
+    /// The reach rule: from this many pairs on, an undecided test also stops
+    /// once its projection of the further pairs it needs
+    /// ([`crate::sequential::runs_needed::runs_needed_paired`]) goes past
+    /// `max_runs`, or cannot be made. None (every constructor but
+    /// [`SequentialConfig::planned`]): an undecided test runs to `max_runs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub out_of_reach_from: Option<usize>,
 }
 
 impl SequentialConfig {
@@ -158,7 +166,30 @@ impl SequentialConfig {
             max_runs,
             optimise_at: max_runs.max(1),
             better,
+            out_of_reach_from: None,
         }
+    }
+
+    /// A test planned to decide by `planned` pairs (a confirmation sized
+    /// for the change it confirms, [`crate::confirmation_size`]) that may go
+    /// on to `max_runs`: the confidence sequence is tightest at `planned`,
+    /// and from there on the test stops as soon as its own projection puts
+    /// a verdict beyond `max_runs` (the reach rule, `out_of_reach_from`).
+    ///
+    /// Why it keeps the error rates: the interval is a confidence sequence,
+    /// valid at every look whatever decides when to look again, so going on
+    /// past the plan while a verdict looks near cannot make a wrong verdict
+    /// likelier than the level allows; the rule only ever stops a test
+    /// without a verdict. What it costs is power, when a projection made
+    /// from an estimate that happens to sit near a threshold gives up on a
+    /// change that more pairs would have decided; `cargo bench -p
+    /// perflab-stats --bench decision_simulation -- confirmation` measures
+    /// both.
+    pub fn planned(mut self, planned: usize) -> Self {
+        let planned = planned.clamp(self.min_runs.max(1), self.max_runs.max(1));
+        self.optimise_at = planned;
+        self.out_of_reach_from = Some(planned);
+        self
     }
 
     /// Sets `max_runs` and, as recommended, `optimise_at` to the same value.

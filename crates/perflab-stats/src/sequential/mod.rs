@@ -16,6 +16,7 @@ pub mod confidence_sequence;
 pub mod config;
 pub mod contention;
 pub mod paired;
+pub mod pairs_for_power;
 pub mod procedure;
 pub mod robust_sequence;
 pub mod runs_needed;
