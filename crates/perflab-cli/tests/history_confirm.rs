@@ -302,3 +302,23 @@ fn a_confirmation_that_cannot_decide_stops_at_its_plan_instead_of_the_cap() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn a_load_that_came_after_a_regression_does_not_hide_it() {
+    // The fourth commit adds half the work; from the eighth the machine is
+    // three times as slow. Both are change points; only the first is the
+    // code's.
+    let h = measured(
+        |step| if step > 3 { 1500 } else { 1000 },
+        |step| if step > 7 { 3 } else { 1 },
+    );
+    let confirm = ["--confirm", "--build", "true", "--json", "h.json"];
+    let out = h.history(&[&METRIC[..], &confirm].concat());
+    let stdout = text(&out.stdout);
+    let json = h.repo.json("h.json");
+    let changes = json["series"][0]["change_points"].as_array().unwrap();
+    assert_eq!(changes.len(), 2, "{stdout}");
+    assert_eq!(changes[0]["confirmation"]["confirmed"], true, "{stdout}");
+    assert_eq!(changes[1]["confirmation"]["confirmed"], false, "{stdout}");
+    assert_exit(&out, 3);
+}

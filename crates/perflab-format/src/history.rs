@@ -95,10 +95,19 @@ pub struct VariantHistory {
 
 impl VariantHistory {
     /// True when this variant's newest change point is a regression
-    /// (confirmed, when it was put to an A/B: [`ChangePointDoc::is_regression`]).
+    /// ([`ChangePointDoc::is_regression`]). Change points put to an A/B
+    /// that bore out no change of the code (not confirmed, no regression
+    /// found) are passed over: the newest change of the code is the one that
+    /// counts, and a load that came after a regression must not hide it.
     pub fn newest_change_regressed(&self) -> bool {
         self.change_points
-            .last()
+            .iter()
+            .rev()
+            .find(|c| {
+                c.confirmation
+                    .as_ref()
+                    .is_none_or(|k| k.confirmed || k.found_regression())
+            })
             .is_some_and(ChangePointDoc::is_regression)
     }
 }
@@ -281,6 +290,41 @@ mod tests {
         assert!(!change_point(true, Some(false)).is_regression());
         assert!(!change_point(false, None).is_regression());
         assert!(!change_point(false, Some(true)).is_regression());
+    }
+
+    #[test]
+    fn the_newest_change_point_an_ab_bore_out_decides_whether_a_series_regressed() {
+        let series = |change_points| VariantHistory {
+            variant: "app".into(),
+            host: None,
+            steps: Vec::new(),
+            total: None,
+            change_points,
+            note: None,
+        };
+        // A confirmed regression, then a change point of the machine the
+        // A/B did not bear out: the regression is the newest change.
+        assert!(
+            series(vec![
+                change_point(true, Some(true)),
+                change_point(true, Some(false))
+            ])
+            .newest_change_regressed()
+        );
+        // A confirmed improvement after it ends it.
+        assert!(
+            !series(vec![
+                change_point(true, Some(true)),
+                change_point(false, Some(true))
+            ])
+            .newest_change_regressed()
+        );
+        // Without confirmations, the newest change point decides.
+        assert!(
+            !series(vec![change_point(true, None), change_point(false, None)])
+                .newest_change_regressed()
+        );
+        assert!(!series(vec![change_point(true, Some(false))]).newest_change_regressed());
     }
 
     #[test]

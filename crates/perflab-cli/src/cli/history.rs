@@ -15,7 +15,8 @@ pub struct HistoryArgs {
     pub limit: usize,
     /// Show the history of this metric over commits (wall, cpu, peak-memory or an
     /// extracted metric) with its change points, each judged GO / NO-GO /
-    /// NEUTRAL / INCONCLUSIVE; exit 3 when the newest one is a regression.
+    /// NEUTRAL / INCONCLUSIVE; exit 3 when the newest one is a regression
+    /// (with --confirm: the newest one its A/B did not dismiss).
     #[arg(long, visible_alias = "measure", value_name = "METRIC")]
     pub metric: Option<String>,
     /// List the change points of every series in the store (experiment name,
