@@ -6,7 +6,7 @@
 use perflab_format::vocabulary::Verdict;
 
 use crate::decision::rule::{Thresholds, classify};
-use crate::decision::runs_needed::RunsNeeded;
+use crate::decision::runs_needed::{RunsNeeded, smallest_decisive};
 use crate::descriptive::location_and_spread::median;
 use crate::distributions::normal;
 use crate::sequential::confidence_sequence::ConfidenceSequence;
@@ -149,23 +149,9 @@ pub fn pairs_for_power(
         cs.half_width(n, pair_spread) + z * pair_spread / (n as f64).sqrt() <= margin
     };
     // The left side falls with n (both terms shrink as 1/√n up to a slowly
-    // growing log term); a bisection finds the first n that decides.
-    if !decides(cap) {
-        return RunsNeeded::MoreThan(cap);
-    }
-    let (mut lo, mut hi) = (2usize, cap);
-    if decides(lo) {
-        return RunsNeeded::Additional(lo);
-    }
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if decides(mid) {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    RunsNeeded::Additional(hi)
+    // growing log term): the search for the first n that decides is the
+    // bisection every projection of perflab uses.
+    smallest_decisive(2, cap, decides)
 }
 
 /// The plan of an A/B that confirms a change seen in groups of runs (a
