@@ -266,8 +266,6 @@ fn refuse_missing_worktrees<'p>(
     ))
 }
 
-/// One change point's A/B, stored like any `perflab ab`; its confirmation
-/// and whether Ctrl-C stopped it.
 /// The plan of a change point's A/B, sized from the history's step and the
 /// spread of its runs (perflab-stats' `confirmation_size`, the procedure
 /// its simulation validates).
@@ -319,6 +317,8 @@ fn describe_size(size: &ConfirmationSize, target: &Target<'_>) -> String {
     )
 }
 
+/// One change point's A/B, stored like any `perflab ab`; its confirmation
+/// and whether Ctrl-C stopped it.
 fn run_confirmation<E: Executor>(
     target: &Target<'_>,
     plan: &Planned,

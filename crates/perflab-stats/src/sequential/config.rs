@@ -119,9 +119,10 @@ pub struct SequentialConfig {
     pub better: Better,
     /// The reach rule: from this many pairs on, an undecided test also stops
     /// once its projection of the further pairs it needs
-    /// ([`crate::sequential::runs_needed::runs_needed_paired`]) goes past
-    /// `max_runs`, or cannot be made. None (every constructor but
-    /// [`SequentialConfig::planned`]): an undecided test runs to `max_runs`.
+    /// ([`crate::sequential::runs_needed::runs_needed_paired`], from its
+    /// estimate moved one standard error away from no change) goes past
+    /// `max_runs`. None (every constructor but [`SequentialConfig::planned`]):
+    /// an undecided test runs to `max_runs`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub out_of_reach_from: Option<usize>,
 }

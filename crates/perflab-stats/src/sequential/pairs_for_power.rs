@@ -3,14 +3,13 @@
 //! change point, sized from the history's own step and the spread of its
 //! runs.
 
-use perflab_format::vocabulary::Verdict;
-
-use crate::decision::rule::{Thresholds, classify};
+use crate::decision::rule::Thresholds;
 use crate::decision::runs_needed::{RunsNeeded, smallest_decisive};
 use crate::descriptive::location_and_spread::median;
 use crate::distributions::normal;
 use crate::sequential::confidence_sequence::ConfidenceSequence;
 use crate::sequential::config::DEFAULT_MAX_RUNS;
+use crate::sequential::robust_sequence::MAD_TO_SD;
 
 /// The chance of deciding that a confirming A/B is sized for: 90%, nine
 /// confirmations in ten of a change as large as the history's step.
@@ -26,9 +25,6 @@ pub const CONFIRMATION_MAX_PAIRS: usize = 300;
 /// values: its variance is that of the mean divided by 0.95 (Huber &
 /// Ronchetti, *Robust Statistics*, 2nd ed., 2009, §4.5).
 const HUBER_GAUSSIAN_EFFICIENCY: f64 = 0.95;
-
-/// 1.4826 × MAD estimates a normal standard deviation.
-const MAD_TO_SD: f64 = 1.482_602_218_505_602;
 
 /// The run-to-run spread of a metric measured in groups (a history's
 /// commits): the standard deviation of one run's log value about its
@@ -122,17 +118,14 @@ pub fn pairs_for_power(
     if !sound {
         return RunsNeeded::Unknown;
     }
-    let point = crate::change::Interval {
-        estimate: change,
-        lo: change,
-        hi: change,
-        confidence,
-    };
-    let target = classify(&point, thresholds);
-    let threshold = match target {
-        Verdict::Go if change > thresholds.go => thresholds.go,
-        Verdict::NoGo if change < thresholds.nogo => thresholds.nogo,
-        _ => return RunsNeeded::Unknown,
+    // The threshold the change lies beyond; none for a change in the
+    // NEUTRAL band or exactly on a threshold.
+    let threshold = if change > thresholds.go {
+        thresholds.go
+    } else if change < thresholds.nogo {
+        thresholds.nogo
+    } else {
+        return RunsNeeded::Unknown;
     };
     // On the log scale the decision's thresholds and the change are
     // ln(1 + x); the margin is the distance the interval may take up.

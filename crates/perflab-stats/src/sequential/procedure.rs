@@ -197,10 +197,10 @@ impl SequentialTest {
         if runs < self.deciding_floor() && runs < self.config.max_runs {
             return Ok(None);
         }
-        let decision = self.evaluate()?;
+        let (decision, iv) = self.evaluate_with_interval()?;
         if decision.verdict != Verdict::Inconclusive
             || decision.runs >= self.config.max_runs
-            || self.out_of_reach(&decision)?
+            || self.out_of_reach(&decision, &iv)
         {
             self.decision = Some(decision.clone());
             return Ok(Some(decision));
@@ -209,8 +209,8 @@ impl SequentialTest {
     }
 
     /// The reach rule ([`SequentialConfig::out_of_reach_from`]): from its
-    /// first pair on, true when the undecided `decision` projects no verdict
-    /// within `max_runs`.
+    /// first pair on, true when the undecided `decision`, made from the log
+    /// interval `iv`, projects no verdict within `max_runs`.
     ///
     /// Method: [`runs_needed_paired`] from the estimate moved one standard
     /// error (the spread that gives the mean's sequence this interval, over
@@ -220,29 +220,26 @@ impl SequentialTest {
     /// planned for 60 pairs gave up at the plan in one experiment in five,
     /// where more pairs would have decided it. A guard's projection, or an
     /// estimate exactly on a threshold, stops nothing.
-    fn out_of_reach(&self, decision: &Decision) -> Result<bool, StatsError> {
+    fn out_of_reach(&self, decision: &Decision, iv: &LogInterval) -> bool {
         let Some(from) = self.config.out_of_reach_from else {
-            return Ok(false);
+            return false;
         };
         let runs = decision.runs;
         if runs < from
             || decision.verdict != Verdict::Inconclusive
             || decision.primary != Verdict::Inconclusive
         {
-            return Ok(false);
+            return false;
         }
-        let iv = self.log_interval(&self.gains, SampleRole::Baseline)?;
-        let sd = self.equivalent_sd(&iv, runs);
+        let sd = self.equivalent_sd(iv, runs);
         let standard_error = sd / (runs as f64).sqrt();
         let away = if iv.estimate < 0.0 { -1.0 } else { 1.0 };
         let hopeful = iv.estimate + away * standard_error;
-        Ok(
-            match runs_needed_paired(runs, hopeful, sd, &self.config.thresholds, &self.cs) {
-                RunsNeeded::Additional(more) => runs + more > self.config.max_runs,
-                RunsNeeded::MoreThan(_) => true,
-                RunsNeeded::Unknown => false,
-            },
-        )
+        match runs_needed_paired(runs, hopeful, sd, &self.config.thresholds, &self.cs) {
+            RunsNeeded::Additional(more) => runs + more > self.config.max_runs,
+            RunsNeeded::MoreThan(_) => true,
+            RunsNeeded::Unknown => false,
+        }
     }
 
     /// Adds one pair without looking at it: for replaying pairs measured
@@ -303,7 +300,7 @@ impl SequentialTest {
     }
 
     /// The decision with guards for the pairs so far, ignoring `min_runs`.
-    fn assess(&self) -> Result<Decision, StatsError> {
+    fn assess(&self) -> Result<(Decision, LogInterval), StatsError> {
         let iv = self.log_interval(&self.gains, SampleRole::Baseline)?;
         let interval = iv.to_change()?;
         let primary = classify(&interval, &self.config.thresholds);
@@ -336,14 +333,15 @@ impl SequentialTest {
                 .reduce(most_runs_needed),
             _ => None,
         };
-        Ok(Decision {
+        let decision = Decision {
             verdict,
             primary,
             interval,
             runs,
             runs_needed,
             guards,
-        })
+        };
+        Ok((decision, iv))
     }
 
     fn log_interval(&self, gains: &[f64], role: SampleRole) -> Result<LogInterval, StatsError> {
@@ -451,7 +449,14 @@ impl SequentialTest {
     /// # Errors
     /// [`StatsError::TooFew`] with fewer than 2 pairs; [`StatsError::ChangeOutOfRange`].
     pub fn evaluate(&self) -> Result<Decision, StatsError> {
-        let mut decision = self.assess()?;
+        self.evaluate_with_interval().map(|(decision, _)| decision)
+    }
+
+    /// [`SequentialTest::evaluate`], with the decision metric's log
+    /// interval it was made from (for the reach rule, which would otherwise
+    /// invert the test again).
+    fn evaluate_with_interval(&self) -> Result<(Decision, LogInterval), StatsError> {
+        let (mut decision, iv) = self.assess()?;
         let missing = self.deciding_floor().saturating_sub(decision.runs);
         if missing > 0 {
             let projected = decision.runs_needed.unwrap_or(RunsNeeded::Additional(0));
@@ -459,7 +464,7 @@ impl SequentialTest {
             decision.runs_needed =
                 Some(most_runs_needed(projected, RunsNeeded::Additional(missing)));
         }
-        Ok(decision)
+        Ok((decision, iv))
     }
 
     /// Pairs recorded so far.

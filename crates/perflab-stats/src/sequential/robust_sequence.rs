@@ -15,7 +15,7 @@ use crate::sequential::confidence_sequence::ConfidenceSequence;
 pub const HUBER_TUNING: f64 = 1.345;
 
 /// 1.4826 × MAD estimates a normal standard deviation.
-const MAD_TO_SD: f64 = 1.482_602_218_505_602;
+pub(crate) const MAD_TO_SD: f64 = 1.482_602_218_505_602;
 /// sqrt(π/2) × mean absolute deviation estimates a normal standard deviation.
 const MEAN_ABS_TO_SD: f64 = 1.253_314_137_315_500_3;
 /// Grid points scanned on each side of the estimate for the outermost end of
