@@ -33,13 +33,17 @@ const FILES: &[&str] = &[
 
 /// The smallest sizes the script takes: a few runs of a short wordfreq,
 /// four runs of a short span_cost per column (the fewest an interval of
-/// `perflab compare` allows).
+/// `perflab compare` allows), each loop long enough that the clock's
+/// granularity does not make all four runs of a case print the same figure
+/// (at 20,000 iterations the span and the two clock reads once both printed
+/// 18.95 ns four times, and `perflab compare` rightly refused constant
+/// samples).
 const TINY: &[(&str, &str)] = &[
     ("C_SPANS_QUICK", "1"),
     ("C_SPANS_WORDS", "50000"),
     ("C_SPANS_MAX_RUNS", "3"),
     ("C_SPANS_BENCH_RUNS", "4"),
-    ("C_SPANS_ITERATIONS", "20000"),
+    ("C_SPANS_ITERATIONS", "200000"),
 ];
 
 #[test]
@@ -113,7 +117,7 @@ fn investigate_sh_fills_every_block_of_the_readme_from_a_tiny_run() {
         assert!(row.contains(" to "), "a cell without its range: {row}");
     }
     assert!(
-        cost.contains("4 runs of `span_cost 20000` per column"),
+        cost.contains("4 runs of `span_cost 200000` per column"),
         "{cost}"
     );
 
