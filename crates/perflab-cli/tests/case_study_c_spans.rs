@@ -33,11 +33,10 @@ const FILES: &[&str] = &[
 
 /// The smallest sizes the script takes: a few runs of a short wordfreq,
 /// four runs of a short span_cost per column (the fewest an interval of
-/// `perflab compare` allows), each loop long enough that the clock's
-/// granularity does not make all four runs of a case print the same figure
-/// (at 20,000 iterations the span and the two clock reads once both printed
-/// 18.95 ns four times, and `perflab compare` rightly refused constant
-/// samples).
+/// `perflab compare` allows). span_cost prints four decimals, so that four
+/// runs of a case cannot all print the same figure, which `perflab compare`
+/// refuses as a constant sample: at two decimals and 20,000 iterations the
+/// span and the two clock reads once both printed 18.95 ns four times.
 const TINY: &[(&str, &str)] = &[
     ("C_SPANS_QUICK", "1"),
     ("C_SPANS_WORDS", "50000"),
