@@ -15,6 +15,13 @@
 # interval of the change lies within 5%. Prints the machine's load and CPU
 # pressure at the start, perflab's table, and one line with the change and
 # its interval. Without --perflab, perflab is built in release mode first.
+#
+# Then, where a C compiler is at hand, the floor any reader of a pipe sets:
+# a second A/B of the same A against `yes | head -c N | drain`, where drain
+# moves the pipe's pages to /dev/null with splice(2), never copying a byte
+# into its own memory, the cheapest reading Linux offers. The writer's copy
+# into the pipe is paid whatever reads it; if this A/B is not NEUTRAL
+# either, no way of reading a pipe can meet the goal on this machine.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -59,4 +66,43 @@ change, (lo, hi) = doc["change"], doc["ci"]
 within = doc["verdict"] == "NEUTRAL"
 print(f"B against A: {change:+.1%} [{lo:+.1%}, {hi:+.1%}] ({doc['verdict']}): "
       f"the output's reading {'costs' if within else 'is not shown to cost'} less than 5%")
+PY
+
+cc=$(command -v cc || command -v gcc || true)
+if [[ -z $cc ]]; then
+  echo "no C compiler: the floor of a pipe's reading is not measured"
+  exit 0
+fi
+cat >drain.c <<'C'
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <unistd.h>
+/* Moves stdin (a pipe) to /dev/null with splice: the bytes never reach
+   this process's memory. */
+int main(void) {
+    int null = open("/dev/null", O_WRONLY);
+    if (null < 0) return 1;
+    for (;;) {
+        ssize_t n = splice(0, NULL, null, NULL, 1 << 20, SPLICE_F_MOVE);
+        if (n == 0) return 0;
+        if (n < 0) return 1;
+    }
+}
+C
+"$cc" -O2 -o drain drain.c
+echo
+echo "A: yes | head -c $bytes > /dev/null    C: yes | head -c $bytes | drain (splice to /dev/null)"
+status=0
+"$perflab" --store "$work/store.db" ab \
+  "yes | head -c $bytes > /dev/null" "yes | head -c $bytes | $work/drain" \
+  --name "output-floor-$bytes" --min-runs "$pairs" --max-runs "$pairs" --warmup 1 \
+  --go 5% --nogo -5% --json "$work/floor.json" || status=$?
+case $status in 0|3|4) ;; *) echo "bench-output.sh: perflab ab failed (exit $status)" >&2; exit "$status" ;; esac
+/usr/bin/python3 - "$work/floor.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+change, (lo, hi) = doc["change"], doc["ci"]
+within = doc["verdict"] == "NEUTRAL"
+print(f"C against A: {change:+.1%} [{lo:+.1%}, {hi:+.1%}] ({doc['verdict']}): "
+      f"the cheapest reading of a pipe {'costs' if within else 'is not shown to cost'} less than 5%")
 PY
