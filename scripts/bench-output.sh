@@ -62,9 +62,12 @@ case $status in 0|3|4) ;; *) echo "bench-output.sh: perflab ab failed (exit $sta
 /usr/bin/python3 - "$work/result.json" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
+# perflab's change is in speed (A's time over the other's, less one);
+# said here as the other's time against A's.
 change, (lo, hi) = doc["change"], doc["ci"]
+longer = lambda c: 1 / (1 + c) - 1
 within = doc["verdict"] == "NEUTRAL"
-print(f"B against A: {change:+.1%} [{lo:+.1%}, {hi:+.1%}] ({doc['verdict']}): "
+print(f"B takes {longer(change):+.1%} longer than A [{longer(hi):+.1%}, {longer(lo):+.1%}] ({doc['verdict']}): "
       f"the output's reading {'costs' if within else 'is not shown to cost'} less than 5%")
 PY
 
@@ -101,8 +104,11 @@ case $status in 0|3|4) ;; *) echo "bench-output.sh: perflab ab failed (exit $sta
 /usr/bin/python3 - "$work/floor.json" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
+# perflab's change is in speed (A's time over the other's, less one);
+# said here as the other's time against A's.
 change, (lo, hi) = doc["change"], doc["ci"]
+longer = lambda c: 1 / (1 + c) - 1
 within = doc["verdict"] == "NEUTRAL"
-print(f"C against A: {change:+.1%} [{lo:+.1%}, {hi:+.1%}] ({doc['verdict']}): "
+print(f"C takes {longer(change):+.1%} longer than A [{longer(hi):+.1%}, {longer(lo):+.1%}] ({doc['verdict']}): "
       f"the cheapest reading of a pipe {'costs' if within else 'is not shown to cost'} less than 5%")
 PY
