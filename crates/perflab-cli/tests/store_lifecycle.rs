@@ -203,7 +203,7 @@ fn a_store_of_the_first_schema_is_upgraded_and_keeps_its_experiments() {
     let version: i64 = db
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 7);
+    assert_eq!(version, 8);
     let replaced: i64 = db
         .query_row("SELECT SUM(replaced) FROM runs", [], |r| r.get(0))
         .unwrap();

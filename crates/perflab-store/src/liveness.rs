@@ -107,6 +107,12 @@ fn parse_stat(stat: &str) -> Option<ProcessStat> {
     Some(ProcessStat { state, start_ticks })
 }
 
+/// The experiments of status `?1` that record their process (read through
+/// the index of their status, schema version 8).
+const RUNNING_WITH_OWNERS: &str =
+    "SELECT id, owner_pid, owner_host, owner_boot, owner_pid_ns, owner_start_ticks
+     FROM experiments WHERE status = ?1 AND owner_pid IS NOT NULL";
+
 impl Store {
     /// Marks `incomplete` every `running` experiment whose process has
     /// ended, keeping its runs; its end is the time of its last stored run.
@@ -114,11 +120,7 @@ impl Store {
         let Some(here) = ProcessIdentity::of_this_process() else {
             return Ok(());
         };
-        let running = self.rows(
-            "SELECT id, owner_pid, owner_host, owner_boot, owner_pid_ns, owner_start_ticks
-             FROM experiments WHERE status = ?1 AND owner_pid IS NOT NULL",
-            values![ResultStatus::Running.as_str()],
-        )?;
+        let running = self.rows(RUNNING_WITH_OWNERS, values![ResultStatus::Running.as_str()])?;
         let ended: Vec<i64> = running
             .iter()
             .filter_map(|r| {
@@ -209,5 +211,25 @@ mod tests {
         assert_eq!(stat.state, 'S');
         assert_eq!(stat.start_ticks, 987654);
         assert!(parse_stat("4242 (cut short) S 1 2").is_none());
+    }
+
+    #[test]
+    fn the_look_for_running_experiments_reads_the_status_index_not_every_experiment() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("store.db");
+        drop(crate::Store::open(&path).unwrap());
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        let plan: Vec<String> = conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {RUNNING_WITH_OWNERS}"))
+            .unwrap()
+            .query_map(["running"], |r| r.get::<_, String>(3))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert!(
+            plan.iter()
+                .any(|step| step.contains("USING INDEX experiments_by_status")),
+            "{plan:?}"
+        );
     }
 }

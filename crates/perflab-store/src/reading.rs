@@ -185,4 +185,35 @@ mod tests {
             "file:/a%20b/x%3F%23%25.db?immutable=1"
         );
     }
+
+    /// A store written by this perflab, then taken back to schema `version`
+    /// as far as the version number and version 8's index go.
+    fn store_of_version(dir: &Path, version: i64) -> std::path::PathBuf {
+        let path = dir.join(format!("v{version}.db"));
+        drop(Store::open(&path).unwrap());
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(&format!(
+            "DROP INDEX experiments_by_status; PRAGMA user_version = {version};"
+        ))
+        .unwrap();
+        path
+    }
+
+    #[test]
+    fn a_store_of_version_7_is_read_without_its_upgrade_and_one_of_version_6_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let seven = store_of_version(dir.path(), 7);
+        let store = Store::open_read_only(&Location::File(seven), "--store").unwrap();
+        assert!(store.list_experiments(5, None).unwrap().is_empty());
+        let six = store_of_version(dir.path(), 6);
+        match Store::open_read_only(&Location::File(six), "--store") {
+            Err(Error::Input { message, .. }) => {
+                assert!(
+                    message.contains("schema 6, this one reads 7 to 8"),
+                    "{message}"
+                )
+            }
+            other => panic!("expected the store refused, got {:?}", other.map(|_| ())),
+        }
+    }
 }

@@ -40,7 +40,9 @@ use crate::error::{Error, Result};
 ///    `perflab history --changes`).
 /// 7: where each run's peak memory was read (`peak_memory_source`: its
 ///    memory cgroup or rusage), since the two measure different things.
-pub(super) const SCHEMA_VERSION: i64 = 7;
+/// 8: an index of the experiments' status, so that every command's look
+///    for running experiments whose process ended reads no stored result.
+pub(super) const SCHEMA_VERSION: i64 = 8;
 
 /// How long a process waits for another one holding the store.
 pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -125,6 +127,15 @@ const PEAK_MEMORY_SOURCE: &str = "
 ALTER TABLE runs ADD COLUMN peak_memory_source TEXT;
 ";
 
+/// Version 8: every command that opens a store for writing looks for running
+/// experiments whose process ended (`liveness`). Without an index that
+/// look read every experiment to its owner's columns, which come after its
+/// stored result (added by version 2): about 2 MB read, and 9 ms, on every
+/// start of perflab with a store of 600 experiments, growing with the store.
+const EXPERIMENTS_BY_STATUS: &str = "
+CREATE INDEX IF NOT EXISTS experiments_by_status ON experiments(status);
+";
+
 /// Version 2: the process running an experiment, as `liveness` identifies it.
 const OWNER_COLUMNS: &str = "
 ALTER TABLE experiments ADD COLUMN owner_pid {int};
@@ -166,6 +177,7 @@ const MIGRATIONS: &[&[&str]] = &[
     &[notified::SCHEMA],
     &[SERIES_LOOKUPS],
     &[PEAK_MEMORY_SOURCE],
+    &[EXPERIMENTS_BY_STATUS],
 ];
 
 /// Sets up the connection and brings the schema to [`SCHEMA_VERSION`].
@@ -230,17 +242,22 @@ fn set_version(db: &Backend) -> std::result::Result<(), StoreError> {
     }
 }
 
-/// Checks that a store opened read-only has the current schema: an older
-/// one would be upgraded by a command that writes, which this one cannot.
+/// The oldest schema a store opened read-only may have: version 8 only
+/// added an index that speeds up a writer's look, which readers do without.
+const OLDEST_READABLE: i64 = 7;
+
+/// Checks that a store opened read-only has a schema this perflab reads: an
+/// older one would be upgraded by a command that writes, which this one
+/// cannot.
 pub(super) fn check_current(db: &Backend, path: &Path) -> Result<()> {
     let found = version(db, path)?;
-    if found == SCHEMA_VERSION {
+    if found >= OLDEST_READABLE {
         return Ok(());
     }
     Err(Error::input(
         path,
         format!(
-            "this store was written by an older perflab (schema {found}, this one reads \
+            "this store was written by an older perflab (schema {found}, this one reads {OLDEST_READABLE} to \
              {SCHEMA_VERSION}) and cannot be upgraded here, as it cannot be written; copy it \
              somewhere writable, or run this command where it can be written"
         ),
