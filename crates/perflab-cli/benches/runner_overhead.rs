@@ -9,7 +9,12 @@
 //! included). The tools take turns, several rounds each, and medians are
 //! reported so that the noise of a shared machine falls on all of them.
 //! `perflab run` also runs with `PERFLAB_NO_CGROUP=1`, so that the cost of
-//! containing the runs is measured side by side too. The contention rule
+//! containing the runs is measured side by side too, and, to tell where
+//! the rest goes, with its output unread (`--output null`) and no cgroup,
+//! once as usual and once started directly by perflab: a copy of perflab
+//! with no `perflab-exec` beside it, so without the fork server between
+//! perflab and each run (such runs' peak memory starts from perflab's own
+//! size, which is why perflab normally has the server start them). The contention rule
 //! is off (`--max-cpu-wait off`) so that every tool makes exactly [`RUNS`]
 //! runs; what it costs is the per-run cgroup, which stays on.
 //!
@@ -92,6 +97,15 @@ fn main() {
     let third = (RUNS / 3).to_string();
     let suite = suite_file(d, RUNS / 4);
     let suite = suite.to_str().expect("UTF-8 path");
+    // perflab alone in a folder: it finds no perflab-exec and starts its
+    // runs itself.
+    let alone = d.join("alone");
+    std::fs::create_dir(&alone).expect("folder for perflab alone");
+    let alone = alone.join("perflab");
+    std::fs::copy(env!("CARGO_BIN_EXE_perflab"), &alone).expect("perflab copied");
+    let bare_run = [
+        "run", "-N", "true", "--runs", &runs, "--warmup", "3", "--quiet", "--output", "null",
+    ];
     let tools: Vec<(&str, MakeCommand)> = vec![
         (
             "hyperfine -N",
@@ -128,6 +142,27 @@ fn main() {
                 );
                 p.env("PERFLAB_NO_CGROUP", "1");
                 p
+            }),
+        ),
+        (
+            "run, null, no cgroup",
+            Box::new(|| {
+                let mut p = perflab(d, &bare_run);
+                p.env("PERFLAB_NO_CGROUP", "1");
+                p
+            }),
+        ),
+        (
+            "  the same, no server",
+            Box::new(|| {
+                let mut direct = Command::new(&alone);
+                direct
+                    .current_dir(d)
+                    .args(bare_run)
+                    .env("PERFLAB_NO_CGROUP", "1")
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null());
+                direct
             }),
         ),
         (
@@ -210,5 +245,9 @@ fn main() {
     println!(
         "  containment: perflab run costs {:.2}× itself without a cgroup",
         medians[1] / medians[2]
+    );
+    println!(
+        "  fork server: perflab run (output unread, no cgroup) costs {:.2}× itself started directly",
+        medians[3] / medians[4]
     );
 }
