@@ -51,25 +51,32 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 echo "load average $(cut -d' ' -f1-3 /proc/loadavg); CPU pressure: $(head -1 /proc/pressure/cpu 2>/dev/null || echo unknown)"
-echo "A: yes | head -c $bytes > /dev/null    B: yes | head -c $bytes, read by perflab"
-status=0
-"$perflab" --store "$work/store.db" ab \
-  "yes | head -c $bytes > /dev/null" "yes | head -c $bytes" \
-  --name "output-$bytes" --min-runs "$pairs" --max-runs "$pairs" --warmup 1 \
-  --go 5% --nogo -5% --json "$work/result.json" || status=$?
-# 0 GO, 3 NO-GO, 4 INCONCLUSIVE: a verdict; anything else is a failure.
-case $status in 0|3|4) ;; *) echo "bench-output.sh: perflab ab failed (exit $status)" >&2; exit "$status" ;; esac
-/usr/bin/python3 - "$work/result.json" <<'PY'
+# against_a LETTER NAME COMMAND WHAT: an A/B of A against COMMAND, and one
+# line saying how much longer COMMAND took, WHAT being what it stands for.
+against_a() {
+  local letter=$1 name=$2 command=$3 what=$4 status=0
+  "$perflab" --store "$work/store.db" ab \
+    "yes | head -c $bytes > /dev/null" "$command" \
+    --name "$name-$bytes" --min-runs "$pairs" --max-runs "$pairs" --warmup 1 \
+    --go 5% --nogo -5% --json "$work/$name.json" || status=$?
+  # 0 GO, 3 NO-GO, 4 INCONCLUSIVE: a verdict; anything else is a failure.
+  case $status in 0|3|4) ;; *) echo "bench-output.sh: perflab ab failed (exit $status)" >&2; exit "$status" ;; esac
+  /usr/bin/python3 - "$work/$name.json" "$letter" "$what" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
+letter, what = sys.argv[2], sys.argv[3]
 # perflab's change is in speed (A's time over the other's, less one);
 # said here as the other's time against A's.
 change, (lo, hi) = doc["change"], doc["ci"]
 longer = lambda c: 1 / (1 + c) - 1
 within = doc["verdict"] == "NEUTRAL"
-print(f"B takes {longer(change):+.1%} longer than A [{longer(hi):+.1%}, {longer(lo):+.1%}] ({doc['verdict']}): "
-      f"the output's reading {'costs' if within else 'is not shown to cost'} less than 5%")
+print(f"{letter} takes {longer(change):+.1%} longer than A [{longer(hi):+.1%}, {longer(lo):+.1%}] "
+      f"({doc['verdict']}): {what} {'costs' if within else 'is not shown to cost'} less than 5%")
 PY
+}
+
+echo "A: yes | head -c $bytes > /dev/null    B: yes | head -c $bytes, read by perflab"
+against_a B output "yes | head -c $bytes" "the output's reading"
 
 cc=$(command -v cc || command -v gcc || true)
 if [[ -z $cc ]]; then
@@ -95,20 +102,4 @@ C
 "$cc" -O2 -o drain drain.c
 echo
 echo "A: yes | head -c $bytes > /dev/null    C: yes | head -c $bytes | drain (splice to /dev/null)"
-status=0
-"$perflab" --store "$work/store.db" ab \
-  "yes | head -c $bytes > /dev/null" "yes | head -c $bytes | $work/drain" \
-  --name "output-floor-$bytes" --min-runs "$pairs" --max-runs "$pairs" --warmup 1 \
-  --go 5% --nogo -5% --json "$work/floor.json" || status=$?
-case $status in 0|3|4) ;; *) echo "bench-output.sh: perflab ab failed (exit $status)" >&2; exit "$status" ;; esac
-/usr/bin/python3 - "$work/floor.json" <<'PY'
-import json, sys
-doc = json.load(open(sys.argv[1]))
-# perflab's change is in speed (A's time over the other's, less one);
-# said here as the other's time against A's.
-change, (lo, hi) = doc["change"], doc["ci"]
-longer = lambda c: 1 / (1 + c) - 1
-within = doc["verdict"] == "NEUTRAL"
-print(f"C takes {longer(change):+.1%} longer than A [{longer(hi):+.1%}, {longer(lo):+.1%}] ({doc['verdict']}): "
-      f"the cheapest reading of a pipe {'costs' if within else 'is not shown to cost'} less than 5%")
-PY
+against_a C output-floor "yes | head -c $bytes | $work/drain" "the cheapest reading of a pipe"
