@@ -58,7 +58,12 @@ fn timed(mut command: Command) -> f64 {
 
 /// `perflab ARGS` in `dir`, its report thrown away.
 fn perflab(dir: &Path, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_perflab"));
+    perflab_at(Path::new(env!("CARGO_BIN_EXE_perflab")), dir, args)
+}
+
+/// [`perflab`], with the perflab binary at `program`.
+fn perflab_at(program: &Path, dir: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(program);
     command
         .current_dir(dir)
         .args(args)
@@ -155,13 +160,8 @@ fn main() {
         (
             "  the same, no server",
             Box::new(|| {
-                let mut direct = Command::new(&alone);
-                direct
-                    .current_dir(d)
-                    .args(bare_run)
-                    .env("PERFLAB_NO_CGROUP", "1")
-                    .stdout(std::process::Stdio::null())
-                    .stderr(std::process::Stdio::null());
+                let mut direct = perflab_at(&alone, d, &bare_run);
+                direct.env("PERFLAB_NO_CGROUP", "1");
                 direct
             }),
         ),

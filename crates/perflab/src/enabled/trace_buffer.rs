@@ -175,19 +175,10 @@ impl TraceBuffer {
         {
             let packed =
                 length << LENGTH_SHIFT | u64::from(event.site) << KIND_BITS | event.kind as u64;
-            let len = self.len.load(Relaxed);
-            if len < self.ready.load(Relaxed) || self.make_ready(len, 1) {
-                // SAFETY: `len` is below the capacity, within the mapping;
-                // slots at and above it are read by nobody (see the `Sync`
-                // impl), and only this thread writes.
-                unsafe {
-                    (*(*self.slots.add(len)).get()).write(Slot {
-                        first: event.start,
-                        packed,
-                    })
-                };
-                self.len.store(len + 1, Release);
-            }
+            self.append([Slot {
+                first: event.start,
+                packed,
+            }]);
         } else {
             self.push_two_slots(event);
         }
@@ -196,25 +187,32 @@ impl TraceBuffer {
     /// Appends an event that does not fit one slot.
     #[inline(never)]
     fn push_two_slots(&self, event: TraceEvent) {
+        let head = Slot {
+            first: event.start,
+            packed: u64::from(event.site) << SITE_SHIFT_TWO_SLOTS
+                | (event.kind as u64) << KIND_BITS
+                | TWO_SLOTS,
+        };
+        let tail = Slot {
+            first: event.end,
+            packed: 0,
+        };
+        self.append([head, tail]);
+    }
+
+    /// Writes one event's `N` slots and publishes them at once, or counts
+    /// the event as dropped when they do not fit.
+    #[inline(always)]
+    fn append<const N: usize>(&self, slots: [Slot; N]) {
         let len = self.len.load(Relaxed);
-        if len + 2 <= self.ready.load(Relaxed) || self.make_ready(len, 2) {
-            let head = Slot {
-                first: event.start,
-                packed: u64::from(event.site) << SITE_SHIFT_TWO_SLOTS
-                    | (event.kind as u64) << KIND_BITS
-                    | TWO_SLOTS,
-            };
-            let tail = Slot {
-                first: event.end,
-                packed: 0,
-            };
-            // SAFETY: as in `push`, for the two slots at `len`, both below
-            // the capacity.
-            unsafe {
-                (*(*self.slots.add(len)).get()).write(head);
-                (*(*self.slots.add(len + 1)).get()).write(tail);
+        if len + N <= self.ready.load(Relaxed) || self.make_ready(len, N) {
+            for (i, slot) in slots.into_iter().enumerate() {
+                // SAFETY: `len + N` is within the capacity, within the
+                // mapping; slots at and above `len` are read by nobody (see
+                // the `Sync` impl), and only this thread writes.
+                unsafe { (*(*self.slots.add(len + i)).get()).write(slot) };
             }
-            self.len.store(len + 2, Release);
+            self.len.store(len + N, Release);
         }
     }
 
@@ -254,36 +252,34 @@ impl TraceBuffer {
         // was initialised before that length was published.
         let slot = move |index: usize| unsafe { (*(*self.slots.add(index)).get()).assume_init() };
         let mut index = 0;
+        // Only this module writes slots, each with a kind's code: a code
+        // that is none (which cannot happen) ends the events.
         std::iter::from_fn(move || {
-            while index < len {
-                let head = slot(index);
-                let tag = head.packed & KIND_MASK;
-                let event = if tag == TWO_SLOTS {
-                    // `len` never ends between the two halves.
-                    let tail = slot(index + 1);
-                    index += 2;
-                    let code = (head.packed >> KIND_BITS) & KIND_MASK;
-                    EventKind::ALL.get(code as usize).map(|&kind| TraceEvent {
-                        start: head.first,
-                        end: tail.first,
-                        site: (head.packed >> SITE_SHIFT_TWO_SLOTS) as u32,
-                        kind,
-                    })
-                } else {
-                    index += 1;
-                    EventKind::ALL.get(tag as usize).map(|&kind| TraceEvent {
-                        start: head.first,
-                        end: head.first.wrapping_add(head.packed >> LENGTH_SHIFT),
-                        site: ((head.packed >> KIND_BITS) as u32) & MAX_PACKED_SITE,
-                        kind,
-                    })
-                };
-                // Only this module writes slots, with a kind's code.
-                if event.is_some() {
-                    return event;
-                }
+            if index >= len {
+                return None;
             }
-            None
+            let head = slot(index);
+            let tag = head.packed & KIND_MASK;
+            if tag == TWO_SLOTS {
+                // `len` never ends between the two halves.
+                let tail = slot(index + 1);
+                index += 2;
+                let code = (head.packed >> KIND_BITS) & KIND_MASK;
+                EventKind::ALL.get(code as usize).map(|&kind| TraceEvent {
+                    start: head.first,
+                    end: tail.first,
+                    site: (head.packed >> SITE_SHIFT_TWO_SLOTS) as u32,
+                    kind,
+                })
+            } else {
+                index += 1;
+                EventKind::ALL.get(tag as usize).map(|&kind| TraceEvent {
+                    start: head.first,
+                    end: head.first.wrapping_add(head.packed >> LENGTH_SHIFT),
+                    site: ((head.packed >> KIND_BITS) as u32) & MAX_PACKED_SITE,
+                    kind,
+                })
+            }
         })
     }
 
