@@ -407,7 +407,7 @@ impl perflab_runner::Executor for DuetScript {
         false
     }
 
-    fn duet_partner(&self) -> Option<Box<dyn perflab_runner::Executor + Send>> {
+    fn duet_partner(&mut self) -> Option<Box<dyn perflab_runner::Executor + Send>> {
         Some(Box::new(self.clone()))
     }
 }

@@ -367,8 +367,9 @@ pub trait Executor {
 
     /// A second executor of the same kind, for a run made on another
     /// thread at the same time as one of this executor's (duet mode);
-    /// `None` when this executor cannot make two runs at once.
-    fn duet_partner(&self) -> Option<Box<dyn Executor + Send>> {
+    /// `None` when this executor cannot make two runs at once. From then
+    /// on this executor also knows that its runs may have company.
+    fn duet_partner(&mut self) -> Option<Box<dyn Executor + Send>> {
         None
     }
 }

@@ -20,7 +20,11 @@
 //! layer makes `tracing-subscriber` free them through its close guard. So
 //! the layer's cost is shown twice: over the registry alone, and over the
 //! registry with a layer that does nothing, which is the part perflab's
-//! layer can change.
+//! layer can change. A last case is a layer that only reads the clock on
+//! entry and exit and adds the difference to its thread's total: the least
+//! any layer timing spans pays for the two callbacks and their clock reads,
+//! so that the table splits perflab's layer's cost into that floor and
+//! the rest (finding the span's instance, recording it into the table).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -52,6 +56,47 @@ fn tracing_span() {
 struct NoLayer;
 
 impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for NoLayer {}
+
+/// The least a layer that times spans can do: read the clock when a span
+/// is entered and when it is exited, and add the difference to its
+/// thread's total. It knows no span (no identity, no table, no nesting),
+/// so what perflab's layer adds beyond it is the price of telling spans
+/// apart; what it adds itself is the floor any timing layer pays.
+struct ClockOnlyLayer;
+
+thread_local! {
+    static ENTERED_AT: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    static TIMED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// The clock perflab's spans read where they can: the time-stamp counter.
+#[inline(always)]
+fn ticks() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `rdtsc` exists on every x86_64 CPU.
+    unsafe {
+        core::arch::x86_64::_rdtsc()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+        START.get_or_init(Instant::now).elapsed().as_nanos() as u64
+    }
+}
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for ClockOnlyLayer {
+    fn on_enter(&self, _id: &tracing::span::Id, _ctx: tracing_subscriber::layer::Context<'_, S>) {
+        ENTERED_AT.set(ticks());
+    }
+
+    fn on_exit(&self, _id: &tracing::span::Id, _ctx: tracing_subscriber::layer::Context<'_, S>) {
+        TIMED.set(
+            TIMED
+                .get()
+                .wrapping_add(ticks().wrapping_sub(ENTERED_AT.get())),
+        );
+    }
+}
 
 /// A case: its name, the call, and the subscriber it runs under (if any).
 type Case = (&'static str, fn(), Option<fn() -> tracing::Dispatch>);
@@ -86,7 +131,9 @@ fn main() {
     let with_no_layer = || tracing::Dispatch::new(tracing_subscriber::registry().with(NoLayer));
     let with_layer =
         || tracing::Dispatch::new(tracing_subscriber::registry().with(perflab_tracing::layer()));
-    let cases: [Case; 5] = [
+    let with_clock_only =
+        || tracing::Dispatch::new(tracing_subscriber::registry().with(ClockOnlyLayer));
+    let cases: [Case; 6] = [
         ("plain call (loop baseline)", plain_call, None),
         ("perflab span!", perflab_span, None),
         ("tracing span, registry only", tracing_span, Some(registry)),
@@ -99,6 +146,11 @@ fn main() {
             "tracing span, registry + perflab layer",
             tracing_span,
             Some(with_layer),
+        ),
+        (
+            "tracing span, registry + clock-only layer",
+            tracing_span,
+            Some(with_clock_only),
         ),
     ];
     if let Some(index) = std::env::var("PERFLAB_LAYER_COST_CASE")
@@ -150,6 +202,18 @@ fn main() {
         medians[4] - medians[3],
         (medians[4] - medians[3]) / span_cost
     );
+    let floor = medians[5] - medians[3];
+    println!(
+        "a layer that only reads the clock adds {:.1} ns per span to a registry with a layer ({:.1}x perflab span!): the floor of any timing layer",
+        floor,
+        floor / span_cost
+    );
+    println!(
+        "perflab layer adds {:.1} ns beyond that floor ({:.1}x perflab span!): telling spans apart and recording them",
+        medians[4] - medians[5],
+        (medians[4] - medians[5]) / span_cost
+    );
+    black_box(TIMED.get());
     let profile = session.finish();
     if let Some(profile) = profile {
         let recorded = profile

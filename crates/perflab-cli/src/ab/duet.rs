@@ -41,7 +41,7 @@ type Timed = (perflab_runner::Result<RunOutcome>, Instant, Instant);
 
 impl Duet {
     /// Duet blocks on `cpus`, with a partner of `executor` for B's runs.
-    pub fn new(cpus: [usize; 2], executor: &dyn Executor) -> Result<Self> {
+    pub fn new(cpus: [usize; 2], executor: &mut dyn Executor) -> Result<Self> {
         let partner = executor.duet_partner().ok_or_else(|| {
             Error::usage(
                 "--duet",
@@ -275,8 +275,11 @@ mod tests {
 
     #[test]
     fn an_executor_that_cannot_start_two_runs_is_refused_naming_the_flag() {
-        let fake = FakeExecutor::new(|_, _| Ok(FakeExecutor::outcome(1.0)));
-        let err = Duet::new([0, 1], &fake).err().expect("refused").to_string();
+        let mut fake = FakeExecutor::new(|_, _| Ok(FakeExecutor::outcome(1.0)));
+        let err = Duet::new([0, 1], &mut fake)
+            .err()
+            .expect("refused")
+            .to_string();
         assert!(err.starts_with("--duet:"), "{err}");
     }
 }

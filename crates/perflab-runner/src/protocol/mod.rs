@@ -17,13 +17,28 @@
 //!   from `/proc/PID/schedstat` before reaping it), `M` (empty) when perflab
 //!   reads the run's peak memory from a cgroup, not from rusage, so that the
 //!   server may start the command sharing its memory until the exec, as
-//!   vfork does (without it, the server forks; see `spawn::start`). Three
+//!   vfork does (without it, the server forks; see `spawn::start`), `S`
+//!   (empty) when the server, once it has reported on the run, is to look
+//!   for the next request without sleeping for up to [`SPIN_FOR`] (see
+//!   below). Three
 //!   descriptors ride along (SCM_RIGHTS): the command's stdin, stdout,
 //!   stderr. At most [`MAX_REQUEST`] bytes.
-//! - reply `perflab-exec/3 pid PID`: the command runs in its own process
+//! - reply `perflab-exec/4 pid PID`: the command runs in its own process
 //!   group PID (perflab kills it there at a timeout or on Ctrl-C), then,
 //!   once it is reaped, the [`ExecReport`] line.
-//! - or reply `perflab-exec/3 error ERRNO`: nothing was started.
+//! - or reply `perflab-exec/4 error ERRNO`: nothing was started.
+//!
+//! Waking a sleeping process on another CPU takes tens of microseconds on
+//! a virtual machine (an interrupt to the other CPU, which the hypervisor
+//! delivers), and a run through the server has two such wake-ups that a
+//! loop forking its runs itself does not: the server's on a request and
+//! perflab's on a report. Both sides therefore poll without sleeping, for
+//! up to [`SPIN_FOR`], where the other's message is due within that time
+//! and no run is going on: the server for the next request after a
+//! report (`S`), perflab for the report once the run has exited. perflab
+//! asks for neither on a single CPU (the poller would hold up the very
+//! process it waits for) or while another run may be going on beside this
+//! one (the poller would take a CPU from it).
 //!
 //! End of file on the socket (perflab exited) ends the server. A hang-up
 //! during a run (perflab ended, even by `kill -9`) makes the server end
@@ -32,7 +47,13 @@
 //! same when the read end of its report pipe closes.
 
 /// The first field of every request and the first word of every reply.
-pub const VERSION: &str = "perflab-exec/3";
+pub const VERSION: &str = "perflab-exec/4";
+
+/// The longest either side polls for the other's message without sleeping
+/// (see the module's documentation): a few times the time perflab takes
+/// between a report and its next request, short beside a sleep's wake-up
+/// when the message comes later after all.
+pub const SPIN_FOR: std::time::Duration = std::time::Duration::from_micros(200);
 
 /// The first word of a report line.
 pub(crate) const REPORT_VERSION: &str = "perflab-exec/1";
@@ -63,6 +84,9 @@ pub struct Request<'a> {
     pub cgroup_procs: Option<&'a [u8]>,
     /// perflab reads the run's peak memory from a cgroup, not from rusage.
     pub peak_memory_from_cgroup: bool,
+    /// Once it has reported on the run, the server polls for the next
+    /// request without sleeping, for up to [`SPIN_FOR`].
+    pub spin_for_next: bool,
 }
 
 impl<'a> Request<'a> {
@@ -77,7 +101,8 @@ impl<'a> Request<'a> {
             .chain(self.cwd.map(|d| (b'D', d)))
             .chain(self.cpus.map(|c| (b'C', c)))
             .chain(self.cgroup_procs.map(|g| (b'G', g)))
-            .chain(self.peak_memory_from_cgroup.then_some((b'M', &b""[..])));
+            .chain(self.peak_memory_from_cgroup.then_some((b'M', &b""[..])))
+            .chain(self.spin_for_next.then_some((b'S', &b""[..])));
         for (tag, bytes) in tagged {
             if bytes.contains(&0) {
                 return Err(NulByte);
@@ -105,6 +130,7 @@ impl<'a> Request<'a> {
                 Some((b'C', cpus)) => request.cpus = Some(cpus),
                 Some((b'G', procs)) => request.cgroup_procs = Some(procs),
                 Some((b'M', [])) => request.peak_memory_from_cgroup = true,
+                Some((b'S', [])) => request.spin_for_next = true,
                 None => {} // after the last NUL
                 Some(_) => return None,
             }

@@ -11,11 +11,12 @@ fn encoding_tags_every_field_and_ends_it_with_a_nul_byte() {
         cpus: Some(b"0-1"),
         cgroup_procs: Some(b"/cg/cgroup.procs"),
         peak_memory_from_cgroup: true,
+        spin_for_next: true,
     };
     let bytes = request.encode().unwrap().unwrap();
     let fields: Vec<&[u8]> = bytes.split(|&b| b == 0).collect();
-    let expected: [&[u8]; 11] = [
-        b"perflab-exec/3",
+    let expected: [&[u8]; 12] = [
+        b"perflab-exec/4",
         b"Ash",
         b"A-c",
         b"Atrue",
@@ -25,6 +26,7 @@ fn encoding_tags_every_field_and_ends_it_with_a_nul_byte() {
         b"C0-1",
         b"G/cg/cgroup.procs",
         b"M",
+        b"S",
         b"",
     ];
     assert_eq!(fields, expected);
@@ -49,13 +51,15 @@ fn a_request_too_large_for_the_server_is_none_and_a_nul_byte_is_an_error() {
 #[test]
 fn the_server_refuses_requests_of_another_version_with_unknown_fields_or_without_a_program() {
     assert!(Request::decode(b"perflab-exec/1\0Atrue\0").is_none());
-    assert!(Request::decode(b"perflab-exec/3\0Xtrue\0Atrue\0").is_none());
-    assert!(Request::decode(b"perflab-exec/3\0EFAST=1\0").is_none());
+    assert!(Request::decode(b"perflab-exec/4\0Xtrue\0Atrue\0").is_none());
+    assert!(Request::decode(b"perflab-exec/4\0EFAST=1\0").is_none());
     assert!(Request::decode(b"").is_none());
     // A variable without '=' is not one; it is refused as an unknown field.
-    assert!(Request::decode(b"perflab-exec/3\0Atrue\0EFAST\0").is_none());
+    assert!(Request::decode(b"perflab-exec/4\0Atrue\0EFAST\0").is_none());
     // The memory field is a flag: a value in it is not one.
-    assert!(Request::decode(b"perflab-exec/3\0Atrue\0Myes\0").is_none());
+    assert!(Request::decode(b"perflab-exec/4\0Atrue\0Myes\0").is_none());
+    assert!(Request::decode(b"perflab-exec/4\0Atrue\0Syes\0").is_none());
+    assert!(Request::decode(b"perflab-exec/3\0Atrue\0").is_none());
 }
 
 fn field() -> impl Strategy<Value = Vec<u8>> {
@@ -71,6 +75,7 @@ proptest! {
         cpus in proptest::option::of(field()),
         cgroup_procs in proptest::option::of(field()),
         peak_memory_from_cgroup in any::<bool>(),
+        spin_for_next in any::<bool>(),
     ) {
         let env: Vec<Vec<u8>> = env
             .into_iter()
@@ -83,6 +88,7 @@ proptest! {
             cpus: cpus.as_deref(),
             cgroup_procs: cgroup_procs.as_deref(),
             peak_memory_from_cgroup,
+            spin_for_next,
         };
         let bytes = request.encode().unwrap().unwrap();
         prop_assert_eq!(Request::decode(&bytes), Some(request));
@@ -131,10 +137,10 @@ fn an_empty_or_foreign_report_or_reply_is_none() {
     assert!(ExecReport::parse("").is_none());
     assert!(ExecReport::parse("something else").is_none());
     assert!(Reply::parse("perflab-exec/1 pid 12").is_none());
-    assert!(Reply::parse("perflab-exec/3 pid twelve").is_none());
-    assert!(Reply::parse("perflab-exec/3 started 12").is_none());
+    assert!(Reply::parse("perflab-exec/4 pid twelve").is_none());
+    assert!(Reply::parse("perflab-exec/4 started 12").is_none());
     assert_eq!(
-        Reply::parse("perflab-exec/3 error 2"),
+        Reply::parse("perflab-exec/4 error 2"),
         Some(Reply::Refused { errno: 2 })
     );
 }

@@ -200,6 +200,12 @@ impl ServedRun<'_> {
         self.server.socket.as_raw_fd()
     }
 
+    /// Readable once the run's command exited (its report is then due),
+    /// where a pidfd could be opened.
+    pub(crate) fn exit_fd(&self) -> Option<RawFd> {
+        self.pidfd.as_ref().map(AsRawFd::as_raw_fd)
+    }
+
     /// The server's report, once the run was reaped.
     pub(crate) fn try_end(&mut self) -> Result<Option<ExecReport>> {
         match seqpacket::receive(&self.server.socket, Duration::ZERO) {
@@ -228,7 +234,12 @@ impl ServedRun<'_> {
     /// exited long ago without a report means the server is stuck (stopped,
     /// say), and perflab would otherwise wait forever.
     fn check_overdue(&mut self) -> Result<()> {
-        if self.exited_at.is_none() && self.pidfd.as_ref().is_some_and(pidfd::readable) {
+        if self.exited_at.is_none()
+            && self
+                .pidfd
+                .as_ref()
+                .is_some_and(|fd| pidfd::readable(fd.as_raw_fd()))
+        {
             self.exited_at = Some(Instant::now());
         }
         match self.exited_at {

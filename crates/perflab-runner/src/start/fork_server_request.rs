@@ -10,14 +10,16 @@ use crate::protocol::Request;
 use crate::start::spawn_error::spawn_error;
 
 /// The request for one run, or `None` when it is too large for the server;
-/// `cgroup_procs` is the run cgroup's `cgroup.procs`, if it has one, and
+/// `cgroup_procs` is the run cgroup's `cgroup.procs`, if it has one,
 /// `peak_memory_from_cgroup` says that the run's peak memory is read from a
-/// memory cgroup, not from rusage.
+/// memory cgroup, not from rusage, and `spin_for_next` asks the server to
+/// poll for the next request without sleeping once it has reported.
 pub(crate) fn request(
     spec: &RunSpec,
     argv: &[String],
     cgroup_procs: Option<&std::ffi::CStr>,
     peak_memory_from_cgroup: bool,
+    spin_for_next: bool,
 ) -> Result<Option<Vec<u8>>> {
     let profile = spec
         .profile_path
@@ -37,6 +39,7 @@ pub(crate) fn request(
         cpus: cpus.as_deref().map(str::as_bytes),
         cgroup_procs: cgroup_procs.map(std::ffi::CStr::to_bytes),
         peak_memory_from_cgroup,
+        spin_for_next,
     };
     request.encode().map_err(|nul| {
         let e = std::io::Error::new(std::io::ErrorKind::InvalidInput, nul);
@@ -53,7 +56,7 @@ mod tests {
     use crate::{CommandLine, MetricExtractor};
 
     fn request_for(spec: &RunSpec, argv: &[String]) -> Result<Option<Vec<u8>>> {
-        request(spec, argv, None, false)
+        request(spec, argv, None, false, false)
     }
 
     fn spec(command: &str) -> RunSpec {
@@ -76,7 +79,7 @@ mod tests {
         let bytes = request_for(&spec("true"), &argv).unwrap().unwrap();
         let fields: Vec<&[u8]> = bytes.split(|&b| b == 0).collect();
         let expected: [&[u8]; 8] = [
-            b"perflab-exec/3",
+            b"perflab-exec/4",
             b"Ash",
             b"A-c",
             b"Atrue",

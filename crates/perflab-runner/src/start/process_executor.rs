@@ -19,7 +19,10 @@
 //! descriptor that becomes readable when the run ends (the server's socket,
 //! or a pidfd), so a run costs perflab no thread creation, the end is seen
 //! the moment it happens, and the timeout and Ctrl-C are checked between
-//! wake-ups.
+//! wake-ups. A run through the server is also watched through its pidfd:
+//! once its command exited, the server's report is due within
+//! microseconds, and perflab polls for it without sleeping (see
+//! [`crate::protocol::SPIN_FOR`]) where it may.
 
 use std::collections::BTreeMap;
 use std::ffi::CStr;
@@ -31,6 +34,7 @@ use crate::error::{Error, Result};
 use crate::interrupt::interrupted;
 use crate::memory_peak::MemoryCgroup;
 use crate::perf_events::{PerfEventSet, perf_event_metric};
+use crate::pidfd;
 use crate::protocol::ExecReport;
 use crate::start::fork_server_client::{ForkServer, ServedRun};
 use crate::start::fork_server_request;
@@ -68,6 +72,10 @@ pub struct ProcessExecutor {
     /// Its counters after the last run: the cgroup is empty between runs,
     /// so they are the next run's counters before it, read once.
     last_readings: Option<Readings>,
+    /// Another executor may run at the same time as this one (duet mode):
+    /// neither perflab nor the server then polls without sleeping between
+    /// runs, which would take a CPU from the other run.
+    beside_another: bool,
 }
 
 impl ProcessExecutor {
@@ -94,19 +102,43 @@ fn cgroups<'a>(
     (cgroup, memory)
 }
 
-/// Starts the run, through the fork server where it can, in the cgroup
-/// whose `cgroup.procs` is given, if any, and in the v1 memory cgroup
-/// whose `cgroup.procs` is `memory_procs`, if any; `peak_memory_from_cgroup`
-/// says that its peak memory is read from a memory cgroup.
+/// Whether perflab and the server may poll for each other's messages
+/// without sleeping (see [`crate::protocol::SPIN_FOR`]): not when they
+/// share a single CPU, where the poller would hold up the process it
+/// waits for.
+fn several_cpus() -> bool {
+    static SEVERAL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SEVERAL.get_or_init(|| crate::CpuSet::allowed().is_ok_and(|cpus| cpus.len() > 1))
+}
+
+/// How a run is started: in the cgroup whose `cgroup.procs` is
+/// `cgroup_procs`, if any, and in the v1 memory cgroup whose
+/// `cgroup.procs` is `memory_procs`, if any; `peak_memory_from_cgroup`
+/// says that its peak memory is read from a memory cgroup, `poll` that
+/// perflab and the server may poll for each other's messages without
+/// sleeping.
+struct Placement<'c> {
+    cgroup_procs: Option<&'c CStr>,
+    memory_procs: Option<&'c CStr>,
+    peak_memory_from_cgroup: bool,
+    poll: bool,
+}
+
+/// Starts the run, through the fork server where it can, placed as
+/// `placement` says.
 fn start<'s>(
     server: &'s mut Option<ForkServer>,
     counters: Option<&PerfEventSet>,
     spec: &RunSpec,
     argv: &[String],
-    cgroup_procs: Option<&CStr>,
-    memory_procs: Option<&CStr>,
-    peak_memory_from_cgroup: bool,
+    placement: &Placement,
 ) -> Result<(Started<'s>, Vec<OwnedFd>)> {
+    let Placement {
+        cgroup_procs,
+        memory_procs,
+        peak_memory_from_cgroup,
+        poll,
+    } = *placement;
     let local = |counters| {
         let (run, pipes) = LocalRun::spawn(spec, argv, counters, cgroup_procs, memory_procs)?;
         Ok((Started::Local(run), pipes))
@@ -116,7 +148,7 @@ fn start<'s>(
         (_, counters) => return local(counters),
     };
     let Some(request) =
-        fork_server_request::request(spec, argv, cgroup_procs, peak_memory_from_cgroup)?
+        fork_server_request::request(spec, argv, cgroup_procs, peak_memory_from_cgroup, poll)?
     else {
         return local(None);
     };
@@ -152,6 +184,15 @@ impl Started<'_> {
         }
     }
 
+    /// Readable once the command exited, where that comes before its end
+    /// (a served run's report).
+    fn exit_fd(&self) -> Option<RawFd> {
+        match self {
+            Started::Local(_) => None,
+            Started::Served(run) => run.exit_fd(),
+        }
+    }
+
     fn try_end(&mut self) -> Result<Option<ExecReport>> {
         match self {
             Started::Local(run) => run.try_end(),
@@ -164,10 +205,15 @@ impl Executor for ProcessExecutor {
     /// A plain executor with its own fork server: two runs started at once
     /// must not wait for each other at one server. Counters are not given
     /// to it (the duet mode refuses them).
-    fn duet_partner(&self) -> Option<Box<dyn Executor + Send>> {
-        self.counters
-            .is_none()
-            .then(|| Box::new(ProcessExecutor::default()) as Box<dyn Executor + Send>)
+    fn duet_partner(&mut self) -> Option<Box<dyn Executor + Send>> {
+        self.counters.is_none().then(|| {
+            self.beside_another = true;
+            let partner = ProcessExecutor {
+                beside_another: true,
+                ..ProcessExecutor::default()
+            };
+            Box::new(partner) as Box<dyn Executor + Send>
+        })
     }
 
     /// Makes the cgroups and starts the fork server (where runs go through
@@ -189,19 +235,22 @@ impl Executor for ProcessExecutor {
         let before = cgroup.map(|c| last.unwrap_or_else(|| c.readings()));
         let memory_reset = memory.filter(|m| m.reset());
         let started_at = Instant::now();
-        let procs = cgroup.map(RunCgroup::procs);
-        let memory_procs = memory.and_then(MemoryCgroup::procs);
+        let poll = !self.beside_another && several_cpus();
+        let placement = Placement {
+            cgroup_procs: cgroup.map(RunCgroup::procs),
+            memory_procs: memory.and_then(MemoryCgroup::procs),
+            peak_memory_from_cgroup: memory_reset.is_some(),
+            poll,
+        };
         let (mut run, pipes) = start(
             &mut self.server,
             self.counters.as_ref(),
             spec,
             &argv,
-            procs,
-            memory_procs,
-            memory_reset.is_some(),
+            &placement,
         )?;
         let mut streams: Vec<Stream> = pipes.into_iter().map(Stream::new).collect();
-        let watched = watch(&mut run, &mut streams, spec, started_at, cgroup);
+        let watched = watch(&mut run, &mut streams, spec, started_at, cgroup, poll);
         let counters = match run {
             Started::Local(run) => run.counters,
             Started::Served(_) => None,
@@ -316,14 +365,17 @@ fn record_cpu_wait(
 /// Reads the run's output until it ended and its pipes closed (or the
 /// drain grace passed); kills its process group at the timeout or on
 /// Ctrl-C. Once the command is reaped, what it left running in its cgroup
-/// is ended (or moved out, with `keep_children`). Returns the report, why
-/// perflab killed it, if it did, and how many processes it left running.
+/// is ended (or moved out, with `keep_children`). With `poll`, once the
+/// command exited, the end is looked for without sleeping for a while.
+/// Returns the report, why perflab killed it, if it did, and how many
+/// processes it left running.
 fn watch(
     run: &mut Started,
     streams: &mut [Stream],
     spec: &RunSpec,
     started_at: Instant,
     cgroup: Option<&RunCgroup>,
+    poll: bool,
 ) -> Result<(ExecReport, Option<ExitState>, usize)> {
     let mut left_running = 0;
     let mut ended: Option<ExecReport> = None;
@@ -333,9 +385,18 @@ fn watch(
     // for output alone, or the run just started, is no reason to look. The
     // first poll returns at once if the run is over already.
     let mut look_for_end = run.end_fd().is_none();
+    // The command's exit is watched until it is seen, then the end is
+    // polled for; a pidfd stays readable, so it leaves the poll after that.
+    let mut exit_seen = false;
     loop {
         if ended.is_none() && look_for_end {
             ended = run.try_end()?;
+            if ended.is_none() && !exit_seen && run.exit_fd().is_some_and(pidfd::readable) {
+                exit_seen = true;
+                if poll {
+                    ended = poll_for_end(run)?;
+                }
+            }
             if ended.is_some() {
                 drain_deadline = Some(Instant::now() + DRAIN_GRACE);
                 left_running = match cgroup {
@@ -376,11 +437,28 @@ fn watch(
             }
         }
         let end_fd = run.end_fd().filter(|_| ended.is_none());
+        let exit_fd = run.exit_fd().filter(|_| ended.is_none() && !exit_seen);
         let wait_ms = match (ended.is_some(), end_fd) {
             (false, None) => 1, // no pidfd: look for the exit often
             _ => WATCH_INTERVAL_MS,
         };
-        look_for_end = poll_once(streams, end_fd, wait_ms, &spec.extractor);
+        look_for_end = poll_once(streams, [end_fd, exit_fd], wait_ms, &spec.extractor);
+    }
+}
+
+/// Looks for the end of a run whose command exited, without sleeping, for
+/// up to [`crate::protocol::SPIN_FOR`]: the server reaps the command and
+/// reports within microseconds, sooner than a sleeping perflab would wake.
+fn poll_for_end(run: &mut Started) -> Result<Option<ExecReport>> {
+    let until = Instant::now() + crate::protocol::SPIN_FOR;
+    loop {
+        if let Some(report) = run.try_end()? {
+            return Ok(Some(report));
+        }
+        if Instant::now() >= until {
+            return Ok(None);
+        }
+        std::hint::spin_loop();
     }
 }
 
@@ -393,5 +471,19 @@ fn argv(spec: &RunSpec) -> Result<Vec<String>> {
             "the command is empty; give the program to run",
         )),
         CommandLine::Direct(args) => Ok(args.clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_executor_that_made_a_duet_partner_knows_that_its_runs_have_company() {
+        let mut executor = ProcessExecutor::default();
+        assert!(!executor.beside_another);
+        let partner = executor.duet_partner();
+        assert!(partner.is_some());
+        assert!(executor.beside_another);
     }
 }

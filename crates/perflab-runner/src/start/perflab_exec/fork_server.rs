@@ -15,7 +15,7 @@ use std::os::unix::ffi::OsStrExt;
 use super::fail;
 use super::spawn::{self, ChildStack, Launch};
 use crate::cpu_set::CpuSet;
-use crate::protocol::{MAX_REQUEST, Reply, Request};
+use crate::protocol::{MAX_REQUEST, Reply, Request, SPIN_FOR};
 
 /// Answers requests until perflab closes its end of `socket`; first moves
 /// into the cgroup whose `cgroup.procs` is `memory_procs`, if given.
@@ -41,12 +41,14 @@ pub(super) fn serve(socket: RawFd, memory_procs: Option<OsString>) -> ! {
     // fills are touched, so this process stays as small as at its start.
     let mut buffer: Vec<u8> = Vec::with_capacity(MAX_REQUEST);
     let mut stack = ChildStack::new();
+    let mut spin = false;
     loop {
-        match receive(socket, &mut buffer) {
+        spin = match receive(socket, &mut buffer, spin) {
             None => std::process::exit(0),
             Some(Ok(stdio)) => run(socket, &buffer, stdio, &mut stack),
             Some(Err(errno)) => {
                 reply(socket, Reply::Refused { errno });
+                false
             }
         }
     }
@@ -54,8 +56,10 @@ pub(super) fn serve(socket: RawFd, memory_procs: Option<OsString>) -> ! {
 
 /// Starts one request's command, tells perflab its pid, waits, reports.
 /// The command starts on `stack`, sharing this process's memory until its
-/// exec, where perflab reads its peak memory from a cgroup.
-fn run(socket: RawFd, request: &[u8], stdio: [OwnedFd; 3], stack: &mut ChildStack) {
+/// exec, where perflab reads its peak memory from a cgroup. True when the
+/// run was reported on and perflab asked the server to poll for the next
+/// request without sleeping.
+fn run(socket: RawFd, request: &[u8], stdio: [OwnedFd; 3], stack: &mut ChildStack) -> bool {
     let Some(request) = Request::decode(request) else {
         reply(
             socket,
@@ -63,7 +67,7 @@ fn run(socket: RawFd, request: &[u8], stdio: [OwnedFd; 3], stack: &mut ChildStac
                 errno: libc::EINVAL,
             },
         );
-        return;
+        return false;
     };
     // Fields are split at NUL bytes, so none holds one.
     let c_string = |bytes: &[u8]| CString::new(bytes).unwrap_or_default();
@@ -77,7 +81,7 @@ fn run(socket: RawFd, request: &[u8], stdio: [OwnedFd; 3], stack: &mut ChildStac
         Some(None) => {
             let errno = libc::EINVAL;
             reply(socket, Reply::Refused { errno });
-            return;
+            return false;
         }
     };
     let fds = [0, 1, 2].map(|i| std::os::fd::AsRawFd::as_raw_fd(&stdio[i]));
@@ -101,7 +105,7 @@ fn run(socket: RawFd, request: &[u8], stdio: [OwnedFd; 3], stack: &mut ChildStac
         Err(e) => {
             let errno = e.raw_os_error().unwrap_or(libc::EIO);
             reply(socket, Reply::Refused { errno });
-            return;
+            return false;
         }
     };
     let pid = running.pid;
@@ -115,7 +119,7 @@ fn run(socket: RawFd, request: &[u8], stdio: [OwnedFd; 3], stack: &mut ChildStac
         std::process::exit(0);
     }
     let report = running.wait().unwrap_or_else(|_| fail("wait4 failed"));
-    send(socket, &report.exec_report().line());
+    send(socket, &report.exec_report().line()) && request.spin_for_next
 }
 
 /// The kernel's mask of a CPU list, built before the fork; `None` when the
@@ -150,9 +154,10 @@ fn environment(overrides: &[&[u8]]) -> Vec<CString> {
         .collect()
 }
 
-/// Receives the next request into `buffer` with its three descriptors.
+/// Receives the next request into `buffer` with its three descriptors,
+/// polling for it without sleeping for up to [`SPIN_FOR`] first if `spin`.
 /// `None` at end of file; `Some(Err(errno))` for a malformed message.
-fn receive(socket: RawFd, buffer: &mut Vec<u8>) -> Option<Result<[OwnedFd; 3], i32>> {
+fn receive(socket: RawFd, buffer: &mut Vec<u8>, spin: bool) -> Option<Result<[OwnedFd; 3], i32>> {
     buffer.clear();
     let mut iov = libc::iovec {
         iov_base: buffer.as_mut_ptr().cast(),
@@ -165,13 +170,25 @@ fn receive(socket: RawFd, buffer: &mut Vec<u8>) -> Option<Result<[OwnedFd; 3], i
     message.msg_iov = &mut iov;
     message.msg_iovlen = 1;
     message.msg_control = control.as_mut_ptr().cast();
-    message.msg_controllen = std::mem::size_of_val(&control) as _;
+    let spin_until = spin.then(|| std::time::Instant::now() + SPIN_FOR);
     let n = loop {
+        message.msg_controllen = std::mem::size_of_val(&control) as _;
+        let polling = spin_until.is_some_and(|until| std::time::Instant::now() < until);
+        let flags = if polling {
+            libc::MSG_CMSG_CLOEXEC | libc::MSG_DONTWAIT
+        } else {
+            libc::MSG_CMSG_CLOEXEC
+        };
         // SAFETY: recvmsg writes at most the sizes given into buffers we own;
         // received descriptors are close-on-exec until handed to a command.
-        let n = unsafe { libc::recvmsg(socket, &mut message, libc::MSG_CMSG_CLOEXEC) };
-        if n >= 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+        let n = unsafe { libc::recvmsg(socket, &mut message, flags) };
+        if n >= 0 {
             break n;
+        }
+        match std::io::Error::last_os_error().kind() {
+            std::io::ErrorKind::Interrupted => {}
+            std::io::ErrorKind::WouldBlock if polling => std::hint::spin_loop(),
+            _ => break n,
         }
     };
     if n <= 0 {
@@ -222,7 +239,62 @@ fn send(socket: RawFd, text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use std::os::fd::AsRawFd;
+    use std::time::Duration;
+
     use super::*;
+    use crate::seqpacket;
+
+    /// Sends `request` with three descriptors of /dev/null, as perflab does
+    /// with a run's stdin, stdout and stderr.
+    fn send_request(socket: &OwnedFd, request: &[u8]) {
+        let null: Vec<std::fs::File> = (0..3)
+            .map(|_| std::fs::File::open("/dev/null").unwrap())
+            .collect();
+        let fds = [0, 1, 2].map(|i| null[i].as_raw_fd());
+        seqpacket::send_with_fds(socket, request, &fds).unwrap();
+    }
+
+    #[test]
+    fn a_request_waiting_when_the_server_polls_for_it_is_received_whole() {
+        let (perflab, server) = seqpacket::pair().unwrap();
+        send_request(&perflab, b"perflab-exec/4\0Atrue\0");
+        let mut buffer = Vec::with_capacity(MAX_REQUEST);
+        let received = receive(server.as_raw_fd(), &mut buffer, true);
+        assert!(matches!(received, Some(Ok(_))), "{received:?}");
+        assert_eq!(buffer, b"perflab-exec/4\0Atrue\0");
+    }
+
+    #[test]
+    fn a_request_that_comes_after_the_polling_ended_is_still_received() {
+        let (perflab, server) = seqpacket::pair().unwrap();
+        let late = SPIN_FOR * 50;
+        let sender = std::thread::spawn(move || {
+            std::thread::sleep(late);
+            send_request(&perflab, b"perflab-exec/4\0Afalse\0");
+            perflab
+        });
+        let mut buffer = Vec::with_capacity(MAX_REQUEST);
+        let received = receive(server.as_raw_fd(), &mut buffer, true);
+        assert!(matches!(received, Some(Ok(_))), "{received:?}");
+        assert_eq!(buffer, b"perflab-exec/4\0Afalse\0");
+        drop(sender.join().unwrap());
+    }
+
+    #[test]
+    fn perflab_closing_its_end_while_the_server_polls_ends_the_server_s_wait() {
+        let (perflab, server) = seqpacket::pair().unwrap();
+        drop(perflab);
+        let mut buffer = Vec::with_capacity(MAX_REQUEST);
+        assert!(receive(server.as_raw_fd(), &mut buffer, true).is_none());
+        let (perflab, server) = seqpacket::pair().unwrap();
+        let closer = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(20));
+            drop(perflab);
+        });
+        assert!(receive(server.as_raw_fd(), &mut buffer, true).is_none());
+        closer.join().unwrap();
+    }
 
     #[test]
     fn an_override_replaces_the_inherited_variable_and_the_last_of_two_wins() {
