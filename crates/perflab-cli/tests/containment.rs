@@ -281,3 +281,36 @@ fn run_cgroups_are_removed_when_perflab_is_done() {
     // perflab's pid is gone; no cgroup of a perflab that is not running is left.
     assert_no_cgroup_of_an_exited_perflab(&home);
 }
+
+#[test]
+fn the_runner_floor_script_measures_wake_ups_and_a_contained_run_against_a_bare_one() {
+    let s = Scratch::new();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/bench-runner-floor.sh");
+    let out = Command::new(script)
+        .args(["--runs", "5", "--round-trips", "50"])
+        .current_dir(s.dir.path())
+        .output()
+        .unwrap();
+    let stdout = stdout_of_success(&out);
+    assert!(stdout.contains("load average at the start"), "{stdout}");
+    assert!(
+        stdout.contains("a round trip with the answering process sleeping")
+            && stdout.contains("(50 round trips each)"),
+        "{stdout}"
+    );
+    // Contained runs where a cgroup can be made (root and cgroup v2, as
+    // the other tests of this file need), else the reason it was skipped.
+    assert!(
+        stdout.contains("times as long (7 rounds of 5 runs each")
+            || stdout.contains("containment: skipped: making a cgroup needs root"),
+        "{stdout}"
+    );
+    let wrong = Command::new(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/bench-runner-floor.sh"),
+    )
+    .args(["--runs", "many"])
+    .output()
+    .unwrap();
+    assert_eq!(wrong.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&wrong.stderr).contains("--runs takes a number"));
+}
