@@ -110,11 +110,13 @@ cat > "$work/contained.c" <<'EOF'
 #include <unistd.h>
 static long now_ns(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1000000000L + t.tv_nsec; }
 static char *true_argv[] = {"/bin/true", NULL};
-static int open_in(const char *dir, const char *name, int flags) {
+/* The file `name` of the cgroup `dir`; -1 where it is missing and not
+   `required` (cpu.pressure, on a kernel without pressure stall info). */
+static int open_in(const char *dir, const char *name, int flags, int required) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   int fd = open(path, flags);
-  if (fd < 0) { perror(path); exit(1); }
+  if (fd < 0 && required) { perror(path); exit(1); }
   return fd;
 }
 /* argv: runs, the run cgroup's directory, the memory peak file ("" for
@@ -122,10 +124,10 @@ static int open_in(const char *dir, const char *name, int flags) {
 int main(int argc, char **argv) {
   int n = atoi(argv[1]);
   const char *cgroup = argv[2], *peak_file = argv[3], *memory = argv[4];
-  if (*memory) { int procs = open_in(memory, "cgroup.procs", O_WRONLY); if (write(procs, "0", 1) != 1) { perror("enter the memory cgroup"); return 1; } close(procs); }
+  if (*memory) { int procs = open_in(memory, "cgroup.procs", O_WRONLY, 1); if (write(procs, "0", 1) != 1) { perror("enter the memory cgroup"); return 1; } close(procs); }
   int dir = open(cgroup, O_RDONLY | O_DIRECTORY);
-  int stat = open_in(cgroup, "cpu.stat", O_RDONLY), procs = open_in(cgroup, "cgroup.procs", O_RDONLY);
-  int pressure = open(strcat(strcpy(malloc(4096), cgroup), "/cpu.pressure"), O_RDONLY);
+  int stat = open_in(cgroup, "cpu.stat", O_RDONLY, 1), procs = open_in(cgroup, "cgroup.procs", O_RDONLY, 1);
+  int pressure = open_in(cgroup, "cpu.pressure", O_RDONLY, 0);
   int peak = *peak_file ? open(peak_file, O_RDWR) : -1;
   char buffer[4096];
   double bare_ns = 0, contained_ns = 0;

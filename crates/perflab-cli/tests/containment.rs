@@ -286,7 +286,7 @@ fn run_cgroups_are_removed_when_perflab_is_done() {
 fn the_runner_floor_script_measures_wake_ups_and_a_contained_run_against_a_bare_one() {
     let s = Scratch::new();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/bench-runner-floor.sh");
-    let out = Command::new(script)
+    let out = Command::new(&script)
         .args(["--runs", "5", "--round-trips", "50"])
         .current_dir(s.dir.path())
         .output()
@@ -305,12 +305,10 @@ fn the_runner_floor_script_measures_wake_ups_and_a_contained_run_against_a_bare_
             || stdout.contains("containment: skipped: making a cgroup needs root"),
         "{stdout}"
     );
-    let wrong = Command::new(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/bench-runner-floor.sh"),
-    )
-    .args(["--runs", "many"])
-    .output()
-    .unwrap();
+    let wrong = Command::new(&script)
+        .args(["--runs", "many"])
+        .output()
+        .unwrap();
     assert_eq!(wrong.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&wrong.stderr).contains("--runs takes a number"));
 }

@@ -2,7 +2,7 @@
 //! readable the moment a process exits, so one poll can wait for a run's
 //! end together with its output, whoever forked it.
 
-use std::os::fd::{FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 /// A pidfd for the process, so poll can wake the moment it exits (Linux 5.3+).
 pub(crate) fn open(pid: libc::pid_t) -> Option<OwnedFd> {
@@ -12,10 +12,10 @@ pub(crate) fn open(pid: libc::pid_t) -> Option<OwnedFd> {
     (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
 }
 
-/// True when `fd` (a pidfd, or any other descriptor) is readable now.
-pub(crate) fn readable(fd: RawFd) -> bool {
+/// True when `fd` is readable now.
+pub(crate) fn readable(fd: &OwnedFd) -> bool {
     let mut entry = libc::pollfd {
-        fd,
+        fd: fd.as_raw_fd(),
         events: libc::POLLIN,
         revents: 0,
     };

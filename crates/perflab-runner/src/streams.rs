@@ -74,51 +74,67 @@ impl Stream {
     }
 }
 
-/// Waits up to `timeout_ms` for output or for one of `ends` (descriptors
-/// that become readable when the run ends, or when its command exits) to
-/// become readable, and reads the output that arrived. Returns early on a
-/// signal (Ctrl-C).
-///
-/// True unless it woke for output alone: then none of `ends` is known to
-/// be readable, and there is no need to look for the run's end.
+/// Why [`poll_once`] returned.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Wake {
+    /// False when it woke for output alone: then the run's end is known
+    /// not to have come, and there is no need to look for it.
+    pub look_for_end: bool,
+    /// The descriptor that shows the command's exit was readable.
+    pub exited: bool,
+}
+
+/// Waits up to `timeout_ms` for output, for `end` (readable when the run
+/// ends) or for `exit` (readable when its command exits, where that comes
+/// before the end) to become readable, and reads the output that arrived.
+/// Returns early on a signal (Ctrl-C).
 pub(crate) fn poll_once(
     streams: &mut [Stream],
-    ends: [Option<RawFd>; 2],
+    end: Option<RawFd>,
+    exit: Option<RawFd>,
     timeout_ms: i32,
     extractor: &MetricExtractor,
-) -> bool {
-    let ends = ends.into_iter().flatten();
+) -> Wake {
     let mut fds: Vec<libc::pollfd> = streams
         .iter()
         .filter(|s| s.open)
         .map(|s| s.fd.as_raw_fd())
-        .chain(ends.clone())
+        .chain(end)
+        .chain(exit)
         .map(|fd| libc::pollfd {
             fd,
             events: libc::POLLIN,
             revents: 0,
         })
         .collect();
+    let unknown = Wake {
+        look_for_end: true,
+        exited: false,
+    };
     if fds.is_empty() {
         std::thread::sleep(Duration::from_millis(timeout_ms as u64));
-        return true;
+        return unknown;
     }
     // SAFETY: fds is a valid array of pollfd of the given length.
     let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) };
     if ready <= 0 {
-        return true;
+        return unknown;
     }
     let readable: Vec<RawFd> = fds
         .iter()
         .filter(|f| f.revents != 0)
         .map(|f| f.fd)
         .collect();
-    let end_readable = ends.clone().any(|end| readable.contains(&end));
+    let woke_by = |fd: Option<RawFd>| fd.is_some_and(|fd| readable.contains(&fd));
+    let wake = Wake {
+        look_for_end: (end.is_none() && exit.is_none()) || woke_by(end) || woke_by(exit),
+        exited: woke_by(exit),
+    };
     for stream in streams
         .iter_mut()
         .filter(|s| s.open && readable.contains(&s.fd.as_raw_fd()))
     {
         stream.drain(extractor);
     }
-    ends.count() == 0 || end_readable
+    wake
 }

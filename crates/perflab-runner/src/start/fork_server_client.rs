@@ -234,12 +234,7 @@ impl ServedRun<'_> {
     /// exited long ago without a report means the server is stuck (stopped,
     /// say), and perflab would otherwise wait forever.
     fn check_overdue(&mut self) -> Result<()> {
-        if self.exited_at.is_none()
-            && self
-                .pidfd
-                .as_ref()
-                .is_some_and(|fd| pidfd::readable(fd.as_raw_fd()))
-        {
+        if self.exited_at.is_none() && self.pidfd.as_ref().is_some_and(pidfd::readable) {
             self.exited_at = Some(Instant::now());
         }
         match self.exited_at {

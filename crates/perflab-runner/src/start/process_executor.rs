@@ -34,7 +34,6 @@ use crate::error::{Error, Result};
 use crate::interrupt::interrupted;
 use crate::memory_peak::MemoryCgroup;
 use crate::perf_events::{PerfEventSet, perf_event_metric};
-use crate::pidfd;
 use crate::protocol::ExecReport;
 use crate::start::fork_server_client::{ForkServer, ServedRun};
 use crate::start::fork_server_request;
@@ -387,11 +386,12 @@ fn watch(
     let mut look_for_end = run.end_fd().is_none();
     // The command's exit is watched until it is seen, then the end is
     // polled for; a pidfd stays readable, so it leaves the poll after that.
+    let mut exited = false;
     let mut exit_seen = false;
     loop {
         if ended.is_none() && look_for_end {
             ended = run.try_end()?;
-            if ended.is_none() && !exit_seen && run.exit_fd().is_some_and(pidfd::readable) {
+            if ended.is_none() && exited && !exit_seen {
                 exit_seen = true;
                 if poll {
                     ended = poll_for_end(run)?;
@@ -442,7 +442,8 @@ fn watch(
             (false, None) => 1, // no pidfd: look for the exit often
             _ => WATCH_INTERVAL_MS,
         };
-        look_for_end = poll_once(streams, [end_fd, exit_fd], wait_ms, &spec.extractor);
+        let wake = poll_once(streams, end_fd, exit_fd, wait_ms, &spec.extractor);
+        (look_for_end, exited) = (wake.look_for_end, wake.exited);
     }
 }
 
