@@ -3,7 +3,7 @@
 # this machine charges for the two things a contained run through the fork
 # server adds to a plain fork/exec/wait loop.
 #
-#   scripts/bench-runner-floor.sh [--runs N] [--round-trips N]
+#   scripts/bench-runner-floor.sh [--runs N] [--round-trips N] [--moves N]
 #
 # 1. Wake-ups. Two processes pass a one-byte message back and forth over a
 #    SOCK_SEQPACKET pair, as perflab and its fork server do, N round trips
@@ -18,6 +18,14 @@
 #    system, else the run cgroup's memory.peak where it has one); 7 rounds,
 #    the two taking turns. Needs root and a cgroup v2 hierarchy; without
 #    them this part says why and is skipped.
+# 3. Entering a v1 memory cgroup. On a hybrid system the fork server moves
+#    itself into its v1 memory cgroup once per experiment, by writing its
+#    cgroup.procs; the kernel's cgroup write lock then waits for an RCU
+#    grace period, unless another move took it moments before. A C program
+#    moves itself between two memory cgroups N times (5), 200 ms apart so
+#    that each move finds the lock idle, and times each write. Needs root
+#    and a v1 memory hierarchy; without them this part says why and is
+#    skipped.
 #
 # Prints the machine's load and CPU pressure at the start, then one line a
 # part. Needs a C compiler (cc); `perflab` itself is not used.
@@ -25,15 +33,16 @@ set -euo pipefail
 
 usage() {
   echo "bench-runner-floor.sh: $1" >&2
-  echo "usage: scripts/bench-runner-floor.sh [--runs N] [--round-trips N]" >&2
+  echo "usage: scripts/bench-runner-floor.sh [--runs N] [--round-trips N] [--moves N]" >&2
   exit 2
 }
 
-runs=300 round_trips=20000
+runs=300 round_trips=20000 moves=5
 while [[ $# -gt 0 ]]; do
   case $1 in
     --runs) [[ $# -ge 2 && $2 =~ ^[0-9]+$ && $2 -ge 1 ]] || usage "--runs takes a number of 1 or more"; runs=$2; shift 2 ;;
     --round-trips) [[ $# -ge 2 && $2 =~ ^[0-9]+$ && $2 -ge 1 ]] || usage "--round-trips takes a number of 1 or more"; round_trips=$2; shift 2 ;;
+    --moves) [[ $# -ge 2 && $2 =~ ^[0-9]+$ && $2 -ge 1 ]] || usage "--moves takes a number of 1 or more"; moves=$2; shift 2 ;;
     *) usage "unknown argument '$1'" ;;
   esac
 done
@@ -167,33 +176,78 @@ int main(int argc, char **argv) {
 }
 EOF
 
+cat > "$work/moves.c" <<'EOF'
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+static long now_ns(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1000000000L + t.tv_nsec; }
+static int by_value(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
+/* argv: moves, then the cgroup.procs files of two memory cgroups to move
+   between, 200 ms apart. */
+int main(int argc, char **argv) {
+  int n = atoi(argv[1]);
+  double *ms = calloc(n, sizeof *ms);
+  for (int i = 0; i < n; i++) {
+    usleep(200000);
+    int procs = open(argv[2 + i % 2], O_WRONLY);
+    if (procs < 0) { perror(argv[2 + i % 2]); return 1; }
+    long start = now_ns();
+    if (write(procs, "0", 1) != 1) { perror("enter the memory cgroup"); return 1; }
+    ms[i] = (now_ns() - start) / 1e6;
+    close(procs);
+  }
+  qsort(ms, n, sizeof *ms, by_value);
+  printf("memory cgroup: entering a v1 memory cgroup took %.2f ms (median of %d moves, %.2f to %.2f ms); "
+         "perflab's fork server does it once per experiment\n", ms[n / 2], n, ms[0], ms[n - 1]);
+  return 0;
+}
+EOF
+
 cc -O2 -o "$work/wakeup" "$work/wakeup.c"
 cc -O2 -o "$work/contained" "$work/contained.c"
+cc -O2 -o "$work/moves" "$work/moves.c"
 
 echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs; CPU pressure: $(head -1 /proc/pressure/cpu 2>/dev/null || echo 'not available')"
 "$work/wakeup" "$round_trips"
 
-# The cgroup v2 hierarchy and this process's place in it.
+# The cgroup hierarchies and this process's place in them.
 v2_mount=$(awk '{ split($0, halves, " - "); split(halves[2], after, " "); if (after[1] == "cgroup2") { split(halves[1], before, " "); print before[5]; exit } }' /proc/self/mountinfo)
 v2_own=$(sed -n 's/^0:://p' /proc/self/cgroup)
-if [[ $(id -u) -ne 0 || -z $v2_mount || -z $v2_own ]]; then
-  echo "containment: skipped: making a cgroup needs root and a cgroup v2 hierarchy"
-  exit 0
-fi
-run_cgroup="$v2_mount${v2_own%/}/perflab-floor-$$"
-mkdir "$run_cgroup"
-made+=("$run_cgroup")
-peak='' memory=''
 v1_mount=$(awk '{ split($0, halves, " - "); split(halves[2], after, " "); if (after[1] == "cgroup" && after[3] ~ /(^|,)memory(,|$)/) { split(halves[1], before, " "); print before[5]; exit } }' /proc/self/mountinfo)
 v1_own=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3; exit }' /proc/self/cgroup)
-if [[ -n $v1_mount && -n $v1_own ]]; then
-  memory="$v1_mount${v1_own%/}/perflab-floor-$$"
-  mkdir "$memory"
-  made=("$memory" "${made[@]}")
-  peak="$memory/memory.max_usage_in_bytes"
-elif [[ -w $run_cgroup/memory.peak ]]; then
-  peak="$run_cgroup/memory.peak"
+v1_here=''
+[[ -n $v1_mount && -n $v1_own ]] && v1_here="$v1_mount${v1_own%/}"
+
+if [[ $(id -u) -ne 0 || -z $v2_mount || -z $v2_own ]]; then
+  echo "containment: skipped: making a cgroup needs root and a cgroup v2 hierarchy"
+else
+  run_cgroup="$v2_mount${v2_own%/}/perflab-floor-$$"
+  mkdir "$run_cgroup"
+  made+=("$run_cgroup")
+  peak='' memory=''
+  if [[ -n $v1_here ]]; then
+    memory="$v1_here/perflab-floor-$$"
+    mkdir "$memory"
+    made=("$memory" "${made[@]}")
+    peak="$memory/memory.max_usage_in_bytes"
+  elif [[ -w $run_cgroup/memory.peak ]]; then
+    peak="$run_cgroup/memory.peak"
+  fi
+  # The loop moves itself into the memory cgroup; it leaves it by exiting,
+  # so both cgroups are empty again when they are removed.
+  "$work/contained" "$runs" "$run_cgroup" "$peak" "$memory"
 fi
-# The loop moves itself into the memory cgroup; it leaves it by exiting,
-# so both cgroups are empty again when they are removed.
-"$work/contained" "$runs" "$run_cgroup" "$peak" "$memory"
+
+if [[ $(id -u) -ne 0 || -z $v1_here ]]; then
+  echo "memory cgroup: skipped: moving into a cgroup needs root and a v1 memory hierarchy (a system without one has no such move)"
+else
+  for side in a b; do
+    mkdir "$v1_here/perflab-floor-move-$side-$$"
+    made=("$v1_here/perflab-floor-move-$side-$$" "${made[@]}")
+  done
+  # It leaves the cgroups by exiting, so they are empty when removed.
+  "$work/moves" "$moves" "$v1_here/perflab-floor-move-a-$$/cgroup.procs" "$v1_here/perflab-floor-move-b-$$/cgroup.procs"
+fi

@@ -287,7 +287,7 @@ fn the_runner_floor_script_measures_wake_ups_and_a_contained_run_against_a_bare_
     let s = Scratch::new();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/bench-runner-floor.sh");
     let out = Command::new(&script)
-        .args(["--runs", "5", "--round-trips", "50"])
+        .args(["--runs", "5", "--round-trips", "50", "--moves", "2"])
         .current_dir(s.dir.path())
         .output()
         .unwrap();
@@ -305,10 +305,55 @@ fn the_runner_floor_script_measures_wake_ups_and_a_contained_run_against_a_bare_
             || stdout.contains("containment: skipped: making a cgroup needs root"),
         "{stdout}"
     );
+    // The fork server's move into a v1 memory cgroup where a hybrid system
+    // has one, else the reason it was skipped.
+    assert!(
+        stdout.contains("entering a v1 memory cgroup took")
+            && stdout.contains("(median of 2 moves,")
+            || stdout.contains("memory cgroup: skipped: moving into a cgroup needs root"),
+        "{stdout}"
+    );
     let wrong = Command::new(&script)
         .args(["--runs", "many"])
         .output()
         .unwrap();
     assert_eq!(wrong.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&wrong.stderr).contains("--runs takes a number"));
+}
+
+#[test]
+fn the_runner_gaps_script_splits_a_run_of_perflab_from_the_kernel_s_events() {
+    let s = Scratch::new();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/bench-runner-gaps.sh");
+    let out = Command::new(&script)
+        .args(["--runs", "5", "--perflab", env!("CARGO_BIN_EXE_perflab")])
+        .current_dir(s.dir.path())
+        .output()
+        .unwrap();
+    let stdout = stdout_of_success(&out);
+    assert!(stdout.contains("load average at the start"), "{stdout}");
+    // Each of the five runs was found in the machine's events and split.
+    let perflab = stdout
+        .lines()
+        .find(|line| line.starts_with("perflab: "))
+        .unwrap_or_else(|| panic!("no line for perflab in {stdout}"));
+    assert!(
+        perflab.starts_with("perflab: 5 runs; medians: between runs "),
+        "{perflab}"
+    );
+    assert!(
+        perflab.contains(" µs, a run ") && !perflab.contains("nan"),
+        "{perflab}"
+    );
+    assert!(
+        stdout.contains("hyperfine: 5 runs; medians:")
+            || stdout.contains("hyperfine: skipped: not installed"),
+        "{stdout}"
+    );
+    let wrong = Command::new(&script)
+        .args(["--perflab", "/nonexistent/perflab"])
+        .output()
+        .unwrap();
+    assert_eq!(wrong.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&wrong.stderr).contains("is not an executable file"));
 }

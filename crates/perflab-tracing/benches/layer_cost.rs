@@ -25,6 +25,9 @@
 //! any layer timing spans pays for the two callbacks and their clock reads,
 //! so that the table splits perflab's layer's cost into that floor and
 //! the rest (finding the span's instance, recording it into the table).
+//! The last case is a layer that opens a `perflab::span!` of one fixed site
+//! at each entry and closes it at the exit: the least any layer pays that
+//! records what `span!` records, whatever it does to tell spans apart.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -98,6 +101,30 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for ClockOnlyLayer {
     }
 }
 
+/// The least a layer recording into perflab's span table pays: each
+/// entry opens a `perflab::span!` of one fixed site, kept on the thread
+/// until the exit closes it. It tells no span apart, so what perflab's
+/// layer adds beyond it is the price of identity (which site, which
+/// instance) and of the async accounting; what it adds itself is a whole
+/// `span!` plus carrying its guard from one callback to the next, the floor
+/// of any layer that records what `span!` records.
+struct SpanBangLayer;
+
+thread_local! {
+    static OPEN_GUARDS: std::cell::RefCell<Vec<perflab::SpanGuard>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for SpanBangLayer {
+    fn on_enter(&self, _id: &tracing::span::Id, _ctx: tracing_subscriber::layer::Context<'_, S>) {
+        OPEN_GUARDS.with_borrow_mut(|open| open.push(perflab::span!("span_bang_layer_entry")));
+    }
+
+    fn on_exit(&self, _id: &tracing::span::Id, _ctx: tracing_subscriber::layer::Context<'_, S>) {
+        OPEN_GUARDS.with_borrow_mut(|open| drop(open.pop()));
+    }
+}
+
 /// A case: its name, the call, and the subscriber it runs under (if any).
 type Case = (&'static str, fn(), Option<fn() -> tracing::Dispatch>);
 
@@ -133,7 +160,9 @@ fn main() {
         || tracing::Dispatch::new(tracing_subscriber::registry().with(perflab_tracing::layer()));
     let with_clock_only =
         || tracing::Dispatch::new(tracing_subscriber::registry().with(ClockOnlyLayer));
-    let cases: [Case; 6] = [
+    let with_span_bang =
+        || tracing::Dispatch::new(tracing_subscriber::registry().with(SpanBangLayer));
+    let cases: [Case; 7] = [
         ("plain call (loop baseline)", plain_call, None),
         ("perflab span!", perflab_span, None),
         ("tracing span, registry only", tracing_span, Some(registry)),
@@ -151,6 +180,11 @@ fn main() {
             "tracing span, registry + clock-only layer",
             tracing_span,
             Some(with_clock_only),
+        ),
+        (
+            "tracing span, registry + span!-per-entry layer",
+            tracing_span,
+            Some(with_span_bang),
         ),
     ];
     if let Some(index) = std::env::var("PERFLAB_LAYER_COST_CASE")
@@ -212,6 +246,17 @@ fn main() {
         "perflab layer adds {:.1} ns beyond that floor ({:.1}x perflab span!): telling spans apart and recording them",
         medians[4] - medians[5],
         (medians[4] - medians[5]) / span_cost
+    );
+    let recording_floor = medians[6] - medians[3];
+    println!(
+        "a layer that opens one span! per entry adds {:.1} ns per span to a registry with a layer ({:.1}x perflab span!): the floor of any layer recording what span! records",
+        recording_floor,
+        recording_floor / span_cost
+    );
+    println!(
+        "perflab layer adds {:.1} ns beyond that floor ({:.1}x perflab span!): telling spans and instances apart, and the async accounting",
+        medians[4] - medians[6],
+        (medians[4] - medians[6]) / span_cost
     );
     black_box(TIMED.get());
     let profile = session.finish();

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Where a runner's time per run goes, read from the kernel's own events:
+# perflab's and hyperfine's runs of `true`, traced by `perf record` on the
+# scheduler's tracepoints (a process forked, exec'd, exited) of the whole
+# machine, the tool's own process tree picked out afterwards. Recording the
+# whole machine, not the tool's tree, keeps perf out of every fork and exit
+# (a traced tree has its events copied to each child at fork and gathered
+# at exit, which made both tools' runs 100 µs longer here).
+#
+#   scripts/bench-runner-gaps.sh [--runs N] [--perflab PATH]
+#
+# For each tool it prints the median over its N runs (300) of:
+#   between runs   the command's exit to the fork of the next run: the
+#                  runner's own time on the path from one run to the next
+#                  (reaping, reading counters, reporting, starting again);
+#   fork to exec   the new process until `true` is exec'd;
+#   exec to exit   `true` itself;
+#   a run          one exec to the next.
+# perflab runs as `perflab run -N true --runs N --warmup 0 --quiet` with a
+# store of its own in a temporary folder; hyperfine as `hyperfine -N -r N
+# true` (skipped, with the reason, where it is not installed). The tools
+# run one after the other, not taking turns: compare the figures of one
+# run of this script only, with the machine's load it prints.
+#
+# Needs perf able to record the machine's sched tracepoints (root, or
+# kernel.perf_event_paranoid of -1) and python3.
+set -euo pipefail
+
+usage() {
+  echo "bench-runner-gaps.sh: $1" >&2
+  echo "usage: scripts/bench-runner-gaps.sh [--runs N] [--perflab PATH]" >&2
+  exit 2
+}
+
+runs=300 perflab=''
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --runs) [[ $# -ge 2 && $2 =~ ^[0-9]+$ && $2 -ge 3 ]] || usage "--runs takes a number of 3 or more"; runs=$2; shift 2 ;;
+    --perflab) [[ $# -ge 2 ]] || usage "--perflab takes the path of a perflab binary"; perflab=$2; shift 2 ;;
+    *) usage "unknown argument '$1'" ;;
+  esac
+done
+here=$(cd "$(dirname "$0")/.." && pwd)
+if [[ -z $perflab ]]; then
+  perflab="$here/target/release/perflab"
+  [[ -x $perflab ]] || usage "no perflab at $perflab; build it (cargo build --release -p perflab-cli) or give --perflab PATH"
+fi
+[[ -x $perflab ]] || usage "--perflab $perflab is not an executable file"
+command -v perf >/dev/null || { echo "bench-runner-gaps.sh: perf is not installed (apt-get install linux-perf)" >&2; exit 2; }
+command -v python3 >/dev/null || { echo "bench-runner-gaps.sh: python3 is not installed" >&2; exit 2; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+events=sched:sched_process_fork,sched:sched_process_exec,sched:sched_process_exit
+
+# Records the whole machine while the command given runs, into $work/NAME.txt.
+trace() {
+  local name=$1
+  shift
+  if ! perf record -a -q -e "$events" -o "$work/$name.data" -- "$@" >"$work/$name.out" 2>"$work/$name.err"; then
+    echo "bench-runner-gaps.sh: perf could not trace '$*':" >&2
+    tail -5 "$work/$name.err" >&2
+    echo "(tracepoints need root or kernel.perf_event_paranoid of -1)" >&2
+    exit 1
+  fi
+  perf script -i "$work/$name.data" -F pid,time,event,trace >"$work/$name.txt" 2>/dev/null
+}
+
+echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs; CPU pressure: $(head -1 /proc/pressure/cpu 2>/dev/null || echo 'not available')"
+trace perflab "$perflab" run -N true --runs "$runs" --warmup 0 --quiet --store "$work/store.db"
+tools=(perflab)
+if command -v hyperfine >/dev/null; then
+  trace hyperfine hyperfine -N -r "$runs" --style none true
+  tools+=(hyperfine)
+else
+  echo "hyperfine: skipped: not installed (apt-get install hyperfine)"
+fi
+
+python3 - "$work" "$runs" "${tools[@]}" <<'EOF'
+import re, statistics, sys
+
+work, runs, tools = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+line = re.compile(r"\s*(\d+)\s+([\d.]+):\s+sched:(\w+):\s+(.*)")
+for tool in tools:
+    # The whole machine was recorded: keep the tool's process tree, from
+    # the tool's exec down through the forks.
+    tree, forks, execs, exits = set(), {}, {}, {}
+    for text in open(f"{work}/{tool}.txt"):
+        match = line.match(text)
+        if not match:
+            continue
+        pid, at, event, detail = int(match[1]), float(match[2]), match[3], match[4]
+        if event == "sched_process_exec" and not tree and re.search(rf"filename=\S*/{tool}\b", detail):
+            tree.add(pid)
+        if pid not in tree:
+            continue
+        if event == "sched_process_fork":
+            child = int(re.search(r"child_pid=(\d+)", detail)[1])
+            tree.add(child)
+            forks[child] = at
+        elif event == "sched_process_exec" and re.search(r"filename=\S*/true\b", detail):
+            execs[pid] = at
+        elif event == "sched_process_exit" and re.search(r"comm=true\b", detail):
+            exits[pid] = at
+    order = sorted(execs, key=execs.get)
+    if len(order) < 2:
+        sys.exit(f"bench-runner-gaps.sh: the trace of {tool} shows {len(order)} runs of true, not {runs}")
+    us = lambda seconds: seconds * 1e6
+    between = [us(forks[b] - exits[a]) for a, b in zip(order, order[1:]) if a in exits and b in forks]
+    fork_to_exec = [us(execs[p] - forks[p]) for p in order if p in forks]
+    exec_to_exit = [us(exits[p] - execs[p]) for p in order if p in exits]
+    cycle = [us(execs[b] - execs[a]) for a, b in zip(order, order[1:])]
+    median = lambda values: statistics.median(values) if values else float("nan")
+    print(
+        f"{tool}: {len(order)} runs; medians: between runs {median(between):.1f} µs, "
+        f"fork to exec {median(fork_to_exec):.1f} µs, exec to exit {median(exec_to_exit):.1f} µs, "
+        f"a run {median(cycle):.1f} µs"
+    )
+EOF
