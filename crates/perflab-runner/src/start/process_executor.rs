@@ -249,12 +249,28 @@ impl Executor for ProcessExecutor {
             &placement,
         )?;
         let mut streams: Vec<Stream> = pipes.into_iter().map(Stream::new).collect();
-        let watched = watch(&mut run, &mut streams, spec, started_at, cgroup, poll);
+        let watched = watch(
+            &mut run,
+            &mut streams,
+            spec,
+            started_at,
+            Settle {
+                cgroup,
+                memory: memory_reset,
+                poll,
+            },
+        );
         let counters = match run {
             Started::Local(run) => run.counters,
             Started::Served(_) => None,
         };
-        let (report, killed_for, left_running) = watched?;
+        let (report, killed_for, settled) = watched?;
+        let Settled {
+            left_running,
+            after,
+            memory_peak_kib,
+            profile_json,
+        } = settled;
         if report.exec_errno < 0 {
             return Err(Error::Run {
                 run: format!("command '{}'", spec.command.display()),
@@ -270,9 +286,7 @@ impl Executor for ProcessExecutor {
             let e = std::io::Error::from_raw_os_error(report.exec_errno);
             return Err(spawn_error(spec, e));
         }
-        let after = cgroup.map(RunCgroup::readings);
         self.last_readings = after;
-        let memory_peak_kib = memory_reset.and_then(MemoryCgroup::peak_kib);
         let contained = before
             .zip(after)
             .map(|(before, after)| before.until(&after));
@@ -302,10 +316,6 @@ impl Executor for ProcessExecutor {
             metrics.insert(name.to_string(), MetricValue { value, unit });
         }
         let wait_source = record_cpu_wait(&mut metrics, contained.as_ref(), &report);
-        let profile_json = spec
-            .profile_path
-            .as_ref()
-            .and_then(|p| std::fs::read_to_string(p).ok());
         // The cgroup's CPU time covers every process of the tree, also
         // those nobody waited for; wait4's only those that were reaped.
         let cpu_us = |cgroup: Option<u64>, wait4: i64| cgroup.map_or(wait4 as f64, |us| us as f64);
@@ -361,22 +371,64 @@ fn record_cpu_wait(
     }
 }
 
+/// Where a run's command leaves what perflab reads after it: the run's
+/// cgroup, its memory cgroup (reset before the run), and whether perflab
+/// may poll for the run's end without sleeping.
+struct Settle<'c> {
+    cgroup: Option<&'c RunCgroup>,
+    memory: Option<&'c MemoryCgroup>,
+    poll: bool,
+}
+
+/// What perflab reads once the run's command is gone: how many processes
+/// it left running (ended, or moved out with `keep_children`), then its
+/// cgroup's counters, its memory peak and the profile it wrote.
+struct Settled {
+    left_running: usize,
+    after: Option<Readings>,
+    memory_peak_kib: Option<f64>,
+    profile_json: Option<String>,
+}
+
+impl Settle<'_> {
+    /// Reads all of it. Final once the command exited: an exited process
+    /// is out of its cgroup (not listed, not charged) even before it is
+    /// reaped, and it wrote its profile before it exited.
+    fn now(&self, spec: &RunSpec) -> Settled {
+        let left_running = match self.cgroup {
+            Some(cgroup) if spec.keep_children => cgroup.release_all(),
+            Some(cgroup) => cgroup.end_all(),
+            None => 0,
+        };
+        Settled {
+            left_running,
+            after: self.cgroup.map(RunCgroup::readings),
+            memory_peak_kib: self.memory.and_then(MemoryCgroup::peak_kib),
+            profile_json: spec
+                .profile_path
+                .as_ref()
+                .and_then(|p| std::fs::read_to_string(p).ok()),
+        }
+    }
+}
+
 /// Reads the run's output until it ended and its pipes closed (or the
 /// drain grace passed); kills its process group at the timeout or on
-/// Ctrl-C. Once the command is reaped, what it left running in its cgroup
-/// is ended (or moved out, with `keep_children`). With `poll`, once the
-/// command exited, the end is looked for without sleeping for a while.
-/// Returns the report, why perflab killed it, if it did, and how many
-/// processes it left running.
+/// Ctrl-C. What the command left behind is read as soon as it is gone
+/// ([`Settle::now`]): where perflab watches the command's exit (a run
+/// through the server), while the server reaps it and reports, so that
+/// this work is off the path from one run to the next; else once the run
+/// ended. With `settle.poll`, once the command exited, the end is looked
+/// for without sleeping for a while. Returns the report, why perflab
+/// killed it, if it did, and what was read after it.
 fn watch(
     run: &mut Started,
     streams: &mut [Stream],
     spec: &RunSpec,
     started_at: Instant,
-    cgroup: Option<&RunCgroup>,
-    poll: bool,
-) -> Result<(ExecReport, Option<ExitState>, usize)> {
-    let mut left_running = 0;
+    settle: Settle,
+) -> Result<(ExecReport, Option<ExitState>, Settled)> {
+    let mut settled: Option<Settled> = None;
     let mut ended: Option<ExecReport> = None;
     let mut killed: Option<(ExitState, Instant)> = None;
     let mut drain_deadline = None;
@@ -393,23 +445,23 @@ fn watch(
             ended = run.try_end()?;
             if ended.is_none() && exited && !exit_seen {
                 exit_seen = true;
-                if poll {
+                settled = Some(settle.now(spec));
+                if settle.poll {
                     ended = poll_for_end(run)?;
                 }
             }
             if ended.is_some() {
                 drain_deadline = Some(Instant::now() + DRAIN_GRACE);
-                left_running = match cgroup {
-                    Some(cgroup) if spec.keep_children => cgroup.release_all(),
-                    Some(cgroup) => cgroup.end_all(),
-                    None => 0,
-                };
+                if settled.is_none() {
+                    settled = Some(settle.now(spec));
+                }
             }
         }
         if let Some(report) = ended {
             let open = streams.iter().any(|s| s.open);
             if !open || drain_deadline.is_some_and(|d| Instant::now() >= d) {
-                return Ok((report, killed.map(|(reason, _)| reason), left_running));
+                let settled = settled.take().unwrap_or_else(|| settle.now(spec));
+                return Ok((report, killed.map(|(reason, _)| reason), settled));
             }
         } else if let Some((_, at)) = killed {
             if at.elapsed() >= KILL_GRACE {

@@ -13,7 +13,7 @@ use std::os::fd::{FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 
 use super::fail;
-use super::spawn::{self, ChildStack, Launch};
+use super::spawn::{Launch, Spawner};
 use crate::cpu_set::CpuSet;
 use crate::protocol::{MAX_REQUEST, Reply, Request, SPIN_FOR};
 
@@ -40,12 +40,12 @@ pub(super) fn serve(socket: RawFd, memory_procs: Option<OsString>) -> ! {
     // Reserved once, never initialised as a whole: only the bytes a request
     // fills are touched, so this process stays as small as at its start.
     let mut buffer: Vec<u8> = Vec::with_capacity(MAX_REQUEST);
-    let mut stack = ChildStack::new();
+    let mut spawner = Spawner::new();
     let mut spin = false;
     loop {
         spin = match receive(socket, &mut buffer, spin) {
             None => std::process::exit(0),
-            Some(Ok(stdio)) => run(socket, &buffer, stdio, &mut stack),
+            Some(Ok(stdio)) => run(socket, &buffer, stdio, &mut spawner),
             Some(Err(errno)) => {
                 reply(socket, Reply::Refused { errno });
                 false
@@ -55,11 +55,11 @@ pub(super) fn serve(socket: RawFd, memory_procs: Option<OsString>) -> ! {
 }
 
 /// Starts one request's command, tells perflab its pid, waits, reports.
-/// The command starts on `stack`, sharing this process's memory until its
+/// The command starts through `spawner`, sharing this process's memory until its
 /// exec, where perflab reads its peak memory from a cgroup. True when the
 /// run was reported on and perflab asked the server to poll for the next
 /// request without sleeping.
-fn run(socket: RawFd, request: &[u8], stdio: [OwnedFd; 3], stack: &mut ChildStack) -> bool {
+fn run(socket: RawFd, request: &[u8], stdio: [OwnedFd; 3], spawner: &mut Spawner) -> bool {
     let Some(request) = Request::decode(request) else {
         reply(
             socket,
@@ -95,8 +95,7 @@ fn run(socket: RawFd, request: &[u8], stdio: [OwnedFd; 3], stack: &mut ChildStac
         cgroup_procs: cgroup_procs.as_deref(),
         run_delay: cgroup_procs.is_none(),
     };
-    let shared = request.peak_memory_from_cgroup.then_some(stack);
-    let started = spawn::start(&launch, shared);
+    let started = spawner.start(&launch, request.peak_memory_from_cgroup);
     // Only the command may hold the pipes now: perflab sees end of file
     // on them when it (and whatever it started) is done.
     drop(stdio);

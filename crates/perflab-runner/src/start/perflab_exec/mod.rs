@@ -87,7 +87,9 @@ fn once(report_fd: libc::c_int, cgroup_procs: Option<CString>, args: Vec<OsStrin
         cgroup_procs: cgroup_procs.as_deref(),
         run_delay: cgroup_procs.is_none(),
     };
-    let running = spawn::start(&launch, None).unwrap_or_else(|_| fail("cannot fork"));
+    let running = spawn::Spawner::new()
+        .start(&launch, false)
+        .unwrap_or_else(|_| fail("cannot fork"));
     if !running.exits_before_perflab(report_fd) {
         running.end_orphaned(cgroup_procs.as_deref());
         std::process::exit(125);

@@ -121,9 +121,38 @@ pub(super) struct Running {
     /// Its process id (and process group id, with `own_group`).
     pub pid: libc::pid_t,
     started_ns: u64,
-    /// Gets the errno of a failed exec; end of file after a successful one.
-    exec_errno: OwnedFd,
+    exec_errno: ExecErrno,
     run_delay: bool,
+}
+
+/// Why the command's exec failed, if it did.
+enum ExecErrno {
+    /// Known when the command started: a child sharing this process's
+    /// memory wrote it into a variable of ours before it exited, and the
+    /// clone returned only after its exec or exit (CLONE_VFORK). 0 after a
+    /// successful exec.
+    Known(libc::c_int),
+    /// A forked child writes it into this pipe; end of file after a
+    /// successful exec (the child's end is close-on-exec).
+    Pipe(OwnedFd),
+}
+
+/// Where the child reports why its exec failed.
+#[derive(Clone, Copy)]
+enum ErrnoTo {
+    /// The write end of the pipe of [`ExecErrno::Pipe`].
+    Pipe(RawFd),
+    /// The variable of [`ExecErrno::Known`], in the memory the child shares.
+    Shared(*mut libc::c_int),
+}
+
+/// Starts commands: the stack a child sharing this process's memory runs
+/// on, and the directory of the cgroup the last command was started in,
+/// kept open for the next (a fork server starts every run in the same
+/// cgroup, and opening it is a path walk on each run's way to its start).
+pub(super) struct Spawner {
+    stack: ChildStack,
+    cgroup_dir: Option<(CString, OwnedFd)>,
 }
 
 /// How a command ended, as `wait4` saw it.
@@ -136,88 +165,130 @@ pub(super) struct Report {
     run_delay_ns: Option<u64>,
 }
 
-/// Forks and execs the command.
-///
-/// With `shared`, the child runs on that stack sharing this process's
-/// memory until its exec (as vfork and posix_spawn do), which skips copying
-/// the page tables; used where the run's peak memory is read from a cgroup
-/// and not from rusage (see the fork below for why rusage needs a fork).
-/// Where that is not available, the child is forked.
-pub(super) fn start(launch: &Launch, shared: Option<&mut ChildStack>) -> io::Result<Running> {
-    let argv = pointers(launch.argv);
-    let env = launch.env.map(pointers);
-    let mut fds = [0 as libc::c_int; 2];
-    // SAFETY: pipe2 fills two descriptors, close-on-exec so that a
-    // successful exec closes the child's end.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: both descriptors were just created and are owned here.
-    let (errno_read, errno_write) =
-        unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-    // The run's cgroup, as a directory for clone3 to start the child in.
-    let cgroup_dir = launch.cgroup_procs.and_then(cgroup_dir_of);
-    let child = ChildArgs {
-        launch,
-        argv: &argv,
-        env: env.as_deref(),
-        errno_pipe: errno_write.as_raw_fd(),
-    };
-    let started_ns = now_ns();
-    // Without `shared`, fork, not vfork or posix_spawn, though those skip
-    // copying the page tables: at exec the kernel carries the old address
-    // space's high-water mark into the command's rusage peak memory, and a
-    // vforked child's old address space is this whole process (its mapped
-    // binary and libraries included, about 2 MiB), while a forked copy
-    // starts with little more than the pages this process wrote (heap and
-    // stack, about 150 KiB). A cgroup's peak charge has no such floor.
-    // SAFETY: this process is single-threaded, and the child only runs
-    // `exec_child`, which makes async-signal-safe calls and never returns.
-    //
-    // Into a cgroup, the child is born there (clone3 with CLONE_INTO_CGROUP,
-    // otherwise a fork like any other): a process that moves itself by
-    // writing cgroup.procs takes the cgroups' write lock, which waits for an
-    // RCU grace period, 10 to 15 ms on this project's VM when runs are tens
-    // of milliseconds apart, and that wait fell inside the run's wall time.
-    // The write is kept for kernels without clone3 (before 5.7).
-    let shared_pid =
-        shared.and_then(|stack| start_sharing_memory(stack, cgroup_dir.as_ref(), &child));
-    let (pid, enter_in_child) = match (shared_pid, &cgroup_dir) {
-        (Some(pid), _) => (pid, None),
-        (None, Some(dir)) => match clone_into(dir) {
-            Ok(pid) => (pid, None),
-            Err(_) => (unsafe { libc::fork() }, launch.cgroup_procs),
-        },
-        (None, None) => (unsafe { libc::fork() }, None),
-    };
-    if pid < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    if pid == 0 {
-        // SAFETY: in the child, with argv and env prepared before the fork.
-        unsafe {
-            exec_child(
-                launch,
-                enter_in_child,
-                &argv,
-                env.as_deref(),
-                errno_write.as_raw_fd(),
-            )
+impl Spawner {
+    /// Nothing mapped or opened yet.
+    pub(super) fn new() -> Self {
+        Self {
+            stack: ChildStack::new(),
+            cgroup_dir: None,
         }
     }
-    if launch.own_group {
-        // Also from this side (as shells do), so that the group exists by the
-        // time perflab is told the pid, whichever process runs first. After
-        // the child's exec this fails with EACCES, harmlessly: it did it itself.
-        // SAFETY: setpgid on our own child.
-        unsafe { libc::setpgid(pid, pid) };
+
+    /// The directory of the cgroup whose `cgroup.procs` is `procs`, opened
+    /// once while the same cgroup is asked for.
+    fn cgroup_dir(&mut self, procs: &CStr) -> Option<&OwnedFd> {
+        if self
+            .cgroup_dir
+            .as_ref()
+            .is_none_or(|(known, _)| known.as_c_str() != procs)
+        {
+            self.cgroup_dir = cgroup_dir_of(procs).map(|dir| (procs.to_owned(), dir));
+        }
+        self.cgroup_dir.as_ref().map(|(_, dir)| dir)
     }
-    Ok(Running {
-        pid,
-        started_ns,
-        exec_errno: errno_read,
-        run_delay: launch.run_delay,
-    })
+
+    /// Forks and execs the command.
+    ///
+    /// With `share_memory`, the child runs on this spawner's stack sharing
+    /// this process's memory until its exec (as vfork and posix_spawn do),
+    /// which skips copying the page tables; used where the run's peak
+    /// memory is read from a cgroup and not from rusage (see the fork
+    /// below for why rusage needs a fork). Where that is not available,
+    /// the child is forked.
+    pub(super) fn start(&mut self, launch: &Launch, share_memory: bool) -> io::Result<Running> {
+        let argv = pointers(launch.argv);
+        let env = launch.env.map(pointers);
+        // Into a cgroup, the child is born there (clone3 with
+        // CLONE_INTO_CGROUP, otherwise a fork like any other): a process
+        // that moves itself by writing cgroup.procs takes the cgroups'
+        // write lock, which waits for an RCU grace period, 10 to 15 ms on
+        // this project's VM when runs are tens of milliseconds apart, and
+        // that wait fell inside the run's wall time. The write is kept for
+        // kernels without clone3 (before 5.7).
+        let cgroup_dir = match launch.cgroup_procs {
+            Some(procs) => self.cgroup_dir(procs).map(|dir| dir.as_raw_fd()),
+            None => None,
+        };
+        if share_memory {
+            let mut exec_errno: libc::c_int = 0;
+            let child = ChildArgs {
+                launch,
+                argv: &argv,
+                env: env.as_deref(),
+                errno_to: ErrnoTo::Shared(&raw mut exec_errno),
+            };
+            let started_ns = now_ns();
+            if let Some(pid) = start_sharing_memory(&mut self.stack, cgroup_dir, &child) {
+                // SAFETY: a local, written by the child (if at all) before
+                // its exec or exit, which the clone waited for. The child
+                // set its own process group before its exec, so the
+                // parent's setpgid of the fork below is not needed.
+                let exec_errno = unsafe { std::ptr::read_volatile(&raw const exec_errno) };
+                return Ok(Running {
+                    pid,
+                    started_ns,
+                    exec_errno: ExecErrno::Known(exec_errno),
+                    run_delay: launch.run_delay,
+                });
+            }
+        }
+        let mut fds = [0 as libc::c_int; 2];
+        // SAFETY: pipe2 fills two descriptors, close-on-exec so that a
+        // successful exec closes the child's end.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: both descriptors were just created and are owned here.
+        let (errno_read, errno_write) =
+            unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        let started_ns = now_ns();
+        // Fork, not vfork or posix_spawn, though those skip copying the
+        // page tables: at exec the kernel carries the old address space's
+        // high-water mark into the command's rusage peak memory, and a
+        // vforked child's old address space is this whole process (its
+        // mapped binary and libraries included, about 2 MiB), while a
+        // forked copy starts with little more than the pages this process
+        // wrote (heap and stack, about 150 KiB). A cgroup's peak charge has
+        // no such floor.
+        // SAFETY: this process is single-threaded, and the child only runs
+        // `exec_child`, which makes async-signal-safe calls and never returns.
+        let (pid, enter_in_child) = match cgroup_dir {
+            Some(dir) => match clone_into(dir) {
+                Ok(pid) => (pid, None),
+                Err(_) => (unsafe { libc::fork() }, launch.cgroup_procs),
+            },
+            None => (unsafe { libc::fork() }, None),
+        };
+        if pid < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if pid == 0 {
+            // SAFETY: in the child, with argv and env prepared before the fork.
+            unsafe {
+                exec_child(
+                    launch,
+                    enter_in_child,
+                    &argv,
+                    env.as_deref(),
+                    ErrnoTo::Pipe(errno_write.as_raw_fd()),
+                )
+            }
+        }
+        if launch.own_group {
+            // Also from this side (as shells do), so that the group exists by
+            // the time perflab is told the pid, whichever process runs first.
+            // After the child's exec this fails with EACCES, harmlessly: it
+            // did it itself.
+            // SAFETY: setpgid on our own child.
+            unsafe { libc::setpgid(pid, pid) };
+        }
+        Ok(Running {
+            pid,
+            started_ns,
+            exec_errno: ExecErrno::Pipe(errno_read),
+            run_delay: launch.run_delay,
+        })
+    }
 }
 
 /// The child's side: set up, exec, or report why exec failed.
@@ -229,13 +300,18 @@ unsafe fn exec_child(
     enter_cgroup: Option<&CStr>,
     argv: &[*const libc::c_char],
     env: Option<&[*const libc::c_char]>,
-    errno_pipe: RawFd,
+    errno_to: ErrnoTo,
 ) -> ! {
     // SAFETY (whole body): async-signal-safe system calls on descriptors and
     // memory that were valid at the fork.
     unsafe {
         let report = |errno: libc::c_int| -> ! {
-            libc::write(errno_pipe, (&errno as *const libc::c_int).cast(), 4);
+            match errno_to {
+                ErrnoTo::Pipe(fd) => {
+                    libc::write(fd, (&errno as *const libc::c_int).cast(), 4);
+                }
+                ErrnoTo::Shared(variable) => variable.write_volatile(errno),
+            }
             libc::_exit(127)
         };
         let fail = || -> ! { report(*libc::__errno_location()) };
@@ -371,15 +447,21 @@ impl Running {
             }
         }
         let wall_ns = now_ns().saturating_sub(self.started_ns);
-        let mut exec_errno: libc::c_int = 0;
-        // SAFETY: reading at most one int into a local; every writer is gone,
-        // so this returns at once.
-        unsafe {
-            libc::read(
-                self.exec_errno.as_raw_fd(),
-                (&mut exec_errno as *mut libc::c_int).cast(),
-                std::mem::size_of::<libc::c_int>(),
-            )
+        let exec_errno = match &self.exec_errno {
+            ExecErrno::Known(errno) => *errno,
+            ExecErrno::Pipe(pipe) => {
+                let mut errno: libc::c_int = 0;
+                // SAFETY: reading at most one int into a local; every writer
+                // is gone, so this returns at once.
+                unsafe {
+                    libc::read(
+                        pipe.as_raw_fd(),
+                        (&mut errno as *mut libc::c_int).cast(),
+                        std::mem::size_of::<libc::c_int>(),
+                    )
+                };
+                errno
+            }
         };
         Ok(Report {
             wall_ns,
@@ -438,7 +520,7 @@ struct ChildArgs<'a> {
     launch: &'a Launch<'a>,
     argv: &'a [*const libc::c_char],
     env: Option<&'a [*const libc::c_char]>,
-    errno_pipe: RawFd,
+    errno_to: ErrnoTo,
 }
 
 /// Where a child started by [`start_sharing_memory`] begins, on its own
@@ -449,7 +531,7 @@ extern "C" fn shared_child_entry(data: *mut libc::c_void) -> ! {
     // (CLONE_VFORK); the child is born already in its cgroup.
     unsafe {
         let child = &*(data as *const ChildArgs);
-        exec_child(child.launch, None, child.argv, child.env, child.errno_pipe)
+        exec_child(child.launch, None, child.argv, child.env, child.errno_to)
     }
 }
 
@@ -464,7 +546,7 @@ extern "C" fn shared_child_entry(data: *mut libc::c_void) -> ! {
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 fn start_sharing_memory(
     stack: &mut ChildStack,
-    cgroup_dir: Option<&OwnedFd>,
+    cgroup_dir: Option<RawFd>,
     child: &ChildArgs,
 ) -> Option<libc::pid_t> {
     let (base, top) = stack.ready(child.argv.len())?;
@@ -477,7 +559,7 @@ fn start_sharing_memory(
         exit_signal: libc::SIGCHLD as u64,
         stack: base as u64,
         stack_size: (top - base) as u64,
-        cgroup: cgroup_dir.map_or(0, |dir| dir.as_raw_fd() as u64),
+        cgroup: cgroup_dir.map_or(0, |dir| dir as u64),
         ..CloneArgs::default()
     };
     // SAFETY: all signals are blocked around the clone, as posix_spawn does,
@@ -507,7 +589,7 @@ fn start_sharing_memory(
 #[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
 fn start_sharing_memory(
     _stack: &mut ChildStack,
-    _cgroup_dir: Option<&OwnedFd>,
+    _cgroup_dir: Option<RawFd>,
     _child: &ChildArgs,
 ) -> Option<libc::pid_t> {
     None
@@ -576,11 +658,11 @@ struct CloneArgs {
 
 /// A fork whose child starts in the cgroup `dir`: the child's pid, 0 in
 /// the child, or the error (ENOSYS and the like on older kernels).
-fn clone_into(dir: &OwnedFd) -> io::Result<libc::pid_t> {
+fn clone_into(dir: RawFd) -> io::Result<libc::pid_t> {
     let args = CloneArgs {
         flags: CLONE_INTO_CGROUP,
         exit_signal: libc::SIGCHLD as u64,
-        cgroup: dir.as_raw_fd() as u64,
+        cgroup: dir as u64,
         ..CloneArgs::default()
     };
     // SAFETY: clone3 without CLONE_VM behaves as fork: the child gets a copy
@@ -653,8 +735,9 @@ mod tests {
     #[test]
     fn a_command_started_sharing_memory_runs_and_ends_with_its_own_exit_code() {
         let argv = c_strings(&["sh", "-c", "exit 3"]);
-        let mut stack = ChildStack::new();
-        let report = start(&launch(&argv, None), Some(&mut stack))
+        let mut spawner = Spawner::new();
+        let report = spawner
+            .start(&launch(&argv, None), true)
             .unwrap()
             .wait()
             .unwrap();
@@ -663,7 +746,8 @@ mod tests {
         assert_eq!(report.exec_errno, 0);
         // The same stack serves the next command.
         let argv = c_strings(&["true"]);
-        let report = start(&launch(&argv, None), Some(&mut stack))
+        let report = spawner
+            .start(&launch(&argv, None), true)
             .unwrap()
             .wait()
             .unwrap();
@@ -679,7 +763,7 @@ mod tests {
             launch: &launch(&argv, None),
             argv: &pointers,
             env: None,
-            errno_pipe: -1,
+            errno_to: ErrnoTo::Pipe(-1),
         };
         let pid = start_sharing_memory(&mut ChildStack::new(), None, &child)
             .expect("clone3 with CLONE_VM (Linux 5.3 and later)");
@@ -702,20 +786,51 @@ mod tests {
         args.extend(std::iter::repeat_n("x".to_string(), 20_000));
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let argv = c_strings(&args);
-        let mut stack = ChildStack::new();
-        let report = start(&launch(&argv, None), Some(&mut stack))
+        let mut spawner = Spawner::new();
+        let report = spawner
+            .start(&launch(&argv, None), true)
             .unwrap()
             .wait()
             .unwrap();
         assert!(libc::WIFEXITED(report.status), "status {}", report.status);
         assert_eq!(libc::WEXITSTATUS(report.status), 7);
-        assert!(stack.len > ChildStack::ROOM + 8 * 20_000);
+        assert!(spawner.stack.len > ChildStack::ROOM + 8 * 20_000);
+    }
+
+    #[test]
+    fn a_spawner_opens_a_cgroup_directory_once_while_the_same_one_is_asked_for() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::create_dir(&a).unwrap();
+        std::fs::create_dir(&b).unwrap();
+        let procs =
+            |d: &std::path::Path| CString::new(d.join("cgroup.procs").to_str().unwrap()).unwrap();
+        let inode = |fd: RawFd| {
+            // SAFETY: fstat of a descriptor the spawner holds, into a local.
+            let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+            assert_eq!(unsafe { libc::fstat(fd, &mut stat) }, 0);
+            stat.st_ino
+        };
+        let mut spawner = Spawner::new();
+        let first = spawner.cgroup_dir(&procs(&a)).unwrap().as_raw_fd();
+        assert_eq!(inode(first), std::fs::metadata(&a).unwrap().ino());
+        // The same cgroup again: the same descriptor, not a new one.
+        assert_eq!(spawner.cgroup_dir(&procs(&a)).unwrap().as_raw_fd(), first);
+        let other = spawner.cgroup_dir(&procs(&b)).unwrap().as_raw_fd();
+        assert_eq!(inode(other), std::fs::metadata(&b).unwrap().ino());
+        assert!(
+            spawner
+                .cgroup_dir(&procs(&dir.path().join("gone")))
+                .is_none()
+        );
     }
 
     #[test]
     fn a_missing_program_started_sharing_memory_reports_why_its_exec_failed() {
         let argv = c_strings(&["/nonexistent/perflab-test-program"]);
-        let report = start(&launch(&argv, None), Some(&mut ChildStack::new()))
+        let report = Spawner::new()
+            .start(&launch(&argv, None), true)
             .unwrap()
             .wait()
             .unwrap();
@@ -738,7 +853,8 @@ mod tests {
         let path = format!("PATH={}:/usr/bin:/bin", dir.path().display());
         let env = c_strings(&[&path, "PERFLAB_SPAWN_TEST=given"]);
         let argv = c_strings(&["perflab-test-only-here"]);
-        let report = start(&launch(&argv, Some(&env)), Some(&mut ChildStack::new()))
+        let report = Spawner::new()
+            .start(&launch(&argv, Some(&env)), true)
             .unwrap()
             .wait()
             .unwrap();
