@@ -9,7 +9,9 @@
 #
 #   scripts/bench-runner-gaps.sh [--runs N] [--perflab PATH]
 #
-# For each tool it prints the median over its N runs (300) of:
+# For each tool it prints the median over its N runs (300) of (and, for
+# the time between runs, the 90th percentile too, where a runner's
+# occasional slow turn shows):
 #   between runs   the command's exit to the fork of the next run: the
 #                  runner's own time on the path from one run to the next
 #                  (reaping, reading counters, reporting, starting again);
@@ -111,8 +113,10 @@ for tool in tools:
     exec_to_exit = [us(exits[p] - execs[p]) for p in order if p in exits]
     cycle = [us(execs[b] - execs[a]) for a, b in zip(order, order[1:])]
     median = lambda values: statistics.median(values) if values else float("nan")
+    p90 = lambda values: sorted(values)[int(0.9 * (len(values) - 1))] if values else float("nan")
     print(
-        f"{tool}: {len(order)} runs; medians: between runs {median(between):.1f} µs, "
+        f"{tool}: {len(order)} runs; medians: between runs {median(between):.1f} µs "
+        f"(90th percentile {p90(between):.1f} µs), "
         f"fork to exec {median(fork_to_exec):.1f} µs, exec to exit {median(exec_to_exit):.1f} µs, "
         f"a run {median(cycle):.1f} µs"
     )

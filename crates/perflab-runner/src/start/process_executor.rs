@@ -511,7 +511,7 @@ fn poll_for_end(run: &mut Started) -> Result<Option<ExecReport>> {
         if Instant::now() >= until {
             return Ok(None);
         }
-        std::hint::spin_loop();
+        crate::protocol::yield_cpu();
     }
 }
 

@@ -186,7 +186,7 @@ fn receive(socket: RawFd, buffer: &mut Vec<u8>, spin: bool) -> Option<Result<[Ow
         }
         match std::io::Error::last_os_error().kind() {
             std::io::ErrorKind::Interrupted => {}
-            std::io::ErrorKind::WouldBlock if polling => std::hint::spin_loop(),
+            std::io::ErrorKind::WouldBlock if polling => crate::protocol::yield_cpu(),
             _ => break n,
         }
     };
