@@ -20,8 +20,9 @@ unsafe extern "C" {
 pub(crate) struct Launch<'a> {
     /// The program (looked up in PATH) and its arguments.
     pub argv: &'a [CString],
-    /// The whole environment, `KEY=VALUE`; `None` keeps this process's.
-    pub env: Option<&'a [CString]>,
+    /// The whole environment: pointers to `KEY=VALUE` strings that outlive
+    /// the start, the last one null; `None` keeps this process's.
+    pub env: Option<&'a [*const libc::c_char]>,
     /// The directory to change to first.
     pub cwd: Option<&'a CStr>,
     /// The command's stdin, stdout and stderr; all above 2, so that moving
@@ -197,7 +198,7 @@ impl Spawner {
     /// the child is forked.
     pub(super) fn start(&mut self, launch: &Launch, share_memory: bool) -> io::Result<Running> {
         let argv = pointers(launch.argv);
-        let env = launch.env.map(pointers);
+        let env = launch.env;
         // Into a cgroup, the child is born there (clone3 with
         // CLONE_INTO_CGROUP, otherwise a fork like any other): a process
         // that moves itself by writing cgroup.procs takes the cgroups'
@@ -214,7 +215,7 @@ impl Spawner {
             let child = ChildArgs {
                 launch,
                 argv: &argv,
-                env: env.as_deref(),
+                env,
                 errno_to: ErrnoTo::Shared(&raw mut exec_errno),
             };
             let started_ns = now_ns();
@@ -269,7 +270,7 @@ impl Spawner {
                     launch,
                     enter_in_child,
                     &argv,
-                    env.as_deref(),
+                    env,
                     ErrnoTo::Pipe(errno_write.as_raw_fd()),
                 )
             }
@@ -719,7 +720,7 @@ mod tests {
         items.iter().map(|s| CString::new(*s).unwrap()).collect()
     }
 
-    fn launch<'a>(argv: &'a [CString], env: Option<&'a [CString]>) -> Launch<'a> {
+    fn launch<'a>(argv: &'a [CString], env: Option<&'a [*const libc::c_char]>) -> Launch<'a> {
         Launch {
             argv,
             env,
@@ -852,6 +853,7 @@ mod tests {
         // Command does with an environment of its own.
         let path = format!("PATH={}:/usr/bin:/bin", dir.path().display());
         let env = c_strings(&[&path, "PERFLAB_SPAWN_TEST=given"]);
+        let env = pointers(&env);
         let argv = c_strings(&["perflab-test-only-here"]);
         let report = Spawner::new()
             .start(&launch(&argv, Some(&env)), true)
