@@ -20,8 +20,10 @@
 //! or a pidfd), so a run costs perflab no thread creation, the end is seen
 //! the moment it happens, and the timeout and Ctrl-C are checked between
 //! wake-ups. A run through the server is also watched through its pidfd:
-//! once its command exited, the server's report is due within
-//! microseconds, and perflab polls for it without sleeping (see
+//! once its command exited, perflab reads what the command left behind
+//! (its cgroup's counters, its memory peak, the processes it left running)
+//! while the server reaps it, and the server's report is then due within
+//! microseconds: perflab polls for it without sleeping (see
 //! [`crate::protocol::SPIN_FOR`]) where it may.
 
 use std::collections::BTreeMap;
