@@ -39,7 +39,7 @@
 //! asks for neither on a single CPU (the poller would hold up the very
 //! process it waits for) or while another run may be going on beside this
 //! one (the poller would take a CPU from it). Between two looks the poller
-//! yields its CPU ([`yield_cpu`]): with several CPUs the scheduler may
+//! yields its CPU (`sched_yield`): with several CPUs the scheduler may
 //! still wake the process it waits for on the poller's own CPU, and
 //! without a yield that process would wait there until the polling ends.
 //!
