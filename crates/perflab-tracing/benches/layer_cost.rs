@@ -226,37 +226,49 @@ fn main() {
     }
     println!();
     let span_cost = medians[1] - baseline;
-    println!(
-        "perflab layer adds {:.1} ns per span to a registry ({:.1}x perflab span!)",
+    // "{what} N ns {against} (R x perflab span!){why}", N a difference of medians.
+    let say = |what: &str, ns: f64, against: &str, why: &str| {
+        println!(
+            "{what} {ns:.1} ns {against} ({:.1}x perflab span!){why}",
+            ns / span_cost
+        );
+    };
+    let with_a_layer = "per span to a registry with a layer";
+    say(
+        "perflab layer adds",
         medians[4] - medians[2],
-        (medians[4] - medians[2]) / span_cost
+        "per span to a registry",
+        "",
     );
-    println!(
-        "perflab layer adds {:.1} ns per span to a registry with a layer ({:.1}x perflab span!)",
+    say(
+        "perflab layer adds",
         medians[4] - medians[3],
-        (medians[4] - medians[3]) / span_cost
+        with_a_layer,
+        "",
     );
-    let floor = medians[5] - medians[3];
-    println!(
-        "a layer that only reads the clock adds {:.1} ns per span to a registry with a layer ({:.1}x perflab span!): the floor of any timing layer",
-        floor,
-        floor / span_cost
+    say(
+        "a layer that only reads the clock adds",
+        medians[5] - medians[3],
+        with_a_layer,
+        ": the floor of any timing layer",
     );
-    println!(
-        "perflab layer adds {:.1} ns beyond that floor ({:.1}x perflab span!): telling spans apart and recording them",
+    say(
+        "perflab layer adds",
         medians[4] - medians[5],
-        (medians[4] - medians[5]) / span_cost
+        "beyond that floor",
+        ": telling spans apart and recording them",
     );
-    let recording_floor = medians[6] - medians[3];
-    println!(
-        "a layer that opens one span! per entry adds {:.1} ns per span to a registry with a layer ({:.1}x perflab span!): the floor of any layer recording what span! records",
-        recording_floor,
-        recording_floor / span_cost
+    say(
+        "a layer that opens one span! per entry adds",
+        medians[6] - medians[3],
+        with_a_layer,
+        ": the floor of any layer recording what span! records",
     );
-    println!(
-        "perflab layer adds {:.1} ns beyond that floor ({:.1}x perflab span!): telling spans and instances apart, and the async accounting",
+    say(
+        "perflab layer adds",
         medians[4] - medians[6],
-        (medians[4] - medians[6]) / span_cost
+        "beyond that floor",
+        ": telling spans and instances apart, and the async accounting",
     );
     black_box(TIMED.get());
     let profile = session.finish();
