@@ -226,50 +226,49 @@ fn main() {
     }
     println!();
     let span_cost = medians[1] - baseline;
-    // "{what} N ns {against} (R x perflab span!){why}", N a difference of medians.
-    let say = |what: &str, ns: f64, against: &str, why: &str| {
+    // Each line: "{what} N ns {against} (R x perflab span!){why}", N a
+    // difference of medians.
+    let with_a_layer = "per span to a registry with a layer";
+    let (layer, clock_only, span_bang) = (medians[4], medians[5], medians[6]);
+    let lines = [
+        (
+            "perflab layer adds",
+            layer - medians[2],
+            "per span to a registry",
+            "",
+        ),
+        ("perflab layer adds", layer - medians[3], with_a_layer, ""),
+        (
+            "a layer that only reads the clock adds",
+            clock_only - medians[3],
+            with_a_layer,
+            ": the floor of any timing layer",
+        ),
+        (
+            "perflab layer adds",
+            layer - clock_only,
+            "beyond that floor",
+            ": telling spans apart and recording them",
+        ),
+        (
+            "a layer that opens one span! per entry adds",
+            span_bang - medians[3],
+            with_a_layer,
+            ": the floor of any layer recording what span! records",
+        ),
+        (
+            "perflab layer adds",
+            layer - span_bang,
+            "beyond that floor",
+            ": telling spans and instances apart, and the async accounting",
+        ),
+    ];
+    for (what, ns, against, why) in lines {
         println!(
             "{what} {ns:.1} ns {against} ({:.1}x perflab span!){why}",
             ns / span_cost
         );
-    };
-    let with_a_layer = "per span to a registry with a layer";
-    say(
-        "perflab layer adds",
-        medians[4] - medians[2],
-        "per span to a registry",
-        "",
-    );
-    say(
-        "perflab layer adds",
-        medians[4] - medians[3],
-        with_a_layer,
-        "",
-    );
-    say(
-        "a layer that only reads the clock adds",
-        medians[5] - medians[3],
-        with_a_layer,
-        ": the floor of any timing layer",
-    );
-    say(
-        "perflab layer adds",
-        medians[4] - medians[5],
-        "beyond that floor",
-        ": telling spans apart and recording them",
-    );
-    say(
-        "a layer that opens one span! per entry adds",
-        medians[6] - medians[3],
-        with_a_layer,
-        ": the floor of any layer recording what span! records",
-    );
-    say(
-        "perflab layer adds",
-        medians[4] - medians[6],
-        "beyond that floor",
-        ": telling spans and instances apart, and the async accounting",
-    );
+    }
     black_box(TIMED.get());
     let profile = session.finish();
     if let Some(profile) = profile {
