@@ -22,6 +22,12 @@
 //! is off (`--max-cpu-wait off`) so that every tool makes exactly [`RUNS`]
 //! runs; what it costs is the per-run cgroup, which stays on.
 //!
+//! hyperfine and `perflab run` also run once more per round with one run
+//! and no warm-up, so that their cost splits into what an experiment costs
+//! whatever its runs (start, preparations, report) and what each further
+//! run costs: the whole run's time less the one-run time, over the runs
+//! between them.
+//!
 //! Run with `cargo bench -p perflab-cli --bench runner_overhead`
 //! (needs `hyperfine` on PATH: `apt-get install hyperfine`).
 
@@ -219,11 +225,34 @@ fn main() {
             }),
         ),
     ];
+    // hyperfine and `perflab run` with one run and no warm-up, for the split.
+    let one_run: [MakeCommand; 2] = [
+        Box::new(|| {
+            let mut h = Command::new("hyperfine");
+            h.current_dir(d)
+                .args(["-N", "--runs", "1", "--style", "none", "true"])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null());
+            h
+        }),
+        Box::new(|| {
+            perflab(
+                d,
+                &[
+                    "run", "-N", "true", "--runs", "1", "--warmup", "0", "--quiet",
+                ],
+            )
+        }),
+    ];
     let mut costs = vec![Vec::new(); tools.len()];
+    let mut one_run_times = vec![Vec::new(); one_run.len()];
     let mut bare = Vec::new();
     for _ in 0..ROUNDS {
         for ((_, make), costs) in tools.iter().zip(&mut costs) {
             costs.push(timed(make()) / RUNS as f64);
+        }
+        for (make, times) in one_run.iter().zip(&mut one_run_times) {
+            times.push(timed(make()));
         }
         let started = Instant::now();
         for _ in 0..RUNS {
@@ -255,5 +284,19 @@ fn main() {
     println!(
         "  fork server: perflab run (output unread, no cgroup) costs {:.2}× itself started directly",
         medians[3] / medians[4]
+    );
+    // Both make RUNS runs and 3 warm-ups in the whole run, 1 in the short one.
+    let one: Vec<f64> = one_run_times.into_iter().map(median).collect();
+    let further =
+        |whole_per_run: f64, one: f64| (whole_per_run * RUNS as f64 - one) / (RUNS + 2) as f64;
+    let (hyperfine_run, perflab_run) = (further(medians[0], one[0]), further(medians[1], one[1]));
+    println!(
+        "  split: an experiment costs perflab run {:.1} ms whatever its runs, hyperfine {:.1} ms; \
+         each further run {:.1} µs against {:.1} µs ({:.2}× hyperfine)",
+        one[1] * 1e3 - perflab_run * 1e3,
+        one[0] * 1e3 - hyperfine_run * 1e3,
+        perflab_run * 1e6,
+        hyperfine_run * 1e6,
+        perflab_run / hyperfine_run
     );
 }
