@@ -285,7 +285,7 @@ fn run_cgroups_are_removed_when_perflab_is_done() {
 #[test]
 fn the_runner_floor_script_measures_wake_ups_and_a_contained_run_against_a_bare_one() {
     let s = Scratch::new();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/bench-runner-floor.sh");
+    let script = script("bench-runner-floor.sh");
     let out = Command::new(&script)
         .args(["--runs", "5", "--round-trips", "50", "--moves", "2"])
         .current_dir(s.dir.path())
@@ -313,12 +313,7 @@ fn the_runner_floor_script_measures_wake_ups_and_a_contained_run_against_a_bare_
             || stdout.contains("memory cgroup: skipped: moving into a cgroup needs root"),
         "{stdout}"
     );
-    let wrong = Command::new(&script)
-        .args(["--runs", "many"])
-        .output()
-        .unwrap();
-    assert_eq!(wrong.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&wrong.stderr).contains("--runs takes a number"));
+    assert_refused(&script, &["--runs", "many"], "--runs takes a number");
 }
 
 #[test]
@@ -330,7 +325,7 @@ fn the_runner_gaps_script_splits_a_run_of_perflab_from_the_kernel_s_events() {
         return;
     }
     let s = Scratch::new();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/bench-runner-gaps.sh");
+    let script = script("bench-runner-gaps.sh");
     let out = Command::new(&script)
         .args(["--runs", "5", "--perflab", env!("CARGO_BIN_EXE_perflab")])
         .current_dir(s.dir.path())
@@ -356,10 +351,24 @@ fn the_runner_gaps_script_splits_a_run_of_perflab_from_the_kernel_s_events() {
             || stdout.contains("hyperfine: skipped: not installed"),
         "{stdout}"
     );
-    let wrong = Command::new(&script)
-        .args(["--perflab", "/nonexistent/perflab"])
-        .output()
-        .unwrap();
+    assert_refused(
+        &script,
+        &["--perflab", "/nonexistent/perflab"],
+        "is not an executable file",
+    );
+}
+
+/// A benchmark script of the project's `scripts` folder.
+fn script(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scripts")
+        .join(name)
+}
+
+/// `script` given `args` exits 2 and says `message`.
+fn assert_refused(script: &Path, args: &[&str], message: &str) {
+    let wrong = Command::new(script).args(args).output().unwrap();
     assert_eq!(wrong.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&wrong.stderr).contains("is not an executable file"));
+    let stderr = String::from_utf8_lossy(&wrong.stderr);
+    assert!(stderr.contains(message), "{stderr}");
 }

@@ -17,7 +17,7 @@
 //!   from `/proc/PID/schedstat` before reaping it), `M` (empty) when perflab
 //!   reads the run's peak memory from a cgroup, not from rusage, so that the
 //!   server may start the command sharing its memory until the exec, as
-//!   vfork does (without it, the server forks; see `spawn::start`), `S`
+//!   vfork does (without it, the server forks; see `spawn::Spawner::start`), `S`
 //!   (empty) when the server, once it has reported on the run, is to look
 //!   for the next request without sleeping for up to [`SPIN_FOR`] (see
 //!   below). Three
@@ -58,15 +58,26 @@ pub const VERSION: &str = "perflab-exec/4";
 /// when the message comes later after all.
 pub const SPIN_FOR: std::time::Duration = std::time::Duration::from_micros(200);
 
-/// Between two looks for the other side's message: gives this CPU to
-/// another process waiting for it, if any, and returns at once otherwise.
-/// On the same CPU as the poller, the process whose message is awaited
-/// would otherwise wait until the polling ends; a run's trace showed
-/// perflab, woken on the server's CPU, waiting out the server's whole
-/// 200 µs.
-pub(crate) fn yield_cpu() {
-    // SAFETY: sched_yield has no preconditions.
-    unsafe { libc::sched_yield() };
+/// Looks for the other side's message with `look` until it finds it (or
+/// fails) or [`SPIN_FOR`] has passed; `Ok(None)` then. Between two looks
+/// it gives this CPU to another process waiting for it, if any: on the
+/// poller's CPU, the process whose message is awaited would otherwise wait
+/// until the polling ends (a run's trace showed perflab, woken on the
+/// server's CPU, waiting out the server's whole 200 µs).
+pub(crate) fn poll_briefly<T, E>(
+    mut look: impl FnMut() -> Result<Option<T>, E>,
+) -> Result<Option<T>, E> {
+    let until = std::time::Instant::now() + SPIN_FOR;
+    loop {
+        if let Some(found) = look()? {
+            return Ok(Some(found));
+        }
+        if std::time::Instant::now() >= until {
+            return Ok(None);
+        }
+        // SAFETY: sched_yield has no preconditions.
+        unsafe { libc::sched_yield() };
+    }
 }
 
 /// The first word of a report line.

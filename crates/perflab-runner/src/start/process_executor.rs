@@ -448,8 +448,10 @@ fn watch(
             if ended.is_none() && exited && !exit_seen {
                 exit_seen = true;
                 settled = Some(settle.now(spec));
+                // The server reaps the command and reports within
+                // microseconds, sooner than a sleeping perflab would wake.
                 if settle.poll {
-                    ended = poll_for_end(run)?;
+                    ended = crate::protocol::poll_briefly(|| run.try_end())?;
                 }
             }
             if ended.is_some() {
@@ -498,22 +500,6 @@ fn watch(
         };
         let wake = poll_once(streams, end_fd, exit_fd, wait_ms, &spec.extractor);
         (look_for_end, exited) = (wake.look_for_end, wake.exited);
-    }
-}
-
-/// Looks for the end of a run whose command exited, without sleeping, for
-/// up to [`crate::protocol::SPIN_FOR`]: the server reaps the command and
-/// reports within microseconds, sooner than a sleeping perflab would wake.
-fn poll_for_end(run: &mut Started) -> Result<Option<ExecReport>> {
-    let until = Instant::now() + crate::protocol::SPIN_FOR;
-    loop {
-        if let Some(report) = run.try_end()? {
-            return Ok(Some(report));
-        }
-        if Instant::now() >= until {
-            return Ok(None);
-        }
-        crate::protocol::yield_cpu();
     }
 }
 

@@ -4,7 +4,7 @@
 //! from a process as small as this one (see the parent module for why that
 //! matters). Where perflab reads the run's peak memory from a cgroup, the
 //! command starts sharing this process's memory until its exec (see
-//! `spawn::start`).
+//! `spawn::Spawner::start`).
 //!
 //! The protocol is [`crate::protocol`].
 
@@ -15,7 +15,7 @@ use std::os::unix::ffi::OsStrExt;
 use super::fail;
 use super::spawn::{Launch, Spawner};
 use crate::cpu_set::CpuSet;
-use crate::protocol::{MAX_REQUEST, Reply, Request, SPIN_FOR};
+use crate::protocol::{MAX_REQUEST, Reply, Request};
 
 /// Answers requests until perflab closes its end of `socket`; first moves
 /// into the cgroup whose `cgroup.procs` is `memory_procs`, if given.
@@ -164,13 +164,10 @@ impl Environment {
     /// override replaces the inherited variable, and of a key given twice
     /// the last one wins, as with std's Command.
     fn with(&self, overrides: &[&[u8]]) -> RunEnvironment<'_> {
-        let key = |pair: &[u8]| -> Vec<u8> {
-            pair.split(|&b| b == b'=')
-                .next()
-                .unwrap_or_default()
-                .to_vec()
-        };
-        let keys: Vec<Vec<u8>> = overrides.iter().map(|o| key(o)).collect();
+        fn key(pair: &[u8]) -> &[u8] {
+            pair.split(|&b| b == b'=').next().unwrap_or_default()
+        }
+        let keys: Vec<&[u8]> = overrides.iter().map(|o| key(o)).collect();
         let overrides: Vec<CString> = overrides
             .iter()
             .enumerate()
@@ -194,7 +191,8 @@ impl Environment {
 }
 
 /// Receives the next request into `buffer` with its three descriptors,
-/// polling for it without sleeping for up to [`SPIN_FOR`] first if `spin`.
+/// polling for it without sleeping for up to [`crate::protocol::SPIN_FOR`]
+/// first if `spin`.
 /// `None` at end of file; `Some(Err(errno))` for a malformed message.
 fn receive(socket: RawFd, buffer: &mut Vec<u8>, spin: bool) -> Option<Result<[OwnedFd; 3], i32>> {
     buffer.clear();
@@ -209,26 +207,29 @@ fn receive(socket: RawFd, buffer: &mut Vec<u8>, spin: bool) -> Option<Result<[Ow
     message.msg_iov = &mut iov;
     message.msg_iovlen = 1;
     message.msg_control = control.as_mut_ptr().cast();
-    let spin_until = spin.then(|| std::time::Instant::now() + SPIN_FOR);
-    let n = loop {
+    let mut receive_with = |flags: libc::c_int| loop {
         message.msg_controllen = std::mem::size_of_val(&control) as _;
-        let polling = spin_until.is_some_and(|until| std::time::Instant::now() < until);
-        let flags = if polling {
-            libc::MSG_CMSG_CLOEXEC | libc::MSG_DONTWAIT
-        } else {
-            libc::MSG_CMSG_CLOEXEC
-        };
         // SAFETY: recvmsg writes at most the sizes given into buffers we own;
         // received descriptors are close-on-exec until handed to a command.
-        let n = unsafe { libc::recvmsg(socket, &mut message, flags) };
-        if n >= 0 {
+        let n = unsafe { libc::recvmsg(socket, &mut message, libc::MSG_CMSG_CLOEXEC | flags) };
+        if n >= 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
             break n;
         }
-        match std::io::Error::last_os_error().kind() {
-            std::io::ErrorKind::Interrupted => {}
-            std::io::ErrorKind::WouldBlock if polling => crate::protocol::yield_cpu(),
-            _ => break n,
-        }
+    };
+    let polled = if spin {
+        crate::protocol::poll_briefly(|| match receive_with(libc::MSG_DONTWAIT) {
+            n if n >= 0 => Ok(Some(n)),
+            _ if std::io::Error::last_os_error().kind() == std::io::ErrorKind::WouldBlock => {
+                Ok(None)
+            }
+            n => Err(n),
+        })
+    } else {
+        Ok(None)
+    };
+    let n = match polled {
+        Ok(Some(n)) | Err(n) => n,
+        Ok(None) => receive_with(0),
     };
     if n <= 0 {
         return None; // perflab closed its end (or the socket broke: same)
@@ -307,7 +308,7 @@ mod tests {
     #[test]
     fn a_request_that_comes_after_the_polling_ended_is_still_received() {
         let (perflab, server) = seqpacket::pair().unwrap();
-        let late = SPIN_FOR * 50;
+        let late = crate::protocol::SPIN_FOR * 50;
         let sender = std::thread::spawn(move || {
             std::thread::sleep(late);
             send_request(&perflab, b"perflab-exec/4\0Afalse\0");
