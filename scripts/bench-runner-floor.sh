@@ -19,13 +19,15 @@
 #    the two taking turns. Needs root and a cgroup v2 hierarchy; without
 #    them this part says why and is skipped.
 # 3. Entering a v1 memory cgroup. On a hybrid system the fork server moves
-#    itself into its v1 memory cgroup once per experiment, by writing its
-#    cgroup.procs; the kernel's cgroup write lock then waits for an RCU
-#    grace period, unless another move took it moments before. A C program
-#    moves itself between two memory cgroups N times (5), 200 ms apart so
-#    that each move finds the lock idle, and times each write. Needs root
-#    and a v1 memory hierarchy; without them this part says why and is
-#    skipped.
+#    itself into its v1 memory cgroup once per experiment. Written to
+#    cgroup.procs (a whole thread group), the move takes the kernel's
+#    cgroup write lock, which waits for an RCU grace period unless another
+#    move took it moments before; written to tasks by a process of one
+#    thread (as perflab does), the kernel can skip that lock. A C program
+#    moves itself between two memory cgroups N times (5) through each
+#    file, 200 ms apart so that each move finds the lock idle, and times
+#    each write. Needs root and a v1 memory hierarchy; without them this
+#    part says why and is skipped.
 #
 # Prints the machine's load and CPU pressure at the start, then one line a
 # part. Needs a C compiler (cc); `perflab` itself is not used.
@@ -133,7 +135,7 @@ static int open_in(const char *dir, const char *name, int flags, int required) {
 int main(int argc, char **argv) {
   int n = atoi(argv[1]);
   const char *cgroup = argv[2], *peak_file = argv[3], *memory = argv[4];
-  if (*memory) { int procs = open_in(memory, "cgroup.procs", O_WRONLY, 1); if (write(procs, "0", 1) != 1) { perror("enter the memory cgroup"); return 1; } close(procs); }
+  if (*memory) { int procs = open_in(memory, "tasks", O_WRONLY, 1); if (write(procs, "0", 1) != 1) { perror("enter the memory cgroup"); return 1; } close(procs); }
   int dir = open(cgroup, O_RDONLY | O_DIRECTORY);
   int stat = open_in(cgroup, "cpu.stat", O_RDONLY, 1), procs = open_in(cgroup, "cgroup.procs", O_RDONLY, 1);
   int pressure = open_in(cgroup, "cpu.pressure", O_RDONLY, 0);
@@ -185,23 +187,27 @@ cat > "$work/moves.c" <<'EOF'
 #include <unistd.h>
 static long now_ns(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1000000000L + t.tv_nsec; }
 static int by_value(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
-/* argv: moves, then the cgroup.procs files of two memory cgroups to move
-   between, 200 ms apart. */
+/* argv: moves, the file to write ("cgroup.procs" or "tasks"), then the
+   directories of two memory cgroups to move between, 200 ms apart. */
 int main(int argc, char **argv) {
   int n = atoi(argv[1]);
+  const char *file = argv[2];
   double *ms = calloc(n, sizeof *ms);
   for (int i = 0; i < n; i++) {
     usleep(200000);
-    int procs = open(argv[2 + i % 2], O_WRONLY);
-    if (procs < 0) { perror(argv[2 + i % 2]); return 1; }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", argv[3 + i % 2], file);
+    int entry = open(path, O_WRONLY);
+    if (entry < 0) { perror(path); return 1; }
     long start = now_ns();
-    if (write(procs, "0", 1) != 1) { perror("enter the memory cgroup"); return 1; }
+    if (write(entry, "0", 1) != 1) { perror("enter the memory cgroup"); return 1; }
     ms[i] = (now_ns() - start) / 1e6;
-    close(procs);
+    close(entry);
   }
   qsort(ms, n, sizeof *ms, by_value);
-  printf("memory cgroup: entering a v1 memory cgroup took %.2f ms (median of %d moves, %.2f to %.2f ms); "
-         "perflab's fork server does it once per experiment\n", ms[n / 2], n, ms[0], ms[n - 1]);
+  printf("memory cgroup: entering a v1 memory cgroup by its %s took %.2f ms (median of %d moves, %.2f to %.2f ms)%s\n",
+         file, ms[n / 2], n, ms[0], ms[n - 1],
+         *file == 't' ? "; perflab's fork server enters so, once per experiment" : "");
   return 0;
 }
 EOF
@@ -249,5 +255,7 @@ else
     made=("$v1_here/perflab-floor-move-$side-$$" "${made[@]}")
   done
   # It leaves the cgroups by exiting, so they are empty when removed.
-  "$work/moves" "$moves" "$v1_here/perflab-floor-move-a-$$/cgroup.procs" "$v1_here/perflab-floor-move-b-$$/cgroup.procs"
+  for file in cgroup.procs tasks; do
+    "$work/moves" "$moves" "$file" "$v1_here/perflab-floor-move-a-$$" "$v1_here/perflab-floor-move-b-$$"
+  done
 fi

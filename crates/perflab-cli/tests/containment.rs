@@ -305,11 +305,13 @@ fn the_runner_floor_script_measures_wake_ups_and_a_contained_run_against_a_bare_
             || stdout.contains("containment: skipped: making a cgroup needs root"),
         "{stdout}"
     );
-    // The fork server's move into a v1 memory cgroup where a hybrid system
-    // has one, else the reason it was skipped.
+    // The fork server's move into a v1 memory cgroup, through each of the
+    // two files, where a hybrid system has one, else the reason it was
+    // skipped.
     assert!(
-        stdout.contains("entering a v1 memory cgroup took")
-            && stdout.contains("(median of 2 moves,")
+        stdout.contains("entering a v1 memory cgroup by its cgroup.procs took")
+            && stdout.contains("entering a v1 memory cgroup by its tasks took")
+            && stdout.matches("(median of 2 moves,").count() == 2
             || stdout.contains("memory cgroup: skipped: moving into a cgroup needs root"),
         "{stdout}"
     );

@@ -54,10 +54,10 @@ pub(crate) struct ServedRun<'a> {
 }
 
 impl ForkServer {
-    /// Starts `exec --serve`, in the v1 memory cgroup whose `cgroup.procs`
-    /// is `memory_procs`, if any: the runs it forks are then born there,
+    /// Starts `exec --serve`, in the v1 memory cgroup whose `tasks` file is
+    /// `memory_tasks`, if any: the runs it forks are then born there,
     /// without a move of their own (see the `memory_peak` module).
-    pub(crate) fn start(exec: &Path, memory_procs: Option<&CStr>) -> Result<Self> {
+    pub(crate) fn start(exec: &Path, memory_tasks: Option<&CStr>) -> Result<Self> {
         let io = |source| Error::Io {
             path: exec.to_path_buf(),
             source,
@@ -85,10 +85,10 @@ impl ForkServer {
                 Ok(())
             });
         }
-        if let Some(procs) = memory_procs {
+        if let Some(tasks) = memory_tasks {
             command
                 .arg("--cgroup")
-                .arg(std::ffi::OsStr::from_bytes(procs.to_bytes()));
+                .arg(std::ffi::OsStr::from_bytes(tasks.to_bytes()));
         }
         let process = command.spawn().map_err(io)?;
         Ok(Self {

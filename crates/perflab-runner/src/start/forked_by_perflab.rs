@@ -36,14 +36,14 @@ pub(crate) struct LocalRun {
 
 impl LocalRun {
     /// Starts `argv`, in the cgroup whose `cgroup.procs` is given if any,
-    /// and in the v1 memory cgroup whose `cgroup.procs` is `memory_procs`
+    /// and in the v1 memory cgroup whose `tasks` file is `memory_tasks`
     /// if any; returns the run and the read ends of its stdout and stderr.
     pub(crate) fn spawn(
         spec: &RunSpec,
         argv: &[String],
         counters: Option<&PerfEventSet>,
         cgroup_procs: Option<&CStr>,
-        memory_procs: Option<&CStr>,
+        memory_tasks: Option<&CStr>,
     ) -> Result<(Self, Vec<OwnedFd>)> {
         let mut report = match installed_perflab_exec() {
             Some(_) => Some(ReportPipe::new().map_err(|source| Error::Io {
@@ -55,7 +55,7 @@ impl LocalRun {
         let report_fd = report.as_ref().map(ReportPipe::write_fd);
         let stdio = RunStdio::open(&spec.output)?;
         let [stdout, stderr] = stdio.write;
-        let mut command = build_command(spec, argv, report_fd, cgroup_procs, memory_procs);
+        let mut command = build_command(spec, argv, report_fd, cgroup_procs, memory_tasks);
         command.stdout(stdout).stderr(stderr);
         let attaching = counters
             .map(|set| set.attach_to(&mut command))
@@ -165,8 +165,9 @@ fn try_reap(pid: libc::pid_t) -> Result<Option<(libc::c_int, libc::rusage)>> {
 /// write (it moves the command into the cgroup), else directly (then peak
 /// memory, where rusage gives it, includes perflab's own size at the fork,
 /// a Linux accounting effect, and the command moves itself into the
-/// cgroup). Either process enters the v1 memory cgroup `memory_procs`
-/// before its exec: a one-shot `perflab-exec` there forks the command
+/// cgroup). Either process enters the v1 memory cgroup whose `tasks`
+/// file is `memory_tasks` before its exec (it has one thread, so that moves
+/// the process; see the `memory_peak` module): a one-shot `perflab-exec` there forks the command
 /// into it outside the run's wall time, and its own pages count with the
 /// run's; a command forked directly pays for its move in its wall time.
 fn build_command(
@@ -174,7 +175,7 @@ fn build_command(
     argv: &[String],
     report: Option<RawFd>,
     cgroup_procs: Option<&CStr>,
-    memory_procs: Option<&CStr>,
+    memory_tasks: Option<&CStr>,
 ) -> Command {
     let mut enters_cgroup = None;
     let mut command = match (installed_perflab_exec(), report) {
@@ -218,7 +219,7 @@ fn build_command(
     }
     for procs in enters_cgroup
         .into_iter()
-        .chain(memory_procs.map(CStr::to_owned))
+        .chain(memory_tasks.map(CStr::to_owned))
     {
         // SAFETY: the hook makes async-signal-safe system calls on a path
         // prepared before the fork.
@@ -229,7 +230,8 @@ fn build_command(
     command
 }
 
-/// Moves the calling process into the cgroup whose `cgroup.procs` this is.
+/// Moves the calling process into the cgroup whose `cgroup.procs` this is,
+/// or whose v1 `tasks` file it is where the process has one thread.
 fn enter_cgroup(procs: &CString) -> std::io::Result<()> {
     // SAFETY: open, write and close of a NUL-terminated path and a static byte.
     unsafe {

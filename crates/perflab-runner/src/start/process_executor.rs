@@ -113,14 +113,14 @@ fn several_cpus() -> bool {
 }
 
 /// How a run is started: in the cgroup whose `cgroup.procs` is
-/// `cgroup_procs`, if any, and in the v1 memory cgroup whose
-/// `cgroup.procs` is `memory_procs`, if any; `peak_memory_from_cgroup`
+/// `cgroup_procs`, if any, and in the v1 memory cgroup whose `tasks`
+/// file is `memory_tasks`, if any; `peak_memory_from_cgroup`
 /// says that its peak memory is read from a memory cgroup, `poll` that
 /// perflab and the server may poll for each other's messages without
 /// sleeping.
 struct Placement<'c> {
     cgroup_procs: Option<&'c CStr>,
-    memory_procs: Option<&'c CStr>,
+    memory_tasks: Option<&'c CStr>,
     peak_memory_from_cgroup: bool,
     poll: bool,
 }
@@ -136,12 +136,12 @@ fn start<'s>(
 ) -> Result<(Started<'s>, Vec<OwnedFd>)> {
     let Placement {
         cgroup_procs,
-        memory_procs,
+        memory_tasks,
         peak_memory_from_cgroup,
         poll,
     } = *placement;
     let local = |counters| {
-        let (run, pipes) = LocalRun::spawn(spec, argv, counters, cgroup_procs, memory_procs)?;
+        let (run, pipes) = LocalRun::spawn(spec, argv, counters, cgroup_procs, memory_tasks)?;
         Ok((Started::Local(run), pipes))
     };
     let exec = match (installed_perflab_exec(), counters) {
@@ -158,7 +158,7 @@ fn start<'s>(
     }
     let server = match server {
         Some(server) => server,
-        empty => empty.insert(ForkServer::start(exec, memory_procs)?),
+        empty => empty.insert(ForkServer::start(exec, memory_tasks)?),
     };
     let (run, pipes) = server.launch(spec, &request)?;
     Ok((Started::Served(run), pipes))
@@ -225,7 +225,7 @@ impl Executor for ProcessExecutor {
         let (_, memory) = cgroups(&mut self.cgroup, &mut self.memory);
         let exec = installed_perflab_exec().filter(|_| self.counters.is_none());
         if let (Some(exec), None) = (exec, &self.server) {
-            self.server = ForkServer::start(exec, memory.and_then(MemoryCgroup::procs)).ok();
+            self.server = ForkServer::start(exec, memory.and_then(MemoryCgroup::tasks)).ok();
         }
     }
 
@@ -239,7 +239,7 @@ impl Executor for ProcessExecutor {
         let poll = !self.beside_another && several_cpus();
         let placement = Placement {
             cgroup_procs: cgroup.map(RunCgroup::procs),
-            memory_procs: memory.and_then(MemoryCgroup::procs),
+            memory_tasks: memory.and_then(MemoryCgroup::tasks),
             peak_memory_from_cgroup: memory_reset.is_some(),
             poll,
         };

@@ -18,22 +18,22 @@ use crate::cpu_set::CpuSet;
 use crate::protocol::{MAX_REQUEST, Reply, Request};
 
 /// Answers requests until perflab closes its end of `socket`; first moves
-/// into the cgroup whose `cgroup.procs` is `memory_procs`, if given.
-pub(super) fn serve(socket: RawFd, memory_procs: Option<OsString>) -> ! {
+/// into the v1 memory cgroup whose `tasks` file is `memory_tasks`, if
+/// given.
+pub(super) fn serve(socket: RawFd, memory_tasks: Option<OsString>) -> ! {
     // The commands must not inherit the socket.
     // SAFETY: fcntl on the descriptor number perflab gave.
     if unsafe { libc::fcntl(socket, libc::F_SETFD, libc::FD_CLOEXEC) } != 0 {
         fail("the socket descriptor is not open");
     }
-    // Here rather than by perflab between fork and exec: the move waits for
-    // an RCU grace period (10 to 15 ms on this project's VM), which perflab
-    // then spends on its own preparations instead of waiting for the exec.
-    // Requests wait in the socket meanwhile.
-    if let Some(procs) = memory_procs {
-        if std::fs::write(&procs, "0").is_err() {
+    // This process has one thread, so moving the thread (the `tasks` file)
+    // moves the process, without the wait of a `cgroup.procs` write (see
+    // the `memory_peak` module). Requests wait in the socket meanwhile.
+    if let Some(tasks) = memory_tasks {
+        if std::fs::write(&tasks, "0").is_err() {
             fail(&format!(
                 "cannot enter the memory cgroup of {}",
-                std::path::Path::new(&procs).display()
+                std::path::Path::new(&tasks).display()
             ));
         }
     }

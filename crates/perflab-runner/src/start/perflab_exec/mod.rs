@@ -1,10 +1,10 @@
 //! `perflab-exec`: starts measured runs for perflab, in one of two modes.
 //!
-//! - `perflab-exec --serve FD [--cgroup PROCS]`: a fork server. perflab
+//! - `perflab-exec --serve FD [--cgroup TASKS]`: a fork server. perflab
 //!   starts it once and sends it one request per run over the Unix socket
 //!   FD; see [`crate::protocol`]. With `--cgroup`, it first moves itself
-//!   into the cgroup whose `cgroup.procs` is PROCS (a v1 memory cgroup), so
-//!   that the runs it starts are born there.
+//!   into the v1 memory cgroup whose `tasks` file is TASKS, so that the
+//!   runs it starts are born there.
 //! - `perflab-exec FD [--cgroup PROCS] -- PROGRAM [ARGS...]`: starts one run
 //!   (moved into the cgroup whose `cgroup.procs` file is PROCS, if given)
 //!   and writes what `wait4` says of it to the inherited file descriptor FD
@@ -39,12 +39,12 @@ pub fn main() -> ! {
         usage();
     };
     if first == "--serve" {
-        let memory_procs = match (args.next(), args.next()) {
+        let memory_tasks = match (args.next(), args.next()) {
             (None, _) => None,
             (Some(flag), Some(procs)) if flag == "--cgroup" => Some(procs),
             _ => usage(),
         };
-        fork_server::serve(descriptor(second), memory_procs);
+        fork_server::serve(descriptor(second), memory_tasks);
     }
     let cgroup_procs = match second.to_str() {
         Some("--") => None,
@@ -120,7 +120,7 @@ fn descriptor(arg: OsString) -> libc::c_int {
 fn usage() -> ! {
     eprintln!(
         "perflab-exec: perflab's run starter; usage: perflab-exec FD [--cgroup PROCS] -- PROGRAM \
-         [ARGS...] or perflab-exec --serve FD [--cgroup PROCS]"
+         [ARGS...] or perflab-exec --serve FD [--cgroup TASKS]"
     );
     std::process::exit(2);
 }
