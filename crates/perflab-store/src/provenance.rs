@@ -66,20 +66,7 @@ pub struct VariantRevision {
 impl Provenance {
     /// Collects the provenance for work done in `dir`.
     pub fn collect(dir: &Path) -> Self {
-        let git = |args: &[&str]| {
-            Command::new("git")
-                .args(args)
-                .current_dir(dir)
-                .output()
-                .ok()
-                .filter(|o| o.status.success())
-                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        };
-        let git_commit = git(&["rev-parse", "HEAD"]);
-        let git_dirty = git_commit
-            .as_ref()
-            .and_then(|_| git(&["status", "--porcelain", "--untracked-files=no"]))
-            .map(|s| !s.is_empty());
+        let (git_commit, git_dirty) = checkout_state(dir);
         Self {
             git_commit,
             git_dirty,
@@ -113,6 +100,49 @@ impl Provenance {
             ..self
         }
     }
+}
+
+/// The commit checked out in `dir` and whether its tracked files differ
+/// from it; `(None, None)` outside a checkout or before its first commit.
+///
+/// One `git status` gives both (`--branch` prints the commit), since every
+/// experiment waits for this before its first run and a git process takes
+/// a millisecond or more to start. `--no-optional-locks` keeps it from
+/// rewriting the index, as an editor's background status does, so that it
+/// never holds the lock a user's own git command needs.
+fn checkout_state(dir: &Path) -> (Option<String>, Option<bool>) {
+    let status = Command::new("git")
+        .args([
+            "--no-optional-locks",
+            "status",
+            "--porcelain=v2",
+            "--branch",
+            "--untracked-files=no",
+        ])
+        .current_dir(dir)
+        .output()
+        .ok()
+        .filter(|o| o.status.success());
+    match status {
+        Some(status) => parse_status(&String::from_utf8_lossy(&status.stdout)),
+        None => (None, None),
+    }
+}
+
+/// The commit and dirtiness in the output of `git status --porcelain=v2
+/// --branch`: the commit from its `# branch.oid` header (`(initial)`
+/// before the first commit), dirty when any line is not a header.
+fn parse_status(text: &str) -> (Option<String>, Option<bool>) {
+    let commit = text
+        .lines()
+        .find_map(|line| line.strip_prefix("# branch.oid "))
+        .map(str::trim)
+        .filter(|oid| !oid.is_empty() && *oid != "(initial)")
+        .map(str::to_string);
+    let dirty = commit
+        .as_ref()
+        .map(|_| text.lines().any(|line| !line.starts_with('#')));
+    (commit, dirty)
 }
 
 /// The current time as RFC 3339, to the second, in UTC.
@@ -198,6 +228,72 @@ fn cpu_model() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Runs git in `dir` with a fixed identity, failing the test if it fails.
+    fn git(dir: &Path, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    #[test]
+    fn a_checkout_s_commit_and_changes_to_tracked_files_are_its_provenance() {
+        let dir = tempfile::tempdir().unwrap();
+        let here = dir.path();
+        git(here, &["init", "-q"]);
+        assert_eq!(
+            checkout_state(here),
+            (None, None),
+            "before the first commit"
+        );
+        std::fs::write(here.join("tracked"), "one").unwrap();
+        git(here, &["add", "tracked"]);
+        git(here, &["commit", "-qm", "first"]);
+        let head = git(here, &["rev-parse", "HEAD"]);
+        assert_eq!(checkout_state(here), (Some(head.clone()), Some(false)));
+        std::fs::write(here.join("untracked"), "new").unwrap();
+        assert_eq!(
+            checkout_state(here),
+            (Some(head.clone()), Some(false)),
+            "an untracked file leaves it clean"
+        );
+        std::fs::write(here.join("tracked"), "two").unwrap();
+        assert_eq!(checkout_state(here), (Some(head), Some(true)));
+    }
+
+    #[test]
+    fn a_folder_outside_any_checkout_has_no_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        // A temporary folder can sit inside a checkout (TMPDIR in a
+        // repository); only a folder git does not see as one counts here.
+        let outside = Command::new("git")
+            .args(["rev-parse", "--git-dir"])
+            .current_dir(dir.path())
+            .output()
+            .is_ok_and(|o| !o.status.success());
+        if outside {
+            assert_eq!(checkout_state(dir.path()), (None, None));
+        }
+    }
+
+    #[test]
+    fn git_s_status_is_read_for_its_commit_and_any_change() {
+        let oid = "0123456789abcdef0123456789abcdef01234567";
+        let clean = format!("# branch.oid {oid}\n# branch.head main\n");
+        assert_eq!(parse_status(&clean), (Some(oid.into()), Some(false)));
+        let changed = format!("{clean}1 .M N... 100644 100644 100644 a b src/lib.rs\n");
+        assert_eq!(parse_status(&changed), (Some(oid.into()), Some(true)));
+        assert_eq!(
+            parse_status("# branch.oid (initial)\n# branch.head main\n"),
+            (None, None)
+        );
+        assert_eq!(parse_status(""), (None, None));
+    }
 
     #[test]
     fn the_machine_is_described_as_far_as_linux_says() {
