@@ -218,9 +218,8 @@ impl Executor for ProcessExecutor {
     }
 
     /// Makes the cgroups and starts the fork server (where runs go through
-    /// one): on a hybrid system the server's move into its memory cgroup
-    /// waits for an RCU grace period, which then passes while perflab
-    /// prepares the experiment.
+    /// one), so that the server's start passes while perflab prepares the
+    /// experiment.
     fn prepare(&mut self) {
         let (_, memory) = cgroups(&mut self.cgroup, &mut self.memory);
         let exec = installed_perflab_exec().filter(|_| self.counters.is_none());
