@@ -77,9 +77,9 @@
 //! writer waits for an RCU grace period, and the kernel skips that lock
 //! for a thread moving itself (`cgroup_procs_write_start` in
 //! kernel/cgroup/cgroup.c). On this project's VM (Linux 6.18), a
-//! `cgroup.procs` write took 5.3 to 19 ms and a `tasks` write 0.02 to
-//! 0.03 ms (8 moves each). A kernel that takes the lock either way is no
-//! slower than before.
+//! `cgroup.procs` write took 6.05 to 7.82 ms and a `tasks` write 0.03 to
+//! 0.04 ms (7 moves each, `scripts/bench-runner-floor.sh`). A kernel that
+//! takes the lock either way is no slower than before.
 
 use std::ffi::{CStr, CString};
 use std::fs;

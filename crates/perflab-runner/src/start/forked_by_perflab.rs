@@ -165,11 +165,12 @@ fn try_reap(pid: libc::pid_t) -> Result<Option<(libc::c_int, libc::rusage)>> {
 /// write (it moves the command into the cgroup), else directly (then peak
 /// memory, where rusage gives it, includes perflab's own size at the fork,
 /// a Linux accounting effect, and the command moves itself into the
-/// cgroup). Either process enters the v1 memory cgroup whose `tasks`
-/// file is `memory_tasks` before its exec (it has one thread, so that moves
-/// the process; see the `memory_peak` module): a one-shot `perflab-exec` there forks the command
-/// into it outside the run's wall time, and its own pages count with the
-/// run's; a command forked directly pays for its move in its wall time.
+/// cgroup). Either process enters the v1 memory cgroup whose `tasks` file
+/// is `memory_tasks` before its exec (it has one thread, so that moves the
+/// process; see the `memory_peak` module): a one-shot `perflab-exec` there
+/// forks the command into it outside the run's wall time, and its own
+/// pages count with the run's; a command forked directly pays for its move
+/// in its wall time.
 fn build_command(
     spec: &RunSpec,
     argv: &[String],

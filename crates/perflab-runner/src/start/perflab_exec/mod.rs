@@ -41,7 +41,7 @@ pub fn main() -> ! {
     if first == "--serve" {
         let memory_tasks = match (args.next(), args.next()) {
             (None, _) => None,
-            (Some(flag), Some(procs)) if flag == "--cgroup" => Some(procs),
+            (Some(flag), Some(tasks)) if flag == "--cgroup" => Some(tasks),
             _ => usage(),
         };
         fork_server::serve(descriptor(second), memory_tasks);
