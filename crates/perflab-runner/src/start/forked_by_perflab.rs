@@ -218,25 +218,25 @@ fn build_command(
             command.pre_exec(move || pin_to(&mask));
         }
     }
-    for procs in enters_cgroup
+    for file in enters_cgroup
         .into_iter()
         .chain(memory_tasks.map(CStr::to_owned))
     {
         // SAFETY: the hook makes async-signal-safe system calls on a path
         // prepared before the fork.
         unsafe {
-            command.pre_exec(move || enter_cgroup(&procs));
+            command.pre_exec(move || enter_cgroup(&file));
         }
     }
     command
 }
 
-/// Moves the calling process into the cgroup whose `cgroup.procs` this is,
-/// or whose v1 `tasks` file it is where the process has one thread.
-fn enter_cgroup(procs: &CString) -> std::io::Result<()> {
+/// Moves the calling process into the cgroup whose `cgroup.procs` `file`
+/// is, or whose v1 `tasks` file it is where the process has one thread.
+fn enter_cgroup(file: &CString) -> std::io::Result<()> {
     // SAFETY: open, write and close of a NUL-terminated path and a static byte.
     unsafe {
-        let fd = libc::open(procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        let fd = libc::open(file.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
         if fd < 0 {
             return Err(std::io::Error::last_os_error());
         }

@@ -429,6 +429,8 @@ fn watch(
     started_at: Instant,
     settle: Settle,
 ) -> Result<(ExecReport, Option<ExitState>, Settled)> {
+    // Read once the command is gone: at its exit, where that is seen before
+    // the run's end, else at the end.
     let mut settled: Option<Settled> = None;
     let mut ended: Option<ExecReport> = None;
     let mut killed: Option<(ExitState, Instant)> = None;
@@ -437,15 +439,14 @@ fn watch(
     // for output alone, or the run just started, is no reason to look. The
     // first poll returns at once if the run is over already.
     let mut look_for_end = run.end_fd().is_none();
-    // The command's exit is watched until it is seen, then the end is
-    // polled for; a pidfd stays readable, so it leaves the poll after that.
+    // The command's exit is watched until it is seen (and what it left is
+    // read), then the end is polled for; a pidfd stays readable, so it
+    // leaves the poll after that.
     let mut exited = false;
-    let mut exit_seen = false;
     loop {
         if ended.is_none() && look_for_end {
             ended = run.try_end()?;
-            if ended.is_none() && exited && !exit_seen {
-                exit_seen = true;
+            if ended.is_none() && exited && settled.is_none() {
                 settled = Some(settle.now(spec));
                 // The server reaps the command and reports within
                 // microseconds, sooner than a sleeping perflab would wake.
@@ -492,7 +493,9 @@ fn watch(
             }
         }
         let end_fd = run.end_fd().filter(|_| ended.is_none());
-        let exit_fd = run.exit_fd().filter(|_| ended.is_none() && !exit_seen);
+        let exit_fd = run
+            .exit_fd()
+            .filter(|_| ended.is_none() && settled.is_none());
         let wait_ms = match (ended.is_some(), end_fd) {
             (false, None) => 1, // no pidfd: look for the exit often
             _ => WATCH_INTERVAL_MS,

@@ -56,10 +56,10 @@ pub(super) fn serve(socket: RawFd, memory_tasks: Option<OsString>) -> ! {
 }
 
 /// Starts one request's command, tells perflab its pid, waits, reports.
-/// The command starts through `spawner`, sharing this process's memory until its
-/// exec, where perflab reads its peak memory from a cgroup. True when the
-/// run was reported on and perflab asked the server to poll for the next
-/// request without sleeping.
+/// The command starts through `spawner`, sharing this process's memory
+/// until its exec, where perflab reads its peak memory from a cgroup. True
+/// when the run was reported on and perflab asked the server to poll for
+/// the next request without sleeping.
 fn run(
     socket: RawFd,
     request: &[u8],
