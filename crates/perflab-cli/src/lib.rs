@@ -86,6 +86,9 @@ pub fn run(mut cli: Cli) -> Result<i32> {
         // The machine's settings need no store.
         return commands::system(args);
     }
+    if let Some(dir) = cli.command.checkout_dir() {
+        engine::start_reading_checkout(dir);
+    }
     let location = perflab_store::Location::from_flag(cli.store.as_deref())?;
     if let Command::Store(StoreArgs {
         action: StoreAction::Check,

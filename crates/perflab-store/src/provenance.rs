@@ -4,8 +4,8 @@
 //! history can always be traced back, and so that results of two machines
 //! are never compared or charted together without saying so.
 
-use std::path::Path;
-use std::process::Command;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 
 use serde::{Deserialize, Serialize};
 
@@ -66,7 +66,13 @@ pub struct VariantRevision {
 impl Provenance {
     /// Collects the provenance for work done in `dir`.
     pub fn collect(dir: &Path) -> Self {
-        let (git_commit, git_dirty) = checkout_state(dir);
+        Self::collect_from(CheckoutReading::start(dir))
+    }
+
+    /// Collects the provenance for work done in the folder whose checkout
+    /// state `checkout` is reading, waiting for that reading to end.
+    pub fn collect_from(checkout: CheckoutReading) -> Self {
+        let (git_commit, git_dirty) = checkout.finish();
         Self {
             git_commit,
             git_dirty,
@@ -102,30 +108,76 @@ impl Provenance {
     }
 }
 
-/// The commit checked out in `dir` and whether its tracked files differ
-/// from it; `(None, None)` outside a checkout or before its first commit.
+/// The checkout state of a folder (its commit, whether its tracked files
+/// differ from it) being read by a `git status` of its own, started
+/// ahead of the [`Provenance`] that needs it.
 ///
-/// One `git status` gives both (`--branch` prints the commit), since every
-/// experiment waits for this before its first run and a git process takes
-/// a millisecond or more to start. `--no-optional-locks` keeps it from
-/// rewriting the index, as an editor's background status does, so that it
-/// never holds the lock a user's own git command needs.
-fn checkout_state(dir: &Path) -> (Option<String>, Option<bool>) {
-    let status = Command::new("git")
-        .args([
-            "--no-optional-locks",
-            "status",
-            "--porcelain=v2",
-            "--branch",
-            "--untracked-files=no",
-        ])
-        .current_dir(dir)
-        .output()
-        .ok()
-        .filter(|o| o.status.success());
-    match status {
-        Some(status) => parse_status(&String::from_utf8_lossy(&status.stdout)),
-        None => (None, None),
+/// Why: git takes 1.5 ms to start, and more in a large checkout (5 ms in
+/// perflab's own), and every experiment waits for it before its first
+/// run. Started before the store is opened and the runs' cgroups are
+/// made, it runs beside them. A reading nobody collects is killed when
+/// dropped, so that no git is left running beside the runs.
+#[derive(Debug)]
+pub struct CheckoutReading {
+    dir: PathBuf,
+    /// `None` where git could not be started (not installed, say).
+    git: Option<Child>,
+}
+
+impl CheckoutReading {
+    /// Starts reading the checkout state of `dir`.
+    pub fn start(dir: &Path) -> Self {
+        let git = Command::new("git")
+            .args([
+                "--no-optional-locks",
+                "status",
+                "--porcelain=v2",
+                "--branch",
+                "--untracked-files=no",
+            ])
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok();
+        Self {
+            dir: dir.to_path_buf(),
+            git,
+        }
+    }
+
+    /// The folder being read.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The commit checked out and whether its tracked files differ from
+    /// it; `(None, None)` outside a checkout or before its first commit.
+    ///
+    /// One `git status` gives both (`--branch` prints the commit).
+    /// `--no-optional-locks` keeps it from rewriting the index, as an
+    /// editor's background status does, so that it never holds the lock a
+    /// user's own git command needs.
+    fn finish(mut self) -> (Option<String>, Option<bool>) {
+        let status = self
+            .git
+            .take()
+            .and_then(|git| git.wait_with_output().ok())
+            .filter(|o| o.status.success());
+        match status {
+            Some(status) => parse_status(&String::from_utf8_lossy(&status.stdout)),
+            None => (None, None),
+        }
+    }
+}
+
+impl Drop for CheckoutReading {
+    fn drop(&mut self) {
+        if let Some(mut git) = self.git.take() {
+            let _ = git.kill();
+            let _ = git.wait();
+        }
     }
 }
 
@@ -229,6 +281,23 @@ fn cpu_model() -> String {
 mod tests {
     use super::*;
 
+    /// The checkout state of `dir`, read now.
+    fn checkout_state(dir: &Path) -> (Option<String>, Option<bool>) {
+        CheckoutReading::start(dir).finish()
+    }
+
+    /// A checkout in a new temporary folder with one committed file,
+    /// `tracked`; returns it and its commit.
+    fn checkout_with_one_commit() -> (tempfile::TempDir, String) {
+        let dir = tempfile::tempdir().unwrap();
+        git(dir.path(), &["init", "-q"]);
+        std::fs::write(dir.path().join("tracked"), "one").unwrap();
+        git(dir.path(), &["add", "tracked"]);
+        git(dir.path(), &["commit", "-qm", "first"]);
+        let head = git(dir.path(), &["rev-parse", "HEAD"]);
+        (dir, head)
+    }
+
     /// Runs git in `dir` with a fixed identity, failing the test if it fails.
     fn git(dir: &Path, args: &[&str]) -> String {
         let out = Command::new("git")
@@ -279,6 +348,61 @@ mod tests {
         if outside {
             assert_eq!(checkout_state(dir.path()), (None, None));
         }
+    }
+
+    #[test]
+    fn a_reading_started_early_gives_the_state_git_saw_then() {
+        let (dir, head) = checkout_with_one_commit();
+        let mut reading = CheckoutReading::start(dir.path());
+        let git = reading.git.as_mut().expect("git starts");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while git.try_wait().unwrap().is_none() {
+            assert!(std::time::Instant::now() < deadline, "git status ended");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        // Changed after git read it: the reading is of the moment it started.
+        std::fs::write(dir.path().join("tracked"), "two").unwrap();
+        assert_eq!(reading.dir(), dir.path());
+        let provenance = Provenance::collect_from(reading);
+        assert_eq!(
+            (provenance.git_commit, provenance.git_dirty),
+            (Some(head), Some(false))
+        );
+        assert_eq!(
+            checkout_state(dir.path()).1,
+            Some(true),
+            "read again, dirty"
+        );
+    }
+
+    #[test]
+    fn a_reading_nobody_collects_is_ended_when_dropped() {
+        let (dir, _) = checkout_with_one_commit();
+        // git status waits for the file-system monitor hook, which waits
+        // (20 s at most) for its git to be gone.
+        let hook = dir.path().join("monitor-hook");
+        std::fs::write(
+            &hook,
+            "#!/bin/sh\ni=0\nwhile kill -0 $PPID 2>/dev/null && [ $i -lt 200 ]; do sleep 0.1; i=$((i+1)); done\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        git(
+            dir.path(),
+            &["config", "core.fsmonitor", hook.to_str().unwrap()],
+        );
+        let reading = CheckoutReading::start(dir.path());
+        let pid = reading.git.as_ref().expect("git starts").id() as libc::pid_t;
+        let dropped_at = std::time::Instant::now();
+        drop(reading);
+        assert!(
+            dropped_at.elapsed() < std::time::Duration::from_secs(10),
+            "dropping it killed git rather than waiting for it"
+        );
+        // SAFETY: signal 0 only checks whether the process exists.
+        let alive = unsafe { libc::kill(pid, 0) } == 0;
+        assert!(!alive, "git {pid} was reaped");
     }
 
     #[test]

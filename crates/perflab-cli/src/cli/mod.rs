@@ -1,7 +1,7 @@
 //! Command-line definitions, and their conversion into the settings that
 //! `experiment` and `sweep` validate (which know nothing of clap).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand};
 
@@ -171,6 +171,21 @@ each has its JSON twin under /api (see docs/guide/serve.md)."
 }
 
 impl Command {
+    /// The folder whose checkout state the command's experiment records
+    /// (the runs' working directory as the command line gives it), for
+    /// commands that measure; read ahead of the experiment (see
+    /// `engine::start_reading_checkout`).
+    pub fn checkout_dir(&self) -> Option<&Path> {
+        let cwd = match self {
+            Command::Run(args) => &args.run.cwd,
+            Command::Ab(args) => &args.run.cwd,
+            Command::Sweep(args) => &args.run.cwd,
+            Command::Profile(args) => &args.cwd,
+            _ => return None,
+        };
+        Some(cwd.as_deref().unwrap_or(Path::new(".")))
+    }
+
     /// Whether the command only reads the store: it then creates none, and
     /// works on one it cannot write (see `Store::open_for_reading`).
     pub fn only_reads_the_store(&self) -> bool {

@@ -24,7 +24,6 @@ use perflab_report::sampling::off_cpu::wall_stacks_attachment;
 use perflab_report::sampling::render::render_sampling;
 use perflab_report::sampling::speedscope::{Weight, write_speedscope};
 use perflab_report::units::parse_duration;
-use perflab_store::provenance::Provenance;
 use perflab_store::{Store, VariantRecord};
 
 /// One command to profile.
@@ -103,7 +102,7 @@ pub fn profile(args: &ProfileArgs, store: &Store, executor: &mut dyn Executor) -
         Recording::OnCpu
     };
 
-    let provenance = Provenance::collect(args.cwd.as_deref().unwrap_or(Path::new(".")));
+    let provenance = crate::engine::provenance(args.cwd.as_deref().unwrap_or(Path::new(".")));
     let displays: Vec<String> = targets.iter().map(|t| t.argv.join(" ")).collect();
     let records: Vec<VariantRecord> = targets
         .iter()

@@ -17,7 +17,6 @@ use crate::progress::progress_for;
 use crate::result_document::{metric_info, provenance_map, result_document, variant_doc};
 use perflab_report::units::parse_duration;
 use perflab_report::{Render, TerminalReport, write_requested};
-use perflab_store::provenance::Provenance;
 use perflab_store::{RunBatch, RunPlace, Store, VariantRecord};
 
 /// Runs when counting instructions: two show whether the counts repeat.
@@ -108,7 +107,7 @@ fn measure_runs(
     let command = CommandLine::new(args.command_line(), !args.run.no_shell)?;
     let name = args.name.clone().unwrap_or_else(|| "command".into());
     let provenance =
-        Provenance::collect(args.run.cwd.as_deref().unwrap_or(std::path::Path::new(".")));
+        crate::engine::provenance(args.run.cwd.as_deref().unwrap_or(std::path::Path::new(".")));
     let display = command.display();
     let (id, variant_ids) = store.begin_experiment(
         ExperimentKind::Run,

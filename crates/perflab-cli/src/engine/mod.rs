@@ -29,6 +29,7 @@ pub mod quiet;
 pub mod runs;
 
 use std::path::Path;
+use std::sync::{Mutex, PoisonError};
 
 pub use config::{
     AbConfig, DecisionConfig, ExperimentConfig, ModeConfig, SuiteConfig, SweepConfig,
@@ -50,7 +51,7 @@ use perflab_format::vocabulary::{ExperimentKind, ResultStatus};
 
 use crate::error::{Error, Result};
 use crate::experiment::Variant;
-use perflab_store::provenance::Provenance;
+use perflab_store::provenance::{CheckoutReading, Provenance};
 use perflab_store::{RunBatch, Store, VariantRecord};
 
 /// Why an A/B experiment, a suite or a bisection step stopped.
@@ -132,6 +133,41 @@ pub struct Session<'a> {
     profiles: tempfile::TempDir,
 }
 
+/// The checkout reading started as the command began, until the
+/// experiment's provenance takes it.
+///
+/// A process-wide slot rather than an argument: the command line names the
+/// folder at the start, and the provenance that needs it is collected
+/// several layers down, by whichever engine the command uses.
+static EARLY_CHECKOUT: Mutex<Option<CheckoutReading>> = Mutex::new(None);
+
+/// Starts reading the checkout state of `dir` (the command line's working
+/// directory of the runs) so that git runs while the store opens and the
+/// executor prepares, not before the first run (see [`CheckoutReading`]).
+pub fn start_reading_checkout(dir: &Path) {
+    let reading = CheckoutReading::start(dir);
+    *EARLY_CHECKOUT
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner) = Some(reading);
+}
+
+/// The provenance of an experiment whose runs work in `dir`: from the
+/// reading started early where it is of `dir`; else read now, after the
+/// early one, if any, is ended (no git may run beside the runs).
+pub fn provenance(dir: &Path) -> Provenance {
+    let early = EARLY_CHECKOUT
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take();
+    match early {
+        Some(reading) if reading.dir() == dir => Provenance::collect_from(reading),
+        other => {
+            drop(other);
+            Provenance::collect(dir)
+        }
+    }
+}
+
 impl<'a> Session<'a> {
     /// Begins an experiment: provenance, seed, the configuration `config`
     /// gives for that seed, the records in `store`, the profile folder.
@@ -140,7 +176,7 @@ impl<'a> Session<'a> {
         plan: Plan<'_>,
         config: impl FnOnce(u64) -> ExperimentConfig,
     ) -> Result<Self> {
-        let provenance = Provenance::collect(plan.cwd.unwrap_or(Path::new(".")));
+        let provenance = provenance(plan.cwd.unwrap_or(Path::new(".")));
         let schedule = Schedule::new(plan.block, plan.seed);
         let config = config(schedule.seed());
         let ids = match store {
