@@ -32,6 +32,14 @@ impl Stream {
         }
     }
 
+    /// Its scanner, the stream's end given (a last line without a
+    /// newline counted), and the pipe, to close when that costs the next
+    /// run nothing.
+    pub(crate) fn finish(mut self, extractor: &MetricExtractor) -> (LineScanner, OwnedFd) {
+        self.scanner.finish(extractor);
+        (self.scanner, self.fd)
+    }
+
     /// Reads what is available; marks the stream closed at end of file.
     fn drain(&mut self, extractor: &MetricExtractor) {
         // As large as a pipe's default capacity: one read empties it. Left

@@ -104,15 +104,15 @@ impl ForkServer {
         self.broken
     }
 
-    /// Asks the server to start a run; returns it and the read ends of its
-    /// stdout and stderr.
+    /// Asks the server to start a run with `stdio` as its stdout and
+    /// stderr; returns it and the read ends of its stdout and stderr.
     pub(crate) fn launch(
         &mut self,
         spec: &RunSpec,
         request: &[u8],
+        stdio: RunStdio,
     ) -> Result<(ServedRun<'_>, Vec<OwnedFd>)> {
         let command = spec.command.display();
-        let stdio = RunStdio::open(&spec.output)?;
         let fds = [
             self.null.as_raw_fd(),
             stdio.write[0].as_raw_fd(),
@@ -195,6 +195,12 @@ impl ForkServer {
 }
 
 impl ServedRun<'_> {
+    /// Its pidfd, if one was opened, to close when that costs the next
+    /// run nothing.
+    pub(crate) fn into_pidfd(self) -> Option<OwnedFd> {
+        self.pidfd
+    }
+
     /// Readable when the server reports the end of the run (or died).
     pub(crate) fn end_fd(&self) -> RawFd {
         self.server.socket.as_raw_fd()

@@ -44,6 +44,7 @@ impl LocalRun {
         counters: Option<&PerfEventSet>,
         cgroup_procs: Option<&CStr>,
         memory_tasks: Option<&CStr>,
+        stdio: RunStdio,
     ) -> Result<(Self, Vec<OwnedFd>)> {
         let mut report = match installed_perflab_exec() {
             Some(_) => Some(ReportPipe::new().map_err(|source| Error::Io {
@@ -53,7 +54,6 @@ impl LocalRun {
             None => None,
         };
         let report_fd = report.as_ref().map(ReportPipe::write_fd);
-        let stdio = RunStdio::open(&spec.output)?;
         let [stdout, stderr] = stdio.write;
         let mut command = build_command(spec, argv, report_fd, cgroup_procs, memory_tasks);
         command.stdout(stdout).stderr(stderr);
@@ -274,7 +274,15 @@ mod tests {
             output: Default::default(),
         };
         let argv = ["sh".to_string(), "-c".into(), text.into()];
-        let (mut run, mut pipes) = LocalRun::spawn(&spec, &argv, None, None, None).unwrap();
+        let (mut run, mut pipes) = LocalRun::spawn(
+            &spec,
+            &argv,
+            None,
+            None,
+            None,
+            RunStdio::open(&spec.output).unwrap(),
+        )
+        .unwrap();
         let mut out = String::new();
         std::fs::File::from(pipes.remove(0))
             .read_to_string(&mut out)

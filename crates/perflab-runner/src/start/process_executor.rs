@@ -41,10 +41,11 @@ use crate::start::fork_server_client::{ForkServer, ServedRun};
 use crate::start::fork_server_request;
 use crate::start::forked_by_perflab::LocalRun;
 use crate::start::one_shot_exec::installed_perflab_exec;
+use crate::start::run_stdio::RunStdio;
 use crate::start::spawn_error::spawn_error;
 use crate::streams::{Stream, poll_once};
 use crate::{
-    CPU_WAIT, CPU_WAIT_FULL, CommandLine, Containment, Executor, ExitState, MetricValue,
+    CPU_WAIT, CPU_WAIT_FULL, CommandLine, Containment, Executor, ExitState, MetricValue, Output,
     PeakMemorySource, RunOutcome, RunSpec, WaitSource,
 };
 
@@ -77,6 +78,13 @@ pub struct ProcessExecutor {
     /// neither perflab nor the server then polls without sleeping between
     /// runs, which would take a CPU from the other run.
     beside_another: bool,
+    /// The next run's output pipes, made while the last run ran
+    /// ([`Output::Pipe`] only), so that making them is off the path from
+    /// one run to the next.
+    next_pipes: Option<RunStdio>,
+    /// The last run's pipes and pidfd, closed once the next run started,
+    /// for the same reason.
+    retired: Vec<OwnedFd>,
 }
 
 impl ProcessExecutor {
@@ -125,14 +133,15 @@ struct Placement<'c> {
     poll: bool,
 }
 
-/// Starts the run, through the fork server where it can, placed as
-/// `placement` says.
+/// Starts the run with `stdio` as its stdout and stderr, through the fork
+/// server where it can, placed as `placement` says.
 fn start<'s>(
     server: &'s mut Option<ForkServer>,
     counters: Option<&PerfEventSet>,
     spec: &RunSpec,
     argv: &[String],
     placement: &Placement,
+    stdio: RunStdio,
 ) -> Result<(Started<'s>, Vec<OwnedFd>)> {
     let Placement {
         cgroup_procs,
@@ -140,18 +149,19 @@ fn start<'s>(
         peak_memory_from_cgroup,
         poll,
     } = *placement;
-    let local = |counters| {
-        let (run, pipes) = LocalRun::spawn(spec, argv, counters, cgroup_procs, memory_tasks)?;
+    let local = |counters, stdio| {
+        let (run, pipes) =
+            LocalRun::spawn(spec, argv, counters, cgroup_procs, memory_tasks, stdio)?;
         Ok((Started::Local(run), pipes))
     };
     let exec = match (installed_perflab_exec(), counters) {
         (Some(exec), None) => exec,
-        (_, counters) => return local(counters),
+        (_, counters) => return local(counters, stdio),
     };
     let Some(request) =
         fork_server_request::request(spec, argv, cgroup_procs, peak_memory_from_cgroup, poll)?
     else {
-        return local(None);
+        return local(None, stdio);
     };
     if server.as_ref().is_some_and(ForkServer::broken) {
         *server = None;
@@ -160,7 +170,7 @@ fn start<'s>(
         Some(server) => server,
         empty => empty.insert(ForkServer::start(exec, memory_tasks)?),
     };
-    let (run, pipes) = server.launch(spec, &request)?;
+    let (run, pipes) = server.launch(spec, &request, stdio)?;
     Ok((Started::Served(run), pipes))
 }
 
@@ -242,13 +252,25 @@ impl Executor for ProcessExecutor {
             peak_memory_from_cgroup: memory_reset.is_some(),
             poll,
         };
+        let stdio = match self.next_pipes.take() {
+            Some(pipes) if spec.output == Output::Pipe => pipes,
+            _ => RunStdio::open(&spec.output)?,
+        };
         let (mut run, pipes) = start(
             &mut self.server,
             self.counters.as_ref(),
             spec,
             &argv,
             &placement,
+            stdio,
         )?;
+        // While the command runs: the last run's descriptors are closed and
+        // the next run's pipes made (a failure to make them is met, and
+        // reported, at the next run).
+        self.retired.clear();
+        if spec.output == Output::Pipe {
+            self.next_pipes = RunStdio::open(&Output::Pipe).ok();
+        }
         let mut streams: Vec<Stream> = pipes.into_iter().map(Stream::new).collect();
         let watched = watch(
             &mut run,
@@ -263,7 +285,10 @@ impl Executor for ProcessExecutor {
         );
         let counters = match run {
             Started::Local(run) => run.counters,
-            Started::Served(_) => None,
+            Started::Served(run) => {
+                self.retired.extend(run.into_pidfd());
+                None
+            }
         };
         let (report, killed_for, settled) = watched?;
         let Settled {
@@ -302,12 +327,13 @@ impl Executor for ProcessExecutor {
         let mut tail = Vec::new();
         // The first stream is stdout: results go there, logs to stderr.
         let mut answer = None;
-        for mut stream in streams {
-            stream.scanner.finish(&spec.extractor);
-            answer.get_or_insert_with(|| stream.scanner.answer.clone());
-            metrics.extend(stream.scanner.metrics);
-            unreadable_metrics.extend(stream.scanner.unreadable);
-            tail.extend(stream.scanner.tail);
+        for stream in streams {
+            let (scanner, pipe) = stream.finish(&spec.extractor);
+            self.retired.push(pipe);
+            answer.get_or_insert_with(|| scanner.answer.clone());
+            metrics.extend(scanner.metrics);
+            unreadable_metrics.extend(scanner.unreadable);
+            tail.extend(scanner.tail);
         }
         // A value read on either stream wins over an unreadable one.
         unreadable_metrics.retain(|name: &String, _| !metrics.contains_key(name));

@@ -8,6 +8,7 @@ use crate::Output;
 use crate::error::{Error, Result};
 
 /// A run's stdout and stderr, before the fork.
+#[derive(Debug)]
 pub(crate) struct RunStdio {
     /// What the command gets as its stdout and its stderr.
     pub write: [OwnedFd; 2],

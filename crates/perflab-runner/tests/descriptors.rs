@@ -1,0 +1,52 @@
+//! The executor's open descriptors stay bounded however many runs it
+//! makes: the pipes and pidfd it keeps past a run (closed once the next run
+//! started, with the next run's pipes made ahead) are closed in turn.
+//!
+//! A test binary of its own: the whole process's descriptors are counted,
+//! which tests running beside this one in the same process would change.
+
+use std::sync::Arc;
+
+use perflab_runner::{CommandLine, Executor, MetricExtractor, Output, ProcessExecutor, RunSpec};
+
+/// How many descriptors this process has open.
+fn open_descriptors() -> usize {
+    std::fs::read_dir("/proc/self/fd")
+        .expect("/proc/self/fd lists this process's descriptors")
+        .count()
+}
+
+#[test]
+fn runs_leave_no_descriptors_behind_however_many_there_are() {
+    let spec = RunSpec {
+        command: CommandLine::Direct(vec![
+            "sh".into(),
+            "-c".into(),
+            "echo out; echo err >&2".into(),
+        ]),
+        env: Vec::new(),
+        cwd: None,
+        timeout: None,
+        extractor: Arc::new(MetricExtractor::default()),
+        profile_path: None,
+        cpus: None,
+        keep_children: false,
+        output: Output::Pipe,
+    };
+    let mut executor = ProcessExecutor::default();
+    let mut run = |times: usize| {
+        for _ in 0..times {
+            let outcome = executor.execute(&spec).expect("the run works");
+            assert!(outcome.exit.success(), "{outcome:?}");
+            assert_eq!(outcome.output_tail, "out\nerr");
+        }
+    };
+    run(5);
+    let after_five = open_descriptors();
+    run(40);
+    assert_eq!(
+        open_descriptors(),
+        after_five,
+        "descriptors open after 5 runs and after 45"
+    );
+}
