@@ -26,6 +26,7 @@ mod memory_peak;
 mod metrics;
 mod perf_events;
 mod pidfd;
+mod profile_watch;
 pub mod protocol;
 mod schedule;
 mod seqpacket;

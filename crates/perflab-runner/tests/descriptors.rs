@@ -44,9 +44,11 @@ fn runs_leave_no_descriptors_behind_however_many_there_are() {
     run(5);
     let after_five = open_descriptors();
     run(40);
-    assert_eq!(
-        open_descriptors(),
-        after_five,
-        "descriptors open after 5 runs and after 45"
+    let after_forty_five = open_descriptors();
+    // The last run's pidfd is kept only where it could be opened: a run
+    // may be over before perflab asks for one.
+    assert!(
+        after_forty_five.abs_diff(after_five) <= 1,
+        "descriptors open after 5 runs ({after_five}) and after 45 ({after_forty_five})"
     );
 }

@@ -29,6 +29,7 @@
 use std::collections::BTreeMap;
 use std::ffi::CStr;
 use std::os::fd::{OwnedFd, RawFd};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::containment::{Readings, RunCgroup};
@@ -36,6 +37,7 @@ use crate::error::{Error, Result};
 use crate::interrupt::interrupted;
 use crate::memory_peak::MemoryCgroup;
 use crate::perf_events::{PerfEventSet, perf_event_metric};
+use crate::profile_watch::ProfileWatch;
 use crate::protocol::ExecReport;
 use crate::start::fork_server_client::{ForkServer, ServedRun};
 use crate::start::fork_server_request;
@@ -85,6 +87,10 @@ pub struct ProcessExecutor {
     /// The last run's pipes and pidfd, closed once the next run started,
     /// for the same reason.
     retired: Vec<OwnedFd>,
+    /// The folder the runs' profiles go to, watched so that a run's profile
+    /// is looked for only where one was written (see the `profile_watch`
+    /// module); `None` where no run has a profile path or no watch can be had.
+    profiles: Option<ProfileWatch>,
 }
 
 impl ProcessExecutor {
@@ -240,6 +246,12 @@ impl Executor for ProcessExecutor {
 
     fn execute(&mut self, spec: &RunSpec) -> Result<RunOutcome> {
         let argv = argv(spec)?;
+        let profile_dir = spec.profile_path.as_deref().and_then(Path::parent);
+        if let Some(dir) = profile_dir
+            && self.profiles.as_ref().is_none_or(|w| w.dir() != dir)
+        {
+            self.profiles = ProfileWatch::new(dir);
+        }
         let (cgroup, memory) = cgroups(&mut self.cgroup, &mut self.memory);
         let last = self.last_readings.take();
         let before = cgroup.map(|c| last.unwrap_or_else(|| c.readings()));
@@ -280,6 +292,10 @@ impl Executor for ProcessExecutor {
             Settle {
                 cgroup,
                 memory: memory_reset,
+                profiles: self
+                    .profiles
+                    .as_ref()
+                    .filter(|w| Some(w.dir()) == profile_dir),
                 poll,
             },
         );
@@ -399,11 +415,13 @@ fn record_cpu_wait(
 }
 
 /// Where a run's command leaves what perflab reads after it: the run's
-/// cgroup, its memory cgroup (reset before the run), and whether perflab
-/// may poll for the run's end without sleeping.
+/// cgroup, its memory cgroup (reset before the run), the watch on the
+/// folder of its profile (where there is one), and whether perflab may
+/// poll for the run's end without sleeping.
 struct Settle<'c> {
     cgroup: Option<&'c RunCgroup>,
     memory: Option<&'c MemoryCgroup>,
+    profiles: Option<&'c ProfileWatch>,
     poll: bool,
 }
 
@@ -434,6 +452,10 @@ impl Settle<'_> {
             profile_json: spec
                 .profile_path
                 .as_ref()
+                .filter(|_| {
+                    self.profiles
+                        .is_none_or(ProfileWatch::written_since_last_look)
+                })
                 .and_then(|p| std::fs::read_to_string(p).ok()),
         }
     }
