@@ -3,7 +3,7 @@
 # this machine charges for the two things a contained run through the fork
 # server adds to a plain fork/exec/wait loop.
 #
-#   scripts/bench-runner-floor.sh [--runs N] [--round-trips N] [--moves N]
+#   scripts/bench-runner-floor.sh [--runs N] [--round-trips N] [--moves N] [--lookups N]
 #
 # 1. Wake-ups. Two processes pass a one-byte message back and forth over a
 #    SOCK_SEQPACKET pair, as perflab and its fork server do, N round trips
@@ -28,6 +28,13 @@
 #    file, 200 ms apart so that each move finds the lock idle, and times
 #    each write. Needs root and a v1 memory hierarchy; without them this
 #    part says why and is skipped.
+# 4. Looking for a run's profile. After each run perflab reads the profile
+#    the command may have written into a folder of perflab's own; most
+#    commands write none. A C program looks for N (20,000) missing files of
+#    new names in a new folder under $TMPDIR (the path lookup perflab made
+#    for each run), then reads an empty inotify descriptor watching that
+#    folder N times (what perflab does instead, looking for the file only
+#    after an event).
 #
 # Prints the machine's load and CPU pressure at the start, then one line a
 # part. Needs a C compiler (cc); `perflab` itself is not used.
@@ -35,13 +42,14 @@ set -euo pipefail
 
 usage() {
   echo "bench-runner-floor.sh: $1" >&2
-  echo "usage: scripts/bench-runner-floor.sh [--runs N] [--round-trips N] [--moves N]" >&2
+  echo "usage: scripts/bench-runner-floor.sh [--runs N] [--round-trips N] [--moves N] [--lookups N]" >&2
   exit 2
 }
 
-runs=300 round_trips=20000 moves=5
+runs=300 round_trips=20000 moves=5 lookups=20000
 while [[ $# -gt 0 ]]; do
   case $1 in
+    --lookups) [[ $# -ge 2 && $2 =~ ^[0-9]+$ && $2 -ge 1 ]] || usage "--lookups takes a number of 1 or more"; lookups=$2; shift 2 ;;
     --runs) [[ $# -ge 2 && $2 =~ ^[0-9]+$ && $2 -ge 1 ]] || usage "--runs takes a number of 1 or more"; runs=$2; shift 2 ;;
     --round-trips) [[ $# -ge 2 && $2 =~ ^[0-9]+$ && $2 -ge 1 ]] || usage "--round-trips takes a number of 1 or more"; round_trips=$2; shift 2 ;;
     --moves) [[ $# -ge 2 && $2 =~ ^[0-9]+$ && $2 -ge 1 ]] || usage "--moves takes a number of 1 or more"; moves=$2; shift 2 ;;
@@ -212,7 +220,44 @@ int main(int argc, char **argv) {
 }
 EOF
 
+cat > "$work/lookups.c" <<'EOF'
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/inotify.h>
+#include <time.h>
+#include <unistd.h>
+static long now_ns(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1000000000L + t.tv_nsec; }
+/* argv: lookups, then an empty folder, watched as perflab watches its
+   profiles' folder. */
+int main(int argc, char **argv) {
+  int n = atoi(argv[1]);
+  const char *dir = argv[2];
+  char path[4096], events[4096];
+  long start = now_ns();
+  for (int i = 0; i < n; i++) {
+    snprintf(path, sizeof path, "%s/run-%d.json", dir, i);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) { fprintf(stderr, "%s exists\n", path); return 1; }
+  }
+  long middle = now_ns();
+  int watch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  if (watch < 0 || inotify_add_watch(watch, dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE) < 0) { perror("inotify"); return 1; }
+  long watched = now_ns();
+  for (int i = 0; i < n; i++) {
+    if (read(watch, events, sizeof events) > 0) { fprintf(stderr, "%s: an event came\n", dir); return 1; }
+  }
+  long end = now_ns();
+  printf("profile lookup: looking for a missing file of a new name took %.2f µs, reading an empty "
+         "inotify descriptor watching its folder %.2f µs (%d of each)\n",
+         (middle - start) / 1e3 / n, (end - watched) / 1e3 / n, n);
+  return 0;
+}
+EOF
+
 cc -O2 -o "$work/wakeup" "$work/wakeup.c"
+cc -O2 -o "$work/lookups" "$work/lookups.c"
 cc -O2 -o "$work/contained" "$work/contained.c"
 cc -O2 -o "$work/moves" "$work/moves.c"
 
@@ -259,3 +304,6 @@ else
     "$work/moves" "$moves" "$file" "$v1_here/perflab-floor-move-a-$$" "$v1_here/perflab-floor-move-b-$$"
   done
 fi
+
+mkdir "$work/profiles"
+"$work/lookups" "$lookups" "$work/profiles"

@@ -283,11 +283,21 @@ fn run_cgroups_are_removed_when_perflab_is_done() {
 }
 
 #[test]
-fn the_runner_floor_script_measures_wake_ups_and_a_contained_run_against_a_bare_one() {
+fn the_runner_floor_script_measures_wake_ups_a_contained_run_against_a_bare_one_and_a_profile_lookup()
+ {
     let s = Scratch::new();
     let script = script("bench-runner-floor.sh");
     let out = Command::new(&script)
-        .args(["--runs", "5", "--round-trips", "50", "--moves", "2"])
+        .args([
+            "--runs",
+            "5",
+            "--round-trips",
+            "50",
+            "--moves",
+            "2",
+            "--lookups",
+            "30",
+        ])
         .current_dir(s.dir.path())
         .output()
         .unwrap();
@@ -315,7 +325,13 @@ fn the_runner_floor_script_measures_wake_ups_and_a_contained_run_against_a_bare_
             || stdout.contains("memory cgroup: skipped: moving into a cgroup needs root"),
         "{stdout}"
     );
+    assert!(
+        stdout.contains("looking for a missing file of a new name took")
+            && stdout.contains("(30 of each)"),
+        "{stdout}"
+    );
     assert_refused(&script, &["--runs", "many"], "--runs takes a number");
+    assert_refused(&script, &["--lookups", "0"], "--lookups takes a number");
 }
 
 #[test]

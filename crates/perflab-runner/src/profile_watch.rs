@@ -5,8 +5,9 @@
 //! program writes to `PERFLAB_PROFILE`) is read after the command exits,
 //! on the path from one run to the next. Most commands write none, and
 //! looking for a missing file costs a path lookup that goes to the file
-//! system for every new name: 4.0 µs a run on this project's 2-CPU VM,
-//! against 0.3 µs to find an inotify descriptor empty.
+//! system for every new name, about ten times what finding an inotify
+//! descriptor empty costs (`scripts/bench-runner-floor.sh` times both;
+//! docs/guide/measuring.md quotes it).
 //!
 //! Every way a file can appear in the folder queues an event before the
 //! process that made it has exited (the kernel closes an exiting process's
