@@ -282,7 +282,7 @@ impl Dialect {
 /// Why time first: each new id then goes at the end of the `uid` index
 /// rather than anywhere in it. With ids of 128 random bits, each run of a
 /// batch changed its own page of the index, all over it, and in a store of
-/// 300,000 runs writing a batch of 64 took four times as long, with
+/// 300,000 runs writing a batch of 64 took about three times as long, with
 /// stalls of many milliseconds between two runs
 /// (`cargo bench -p perflab-store --bench batch_write`).
 pub(crate) fn new_uid() -> String {
