@@ -183,6 +183,25 @@ pub struct RunSpec {
     pub output: Output,
 }
 
+impl RunSpec {
+    /// A run of `command` with nothing else asked of it: perflab's own
+    /// environment and folder, no timeout, no metric patterns, no profile,
+    /// any CPU, what it leaves running ended, its output piped to perflab.
+    pub fn new(command: CommandLine) -> Self {
+        Self {
+            command,
+            env: Vec::new(),
+            cwd: None,
+            timeout: None,
+            extractor: Arc::new(MetricExtractor::default()),
+            profile_path: None,
+            cpus: None,
+            keep_children: false,
+            output: Output::Pipe,
+        }
+    }
+}
+
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitState {

@@ -251,22 +251,14 @@ fn machine() -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
 
     use super::*;
-    use crate::{FakeExecutor, MetricExtractor};
+    use crate::FakeExecutor;
 
     fn spec(command: CommandLine) -> RunSpec {
         RunSpec {
-            command,
             env: vec![("FAST".into(), "1".into())],
-            cwd: None,
-            timeout: None,
-            extractor: Arc::new(MetricExtractor::default()),
-            profile_path: None,
-            cpus: None,
-            keep_children: false,
-            output: Default::default(),
+            ..RunSpec::new(command)
         }
     }
 

@@ -5,9 +5,7 @@
 //! A test binary of its own: the whole process's descriptors are counted,
 //! which tests running beside this one in the same process would change.
 
-use std::sync::Arc;
-
-use perflab_runner::{CommandLine, Executor, MetricExtractor, Output, ProcessExecutor, RunSpec};
+use perflab_runner::{CommandLine, Executor, ProcessExecutor, RunSpec};
 
 /// How many descriptors this process has open.
 fn open_descriptors() -> usize {
@@ -18,21 +16,11 @@ fn open_descriptors() -> usize {
 
 #[test]
 fn runs_leave_no_descriptors_behind_however_many_there_are() {
-    let spec = RunSpec {
-        command: CommandLine::Direct(vec![
-            "sh".into(),
-            "-c".into(),
-            "echo out; echo err >&2".into(),
-        ]),
-        env: Vec::new(),
-        cwd: None,
-        timeout: None,
-        extractor: Arc::new(MetricExtractor::default()),
-        profile_path: None,
-        cpus: None,
-        keep_children: false,
-        output: Output::Pipe,
-    };
+    let spec = RunSpec::new(CommandLine::Direct(vec![
+        "sh".into(),
+        "-c".into(),
+        "echo out; echo err >&2".into(),
+    ]));
     let mut executor = ProcessExecutor::default();
     let mut run = |times: usize| {
         for _ in 0..times {

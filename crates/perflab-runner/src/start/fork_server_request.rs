@@ -49,11 +49,10 @@ pub(crate) fn request(
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
 
     use super::*;
+    use crate::CommandLine;
     use crate::protocol::MAX_REQUEST;
-    use crate::{CommandLine, MetricExtractor};
 
     fn request_for(spec: &RunSpec, argv: &[String]) -> Result<Option<Vec<u8>>> {
         request(spec, argv, None, false, false)
@@ -61,15 +60,10 @@ mod tests {
 
     fn spec(command: &str) -> RunSpec {
         RunSpec {
-            command: CommandLine::Shell(command.into()),
             env: vec![("FAST".into(), "1".into())],
             cwd: Some("sub".into()),
-            timeout: None,
-            extractor: Arc::new(MetricExtractor::default()),
             profile_path: Some("/tmp/p.json".into()),
-            cpus: None,
-            keep_children: false,
-            output: Default::default(),
+            ..RunSpec::new(CommandLine::Shell(command.into()))
         }
     }
 

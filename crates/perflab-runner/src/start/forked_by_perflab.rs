@@ -253,25 +253,17 @@ fn enter_cgroup(file: &CString) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use std::io::Read;
-    use std::sync::Arc;
 
     use super::*;
-    use crate::{CommandLine, CpuSet, MetricExtractor};
+    use crate::{CommandLine, CpuSet};
 
     /// What `Cpus_allowed_list` a run started by perflab itself shows, for
     /// itself and for a child of its shell.
     fn cpus_seen_by_a_local_run(cpus: Option<CpuSet>) -> Vec<String> {
         let text = "grep Cpus_allowed_list /proc/self/status; sh -c 'grep Cpus_allowed_list /proc/$$/status'";
         let spec = RunSpec {
-            command: CommandLine::Shell(text.into()),
-            env: Vec::new(),
-            cwd: None,
-            timeout: None,
-            extractor: Arc::new(MetricExtractor::default()),
-            profile_path: None,
             cpus,
-            keep_children: false,
-            output: Default::default(),
+            ..RunSpec::new(CommandLine::Shell(text.into()))
         };
         let argv = ["sh".to_string(), "-c".into(), text.into()];
         let (mut run, mut pipes) = LocalRun::spawn(
