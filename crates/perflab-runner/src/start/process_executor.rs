@@ -82,10 +82,11 @@ pub struct ProcessExecutor {
     beside_another: bool,
     /// The next run's output pipes, made while the last run ran
     /// ([`Output::Pipe`] only), so that making them is off the path from
-    /// one run to the next.
+    /// one run to the next. Only where perflab may work beside a run
+    /// without taking its CPU (the condition under which it polls).
     next_pipes: Option<RunStdio>,
     /// The last run's pipes and pidfd, closed once the next run started,
-    /// for the same reason.
+    /// for the same reason and on the same condition.
     retired: Vec<OwnedFd>,
     /// The folder the runs' profiles go to, watched so that a run's profile
     /// is looked for only where one was written (see the `profile_watch`
@@ -276,11 +277,11 @@ impl Executor for ProcessExecutor {
             &placement,
             stdio,
         )?;
-        // While the command runs: the last run's descriptors are closed and
-        // the next run's pipes made (a failure to make them is met, and
-        // reported, at the next run).
+        // While the command runs, where that takes no CPU from it: the last
+        // run's descriptors are closed and the next run's pipes made (a
+        // failure to make them is met, and reported, at the next run).
         self.retired.clear();
-        if spec.output == Output::Pipe {
+        if poll && spec.output == Output::Pipe {
             self.next_pipes = RunStdio::open(&Output::Pipe).ok();
         }
         let mut streams: Vec<Stream> = pipes.into_iter().map(Stream::new).collect();
@@ -350,6 +351,10 @@ impl Executor for ProcessExecutor {
             metrics.extend(scanner.metrics);
             unreadable_metrics.extend(scanner.unreadable);
             tail.extend(scanner.tail);
+        }
+        if !poll {
+            // Closed now: the next run may share this CPU.
+            self.retired.clear();
         }
         // A value read on either stream wins over an unreadable one.
         unreadable_metrics.retain(|name: &String, _| !metrics.contains_key(name));
