@@ -293,10 +293,7 @@ impl Executor for ProcessExecutor {
             Settle {
                 cgroup,
                 memory: memory_reset,
-                profiles: self
-                    .profiles
-                    .as_ref()
-                    .filter(|w| Some(w.dir()) == profile_dir),
+                profiles: self.profiles.as_ref(),
                 poll,
             },
         );
