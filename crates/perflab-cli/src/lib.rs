@@ -69,7 +69,6 @@ pub mod webhook;
 pub use error::{Error, Result};
 
 use cli::{Cli, Command, StoreAction, StoreArgs};
-use perflab_runner::Executor;
 use perflab_store::Store;
 
 /// Runs a parsed command line; returns the process exit code.
@@ -89,6 +88,12 @@ pub fn run(mut cli: Cli) -> Result<i32> {
     if let Some(dir) = cli.command.checkout_dir() {
         engine::start_reading_checkout(dir);
     }
+    // Made ready while the store opens (see `engine::executor_slot`).
+    let mut executor = if cli.command.makes_runs_at_once() {
+        engine::ExecutorSlot::preparing_early()
+    } else {
+        engine::ExecutorSlot::default()
+    };
     let location = perflab_store::Location::from_flag(cli.store.as_deref())?;
     if let Command::Store(StoreArgs {
         action: StoreAction::Check,
@@ -107,15 +112,20 @@ pub fn run(mut cli: Cli) -> Result<i32> {
         Store::open_at(&location, "--store")?
     };
     commands::move_spool(&store, cli.command.only_reads_the_store());
-    let mut executor = commands::real_executor();
+    let slot = &mut executor;
+    let executor_for = move |needs| {
+        let slot = slot;
+        slot.ready(needs)
+    };
     let code = match &cli.command {
         Command::Ab(args) => commands::ab(args, &store, executor_for),
         Command::Compare(args) => commands::compare(args, &store),
-        Command::Run(args) => commands::run(args, &store, &mut executor_for(args.run.perf_events)?),
+        Command::Run(args) => executor_for(args.run.perf_events)
+            .and_then(|executor| commands::run(args, &store, executor)),
         Command::History(args) => commands::history(args, &store, executor_for),
         Command::Import(args) => commands::import(args, &store),
-        Command::Profile(args) => commands::profile(args, &store, &mut executor),
-        Command::Sweep(args) => commands::sweep(args, &store, &mut executor),
+        Command::Profile(args) => commands::profile(args, &store, &mut commands::real_executor()),
+        Command::Sweep(args) => commands::sweep(args, &store, executor_for),
         Command::Report(args) => commands::report(args, &store),
         Command::Bisect(args) => commands::bisect(args, &store, executor_for),
         Command::Clean(args) => commands::clean(args),
@@ -132,23 +142,6 @@ pub fn run(mut cli: Cli) -> Result<i32> {
     for notice in store.take_notices() {
         eprintln!("perflab: warning: {notice}");
     }
+    executor.end_beside(|| drop(store));
     code
-}
-
-/// Real processes, reading perf events when `perf_events` is set, made
-/// ready for their first run (see [`Executor::prepare`]): a command asks
-/// for its executor once its input is checked.
-fn executor_for(perf_events: bool) -> Result<perflab_runner::ProcessExecutor> {
-    let mut executor = if perf_events {
-        // What the machine lacks is said once, here.
-        let events = perflab_runner::PerfEventSet::probe()?;
-        for note in &events.notes {
-            eprintln!("perflab: note: {note}");
-        }
-        perflab_runner::ProcessExecutor::with_perf_events(events)
-    } else {
-        commands::real_executor()
-    };
-    executor.prepare();
-    Ok(executor)
 }

@@ -116,6 +116,22 @@ fn environment_overrides_and_the_working_directory_reach_a_command_started_by_th
 }
 
 #[test]
+fn a_command_started_by_the_fork_server_holds_no_socket_of_perflab_or_the_server() {
+    let s = Scratch::new();
+    let record = r#"ls -l /proc/$$/fd/ >> fds.txt; tr '\0' ' ' < /proc/$PPID/cmdline >> fds.txt"#;
+    let out = Command::new(env!("CARGO_BIN_EXE_perflab"))
+        .current_dir(s.dir.path())
+        .env_remove("PERFLAB_STORE")
+        .args(["run", record, "--runs", "2", "--warmup", "0"])
+        .output()
+        .unwrap();
+    common::assert_exit(&out, 0);
+    let fds = std::fs::read_to_string(s.path("fds.txt")).unwrap();
+    assert!(fds.contains("perflab-exec --serve"), "{fds}");
+    assert!(!fds.contains("socket:"), "{fds}");
+}
+
+#[test]
 fn killing_the_fork_server_mid_experiment_stops_with_a_clear_error_and_no_hang() {
     let s = Scratch::new();
     let child = perflab(&s, &SLEEPS);

@@ -123,3 +123,91 @@ fn on_a_hang_up_perflab_keeps_its_runs_prints_its_summary_and_ends_the_run_in_fl
     let listing = String::from_utf8_lossy(&listing.stdout);
     assert!(listing.contains("incomplete"), "{listing}");
 }
+
+/// The cgroups, v2 and v1 alike, named after the perflab of `pid`
+/// (`perflab-PID-N`), anywhere in the first levels of `/sys/fs/cgroup`.
+fn cgroups_named_after(pid: u32) -> Vec<std::path::PathBuf> {
+    let prefix = format!("perflab-{pid}-");
+    let mut found = Vec::new();
+    let mut dirs = vec![(std::path::PathBuf::from("/sys/fs/cgroup"), 0)];
+    while let Some((dir, depth)) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if !entry.file_type().is_ok_and(|t| t.is_dir()) {
+                continue;
+            }
+            if entry.file_name().to_string_lossy().starts_with(&prefix) {
+                found.push(entry.path());
+            } else if depth < 6 {
+                dirs.push((entry.path(), depth + 1));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn a_command_refused_after_its_executor_was_made_ready_leaves_no_fork_server_and_no_cgroup_behind()
+{
+    let s = Scratch::new();
+    // Where runs get cgroups of their own, each is named after its perflab.
+    let out = s
+        .perflab()
+        .args(["run", "-N", "cat /proc/self/cgroup", "--runs", "1"])
+        .args(["--output", "inherit"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    if !String::from_utf8_lossy(&out.stdout).contains("perflab-") {
+        eprintln!("skipped: runs get no cgroup of their own here");
+        return;
+    }
+    // The executor of `run`, `ab` and `sweep` is made ready as the command
+    // begins; each of these is refused after that: `run` once it has its
+    // executor, `ab` and `sweep` before they ask for it.
+    let refused: [&[&str]; 3] = [
+        &["run", "-N", "true", "--measure", "nonsense"],
+        &[
+            "ab",
+            "-N",
+            "true",
+            "false",
+            "--min-runs",
+            "9",
+            "--max-runs",
+            "3",
+        ],
+        &[
+            "sweep",
+            "-N",
+            "true {n}",
+            "-p",
+            "n=1,2",
+            "--min-runs",
+            "9",
+            "--max-runs",
+            "3",
+        ],
+    ];
+    for args in refused {
+        let child = Command::new(env!("CARGO_BIN_EXE_perflab"))
+            .current_dir(s.dir.path())
+            .env_remove("PERFLAB_STORE")
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        // A fork server left alive would keep its memory cgroup.
+        assert_eq!(
+            cgroups_named_after(pid),
+            Vec::<std::path::PathBuf>::new(),
+            "{args:?}"
+        );
+    }
+}

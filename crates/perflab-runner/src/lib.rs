@@ -394,6 +394,26 @@ pub trait Executor {
     }
 }
 
+/// An executor lent: a command given `&mut` of an executor that outlives
+/// it (made and ended by its caller) uses it as its own.
+impl<E: Executor + ?Sized> Executor for &mut E {
+    fn execute(&mut self, spec: &RunSpec) -> Result<RunOutcome> {
+        (**self).execute(spec)
+    }
+
+    fn prepare(&mut self) {
+        (**self).prepare();
+    }
+
+    fn runs_on_this_machine(&self) -> bool {
+        (**self).runs_on_this_machine()
+    }
+
+    fn duet_partner(&mut self) -> Option<Box<dyn Executor + Send>> {
+        (**self).duet_partner()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

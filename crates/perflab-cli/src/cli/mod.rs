@@ -186,6 +186,19 @@ impl Command {
         Some(cwd.as_deref().unwrap_or(Path::new(".")))
     }
 
+    /// Whether the command makes runs as soon as its input is read (`run`,
+    /// `ab` and its suites, `sweep`), so that its executor is made ready
+    /// while the store opens (see `engine::executor_slot`). Not for runs
+    /// that read perf events, whose executor is another.
+    pub fn makes_runs_at_once(&self) -> bool {
+        match self {
+            Command::Run(args) => !args.run.perf_events,
+            Command::Ab(args) => !args.run.perf_events,
+            Command::Sweep(_) => true,
+            _ => false,
+        }
+    }
+
     /// Whether the command only reads the store: it then creates none, and
     /// works on one it cannot write (see `Store::open_for_reading`).
     pub fn only_reads_the_store(&self) -> bool {

@@ -14,17 +14,21 @@ use perflab_report::terminal::sweep::sweep_terminal;
 use perflab_report::units::plural;
 use perflab_store::Store;
 
-/// `perflab sweep`.
-pub fn sweep(args: &SweepArgs, store: &Store, executor: &mut dyn Executor) -> Result<i32> {
+/// `perflab sweep`. `executor_for(perf_events)` gives the executor once
+/// the sweep is read.
+pub fn sweep<E: Executor>(
+    args: &SweepArgs,
+    store: &Store,
+    executor_for: impl FnOnce(bool) -> Result<E>,
+) -> Result<i32> {
     let sweep = args.sweep()?;
     let mut progress = sweep_progress_for(sweep.points.len(), args.run.quiet);
     let shield = raise_shield(sweep.shield.as_ref())?;
-    // After the shield, which leaves the processes perflab started where
-    // they were.
-    executor.prepare();
+    // Its runs read no perf events.
+    let mut executor = executor_for(false)?;
     let mut state = run_sweep(
         &sweep,
-        executor,
+        &mut executor,
         Some(store),
         progress.as_mut(),
         &mut |state| save_checkpoint(&sweep, Some(store), state),

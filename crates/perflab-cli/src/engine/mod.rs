@@ -24,6 +24,7 @@
 
 pub mod config;
 pub mod contention;
+pub mod executor_slot;
 pub mod progress;
 pub mod quiet;
 pub mod runs;
@@ -35,6 +36,7 @@ pub use config::{
     AbConfig, DecisionConfig, ExperimentConfig, ModeConfig, SuiteConfig, SweepConfig,
 };
 pub use contention::Contention;
+pub use executor_slot::ExecutorSlot;
 pub use perflab_runner::Schedule;
 pub use progress::{
     DecisionSoFar, NoProgress, PointProgress, Progress, SweepProgress, SweepStatus,

@@ -64,27 +64,21 @@ impl ForkServer {
         };
         let (ours, theirs) = seqpacket::pair().map_err(io)?;
         let null = std::fs::File::open("/dev/null").map_err(io)?.into();
-        // Rust's runtime keeps 0, 1 and 2 open, so `theirs` is above them.
-        let their_fd = theirs.as_raw_fd();
         let mut command = Command::new(exec);
+        // The server's end is its stdin: std moves it there in the child
+        // alone, so the server starts by posix_spawn, as a vfork that copies
+        // none of perflab's memory maps, where a descriptor passed by
+        // number would need a fork (its close-on-exec flag cleared between
+        // fork and exec) whose copy of the maps stalls perflab's other
+        // threads.
         command
             .arg("--serve")
-            .arg(their_fd.to_string())
-            .stdin(Stdio::null())
+            .arg("0")
+            .stdin(Stdio::from(theirs))
             .stdout(Stdio::null())
             // Out of the terminal's process group: Ctrl-C is perflab's to
             // handle, and must not kill the server under a run.
             .process_group(0);
-        // SAFETY: between fork and exec, one fcntl that lets the server's
-        // end survive exec in that process only.
-        unsafe {
-            command.pre_exec(move || {
-                if libc::fcntl(their_fd, libc::F_SETFD, 0) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
         if let Some(tasks) = memory_tasks {
             command
                 .arg("--cgroup")
