@@ -14,7 +14,7 @@
 //! nothing: it leaves every process of perflab's, the fork server among
 //! them, where it is, whenever it started.
 
-use std::thread::JoinHandle;
+use std::sync::mpsc::{Receiver, sync_channel};
 
 use perflab_runner::{Executor, PerfEventSet, ProcessExecutor};
 
@@ -24,8 +24,9 @@ use crate::error::Result;
 /// command, ended with [`ExecutorSlot::end_beside`].
 #[derive(Default)]
 pub struct ExecutorSlot {
-    /// The executor being made ready on a thread of its own.
-    preparing: Option<JoinHandle<ProcessExecutor>>,
+    /// The executor being made ready on a thread of its own, handed over
+    /// as soon as it is (the thread's own end is not waited for).
+    preparing: Option<Receiver<ProcessExecutor>>,
     /// The executor lent to the command.
     ready: Option<ProcessExecutor>,
 }
@@ -35,16 +36,17 @@ impl ExecutorSlot {
     /// (see the module's documentation). Where no thread can be started,
     /// it is made when asked for.
     pub fn preparing_early() -> Self {
-        let preparing = std::thread::Builder::new()
+        let (handover, preparing) = sync_channel(1);
+        let started = std::thread::Builder::new()
             .name("perflab-prepare".into())
-            .spawn(|| {
+            .spawn(move || {
                 let mut executor = ProcessExecutor::default();
                 executor.prepare();
-                executor
-            })
-            .ok();
+                // The slot waits for it whatever happens (see `drop`).
+                let _ = handover.send(executor);
+            });
         ExecutorSlot {
-            preparing,
+            preparing: started.ok().map(|_| preparing),
             ready: None,
         }
     }
@@ -54,7 +56,7 @@ impl ExecutorSlot {
     /// made early where it fits, else a new one. A command asks once, when
     /// its input is checked.
     pub fn ready(&mut self, perf_events: bool) -> Result<&mut ProcessExecutor> {
-        let early = self.preparing.take().and_then(|t| t.join().ok());
+        let early = self.preparing.take().and_then(|r| r.recv().ok());
         let executor = match early {
             Some(executor) if !perf_events => executor,
             unfit => {
@@ -80,7 +82,7 @@ impl Drop for ExecutorSlot {
         // An executor still being made is waited for and ended: its fork
         // server and cgroups must not outlive the command.
         if let Some(preparing) = self.preparing.take() {
-            drop(preparing.join());
+            drop(preparing.recv());
         }
     }
 }
