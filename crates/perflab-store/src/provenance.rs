@@ -125,8 +125,15 @@ pub struct CheckoutReading {
 }
 
 impl CheckoutReading {
-    /// Starts reading the checkout state of `dir`.
+    /// Starts reading the checkout state of `dir`; no git starts where
+    /// none could find a checkout (see [`may_be_in_a_checkout`]).
     pub fn start(dir: &Path) -> Self {
+        if !may_be_in_a_checkout(dir) {
+            return Self {
+                dir: dir.to_path_buf(),
+                git: None,
+            };
+        }
         let git = Command::new("git")
             .args([
                 "--no-optional-locks",
@@ -170,6 +177,28 @@ impl CheckoutReading {
             None => (None, None),
         }
     }
+}
+
+/// Whether git could find a checkout from `dir`: a `.git` (a folder, or
+/// the file of a worktree or submodule) in it or in a folder above its
+/// real path, or git told where the repository is (`GIT_DIR`,
+/// `GIT_WORK_TREE`). git looks for the same `.git` upwards from the real
+/// path (and stops earlier where told to), so where this is false, `git
+/// status` could only fail; it is not started, which spares a process
+/// start on the way to the first run (about 1.5 ms of CPU here).
+fn may_be_in_a_checkout(dir: &Path) -> bool {
+    if ["GIT_DIR", "GIT_WORK_TREE"]
+        .iter()
+        .any(|name| std::env::var_os(name).is_some())
+    {
+        return true;
+    }
+    let Ok(real) = dir.canonicalize() else {
+        // A folder that cannot be resolved is git's to report on.
+        return true;
+    };
+    real.ancestors()
+        .any(|folder| folder.join(".git").symlink_metadata().is_ok())
 }
 
 impl Drop for CheckoutReading {
@@ -296,6 +325,29 @@ mod tests {
         git(dir.path(), &["commit", "-qm", "first"]);
         let head = git(dir.path(), &["rev-parse", "HEAD"]);
         (dir, head)
+    }
+
+    #[test]
+    fn git_starts_only_where_a_git_folder_or_file_is_found_above_the_real_path() {
+        let outside = tempfile::tempdir().unwrap();
+        if may_be_in_a_checkout(outside.path()) {
+            eprintln!("skipped: the temporary folder is inside a checkout");
+            return;
+        }
+        assert!(CheckoutReading::start(outside.path()).git.is_none());
+        let (checkout, _) = checkout_with_one_commit();
+        let below = checkout.path().join("a/b");
+        std::fs::create_dir_all(&below).unwrap();
+        assert!(CheckoutReading::start(&below).git.is_some());
+        // Through a link from outside, git finds the checkout of the real path.
+        let link = outside.path().join("link");
+        std::os::unix::fs::symlink(&below, &link).unwrap();
+        assert!(may_be_in_a_checkout(&link));
+        // A worktree's or submodule's `.git` is a file.
+        let worktree = outside.path().join("worktree");
+        std::fs::create_dir(&worktree).unwrap();
+        std::fs::write(worktree.join(".git"), "gitdir: elsewhere\n").unwrap();
+        assert!(may_be_in_a_checkout(&worktree));
     }
 
     /// Runs git in `dir` with a fixed identity, failing the test if it fails.
