@@ -159,3 +159,26 @@ fn a_command_without_a_shell_with_an_unclosed_quote_is_refused_naming_it() {
         assert!(!s.path("args.txt").exists(), "{command}: nothing ran");
     }
 }
+
+#[test]
+fn a_closed_stdout_ends_perflab_quietly_with_sigpipe_s_code_and_keeps_the_runs() {
+    let s = Scratch::new();
+    // The reading end is closed before perflab writes its report, as
+    // `perflab run ... | head -0` would.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_perflab"))
+        .current_dir(s.dir.path())
+        .env_remove("PERFLAB_STORE")
+        .args(["run", "-N", "true", "--runs", "3", "--name", "piped"])
+        .stdout(writer)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(128 + 13), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let history = s.perflab().arg("history").output().unwrap();
+    let listing = String::from_utf8_lossy(&history.stdout);
+    assert!(listing.contains("piped"), "{listing}");
+    assert!(!listing.contains("incomplete"), "{listing}");
+}
