@@ -377,6 +377,30 @@ fn the_runner_gaps_script_splits_a_run_of_perflab_from_the_kernel_s_events() {
 }
 
 /// A benchmark script of the project's `scripts` folder.
+#[test]
+fn the_taking_turns_script_times_commands_alternately_with_an_interval_of_each_paired_difference() {
+    let s = Scratch::new();
+    let script = script("bench-taking-turns.py");
+    let out = Command::new(&script)
+        .args(["--pairs", "6", "--", "sleep 0.01", "sleep 0.05"])
+        .current_dir(s.dir.path())
+        .output()
+        .unwrap();
+    let stdout = stdout_of_success(&out);
+    assert!(stdout.contains("(6 rounds, the order reversed"), "{stdout}");
+    // The second sleeps 40 ms longer: its paired difference, and the whole
+    // of its interval, are above zero.
+    let line = stdout.lines().find(|l| l.ends_with("sleep 0.05")).unwrap();
+    let interval = line.split_once('[').unwrap().1.split_once(']').unwrap().0;
+    let (low, high) = interval.split_once(", ").unwrap();
+    let low: f64 = low.parse().unwrap();
+    let high: f64 = high.parse().unwrap();
+    assert!(low > 20.0 && high > low, "{stdout}");
+    let one = Command::new(&script).args(["--", "true"]).output().unwrap();
+    assert_eq!(one.status.code(), Some(2), "{one:?}");
+    assert!(String::from_utf8_lossy(&one.stderr).contains("two or more commands"));
+}
+
 fn script(name: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../scripts")
