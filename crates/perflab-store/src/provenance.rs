@@ -126,7 +126,7 @@ pub struct CheckoutReading {
 
 impl CheckoutReading {
     /// Starts reading the checkout state of `dir`; no git starts where
-    /// none could find a checkout (see [`may_be_in_a_checkout`]).
+    /// none could find a checkout: no `.git` in it or above its real path.
     pub fn start(dir: &Path) -> Self {
         if !may_be_in_a_checkout(dir) {
             return Self {
