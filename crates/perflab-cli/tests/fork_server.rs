@@ -119,9 +119,8 @@ fn environment_overrides_and_the_working_directory_reach_a_command_started_by_th
 fn a_command_started_by_the_fork_server_holds_no_socket_of_perflab_or_the_server() {
     let s = Scratch::new();
     let record = r#"ls -l /proc/$$/fd/ >> fds.txt; tr '\0' ' ' < /proc/$PPID/cmdline >> fds.txt"#;
-    let out = Command::new(env!("CARGO_BIN_EXE_perflab"))
-        .current_dir(s.dir.path())
-        .env_remove("PERFLAB_STORE")
+    let out = s
+        .perflab_process()
         .args(["run", record, "--runs", "2", "--warmup", "0"])
         .output()
         .unwrap();

@@ -192,9 +192,8 @@ fn a_command_refused_after_its_executor_was_made_ready_leaves_no_fork_server_and
         ],
     ];
     for args in refused {
-        let child = Command::new(env!("CARGO_BIN_EXE_perflab"))
-            .current_dir(s.dir.path())
-            .env_remove("PERFLAB_STORE")
+        let child = s
+            .perflab_process()
             .args(args)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

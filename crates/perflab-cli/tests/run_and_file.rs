@@ -167,9 +167,8 @@ fn a_closed_stdout_ends_perflab_quietly_with_sigpipe_s_code_and_keeps_the_runs()
     // `perflab run ... | head -0` would.
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_perflab"))
-        .current_dir(s.dir.path())
-        .env_remove("PERFLAB_STORE")
+    let out = s
+        .perflab_process()
         .args(["run", "-N", "true", "--runs", "3", "--name", "piped"])
         .stdout(writer)
         .output()

@@ -56,6 +56,19 @@ impl Scratch {
         cmd
     }
 
+    /// [`Scratch::perflab`] as a `std::process::Command`, for a test that
+    /// needs the process itself: its pid, its stdout given, spawned.
+    pub fn perflab_process(&self) -> std::process::Command {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_perflab"));
+        cmd.current_dir(self.dir.path())
+            .env_remove("PERFLAB_STORE")
+            .env_remove("PERFLAB_HOST");
+        for variable in postgres::CONNECTION_VARIABLES {
+            cmd.env_remove(variable);
+        }
+        cmd
+    }
+
     pub fn store(&self) -> PathBuf {
         self.dir.path().join(".perflab/perflab.db")
     }
