@@ -113,9 +113,11 @@ pub fn run(mut cli: Cli) -> Result<i32> {
     };
     commands::move_spool(&store, cli.command.only_reads_the_store());
     let slot = &mut executor;
-    let executor_for = move |needs| {
+    let executor_for = move |perf_events| {
+        // Moved out of the closure, the borrow makes it FnOnce, so that the
+        // executor it lends can outlive the call.
         let slot = slot;
-        slot.ready(needs)
+        slot.ready(perf_events)
     };
     let code = match &cli.command {
         Command::Ab(args) => commands::ab(args, &store, executor_for),
