@@ -126,6 +126,10 @@ fn on_a_hang_up_perflab_keeps_its_runs_prints_its_summary_and_ends_the_run_in_fl
 
 /// The cgroups, v2 and v1 alike, named after the perflab of `pid`
 /// (`perflab-PID-N`), anywhere in the first levels of `/sys/fs/cgroup`.
+/// Of one perflab, not of every exited one as
+/// `common::machine::assert_no_cgroup_of_an_exited_perflab` checks: the
+/// perflab this file's other tests kill leaves its cgroups for the next
+/// perflab to remove, which may be one of these.
 fn cgroups_named_after(pid: u32) -> Vec<std::path::PathBuf> {
     let prefix = format!("perflab-{pid}-");
     let mut found = Vec::new();
