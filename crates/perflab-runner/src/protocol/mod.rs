@@ -30,13 +30,16 @@
 //!
 //! Waking a sleeping process on another CPU takes tens of microseconds on
 //! a virtual machine (an interrupt to the other CPU, which the hypervisor
-//! delivers), and a run through the server has two such wake-ups that a
-//! loop forking its runs itself does not: the server's on a request and
-//! perflab's on a report. Both sides therefore poll without sleeping, for
+//! delivers, and whose sending holds up the sender's CPU), and a run
+//! through the server has three such wake-ups that a loop forking its runs
+//! itself does not: the server's on a request, and perflab's on the reply
+//! `pid` and on a report. Both sides therefore poll without sleeping, for
 //! up to [`SPIN_FOR`], where the other's message is due within that time
-//! and no run is going on: the server for the next request after a
-//! report (`S`), perflab for the report once the run has exited. perflab
-//! asks for neither on a single CPU (the poller would hold up the very
+//! and the run is not yet, or no longer, its command: the server for the
+//! next request after a report (`S`), perflab for the reply `pid` (sent
+//! once the command was exec'd, on the CPU where it then waits for the
+//! server) and for the report once the run has exited. Neither side
+//! polls on a single CPU (the poller would hold up the very
 //! process it waits for) or while another run may be going on beside this
 //! one (the poller would take a CPU from it). Between two looks the poller
 //! yields its CPU (`sched_yield`): with several CPUs the scheduler may

@@ -177,7 +177,7 @@ fn start<'s>(
         Some(server) => server,
         empty => empty.insert(ForkServer::start(exec, memory_tasks)?),
     };
-    let (run, pipes) = server.launch(spec, &request, stdio)?;
+    let (run, pipes) = server.launch(spec, &request, stdio, poll)?;
     Ok((Started::Served(run), pipes))
 }
 
