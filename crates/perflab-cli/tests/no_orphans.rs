@@ -1,7 +1,8 @@
 //! Nothing perflab started outlives it: killed with `kill -9` mid-run, its
 //! fork server ends the run in flight (and all it started) and exits; on a
 //! hang-up (a closed terminal) perflab stops as on Ctrl-C, keeps its runs,
-//! prints its summary and exits 130.
+//! prints its summary and exits 130; the profile folder of a perflab
+//! killed so is removed by a later perflab.
 
 mod common;
 
@@ -213,4 +214,69 @@ fn a_command_refused_after_its_executor_was_made_ready_leaves_no_fork_server_and
             "{args:?}"
         );
     }
+}
+
+/// The profile folders (`perflab-profiles-*`) in `temp`.
+fn profile_folders(temp: &std::path::Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(temp)
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("perflab-profiles-")
+        })
+        .map(|e| e.path())
+        .collect()
+}
+
+#[test]
+fn the_profile_folder_of_a_perflab_killed_with_kill_9_goes_with_a_later_perflab_once_old() {
+    let s = Scratch::new();
+    let temp = s.path("tmp");
+    std::fs::create_dir(&temp).unwrap();
+    let mut perflab = s
+        .perflab_process()
+        .env("TMPDIR", &temp)
+        .args(["run", "--runs", "2", "--warmup", "0", "--"])
+        .args(["sh", "-c", "echo $$ >> pids; sleep 300"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let run_pid = || -> Option<u32> {
+        let pids = std::fs::read_to_string(s.path("pids")).ok()?;
+        pids.lines().next()?.trim().parse().ok()
+    };
+    assert!(
+        eventually(Duration::from_secs(60), || run_pid().is_some()),
+        "the run never started"
+    );
+    perflab.kill().unwrap(); // SIGKILL
+    perflab.wait().unwrap();
+    let run = run_pid().unwrap();
+    if !eventually(Duration::from_secs(20), || !running(run)) {
+        let _ = Command::new("kill").args(["-9", &run.to_string()]).status();
+    }
+    let left = profile_folders(&temp);
+    assert_eq!(left.len(), 1, "{left:?}");
+    let later = |s: &Scratch| {
+        s.perflab()
+            .env("TMPDIR", &temp)
+            .args(["run", "-N", "true", "--runs", "1", "--quiet"])
+            .output()
+            .unwrap()
+    };
+    // Young, it might be a folder whose perflab has not locked it yet.
+    let out = later(&s);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(profile_folders(&temp), left);
+    let two_hours_ago = std::time::SystemTime::now() - Duration::from_secs(7200);
+    std::fs::File::open(&left[0])
+        .unwrap()
+        .set_modified(two_hours_ago)
+        .unwrap();
+    let out = later(&s);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(profile_folders(&temp), Vec::<std::path::PathBuf>::new());
 }

@@ -122,7 +122,7 @@ fn measure_runs(
             cwd: args.run.cwd.as_deref(),
         }],
     )?;
-    let profile_dir = crate::engine::profile_dir()?;
+    let profile_dir = crate::engine::profile_folder::ProfileFolder::create()?;
     if let Some(dir) = &args.run.trace {
         crate::engine::make_trace_dir(dir)?;
     }

@@ -8,7 +8,8 @@
 //! Every experiment goes the same way: a [`Session`] collects the
 //! provenance, draws the seed of its [`Schedule`], stores the typed
 //! configuration ([`ExperimentConfig`]) and the variant records, and makes a
-//! private folder for the runs' profiles; a [`RunMaker`] turns each
+//! private folder for the runs' profiles ([`profile_folder`], which also
+//! removes those that killed perflabs left); a [`RunMaker`] turns each
 //! [`RunRequest`] into a run, stores it as it finishes (in batches, written
 //! at the latest half a second after their first run) and checks it; the
 //! outcome starts with an [`OutcomeHeader`]; on an error the experiment is
@@ -25,6 +26,7 @@
 pub mod config;
 pub mod contention;
 pub mod executor_slot;
+pub mod profile_folder;
 pub mod progress;
 pub mod quiet;
 pub mod runs;
@@ -55,6 +57,7 @@ use crate::error::{Error, Result};
 use crate::experiment::Variant;
 use perflab_store::provenance::{CheckoutReading, Provenance};
 use perflab_store::{RunBatch, Store, VariantRecord};
+use profile_folder::ProfileFolder;
 
 /// Why an A/B experiment, a suite or a bisection step stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,7 +135,7 @@ pub struct Session<'a> {
     pub schedule: Schedule,
     /// Provenance of the experiment.
     pub provenance: Provenance,
-    profiles: tempfile::TempDir,
+    profiles: ProfileFolder,
 }
 
 /// The checkout reading started as the command began, until the
@@ -192,7 +195,7 @@ impl<'a> Session<'a> {
             )?),
             None => None,
         };
-        let profiles = profile_dir()?;
+        let profiles = ProfileFolder::create()?;
         let (experiment_id, variant_ids) = ids.unzip();
         Ok(Session {
             store,
@@ -262,17 +265,6 @@ pub fn records<'v>(
             cwd: v.cwd.as_deref(),
         })
         .collect()
-}
-
-/// A private folder for the profiles that instrumented runs write.
-pub fn profile_dir() -> Result<tempfile::TempDir> {
-    tempfile::Builder::new()
-        .prefix("perflab-profiles-")
-        .tempdir()
-        .map_err(|source| Error::Io {
-            path: std::env::temp_dir(),
-            source,
-        })
 }
 
 /// After an error, marks the stored experiment incomplete and says in the
