@@ -17,7 +17,15 @@
 #                  (reaping, reading counters, reporting, starting again);
 #   fork to exec   the new process until `true` is exec'd;
 #   exec to exit   `true` itself;
-#   a run          one exec to the next.
+#   a run          one exec to the next;
+# and, at the command's exit, how long until it wakes the process that
+# forks the next run (the runner: perflab's fork server, or hyperfine),
+# and how many wake-ups of processes on other CPUs it makes before that:
+# on a virtual machine each such wake-up is an interrupt to another CPU,
+# whose sending holds up the exiting command's CPU, and the runner with it;
+# and, at the start, the runner's own work once the new process has
+# released it (its exec; both runners fork as vfork does) until the
+# runner sleeps, during which the new process waits on the same CPU.
 # perflab runs as `perflab run -N true --runs N --warmup 0 --quiet` with a
 # store of its own in a temporary folder; hyperfine as `hyperfine -N -r N
 # true` (skipped, with the reason, where it is not installed). The tools
@@ -53,7 +61,7 @@ command -v python3 >/dev/null || { echo "bench-runner-gaps.sh: python3 is not in
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-events=sched:sched_process_fork,sched:sched_process_exec,sched:sched_process_exit
+events=sched:sched_process_fork,sched:sched_process_exec,sched:sched_process_exit,sched:sched_waking,sched:sched_switch
 
 # Records the whole machine while the command given runs, into $work/NAME.txt.
 trace() {
@@ -65,7 +73,7 @@ trace() {
     echo "(tracepoints need root or kernel.perf_event_paranoid of -1)" >&2
     exit 1
   fi
-  perf script -i "$work/$name.data" -F pid,time,event,trace >"$work/$name.txt" 2>/dev/null
+  perf script -i "$work/$name.data" -F pid,cpu,time,event,trace >"$work/$name.txt" 2>/dev/null
 }
 
 echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs; CPU pressure: $(head -1 /proc/pressure/cpu 2>/dev/null || echo 'not available')"
@@ -82,16 +90,17 @@ python3 - "$work" "$runs" "${tools[@]}" <<'EOF'
 import re, statistics, sys
 
 work, runs, tools = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-line = re.compile(r"\s*(\d+)\s+([\d.]+):\s+sched:(\w+):\s+(.*)")
+line = re.compile(r"\s*(\d+)\s+\[(\d+)\]\s+([\d.]+):\s+sched:(\w+):\s+(.*)")
 for tool in tools:
     # The whole machine was recorded: keep the tool's process tree, from
     # the tool's exec down through the forks.
-    tree, forks, execs, exits = set(), {}, {}, {}
+    tree, forks, forker, execs, exits, wakings = set(), {}, {}, {}, {}, {}
+    released, awaiting, runner_after_release = {}, {}, {}
     for text in open(f"{work}/{tool}.txt"):
         match = line.match(text)
         if not match:
             continue
-        pid, at, event, detail = int(match[1]), float(match[2]), match[3], match[4]
+        pid, cpu, at, event, detail = int(match[1]), int(match[2]), float(match[3]), match[4], match[5]
         if event == "sched_process_exec" and not tree and re.search(rf"filename=\S*/{tool}\b", detail):
             tree.add(pid)
         if pid not in tree:
@@ -100,10 +109,26 @@ for tool in tools:
             child = int(re.search(r"child_pid=(\d+)", detail)[1])
             tree.add(child)
             forks[child] = at
+            forker[child] = pid
         elif event == "sched_process_exec" and re.search(r"filename=\S*/true\b", detail):
             execs[pid] = at
         elif event == "sched_process_exit" and re.search(r"comm=true\b", detail):
             exits[pid] = at
+        elif event == "sched_waking" and pid in exits:
+            # A wake-up the exiting command makes (the waker is the
+            # process the event is recorded in).
+            woken = int(re.search(r"\bpid=(\d+)", detail)[1])
+            target = int(re.search(r"target_cpu=(\d+)", detail)[1])
+            wakings.setdefault(pid, []).append((at, woken, target != cpu))
+        elif event == "sched_waking" and pid in forker and pid not in released:
+            # The new process releasing its runner, before it is `true`.
+            if int(re.search(r"\bpid=(\d+)", detail)[1]) == forker[pid]:
+                released[pid] = at
+                awaiting[forker[pid]] = pid
+        elif event == "sched_switch" and pid in awaiting and "prev_state=S" in detail:
+            # The runner going to sleep after it was released.
+            started = awaiting.pop(pid)
+            runner_after_release[started] = at - released[started]
     order = sorted(execs, key=execs.get)
     if len(order) < 2:
         sys.exit(f"bench-runner-gaps.sh: the trace of {tool} shows {len(order)} runs of true, not {runs}")
@@ -112,12 +137,23 @@ for tool in tools:
     fork_to_exec = [us(execs[p] - forks[p]) for p in order if p in forks]
     exec_to_exit = [us(exits[p] - execs[p]) for p in order if p in exits]
     cycle = [us(execs[b] - execs[a]) for a, b in zip(order, order[1:])]
+    # At each exit: the runner's wake-up, and the other CPUs woken before it.
+    runner_woken, other_cpus = [], []
+    for a, b in zip(order, order[1:]):
+        made = wakings.get(a, [])
+        runner = [i for i, (_, woken, _) in enumerate(made) if woken == forker.get(b)]
+        if a in exits and runner:
+            runner_woken.append(us(made[runner[0]][0] - exits[a]))
+            other_cpus.append(sum(1 for _, _, other in made[: runner[0]] if other))
     median = lambda values: statistics.median(values) if values else float("nan")
     p90 = lambda values: sorted(values)[int(0.9 * (len(values) - 1))] if values else float("nan")
     print(
         f"{tool}: {len(order)} runs; medians: between runs {median(between):.1f} µs "
         f"(90th percentile {p90(between):.1f} µs), "
         f"fork to exec {median(fork_to_exec):.1f} µs, exec to exit {median(exec_to_exit):.1f} µs, "
-        f"a run {median(cycle):.1f} µs"
+        f"a run {median(cycle):.1f} µs; at the command's exit, the runner woken after "
+        f"{median(runner_woken):.1f} µs, other CPUs woken before it "
+        f"{statistics.mean(other_cpus) if other_cpus else float('nan'):.2f} times per run (mean); "
+        f"at the start, the runner's work once released {median([us(t) for t in runner_after_release.values()]):.1f} µs"
     )
 EOF

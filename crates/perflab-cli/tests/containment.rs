@@ -364,6 +364,14 @@ fn the_runner_gaps_script_splits_a_run_of_perflab_from_the_kernel_s_events() {
         perflab.contains(" µs, a run ") && !perflab.contains("nan"),
         "{perflab}"
     );
+    // The wake-ups at the command's exit and the server's work at its
+    // start were found too.
+    assert!(
+        perflab.contains("the runner woken after ")
+            && perflab.contains("other CPUs woken before it ")
+            && perflab.contains("the runner's work once released "),
+        "{perflab}"
+    );
     assert!(
         stdout.contains("hyperfine: 5 runs; medians:")
             || stdout.contains("hyperfine: skipped: not installed"),
