@@ -104,8 +104,8 @@ impl ForkServer {
     /// (see [`crate::protocol::SPIN_FOR`]): the server sends it once the
     /// command has been exec'd, and waking a sleeping perflab on another
     /// CPU would hold up the server's CPU, where the command then waits,
-    /// for the interrupt's delivery (a scheduler trace on a virtual machine
-    /// showed the server's work after the exec fall from 37 to 13 µs).
+    /// for the interrupt's delivery (docs/guide/measuring.md: the server's
+    /// work once the command released it fell from 42 to 20 µs).
     pub(crate) fn launch(
         &mut self,
         spec: &RunSpec,
@@ -124,16 +124,14 @@ impl ForkServer {
         }
         // The server and the run hold the write ends now.
         drop(stdio.write);
-        let polled = poll
-            .then(|| {
-                crate::protocol::poll_briefly(|| {
-                    match seqpacket::receive(&self.socket, Duration::ZERO) {
-                        Ok(Received::Nothing) => Ok::<_, std::convert::Infallible>(None),
-                        found => Ok(Some(found)),
-                    }
-                })
-            })
-            .and_then(|never_fails| never_fails.unwrap_or_else(|never| match never {}));
+        let look = || match seqpacket::receive(&self.socket, Duration::ZERO) {
+            Ok(Received::Nothing) => Ok(None),
+            found => Ok::<_, std::convert::Infallible>(Some(found)),
+        };
+        let polled = match poll {
+            true => crate::protocol::poll_briefly(look).unwrap_or_else(|never| match never {}),
+            false => None,
+        };
         let received = polled.unwrap_or_else(|| seqpacket::receive(&self.socket, ANSWER_WITHIN));
         let answer = match received {
             Ok(Received::Message(text)) => text,
