@@ -8,7 +8,9 @@
 //! restarted. So each perflab holds an exclusive `flock` on its own folder
 //! for as long as it lives, and the kernel drops that lock when the
 //! process ends, however it ends. A folder nobody holds a lock on is left
-//! over, and the next perflab to make a folder of its own removes it.
+//! over, and the next perflab to finish with a folder of its own removes
+//! it then, once its runs are over (not as it starts, where every
+//! millisecond delays the first run).
 //!
 //! Why a lock, not the owner's process id written into the folder: a
 //! process id says nothing in another PID namespace (a container sharing
@@ -23,8 +25,7 @@
 //! writing profiles keeps its folder young.
 
 use std::fs::File;
-use std::path::{Path, PathBuf};
-use std::thread::JoinHandle;
+use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use crate::error::{Error, Result};
@@ -37,18 +38,16 @@ const PREFIX: &str = "perflab-profiles-";
 pub const LEFT_OVER_AFTER: Duration = Duration::from_secs(3600);
 
 /// A private folder for the profiles that instrumented runs write, locked
-/// while this process lives and removed when dropped.
+/// while this process lives; when dropped, it is removed with the folders
+/// that killed perflabs left beside it.
 #[derive(Debug)]
 pub struct ProfileFolder {
-    /// The removal of left-over folders, waited for when this one goes.
-    sweep: Option<JoinHandle<()>>,
     folder: tempfile::TempDir,
     _lock: File,
 }
 
 impl ProfileFolder {
-    /// Makes and locks a new folder in the temporary folder, and removes,
-    /// on a thread of its own, the folders that killed perflabs left there.
+    /// Makes and locks a new folder in the temporary folder.
     pub fn create() -> Result<Self> {
         let temp = std::env::temp_dir();
         let io = |path: &Path| {
@@ -61,13 +60,7 @@ impl ProfileFolder {
             .map_err(io(&temp))?;
         let lock = File::open(folder.path()).map_err(io(folder.path()))?;
         flock(&lock, libc::LOCK_EX).map_err(io(folder.path()))?;
-        let own = folder.path().to_path_buf();
-        let sweep = std::thread::Builder::new()
-            .name("perflab-profile-sweep".into())
-            .spawn(move || remove_left_over(&temp, &own, SystemTime::now()))
-            .ok();
         Ok(Self {
-            sweep,
             folder,
             _lock: lock,
         })
@@ -81,8 +74,8 @@ impl ProfileFolder {
 
 impl Drop for ProfileFolder {
     fn drop(&mut self) {
-        if let Some(sweep) = self.sweep.take() {
-            let _ = sweep.join();
+        if let Some(temp) = self.folder.path().parent() {
+            remove_left_over(temp, self.folder.path(), SystemTime::now());
         }
     }
 }
@@ -100,7 +93,7 @@ fn remove_left_over(temp: &Path, own: &Path, now: SystemTime) {
             && entry.file_type().is_ok_and(|kind| kind.is_dir())
     });
     for entry in candidates {
-        let path: PathBuf = entry.path();
+        let path = entry.path();
         if path == own {
             continue;
         }
@@ -138,7 +131,7 @@ fn flock(file: &File, operation: libc::c_int) -> std::io::Result<()> {
 mod tests {
     use super::*;
 
-    fn folder_in(temp: &Path, name: &str, untouched: Duration) -> PathBuf {
+    fn folder_in(temp: &Path, name: &str, untouched: Duration) -> std::path::PathBuf {
         let path = temp.join(name);
         std::fs::create_dir(&path).unwrap();
         std::fs::write(path.join("run-1.json"), "{}").unwrap();

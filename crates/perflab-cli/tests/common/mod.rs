@@ -45,15 +45,7 @@ impl Scratch {
 
     /// The perflab binary, run in the scratch directory with its store there.
     pub fn perflab(&self) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_perflab"));
-        cmd.current_dir(self.dir.path())
-            .env_remove("PERFLAB_STORE")
-            .env_remove("PERFLAB_HOST");
-        // The shared store's settings come from the test alone.
-        for variable in postgres::CONNECTION_VARIABLES {
-            cmd.env_remove(variable);
-        }
-        cmd
+        Command::from_std(self.perflab_process())
     }
 
     /// [`Scratch::perflab`] as a `std::process::Command`, for a test that
@@ -63,6 +55,7 @@ impl Scratch {
         cmd.current_dir(self.dir.path())
             .env_remove("PERFLAB_STORE")
             .env_remove("PERFLAB_HOST");
+        // The shared store's settings come from the test alone.
         for variable in postgres::CONNECTION_VARIABLES {
             cmd.env_remove(variable);
         }
