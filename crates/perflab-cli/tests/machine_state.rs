@@ -16,11 +16,14 @@ fn warnings(result: &serde_json::Value) -> Vec<String> {
 #[test]
 fn an_ab_result_records_the_state_of_the_machine_in_the_json_and_the_store() {
     let s = Scratch::new();
+    // /proc/stat counts CPU time in ticks of 10 ms: runs of `true` can all
+    // end within one tick, and then no share can be taken. Four runs of
+    // 30 ms take several.
     let out = s
         .perflab()
         .args([
             "ab",
-            "true",
+            "sleep 0.03",
             "--max-runs",
             "2",
             "--min-runs",
