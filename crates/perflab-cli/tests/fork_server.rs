@@ -115,6 +115,65 @@ fn environment_overrides_and_the_working_directory_reach_a_command_started_by_th
     assert!(seen.lines().count() >= 4, "{seen}");
 }
 
+/// Writes an executable `#!/bin/sh` script of `body` at `path`.
+fn script(path: &std::path::Path, body: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn a_program_the_fork_server_found_in_path_that_goes_away_is_searched_for_again() {
+    let s = Scratch::new();
+    let seen = s.path("seen.txt");
+    // The first one found removes itself at its first run; the next run
+    // must find the second, as a search of PATH at every run would.
+    script(
+        &s.path("first/prog"),
+        &format!("rm -f \"$0\"; echo first >> {}", seen.display()),
+    );
+    script(
+        &s.path("second/prog"),
+        &format!("echo second >> {}", seen.display()),
+    );
+    let path = format!(
+        "{}:{}:/usr/bin:/bin",
+        s.path("first").display(),
+        s.path("second").display()
+    );
+    let out = s
+        .perflab_process()
+        .env("PATH", path)
+        .args(["run", "-N", "prog", "--runs", "3", "--warmup", "0"])
+        .output()
+        .unwrap();
+    common::assert_exit(&out, 0);
+    let seen = std::fs::read_to_string(seen).unwrap();
+    assert_eq!(
+        seen.lines().collect::<Vec<_>>(),
+        ["first", "second", "second"]
+    );
+}
+
+#[test]
+fn a_program_the_fork_server_found_in_path_runs_under_the_name_it_was_given() {
+    let s = Scratch::new();
+    let seen = s.path("seen.txt");
+    let record = format!("echo \"$0\" >> {}", seen.display());
+    let out = s
+        .perflab_process()
+        .args([
+            "run", "-N", "--runs", "2", "--warmup", "0", "--", "sh", "-c",
+        ])
+        .arg(&record)
+        .output()
+        .unwrap();
+    common::assert_exit(&out, 0);
+    let seen = std::fs::read_to_string(seen).unwrap();
+    assert_eq!(seen.lines().collect::<Vec<_>>(), ["sh", "sh"]);
+}
+
 #[test]
 fn a_command_started_by_the_fork_server_holds_no_socket_of_perflab_or_the_server() {
     let s = Scratch::new();

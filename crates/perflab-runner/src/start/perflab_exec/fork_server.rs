@@ -13,6 +13,7 @@ use std::os::fd::{FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 
 use super::fail;
+use super::program_path::ProgramPaths;
 use super::spawn::{Launch, Spawner};
 use crate::cpu_set::CpuSet;
 use crate::protocol::{MAX_REQUEST, Reply, Request};
@@ -40,13 +41,16 @@ pub(super) fn serve(socket: RawFd, memory_tasks: Option<OsString>) -> ! {
     // Reserved once, never initialised as a whole: only the bytes a request
     // fills are touched, so this process stays as small as at its start.
     let mut buffer: Vec<u8> = Vec::with_capacity(MAX_REQUEST);
-    let mut spawner = Spawner::new();
-    let environment = Environment::of_this_process();
+    let mut server = Server {
+        spawner: Spawner::new(),
+        environment: Environment::of_this_process(),
+        programs: ProgramPaths::new(),
+    };
     let mut spin = false;
     loop {
         spin = match receive(socket, &mut buffer, spin) {
             None => std::process::exit(0),
-            Some(Ok(stdio)) => run(socket, &buffer, stdio, &mut spawner, &environment),
+            Some(Ok(stdio)) => run(socket, &buffer, stdio, &mut server),
             Some(Err(errno)) => {
                 reply(socket, Reply::Refused { errno });
                 false
@@ -55,18 +59,24 @@ pub(super) fn serve(socket: RawFd, memory_tasks: Option<OsString>) -> ! {
     }
 }
 
+/// What the server keeps from one request to the next.
+struct Server {
+    spawner: Spawner,
+    environment: Environment,
+    programs: ProgramPaths,
+}
+
 /// Starts one request's command, tells perflab its pid, waits, reports.
-/// The command starts through `spawner`, sharing this process's memory
-/// until its exec, where perflab reads its peak memory from a cgroup. True
-/// when the run was reported on and perflab asked the server to poll for
-/// the next request without sleeping.
-fn run(
-    socket: RawFd,
-    request: &[u8],
-    stdio: [OwnedFd; 3],
-    spawner: &mut Spawner,
-    environment: &Environment,
-) -> bool {
+/// The command starts through the server's spawner, sharing this process's
+/// memory until its exec, where perflab reads its peak memory from a
+/// cgroup. True when the run was reported on and perflab asked the server
+/// to poll for the next request without sleeping.
+fn run(socket: RawFd, request: &[u8], stdio: [OwnedFd; 3], server: &mut Server) -> bool {
+    let Server {
+        spawner,
+        environment,
+        programs,
+    } = server;
     let Some(request) = Request::decode(request) else {
         reply(
             socket,
@@ -82,6 +92,10 @@ fn run(
     let cwd = request.cwd.map(c_string);
     let cgroup_procs = request.cgroup_procs.map(c_string);
     let env = (!request.env.is_empty()).then(|| environment.with(&request.env));
+    let program = request
+        .argv
+        .first()
+        .and_then(|name| programs.look_up(name, environment.path(&request.env)));
     let cpus = match request.cpus.map(cpu_mask) {
         None => None,
         Some(Some(mask)) => Some(mask),
@@ -94,6 +108,7 @@ fn run(
     let fds = [0, 1, 2].map(|i| std::os::fd::AsRawFd::as_raw_fd(&stdio[i]));
     let launch = Launch {
         argv: &argv,
+        program,
         env: env.as_ref().map(|env| env.pointers.as_slice()),
         cwd: cwd.as_deref(),
         stdio: Some(fds),
@@ -158,6 +173,17 @@ impl Environment {
             .filter_map(|(k, v)| CString::new([k.as_bytes(), b"=", v.as_bytes()].concat()).ok())
             .collect();
         Environment { pairs }
+    }
+
+    /// The PATH a run with `overrides` (`KEY=VALUE`) has: the last
+    /// override's, else this process's.
+    fn path<'a>(&'a self, overrides: &[&'a [u8]]) -> Option<&'a [u8]> {
+        let path = |pair: &'a [u8]| pair.strip_prefix(b"PATH=");
+        overrides
+            .iter()
+            .rev()
+            .find_map(|pair| path(pair))
+            .or_else(|| self.pairs.iter().find_map(|pair| path(pair.as_bytes())))
     }
 
     /// This environment with `overrides` (`KEY=VALUE`) applied: an
@@ -334,6 +360,18 @@ mod tests {
         });
         assert!(receive(server.as_raw_fd(), &mut buffer, true).is_none());
         closer.join().unwrap();
+    }
+
+    #[test]
+    fn a_run_s_path_is_its_last_override_s_or_else_the_server_s() {
+        let environment = Environment {
+            pairs: vec![c"HOME=/root".into(), c"PATH=/usr/bin:/bin".into()],
+        };
+        assert_eq!(environment.path(&[]), Some(&b"/usr/bin:/bin"[..]));
+        let overrides: [&[u8]; 3] = [b"PATH=/a", b"PATHS=/x", b"PATH=/b"];
+        assert_eq!(environment.path(&overrides), Some(&b"/b"[..]));
+        let none = Environment { pairs: Vec::new() };
+        assert_eq!(none.path(&[b"HOME=/root"]), None);
     }
 
     #[test]

@@ -27,6 +27,7 @@
 //! none of perflab's, so its resident size stays that of a small C program.
 
 mod fork_server;
+mod program_path;
 mod spawn;
 
 use std::ffi::{CString, OsString};
@@ -78,6 +79,7 @@ fn once(report_fd: libc::c_int, cgroup_procs: Option<CString>, args: Vec<OsStrin
     // environment, the directory and the output pipes.
     let launch = spawn::Launch {
         argv: &argv,
+        program: None,
         env: None,
         cwd: None,
         stdio: None,

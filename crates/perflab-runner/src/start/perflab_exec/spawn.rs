@@ -20,6 +20,11 @@ unsafe extern "C" {
 pub(crate) struct Launch<'a> {
     /// The program (looked up in PATH) and its arguments.
     pub argv: &'a [CString],
+    /// Where the program was found in PATH before the start, if it was
+    /// looked up there (see the `program_path` module): exec'd first,
+    /// `argv[0]` unchanged, with `execvp`'s search of `argv[0]` should
+    /// that fail.
+    pub program: Option<&'a CStr>,
     /// The whole environment: pointers to `KEY=VALUE` strings that outlive
     /// the start, the last one null; `None` keeps this process's.
     pub env: Option<&'a [*const libc::c_char]>,
@@ -356,6 +361,11 @@ unsafe fn exec_child(
             // As std does: execvp then both passes this environment on and
             // looks the program up in its PATH.
             environ = env.as_ptr();
+        }
+        if let Some(program) = launch.program {
+            // A path with a `/`: no search, and a script without `#!` still
+            // runs with /bin/sh, as execvp does.
+            libc::execvp(program.as_ptr(), argv.as_ptr());
         }
         libc::execvp(argv[0], argv.as_ptr());
         fail()
@@ -723,6 +733,7 @@ mod tests {
     fn launch<'a>(argv: &'a [CString], env: Option<&'a [*const libc::c_char]>) -> Launch<'a> {
         Launch {
             argv,
+            program: None,
             env,
             cwd: None,
             stdio: None,
@@ -867,5 +878,44 @@ mod tests {
             std::env::var("PATH").ok().as_deref(),
             Some(&path["PATH=".len()..])
         );
+    }
+
+    #[test]
+    fn a_program_found_before_the_start_runs_under_the_name_it_was_given() {
+        let argv = c_strings(&["sh", "-c", "[ \"$0\" = sh ] && exit 5"]);
+        for share_memory in [true, false] {
+            let report = Spawner::new()
+                .start(
+                    &Launch {
+                        program: Some(c"/bin/sh"),
+                        ..launch(&argv, None)
+                    },
+                    share_memory,
+                )
+                .unwrap()
+                .wait()
+                .unwrap();
+            assert_eq!(libc::WEXITSTATUS(report.status), 5, "{share_memory}");
+        }
+    }
+
+    #[test]
+    fn a_program_found_before_the_start_that_went_away_is_searched_for_again() {
+        let argv = c_strings(&["sh", "-c", "exit 6"]);
+        for share_memory in [true, false] {
+            let report = Spawner::new()
+                .start(
+                    &Launch {
+                        program: Some(c"/nonexistent-perflab-test/sh"),
+                        ..launch(&argv, None)
+                    },
+                    share_memory,
+                )
+                .unwrap()
+                .wait()
+                .unwrap();
+            assert_eq!(report.exec_errno, 0);
+            assert_eq!(libc::WEXITSTATUS(report.status), 6, "{share_memory}");
+        }
     }
 }
