@@ -155,13 +155,7 @@ fn measure_runs(
                     .push((TRACE_ENV.to_string(), path.display().to_string()));
             }
             let outcome = executor.execute(&spec);
-            // Most commands write no profile: removing a file that is not
-            // there would cost a system call per run for nothing. (One that
-            // could not be read goes with the directory at the end.)
-            let profiled = outcome.as_ref().is_ok_and(|o| o.profile_json.is_some());
-            if let (true, Some(path)) = (profiled, &spec.profile_path) {
-                let _ = std::fs::remove_file(path);
-            }
+            crate::engine::remove_profile(&spec, &outcome);
             let outcome = outcome?;
             if outcome.exit == ExitState::Interrupted {
                 break;

@@ -177,9 +177,7 @@ impl RunMaker<'_> {
         run: perflab_runner::Result<RunOutcome>,
     ) -> Result<Option<RunOutcome>> {
         let v = request.variant;
-        if let Some(path) = &spec.profile_path {
-            let _ = std::fs::remove_file(path);
-        }
+        remove_profile(spec, &run);
         let run = run?;
         if run.exit == ExitState::Interrupted {
             return Ok(None);
@@ -233,6 +231,17 @@ impl RunMaker<'_> {
             }
         }
         Ok(Some(run))
+    }
+}
+
+/// Removes the profile a run made from `spec` wrote, once read. Most
+/// commands write none: removing a file that is not there would cost a
+/// system call per run for nothing, on the way to the next run. (One that
+/// could not be read goes with the profile folder at the end.)
+pub fn remove_profile(spec: &RunSpec, run: &perflab_runner::Result<RunOutcome>) {
+    let profiled = run.as_ref().is_ok_and(|o| o.profile_json.is_some());
+    if let (true, Some(path)) = (profiled, &spec.profile_path) {
+        let _ = std::fs::remove_file(path);
     }
 }
 
