@@ -22,6 +22,12 @@
 //! is off (`--max-cpu-wait off`) so that every tool makes exactly [`RUNS`]
 //! runs; what it costs is the per-run cgroup, which stays on.
 //!
+//! hyperfine also runs `true` named by its path, found in PATH before the
+//! rounds: perflab's fork server looks a program up in PATH once per
+//! experiment, where hyperfine's runs each search PATH as `execvp` does,
+//! so that row shows how much of a difference between the two is that
+//! search, which depends on the machine's PATH.
+//!
 //! hyperfine and `perflab run` also run once more per round with one run
 //! and no warm-up, so that their cost splits into what an experiment costs
 //! whatever its runs (start, preparations, report) and what each further
@@ -100,6 +106,15 @@ fn suite_file(dir: &Path, per_cell: usize) -> std::path::PathBuf {
     path
 }
 
+/// Where `program` is in PATH, as `execvp` would find it.
+fn in_path(program: &str) -> std::path::PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+        .unwrap_or_else(|| panic!("no {program} in PATH"))
+}
+
 fn main() {
     if Command::new("hyperfine").arg("--version").output().is_err() {
         eprintln!("hyperfine is not installed: apt-get install hyperfine");
@@ -121,6 +136,7 @@ fn main() {
     let bare_run = [
         "run", "-N", "true", "--runs", &runs, "--warmup", "3", "--quiet", "--output", "null",
     ];
+    let true_path = in_path("true");
     let tools: Vec<(&str, MakeCommand)> = vec![
         (
             "hyperfine -N",
@@ -222,6 +238,18 @@ fn main() {
                         "true",
                     ],
                 )
+            }),
+        ),
+        (
+            "hyperfine -N, by path",
+            Box::new(|| {
+                let mut h = Command::new("hyperfine");
+                h.current_dir(d)
+                    .args(["-N", "--runs", &runs, "--warmup", "3", "--style", "none"])
+                    .arg(&true_path)
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null());
+                h
             }),
         ),
     ];
