@@ -19,7 +19,6 @@
 //! changes: a program put earlier in PATH during an experiment is not seen
 //! by its later runs, as with a shell's table.
 
-use std::collections::HashMap;
 use std::ffi::{CStr, CString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -28,17 +27,19 @@ use std::path::Path;
 /// table starts again, so the server stays small whatever it is asked.
 const REMEMBERED: usize = 64;
 
-/// The programs found so far, by name and the PATH they were looked up in.
+/// A program's name, the PATH it was looked up in, and what was found.
+type Found = (Vec<u8>, Vec<u8>, Option<CString>);
+
+/// The programs looked up so far. A list searched in order, not a map: an
+/// experiment runs one or a few, and finding one allocates nothing.
 pub(super) struct ProgramPaths {
-    found: HashMap<(Vec<u8>, Vec<u8>), Option<CString>>,
+    found: Vec<Found>,
 }
 
 impl ProgramPaths {
     /// Nothing found yet.
     pub(super) fn new() -> Self {
-        Self {
-            found: HashMap::new(),
-        }
+        Self { found: Vec::new() }
     }
 
     /// The path to exec for `program` where the run's PATH is `path`
@@ -49,13 +50,22 @@ impl ProgramPaths {
         if program.is_empty() || program.contains(&b'/') {
             return None;
         }
-        if self.found.len() >= REMEMBERED {
-            self.found.clear();
-        }
-        self.found
-            .entry((program.to_vec(), path.to_vec()))
-            .or_insert_with(|| search(program, path))
-            .as_deref()
+        let known = self
+            .found
+            .iter()
+            .position(|(name, looked_in, _)| name == program && looked_in == path);
+        let index = match known {
+            Some(index) => index,
+            None => {
+                if self.found.len() >= REMEMBERED {
+                    self.found.clear();
+                }
+                let found = search(program, path);
+                self.found.push((program.to_vec(), path.to_vec(), found));
+                self.found.len() - 1
+            }
+        };
+        self.found[index].2.as_deref()
     }
 }
 

@@ -880,42 +880,37 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_program_found_before_the_start_runs_under_the_name_it_was_given() {
-        let argv = c_strings(&["sh", "-c", "[ \"$0\" = sh ] && exit 5"]);
-        for share_memory in [true, false] {
+    /// The exit codes of `argv` started with `program` as the path found
+    /// before the start, sharing memory and forked.
+    fn exit_codes_with_program_found(program: &CStr, argv: &[&str]) -> [i32; 2] {
+        let argv = c_strings(argv);
+        [true, false].map(|share_memory| {
+            let launch = Launch {
+                program: Some(program),
+                ..launch(&argv, None)
+            };
             let report = Spawner::new()
-                .start(
-                    &Launch {
-                        program: Some(c"/bin/sh"),
-                        ..launch(&argv, None)
-                    },
-                    share_memory,
-                )
-                .unwrap()
-                .wait()
-                .unwrap();
-            assert_eq!(libc::WEXITSTATUS(report.status), 5, "{share_memory}");
-        }
-    }
-
-    #[test]
-    fn a_program_found_before_the_start_that_went_away_is_searched_for_again() {
-        let argv = c_strings(&["sh", "-c", "exit 6"]);
-        for share_memory in [true, false] {
-            let report = Spawner::new()
-                .start(
-                    &Launch {
-                        program: Some(c"/nonexistent-perflab-test/sh"),
-                        ..launch(&argv, None)
-                    },
-                    share_memory,
-                )
+                .start(&launch, share_memory)
                 .unwrap()
                 .wait()
                 .unwrap();
             assert_eq!(report.exec_errno, 0);
-            assert_eq!(libc::WEXITSTATUS(report.status), 6, "{share_memory}");
-        }
+            libc::WEXITSTATUS(report.status)
+        })
+    }
+
+    #[test]
+    fn a_program_found_before_the_start_runs_under_the_name_it_was_given() {
+        let argv = ["sh", "-c", "[ \"$0\" = sh ] && exit 5"];
+        assert_eq!(exit_codes_with_program_found(c"/bin/sh", &argv), [5, 5]);
+    }
+
+    #[test]
+    fn a_program_found_before_the_start_that_went_away_is_searched_for_again() {
+        let gone = c"/nonexistent-perflab-test/sh";
+        assert_eq!(
+            exit_codes_with_program_found(gone, &["sh", "-c", "exit 6"]),
+            [6, 6]
+        );
     }
 }
