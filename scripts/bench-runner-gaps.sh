@@ -22,7 +22,9 @@
 # forks the next run (the runner: perflab's fork server, or hyperfine),
 # and how many wake-ups of processes on other CPUs it makes before that:
 # on a virtual machine each such wake-up is an interrupt to another CPU,
-# whose sending holds up the exiting command's CPU, and the runner with it;
+# whose sending holds up the exiting command's CPU, and the runner with it
+# (counted at the exits where the runner was asleep, and how many those
+# were: on a busy machine a runner waiting for a CPU is not woken);
 # and, at the start, the runner's own work once the new process has
 # released it (its exec; both runners fork as vfork does) until the
 # runner sleeps, during which the new process waits on the same CPU.
@@ -147,13 +149,24 @@ for tool in tools:
             other_cpus.append(sum(1 for _, _, other in made[: runner[0]] if other))
     median = lambda values: statistics.median(values) if values else float("nan")
     p90 = lambda values: sorted(values)[int(0.9 * (len(values) - 1))] if values else float("nan")
+    # A runner that was not asleep at an exit (on a busy machine, one
+    # waiting for a CPU) is not woken there: those exits are left out, and
+    # said so where that is all of them.
+    if runner_woken:
+        at_exit = (
+            f"the runner woken after {median(runner_woken):.1f} µs (at {len(runner_woken)} of "
+            f"{len(order) - 1} exits), other CPUs woken before it "
+            f"{statistics.mean(other_cpus):.2f} times per run (mean)"
+        )
+    else:
+        at_exit = "the runner never woken (not asleep at any exit)"
+    released = [us(t) for t in runner_after_release.values()]
+    at_start = f"{median(released):.1f} µs" if released else "not seen"
     print(
         f"{tool}: {len(order)} runs; medians: between runs {median(between):.1f} µs "
         f"(90th percentile {p90(between):.1f} µs), "
         f"fork to exec {median(fork_to_exec):.1f} µs, exec to exit {median(exec_to_exit):.1f} µs, "
-        f"a run {median(cycle):.1f} µs; at the command's exit, the runner woken after "
-        f"{median(runner_woken):.1f} µs, other CPUs woken before it "
-        f"{statistics.mean(other_cpus) if other_cpus else float('nan'):.2f} times per run (mean); "
-        f"at the start, the runner's work once released {median([us(t) for t in runner_after_release.values()]):.1f} µs"
+        f"a run {median(cycle):.1f} µs; at the command's exit, {at_exit}; "
+        f"at the start, the runner's work once released {at_start}"
     )
 EOF
