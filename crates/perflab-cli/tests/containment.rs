@@ -368,15 +368,16 @@ fn the_runner_gaps_script_splits_a_run_of_perflab_from_the_kernel_s_events() {
     // start were found too. On a busy machine the server may be waiting
     // for a CPU, not asleep, at every exit of so few runs: then only that
     // is said.
-    let load: Vec<f64> = stdout
+    // "load average at the start: 0.28 0.72 0.87 on 2 CPUs; ..."
+    let (load, cpus): (f64, f64) = stdout
         .lines()
         .find_map(|line| line.strip_prefix("load average at the start: "))
         .map(|rest| {
             let words: Vec<&str> = rest.split_whitespace().collect();
-            vec![words[0].parse().unwrap(), words[4].parse().unwrap()]
+            (words[0].parse().unwrap(), words[4].parse().unwrap())
         })
         .unwrap_or_else(|| panic!("no load average in {stdout}"));
-    let quiet = load[0] < load[1];
+    let quiet = load < cpus;
     let woken = perflab.contains("the runner woken after ")
         && perflab.contains("other CPUs woken before it ");
     let never_asleep = perflab.contains("the runner never woken (not asleep at any exit)");

@@ -172,7 +172,9 @@ pub struct RunSpec {
     pub timeout: Option<Duration>,
     /// Which metrics to look for in the output.
     pub extractor: Arc<MetricExtractor>,
-    /// Where the run's instrumentation library should write its profile.
+    /// Where the run's instrumentation library should write its profile;
+    /// the executor reads it into the outcome's `profile_json` and removes
+    /// the file.
     pub profile_path: Option<PathBuf>,
     /// The CPUs the run is pinned to (its whole process tree), if any.
     pub cpus: Option<CpuSet>,

@@ -92,10 +92,10 @@ impl Duet {
         };
         let seconds = |t: Instant| t.saturating_duration_since(self.origin).as_secs_f64();
         let times = [[seconds(a.1), seconds(a.2)], [seconds(b.1), seconds(b.2)]];
-        let Some(run_a) = maker.keep(requests[0], &specs[0], a.0)? else {
+        let Some(run_a) = maker.keep(requests[0], a.0)? else {
             return Ok(None);
         };
-        let Some(run_b) = maker.keep(requests[1], &specs[1], b.0)? else {
+        let Some(run_b) = maker.keep(requests[1], b.0)? else {
             return Ok(None);
         };
         if !requests[0].warmup {

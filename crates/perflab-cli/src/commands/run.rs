@@ -154,9 +154,7 @@ fn measure_runs(
                 spec.env
                     .push((TRACE_ENV.to_string(), path.display().to_string()));
             }
-            let outcome = executor.execute(&spec);
-            crate::engine::remove_profile(&spec, &outcome);
-            let outcome = outcome?;
+            let outcome = executor.execute(&spec)?;
             if outcome.exit == ExitState::Interrupted {
                 break;
             }

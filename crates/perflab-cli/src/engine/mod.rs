@@ -45,8 +45,8 @@ pub use progress::{
 };
 pub use quiet::{Gate, QuietGate};
 pub use runs::{
-    RunChecks, RunMaker, RunRequest, failed_run, make_trace_dir, missing_metric, remove_profile,
-    tell_traces, trace_path,
+    RunChecks, RunMaker, RunRequest, failed_run, make_trace_dir, missing_metric, tell_traces,
+    trace_path,
 };
 
 use perflab_format::contention::ContentionDoc;

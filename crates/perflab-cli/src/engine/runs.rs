@@ -141,7 +141,7 @@ impl RunMaker<'_> {
         }
         let spec = self.spec(request.variant, 0, self.checks.pin.clone());
         let run = executor.execute(&spec);
-        self.keep(request, &spec, run)
+        self.keep(request, run)
     }
 
     /// What to start for `variant`; `slot` tells apart the profiles of
@@ -168,16 +168,14 @@ impl RunMaker<'_> {
         }
     }
 
-    /// Stores a run made from `spec` and checks it; `None` when Ctrl-C
+    /// Stores a run made for `request` and checks it; `None` when Ctrl-C
     /// stopped it (such a run is not kept).
     pub fn keep(
         &mut self,
         request: &RunRequest,
-        spec: &RunSpec,
         run: perflab_runner::Result<RunOutcome>,
     ) -> Result<Option<RunOutcome>> {
         let v = request.variant;
-        remove_profile(spec, &run);
         let run = run?;
         if run.exit == ExitState::Interrupted {
             return Ok(None);
@@ -231,17 +229,6 @@ impl RunMaker<'_> {
             }
         }
         Ok(Some(run))
-    }
-}
-
-/// Removes the profile a run made from `spec` wrote, once read. Most
-/// commands write none: removing a file that is not there would cost a
-/// system call per run for nothing, on the way to the next run. (One that
-/// could not be read goes with the profile folder at the end.)
-pub fn remove_profile(spec: &RunSpec, run: &perflab_runner::Result<RunOutcome>) {
-    let profiled = run.as_ref().is_ok_and(|o| o.profile_json.is_some());
-    if let (true, Some(path)) = (profiled, &spec.profile_path) {
-        let _ = std::fs::remove_file(path);
     }
 }
 

@@ -458,9 +458,19 @@ impl Settle<'_> {
                     self.profiles
                         .is_none_or(ProfileWatch::written_since_last_look)
                 })
-                .and_then(|p| std::fs::read_to_string(p).ok()),
+                .and_then(|p| read_profile(p)),
         }
     }
+}
+
+/// The profile at `path`, read and then removed, so that its folder holds
+/// only profiles not yet read. A run that wrote none costs nothing more:
+/// only a file that was read is removed (one that could not be read goes
+/// with its folder).
+fn read_profile(path: &Path) -> Option<String> {
+    let profile = std::fs::read_to_string(path).ok()?;
+    let _ = std::fs::remove_file(path);
+    Some(profile)
 }
 
 /// Reads the run's output until it ended and its pipes closed (or the
