@@ -375,6 +375,19 @@ pub trait Executor {
     /// Performs one run. Errors are for runs that could not be started at all.
     fn execute(&mut self, spec: &RunSpec) -> Result<RunOutcome>;
 
+    /// Performs one run as [`Executor::execute`] does, and calls `beside`
+    /// once: the caller's work that need not come between two runs (the
+    /// store's write of the runs made so far), so that it leaves the path
+    /// from one run's end to the next run's start. The process executor
+    /// calls it while the command runs where a CPU is free for it, as it
+    /// does its own such work, else once the run is over; this default,
+    /// once the run is over.
+    fn execute_beside(&mut self, spec: &RunSpec, beside: &mut dyn FnMut()) -> Result<RunOutcome> {
+        let outcome = self.execute(spec);
+        beside();
+        outcome
+    }
+
     /// Gets ready for the first run (the process executor makes its cgroups
     /// and starts its fork server), so that what takes time there overlaps
     /// the caller's own preparations. Optional: the first run does what was
@@ -401,6 +414,10 @@ pub trait Executor {
 impl<E: Executor + ?Sized> Executor for &mut E {
     fn execute(&mut self, spec: &RunSpec) -> Result<RunOutcome> {
         (**self).execute(spec)
+    }
+
+    fn execute_beside(&mut self, spec: &RunSpec, beside: &mut dyn FnMut()) -> Result<RunOutcome> {
+        (**self).execute_beside(spec, beside)
     }
 
     fn prepare(&mut self) {

@@ -154,8 +154,12 @@ fn measure_runs(
                 spec.env
                     .push((TRACE_ENV.to_string(), path.display().to_string()));
             }
-            let outcome = executor.execute(&spec)?;
+            let mut written = Ok(());
+            let outcome = executor.execute_beside(&spec, &mut || {
+                written = batch.write_if_full();
+            })?;
             if outcome.exit == ExitState::Interrupted {
+                written?;
                 break;
             }
             sequence += 1;
@@ -168,6 +172,7 @@ fn measure_runs(
                 warmup: is_warmup,
             };
             batch.add(place, &outcome)?;
+            written?;
             if !outcome.exit.success() && !args.run.ignore_failure {
                 return Err(crate::engine::failed_run(
                     format!("run {}", i + 1),

@@ -140,8 +140,16 @@ impl RunMaker<'_> {
             return Ok(None);
         }
         let spec = self.spec(request.variant, 0, self.checks.pin.clone());
-        let run = executor.execute(&spec);
-        self.keep(request, run)
+        let mut written = Ok(());
+        let batch = &mut self.batch;
+        let run = executor.execute_beside(&spec, &mut || {
+            if let Some(batch) = batch.as_mut() {
+                written = batch.write_if_full();
+            }
+        });
+        let kept = self.keep(request, run)?;
+        written?;
+        Ok(kept)
     }
 
     /// What to start for `variant`; `slot` tells apart the profiles of

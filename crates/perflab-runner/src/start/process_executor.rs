@@ -246,7 +246,17 @@ impl Executor for ProcessExecutor {
     }
 
     fn execute(&mut self, spec: &RunSpec) -> Result<RunOutcome> {
-        let argv = argv(spec)?;
+        self.execute_beside(spec, &mut || {})
+    }
+
+    fn execute_beside(&mut self, spec: &RunSpec, beside: &mut dyn FnMut()) -> Result<RunOutcome> {
+        let argv = match argv(spec) {
+            Ok(argv) => argv,
+            Err(e) => {
+                beside();
+                return Err(e);
+            }
+        };
         let profile_dir = spec.profile_path.as_deref().and_then(Path::parent);
         if let Some(dir) = profile_dir
             && self.profiles.as_ref().is_none_or(|w| w.dir() != dir)
@@ -266,23 +276,36 @@ impl Executor for ProcessExecutor {
             poll,
         };
         let stdio = match self.next_pipes.take() {
-            Some(pipes) if spec.output == Output::Pipe => pipes,
-            _ => RunStdio::open(&spec.output)?,
+            Some(pipes) if spec.output == Output::Pipe => Ok(pipes),
+            _ => RunStdio::open(&spec.output),
         };
-        let (mut run, pipes) = start(
-            &mut self.server,
-            self.counters.as_ref(),
-            spec,
-            &argv,
-            &placement,
-            stdio,
-        )?;
+        let started = stdio.and_then(|stdio| {
+            start(
+                &mut self.server,
+                self.counters.as_ref(),
+                spec,
+                &argv,
+                &placement,
+                stdio,
+            )
+        });
+        let (mut run, pipes) = match started {
+            Ok(started) => started,
+            Err(e) => {
+                beside();
+                return Err(e);
+            }
+        };
         // While the command runs, where that takes no CPU from it: the last
-        // run's descriptors are closed and the next run's pipes made (a
-        // failure to make them is met, and reported, at the next run).
+        // run's descriptors are closed, the next run's pipes made (a
+        // failure to make them is met, and reported, at the next run) and
+        // the caller's work beside the run done.
         self.retired.clear();
         if poll && spec.output == Output::Pipe {
             self.next_pipes = RunStdio::open(&Output::Pipe).ok();
+        }
+        if poll {
+            beside();
         }
         let mut streams: Vec<Stream> = pipes.into_iter().map(Stream::new).collect();
         let watched = watch(
@@ -304,6 +327,9 @@ impl Executor for ProcessExecutor {
                 None
             }
         };
+        if !poll {
+            beside();
+        }
         let (report, killed_for, settled) = watched?;
         let Settled {
             left_running,
