@@ -10,8 +10,9 @@
 #   scripts/bench-runner-gaps.sh [--runs N] [--perflab PATH]
 #
 # For each tool it prints the median over its N runs (300) of (and, for
-# the time between runs, the 90th percentile too, where a runner's
-# occasional slow turn shows):
+# the time between runs, the 90th percentile, where a runner's occasional
+# slow turn shows, and the mean, where a rare long one does, such as a
+# write to the store every 64 runs):
 #   between runs   the command's exit to the fork of the next run: the
 #                  runner's own time on the path from one run to the next
 #                  (reaping, reading counters, reporting, starting again);
@@ -149,6 +150,7 @@ for tool in tools:
             other_cpus.append(sum(1 for _, _, other in made[: runner[0]] if other))
     median = lambda values: statistics.median(values) if values else float("nan")
     p90 = lambda values: sorted(values)[int(0.9 * (len(values) - 1))] if values else float("nan")
+    mean = lambda values: statistics.mean(values) if values else float("nan")
     # A runner that was not asleep at an exit (on a busy machine, one
     # waiting for a CPU) is not woken there: those exits are left out, and
     # said so where that is all of them.
@@ -164,7 +166,7 @@ for tool in tools:
     at_start = f"{median(released):.1f} µs" if released else "not seen"
     print(
         f"{tool}: {len(order)} runs; medians: between runs {median(between):.1f} µs "
-        f"(90th percentile {p90(between):.1f} µs), "
+        f"(90th percentile {p90(between):.1f} µs, mean {mean(between):.1f} µs), "
         f"fork to exec {median(fork_to_exec):.1f} µs, exec to exit {median(exec_to_exit):.1f} µs, "
         f"a run {median(cycle):.1f} µs; at the command's exit, {at_exit}; "
         f"at the start, the runner's work once released {at_start}"

@@ -361,7 +361,9 @@ fn the_runner_gaps_script_splits_a_run_of_perflab_from_the_kernel_s_events() {
         "{perflab}"
     );
     assert!(
-        perflab.contains(" µs, a run ") && !perflab.contains("nan"),
+        perflab.contains(" µs, a run ")
+            && perflab.contains(" µs, mean ")
+            && !perflab.contains("nan"),
         "{perflab}"
     );
     // The wake-ups at the command's exit and the server's work at its
