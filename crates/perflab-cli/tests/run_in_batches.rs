@@ -67,3 +67,46 @@ fn ctrl_c_keeps_every_finished_run_of_a_fast_command() {
         .unwrap();
     assert_eq!(status, "incomplete");
 }
+
+#[test]
+fn runs_wait_for_the_store_one_batch_at_most_and_a_kill_loses_no_more() {
+    let s = Scratch::new();
+    // Each run leaves a line, so that the runs made can be counted beside
+    // those stored, and after perflab is gone.
+    let log = s.dir.path().join("made.log");
+    let made = || match std::fs::read_to_string(&log) {
+        Ok(text) => text.lines().count() as i64,
+        Err(_) => 0,
+    };
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_perflab"))
+        .current_dir(s.dir.path())
+        .args(["run", "--runs", "1000000", "--quiet", "echo x >> made.log"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // A batch holds at most 64 runs; beside them are the run under way
+    // (whose line may be written) and the run that finished between the
+    // two counts.
+    let most_waiting = 64 + 2;
+    let mut samples = 0;
+    while samples < 30 || stored_runs(&s) < 200 {
+        let stored = stored_runs(&s);
+        let made = made();
+        assert!(
+            made - stored <= most_waiting,
+            "{made} runs made, {stored} stored"
+        );
+        samples += 1;
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    let _ = child.wait_with_output();
+    // The fork server ends the run under way once perflab is gone.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let (made, stored) = (made(), stored_runs(&s));
+    assert!(
+        made - stored <= most_waiting,
+        "after the kill: {made} runs made, {stored} stored"
+    );
+}

@@ -379,9 +379,11 @@ pub trait Executor {
     /// once: the caller's work that need not come between two runs (the
     /// store's write of the runs made so far), so that it leaves the path
     /// from one run's end to the next run's start. The process executor
-    /// calls it while the command runs where a CPU is free for it, as it
-    /// does its own such work, else once the run is over; this default,
-    /// once the run is over.
+    /// calls it while the command runs where the machine has several CPUs
+    /// and no other run goes on beside this one (the condition under which
+    /// it polls for the run's end), as it does its own such work, else
+    /// once the run is over (also when the command could not be started);
+    /// this default, once the run is over.
     fn execute_beside(&mut self, spec: &RunSpec, beside: &mut dyn FnMut()) -> Result<RunOutcome> {
         let outcome = self.execute(spec);
         beside();

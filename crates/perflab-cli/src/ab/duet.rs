@@ -98,6 +98,9 @@ impl Duet {
         let Some(run_b) = maker.keep(requests[1], b.0)? else {
             return Ok(None);
         };
+        // Between two pairs: a pair's runs have company of their own, so
+        // nothing is done beside them.
+        maker.write_full_batch()?;
         if !requests[0].warmup {
             self.pairs
                 .push(DuetPairDoc::new(cpus[0], times[0], times[1]));

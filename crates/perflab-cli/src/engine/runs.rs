@@ -141,15 +141,21 @@ impl RunMaker<'_> {
         }
         let spec = self.spec(request.variant, 0, self.checks.pin.clone());
         let mut written = Ok(());
-        let batch = &mut self.batch;
-        let run = executor.execute_beside(&spec, &mut || {
-            if let Some(batch) = batch.as_mut() {
-                written = batch.write_if_full();
-            }
-        });
+        let run = executor.execute_beside(&spec, &mut || written = self.write_full_batch());
         let kept = self.keep(request, run)?;
         written?;
         Ok(kept)
+    }
+
+    /// Writes the runs held in memory once they make a full batch (see
+    /// perflab-store's `RunBatch::write_if_full`): [`RunMaker::perform`]
+    /// does it beside the run it makes; a caller that keeps runs made
+    /// otherwise does it between them.
+    pub fn write_full_batch(&mut self) -> Result<()> {
+        if let Some(batch) = &mut self.batch {
+            batch.write_if_full()?;
+        }
+        Ok(())
     }
 
     /// What to start for `variant`; `slot` tells apart the profiles of
