@@ -381,9 +381,11 @@ pub trait Executor {
     /// from one run's end to the next run's start. The process executor
     /// calls it while the command runs where the machine has several CPUs
     /// and no other run goes on beside this one (the condition under which
-    /// it polls for the run's end), as it does its own such work, else
-    /// once the run is over (also when the command could not be started);
-    /// this default, once the run is over.
+    /// it polls for the run's end), as it does its own such work, and the
+    /// last run wrote little to its output pipes (at most 16 KiB: a command
+    /// writing more could fill its pipe while perflab is busy); else once
+    /// the run is over (also when the command could not be started). This
+    /// default calls it once the run is over.
     fn execute_beside(&mut self, spec: &RunSpec, beside: &mut dyn FnMut()) -> Result<RunOutcome> {
         let outcome = self.execute(spec);
         beside();

@@ -13,6 +13,8 @@ pub(crate) struct Stream {
     fd: OwnedFd,
     /// False once the pipe reached end of file (or failed).
     pub open: bool,
+    /// How many bytes were read from it.
+    pub bytes: u64,
     /// Its lines, scanned for metrics.
     pub scanner: LineScanner,
 }
@@ -28,6 +30,7 @@ impl Stream {
         Self {
             fd,
             open: true,
+            bytes: 0,
             scanner: LineScanner::default(),
         }
     }
@@ -66,6 +69,7 @@ impl Stream {
                     let read = unsafe {
                         std::slice::from_raw_parts(buffer.as_ptr().cast::<u8>(), n as usize)
                     };
+                    self.bytes += n as u64;
                     self.scanner.feed(read, extractor)
                 }
                 _ => {

@@ -1,7 +1,8 @@
 //! The caller's work beside a run (`Executor::execute_beside`): done once
-//! per run, while the command runs where a CPU is free for it.
+//! per run, while the command runs where a CPU is free for it and the
+//! command cannot fill its output pipe meanwhile.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use perflab_runner::{CommandLine, CpuSet, Executor, ProcessExecutor, RunSpec};
 
@@ -23,31 +24,77 @@ impl Drop for Folder {
     }
 }
 
+/// A run of `sh -c SCRIPT`.
+fn shell(script: &str) -> RunSpec {
+    RunSpec::new(CommandLine::Direct(vec![
+        "sh".into(),
+        "-c".into(),
+        script.into(),
+    ]))
+}
+
+/// A command that first prints `bytes` bytes, then leaves `mark` once it
+/// is over, a second later: work that finds no mark was done while it ran.
+/// A second is far longer than starting it takes, also on a busy machine.
+fn printing_then_marking(bytes: usize, mark: &Path) -> RunSpec {
+    shell(&format!(
+        "head -c {bytes} /dev/zero; sleep 1; touch '{}'",
+        mark.display()
+    ))
+}
+
+/// Whether `mark` was there when the work beside a run of `spec` was done,
+/// at each time it was.
+fn mark_seen_beside(executor: &mut ProcessExecutor, spec: &RunSpec, mark: &Path) -> Vec<bool> {
+    let _ = std::fs::remove_file(mark);
+    let mut calls = Vec::new();
+    let outcome = executor
+        .execute_beside(spec, &mut || calls.push(mark.exists()))
+        .expect("the run works");
+    assert!(outcome.exit.success(), "{outcome:?}");
+    calls
+}
+
+fn several_cpus() -> bool {
+    CpuSet::allowed().is_ok_and(|cpus| cpus.len() > 1)
+}
+
 #[test]
 fn work_beside_a_run_is_done_once_while_its_command_runs_where_a_cpu_is_free() {
     let folder = Folder::new("running");
     let mark = folder.0.join("done");
-    // The command leaves a mark once it is over: work that finds no mark
-    // was done while it ran. A second is far longer than starting it takes,
-    // also on a busy machine.
-    let spec = RunSpec::new(CommandLine::Direct(vec![
-        "sh".into(),
-        "-c".into(),
-        format!("sleep 1; touch '{}'", mark.display()),
-    ]));
+    let spec = printing_then_marking(0, &mark);
     let mut executor = ProcessExecutor::default();
-    let mut calls = Vec::new();
-    let outcome = executor
-        .execute_beside(&spec, &mut || calls.push(mark.exists()))
-        .expect("the run works");
-    assert!(outcome.exit.success(), "{outcome:?}");
-    let several_cpus = CpuSet::allowed().is_ok_and(|cpus| cpus.len() > 1);
-    // On a single CPU the work waits for the run's end, as it would
-    // otherwise take that CPU from the command.
+    // Before the first run, what the command writes is not known: the work
+    // waits for the run's end.
+    assert_eq!(mark_seen_beside(&mut executor, &spec, &mark), vec![true]);
+    // On a single CPU it always does, as it would take that CPU from the
+    // command.
     assert_eq!(
-        calls,
-        vec![!several_cpus],
-        "the mark's presence at each call"
+        mark_seen_beside(&mut executor, &spec, &mark),
+        vec![!several_cpus()]
+    );
+}
+
+#[test]
+fn work_beside_a_run_waits_for_its_end_after_a_run_that_wrote_much_output() {
+    let folder = Folder::new("output");
+    let mark = folder.0.join("done");
+    let quiet = printing_then_marking(100, &mark);
+    let loud = printing_then_marking(200_000, &mark);
+    let mut executor = ProcessExecutor::default();
+    mark_seen_beside(&mut executor, &quiet, &mark);
+    // After a quiet run, the work is done beside the loud one...
+    assert_eq!(
+        mark_seen_beside(&mut executor, &loud, &mark),
+        vec![!several_cpus()]
+    );
+    // ...whose output then keeps it off the next run.
+    assert_eq!(mark_seen_beside(&mut executor, &loud, &mark), vec![true]);
+    assert_eq!(mark_seen_beside(&mut executor, &quiet, &mark), vec![true]);
+    assert_eq!(
+        mark_seen_beside(&mut executor, &quiet, &mark),
+        vec![!several_cpus()]
     );
 }
 

@@ -88,6 +88,9 @@ pub struct ProcessExecutor {
     /// The last run's pipes and pidfd, closed once the next run started,
     /// for the same reason and on the same condition.
     retired: Vec<OwnedFd>,
+    /// How many bytes the last run's command wrote to its pipes; `None`
+    /// before a run with piped output (see [`QUIET_OUTPUT_BYTES`]).
+    last_output_bytes: Option<u64>,
     /// The folder the runs' profiles go to, watched so that a run's profile
     /// is looked for only where one was written (see the `profile_watch`
     /// module); `None` where no run has a profile path or no watch can be had.
@@ -117,6 +120,14 @@ fn cgroups<'a>(
         .as_ref();
     (cgroup, memory)
 }
+
+/// The most output the executor's last run may have written to its pipes
+/// for the caller's work to be done beside the next run
+/// ([`Executor::execute_beside`]): a quarter of a pipe's default 64 KiB,
+/// so that the command does not wait on a full pipe while perflab, busy
+/// beside it, does not read. After a run that wrote more, or before the
+/// first, that work is done once the run is over.
+const QUIET_OUTPUT_BYTES: u64 = 16 * 1024;
 
 /// Whether perflab and the server may poll for each other's messages
 /// without sleeping (see [`crate::protocol::SPIN_FOR`]): not when they
@@ -304,7 +315,12 @@ impl Executor for ProcessExecutor {
         if poll && spec.output == Output::Pipe {
             self.next_pipes = RunStdio::open(&Output::Pipe).ok();
         }
-        if poll {
+        let beside_the_run = poll
+            && (spec.output != Output::Pipe
+                || self
+                    .last_output_bytes
+                    .is_some_and(|bytes| bytes <= QUIET_OUTPUT_BYTES));
+        if beside_the_run {
             beside();
         }
         let mut streams: Vec<Stream> = pipes.into_iter().map(Stream::new).collect();
@@ -327,7 +343,10 @@ impl Executor for ProcessExecutor {
                 None
             }
         };
-        if !poll {
+        if spec.output == Output::Pipe {
+            self.last_output_bytes = Some(streams.iter().map(|s| s.bytes).sum());
+        }
+        if !beside_the_run {
             beside();
         }
         let (report, killed_for, settled) = watched?;
