@@ -9,21 +9,21 @@
 //! When: a batch that holds [`BATCH_RUNS`] runs is written beside the next
 //! run, while its command runs ([`RunBatch::write_if_full`], given to
 //! `perflab_runner::Executor::execute_beside`): a batch's write took about
-//! 0.4 ms here, which came between two runs once every 64 runs. (The
-//! executor does it after the run where it cannot beside it.) A batch
-//! whose first run is [`BATCH_AGE`] old is written as the next run is
-//! added, at once: for runs that slow, a write between two runs is a small
-//! share of a run.
+//! 0.4 ms here, which came between two runs once every 64 runs. (Where
+//! the executor cannot work beside a run, it does so once the run is
+//! over.) A batch whose first run is [`BATCH_AGE`] old is written as the
+//! next run is added, at once: for runs that slow, a write between two
+//! runs is a small share of a run.
 //!
 //! What can be lost: the caller writes the batch on every way out, Ctrl-C
 //! and a failed run included ([`RunBatch::write`]), so those lose nothing.
 //! A crash or `kill -9` of perflab loses the batch in flight: at most the
 //! runs that finished in the last [`BATCH_AGE`], never more than
 //! [`BATCH_RUNS`] and the runs made while the batch is written (one, or a
-//! duet mode's pair). Each run
-//! keeps the time it finished, not the time its batch was written. (As for
-//! every write to the store, a power cut may also lose the last
-//! transactions: the log is synced at checkpoints, not at every commit.)
+//! duet mode's pair). Each run keeps the time it finished, not the time
+//! its batch was written. (As for every write to the store, a power cut
+//! may also lose the last transactions: the log is synced at checkpoints,
+//! not at every commit.)
 
 use std::time::{Duration, Instant};
 
