@@ -261,13 +261,6 @@ impl Executor for ProcessExecutor {
     }
 
     fn execute_beside(&mut self, spec: &RunSpec, beside: &mut dyn FnMut()) -> Result<RunOutcome> {
-        let argv = match argv(spec) {
-            Ok(argv) => argv,
-            Err(e) => {
-                beside();
-                return Err(e);
-            }
-        };
         let profile_dir = spec.profile_path.as_deref().and_then(Path::parent);
         if let Some(dir) = profile_dir
             && self.profiles.as_ref().is_none_or(|w| w.dir() != dir)
@@ -286,11 +279,12 @@ impl Executor for ProcessExecutor {
             peak_memory_from_cgroup: memory_reset.is_some(),
             poll,
         };
-        let stdio = match self.next_pipes.take() {
-            Some(pipes) if spec.output == Output::Pipe => Ok(pipes),
-            _ => RunStdio::open(&spec.output),
-        };
-        let started = stdio.and_then(|stdio| {
+        let next_pipes = self.next_pipes.take();
+        let started = argv(spec).and_then(|argv| {
+            let stdio = match next_pipes {
+                Some(pipes) if spec.output == Output::Pipe => pipes,
+                _ => RunStdio::open(&spec.output)?,
+            };
             start(
                 &mut self.server,
                 self.counters.as_ref(),
